@@ -1,0 +1,374 @@
+/**
+ * Webhook delivery benchmark: `npm run bench:webhooks [-- --db sqlite|postgres] [options]`.
+ *
+ * Builds the app in this process, points organization webhooks at a receiver on loopback, and
+ * emits events the way document changes do (one transaction each, through emitEvent). Three
+ * measurements per database:
+ * - emit: a backlog of events written as fast as possible, no worker running (events/s written);
+ * - delivery throughput: a worker started on that backlog; events delivered per second until the
+ *   last one arrives;
+ * - latency: events emitted at a steady rate while the worker runs; the delay from each event's
+ *   time (its `timestamp`) to its arrival at the receiver, p50 and p99.
+ * The machine's load average is printed with the figures: on a shared machine they move with it.
+ * Targets (PostgreSQL): at least 1,000 events/s, p99 under 1 s. Never asserted by tests.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { writeTransaction } from '../../src/store/db/dialect.js';
+import { emitEvent } from '../../src/webhooks/emit-event.js';
+import { registerWebhookJobs } from '../../src/webhooks/webhook-jobs.js';
+
+type DatabaseKind = 'sqlite' | 'postgres';
+const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const TARGET = { eventsPerSecond: 1_000, p99Ms: 1_000 };
+
+const USAGE = `Usage: npm run bench:webhooks -- [options]
+  --db sqlite|postgres   only this database (default: sqlite, then postgres)
+  --events N             events in the backlog drained for throughput (default 5000)
+  --webhooks N           organizations, one webhook each; events spread over them (default 16)
+  --rate N               events per second in the latency run (default 500)
+  --seconds S            length of the latency run (default 5)
+  --concurrency N        deliveries a worker runs at once (default 32)
+Environment: BENCH_DATABASE_URL (default ${DEFAULT_POSTGRES_URL}).`;
+
+interface Settings {
+  databases: DatabaseKind[];
+  events: number;
+  webhooks: number;
+  rate: number;
+  seconds: number;
+  concurrency: number;
+  postgresUrl: string;
+}
+
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${name} must be a positive integer\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+function readSettings(): Settings {
+  const { values } = parseArgs({
+    options: {
+      db: { type: 'string' },
+      events: { type: 'string' },
+      webhooks: { type: 'string' },
+      rate: { type: 'string' },
+      seconds: { type: 'string' },
+      concurrency: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (values.db !== undefined && values.db !== 'sqlite' && values.db !== 'postgres') {
+    console.error(`--db must be sqlite or postgres\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return {
+    databases: values.db ? [values.db] : ['sqlite', 'postgres'],
+    events: positive(values.events, 'events', 5_000),
+    webhooks: positive(values.webhooks, 'webhooks', 16),
+    rate: positive(values.rate, 'rate', 500),
+    seconds: positive(values.seconds, 'seconds', 5),
+    concurrency: positive(values.concurrency, 'concurrency', 32),
+    postgresUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_POSTGRES_URL,
+  };
+}
+
+/** Counts deliveries and the delay of each from its event's timestamp. */
+class Receiver {
+  readonly delays: number[] = [];
+  readonly seen = new Set<string>();
+  duplicates = 0;
+  url = '';
+  readonly #server: Server;
+  #onDelivery: (() => void) | undefined;
+
+  constructor() {
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const arrived = Date.now();
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string };
+        const delivery = String(request.headers['x-signery-delivery']);
+        if (this.seen.has(delivery)) this.duplicates += 1;
+        else {
+          this.seen.add(delivery);
+          this.delays.push(arrived - Date.parse(body.timestamp));
+        }
+        response.writeHead(204).end();
+        this.#onDelivery?.();
+      });
+    });
+    this.#server.keepAliveTimeout = 10_000;
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
+  }
+
+  reset(): void {
+    this.delays.length = 0;
+    this.seen.clear();
+    this.duplicates = 0;
+  }
+
+  /** Resolves when `count` distinct deliveries have arrived, printing progress. */
+  waitFor(count: number, label: string): Promise<void> {
+    // One line rewritten in a terminal; a line every few seconds in a log.
+    const tty = process.stdout.isTTY;
+    const print = (final: boolean) => {
+      const line = `  ${label}: ${this.seen.size}/${count} delivered`;
+      if (tty) process.stdout.write(`\r${line}   ${final ? '\n' : ''}`);
+      else console.log(line);
+    };
+    return new Promise((resolve) => {
+      let lastPrint = Date.now();
+      const check = () => {
+        if (this.seen.size >= count) {
+          print(true);
+          this.#onDelivery = undefined;
+          resolve();
+        } else if (Date.now() - lastPrint > (tty ? 500 : 3_000)) {
+          lastPrint = Date.now();
+          print(false);
+        }
+      };
+      this.#onDelivery = check;
+      check();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+interface Result {
+  database: DatabaseKind;
+  emittedPerSecond: number;
+  eventsPerSecond: number;
+  rate: number;
+  p50: number;
+  p99: number;
+  duplicates: number;
+}
+
+async function setUp(
+  kind: DatabaseKind,
+  settings: Settings,
+): Promise<{ app: App; cleanup: () => Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'signery-bench-webhooks-'));
+  const schema = kind === 'postgres' ? `bench_${randomBytes(5).toString('hex')}` : undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    LOG_LEVEL: 'warn',
+    ...(schema ? { DATABASE_URL: settings.postgresUrl, DATABASE_SCHEMA: schema } : {}),
+  });
+  // The worker is started by the benchmark once the backlog is written.
+  const app = await buildApp(config, { logger: false, worker: false });
+  const cleanup = async () => {
+    await app.close();
+    await rm(dataDir, { recursive: true, force: true });
+    if (schema) {
+      const client = new pg.Client({ connectionString: settings.postgresUrl });
+      await client.connect();
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      await client.end();
+    }
+  };
+  return { app, cleanup };
+}
+
+/** Organizations with one webhook each, written directly (no administrator needed for a benchmark). */
+async function createWebhooks(
+  app: App,
+  count: number,
+  callbackUrl: string,
+): Promise<{ tenantId: string; organizationId: string }[]> {
+  const { db } = app.deps;
+  const tenant = await db.selectFrom('tenants').select('id').executeTakeFirstOrThrow();
+  const now = new Date().toISOString();
+  const scopes: { tenantId: string; organizationId: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const organizationId = randomUUID();
+    await db
+      .insertInto('organizations')
+      .values({ id: organizationId, tenant_id: tenant.id, name: `bench-${i}`, created_at: now })
+      .execute();
+    await db
+      .insertInto('webhooks')
+      .values({
+        id: randomUUID(),
+        tenant_id: tenant.id,
+        type: 'organization',
+        organization_id: organizationId,
+        name: organizationId,
+        callback_url: callbackUrl,
+        hmac_secret: randomBytes(32).toString('hex'),
+        creator_id: 'bench',
+        creator_name: 'bench',
+        created_at: now,
+      })
+      .execute();
+    scopes.push({ tenantId: tenant.id, organizationId });
+  }
+  return scopes;
+}
+
+function emitOne(app: App, scope: { tenantId: string; organizationId: string }, n: number): Promise<unknown> {
+  const { db, dialect } = app.deps;
+  return writeTransaction(db, dialect, (trx) =>
+    emitEvent(trx, {
+      ...scope,
+      documentId: `bench-${n}`,
+      event: 'documentEdited',
+      actor: 'bench',
+      at: new Date(),
+    }),
+  );
+}
+
+async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> {
+  console.log(`\n${kind}: ${settings.webhooks} webhooks, worker concurrency ${settings.concurrency}`);
+  const receiver = new Receiver();
+  await receiver.start();
+  const { app, cleanup } = await setUp(kind, settings);
+  const worker = new Worker(app.deps, { concurrency: settings.concurrency });
+  registerWebhookJobs(worker, app.deps);
+  try {
+    const scopes = await createWebhooks(app, settings.webhooks, receiver.url);
+    const scopeOf = (n: number) => scopes[n % scopes.length]!;
+
+    // The backlog, with a few transactions in flight (PostgreSQL runs them side by side; SQLite
+    // serialises them on its one connection).
+    let started = Date.now();
+    let next = 0;
+    let lastPrint = Date.now();
+    const emitters = Array.from({ length: 8 }, async () => {
+      while (next < settings.events) {
+        const n = next++;
+        await emitOne(app, scopeOf(n), n);
+        if (Date.now() - lastPrint > 3_000) {
+          lastPrint = Date.now();
+          console.log(`  emitting: ${n}/${settings.events}`);
+        }
+      }
+    });
+    await Promise.all(emitters);
+    const emittedPerSecond = settings.events / ((Date.now() - started) / 1000);
+    console.log(`  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s`);
+
+    started = Date.now();
+    const cpuBefore = process.cpuUsage();
+    const delivered = receiver.waitFor(settings.events, 'backlog');
+    worker.start();
+    await delivered;
+    const eventsPerSecond = settings.events / ((Date.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    // CPU time of this process (worker, receiver and client together) per delivered event: unlike the
+    // rate, it hardly moves with what else runs on the machine.
+    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / settings.events;
+    console.log(
+      `  delivery: the backlog went out at ${Math.round(eventsPerSecond)} events/s, ${cpuMsPerEvent.toFixed(2)} ms CPU per event (this process)`,
+    );
+    const burstDuplicates = receiver.duplicates;
+
+    // Latency: a steady rate, one batch every 10 ms.
+    receiver.reset();
+    const total = settings.rate * settings.seconds;
+    const arrived = receiver.waitFor(total, `steady ${settings.rate}/s`);
+    const perTick = settings.rate / 100;
+    let sent = 0;
+    let owed = 0;
+    const pending: Promise<unknown>[] = [];
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        owed += perTick;
+        while (owed >= 1 && sent < total) {
+          owed -= 1;
+          const n = settings.events + sent++;
+          pending.push(emitOne(app, scopeOf(n), n));
+        }
+        if (sent >= total) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 10);
+    });
+    await Promise.all(pending);
+    await arrived;
+    const result: Result = {
+      database: kind,
+      emittedPerSecond,
+      eventsPerSecond,
+      rate: settings.rate,
+      p50: percentile(receiver.delays, 50),
+      p99: percentile(receiver.delays, 99),
+      duplicates: burstDuplicates + receiver.duplicates,
+    };
+    console.log(
+      `  steady ${settings.rate}/s: delay from emit to delivery p50 ${result.p50} ms, p99 ${result.p99} ms`,
+    );
+    return result;
+  } finally {
+    await worker.stop();
+    await cleanup();
+    await receiver.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  console.log(
+    `webhook delivery benchmark — Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(1)}; app, worker, emitter and receiver share this process`,
+  );
+  const results: Result[] = [];
+  for (const kind of settings.databases) {
+    try {
+      results.push(await measure(kind, settings));
+    } catch (error) {
+      console.error(`  ${kind}: failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    }
+  }
+  console.log(`\nload average at the end: ${loadavg()[0]?.toFixed(1)}`);
+  console.log(
+    '| database | emitted/s | delivered/s | steady rate | p50 delay | p99 delay | duplicates | target (PostgreSQL) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const met = r.eventsPerSecond >= TARGET.eventsPerSecond && r.p99 < TARGET.p99Ms ? 'met' : 'missed';
+    console.log(
+      `| ${r.database} | ${Math.round(r.emittedPerSecond)} | ${Math.round(r.eventsPerSecond)} | ${r.rate}/s | ${r.p50} ms | ${r.p99} ms | ${r.duplicates} | ${r.database === 'postgres' ? `≥ ${TARGET.eventsPerSecond}/s, p99 < ${TARGET.p99Ms} ms: ${met}` : 'n/a'} |`,
+    );
+  }
+}
+
+await main();

@@ -1,0 +1,247 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyMultipart from '@fastify/multipart';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import { registerAuthentication } from './http/authentication.js';
+import { registerErrorHandlers } from './http/error-handler.js';
+import { registerMetrics } from './http/metrics.js';
+import { REDACT_PATHS, redactUrl } from './http/redact.js';
+import { attachmentRoutes } from './http/routes/attachments.js';
+import { authRoutes } from './http/routes/auth.js';
+import { oidcRoutes } from './http/routes/oidc.js';
+import { definitionRoutes } from './http/routes/definitions.js';
+import { documentRoutes } from './http/routes/documents.js';
+import { draftRoutes } from './http/routes/drafts.js';
+import { folderRoutes } from './http/routes/folders.js';
+import { sharingRoutes } from './http/routes/sharing.js';
+import { signingRoutes } from './http/routes/signing.js';
+import { twoStepRoutes } from './http/routes/two-step.js';
+import { searchRoutes } from './http/routes/search.js';
+import { sweepScrollContexts } from './search/scroll.js';
+import { shareUploadRoutes } from './http/routes/share-uploads.js';
+import { shareOidcRoutes } from './http/routes/share-oidc.js';
+import { stampRoutes } from './http/routes/stamps.js';
+import { contactRoutes } from './http/routes/contacts.js';
+import { enumRoutes } from './http/routes/enums.js';
+import { templateRoutes } from './http/routes/templates.js';
+import { fileRoutes } from './http/routes/files.js';
+import { healthRoutes } from './http/routes/health.js';
+import { settingsRoutes } from './http/routes/settings.js';
+import { signerPageRoutes } from './http/routes/signer-page.js';
+import { userRoutes } from './http/routes/users.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
+import { ErrorBodySchema } from './http/schemas.js';
+import { createValidatorCompiler } from './http/validation.js';
+import { Worker, type WorkerOptions } from './jobs/worker.js';
+import type { BlobStore } from './store/blobs/blob-store.js';
+import { sealKeys } from './pki/seal-keys.js';
+import { openBlobStore } from './store/blobs/open-blob-store.js';
+import { FileStore } from './store/files/file-store.js';
+import type { DatabaseHandle } from './store/db/dialect.js';
+import { migrateToLatest } from './store/db/migrate.js';
+import { openDatabase } from './store/db/open-database.js';
+import type { Database } from './store/db/schema.js';
+import { bootstrapAdmin, ensureTenant } from './users/bootstrap-admin.js';
+import { registerWebhookJobs } from './webhooks/webhook-jobs.js';
+import { EmlFileMailer } from './notify/mail/eml-file.js';
+import { SmtpMailer } from './notify/mail/smtp.js';
+import { registerNotificationJobs } from './notify/queue-notification.js';
+import { FileSmsSender } from './notify/sms/file.js';
+import { HttpSmsSender } from './notify/sms/http.js';
+import { registerSharingJobs } from './sharing/scheduled.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface App {
+  server: FastifyInstance;
+  deps: Deps;
+  database: DatabaseHandle<Database>;
+  blobs: BlobStore;
+  /** The job worker (webhook deliveries, schedules); undefined when started without one. */
+  worker: Worker | undefined;
+  /** Stops taking requests, lets those in flight finish, then closes the stores. */
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  clock?: Clock;
+  /** pino options, or false for no logs (tests). */
+  logger?: boolean | Record<string, unknown>;
+  /** Job worker settings, or false to run none (tests that drive the queue by hand). */
+  worker?: false | WorkerOptions;
+}
+
+/**
+ * The composition root: opens the stores, applies migrations, creates the bootstrap administrator,
+ * and wires every route. Nothing else constructs stores or services.
+ */
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const database = await openDatabase(config);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const blobs = openBlobStore(config);
+  const seal = sealKeys(config);
+  const deps: Deps = {
+    db: database.db,
+    dialect: database.dialect,
+    clock: options.clock ?? systemClock,
+    config,
+    files: new FileStore(database.db, blobs),
+    seal,
+  };
+
+  await ensureTenant(deps, config.admin.tenant);
+  if (config.admin.email && config.admin.password) {
+    await bootstrapAdmin(deps, {
+      tenant: config.admin.tenant,
+      name: config.admin.email,
+      password: config.admin.password,
+    });
+  }
+
+  const server = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+            serializers: {
+              req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: redactUrl(req.url),
+                remoteAddress: req.ip,
+              }),
+            },
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    trustProxy: config.trustProxy,
+    bodyLimit: 10 * 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  server.setValidatorCompiler(createValidatorCompiler());
+  server.addSchema(ErrorBodySchema);
+  registerErrorHandlers(server);
+  await server.register(fastifyCookie);
+  // Sizes are enforced while streaming to storage (per tenant limits), not by the parser.
+  await server.register(fastifyMultipart, {
+    limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
+  });
+  await server.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Signery API',
+        version: '1.0.0',
+        description:
+          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'query', name: 'token' },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'signery_token' },
+        },
+      },
+      security: [{ token: [] }, { cookie: [] }],
+    },
+  });
+  // The docs page is public, like the OpenAPI document it shows.
+  server.addHook('onRoute', (route) => {
+    if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, auth: 'none' };
+  });
+  await server.register(fastifySwaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    uiConfig: { deepLinking: false },
+  });
+  registerMetrics(server);
+  registerAuthentication(server, deps);
+  healthRoutes(server, { database, blobs });
+  await server.register(signerPageRoutes());
+
+  await server.register(
+    async (api) => {
+      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+        server.swagger(),
+      );
+      await api.register(authRoutes(deps));
+      await api.register(oidcRoutes(deps));
+      await api.register(userRoutes(deps));
+      await api.register(settingsRoutes(deps));
+      await api.register(fileRoutes(deps));
+      await api.register(documentRoutes(deps));
+      await api.register(folderRoutes(deps));
+      await api.register(templateRoutes(deps));
+      await api.register(draftRoutes(deps));
+      await api.register(definitionRoutes(deps));
+      await api.register(attachmentRoutes(deps));
+      await api.register(sharingRoutes(deps));
+      await api.register(signingRoutes(deps));
+      await api.register(twoStepRoutes(deps));
+      await api.register(searchRoutes(deps));
+      await api.register(shareUploadRoutes(deps));
+      await api.register(shareOidcRoutes(deps));
+      await api.register(stampRoutes(deps));
+      await api.register(contactRoutes(deps));
+      await api.register(enumRoutes(deps));
+      await api.register(webhookRoutes(deps));
+    },
+    { prefix: API_PREFIX },
+  );
+
+  const worker =
+    options.worker === false ? undefined : new Worker(deps, { logger: server.log, ...options.worker });
+  if (worker) {
+    registerWebhookJobs(worker, deps);
+    registerNotificationJobs(worker, {
+      mailer: config.smtpUrl
+        ? new SmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
+        : new EmlFileMailer({ dir: join(config.dataDir, 'mail'), from: config.mailFrom }),
+      sms: config.smsHttpUrl
+        ? new HttpSmsSender({ url: config.smsHttpUrl, token: config.smsHttpToken })
+        : new FileSmsSender({ dir: join(config.dataDir, 'sms') }),
+    });
+    registerSharingJobs(worker, deps);
+    worker.every('search.sweepScrolls', 300_000, async () => {
+      await sweepScrollContexts(deps);
+    });
+    worker.start();
+  }
+
+  let closed = false;
+  return {
+    server,
+    deps,
+    database,
+    blobs,
+    worker,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Fastify closes the connections idle when closing starts; one whose response was still being
+      // written then turns idle later and would hold the close for the keep-alive timeout (72 s). Keep
+      // closing idle connections until the server has closed: in-flight requests still finish.
+      const sweeper = setInterval(() => server.server.closeIdleConnections(), 50);
+      try {
+        await server.close();
+      } finally {
+        clearInterval(sweeper);
+      }
+      await worker?.stop();
+      await seal.close();
+      await blobs.close();
+      await database.close();
+    },
+  };
+}

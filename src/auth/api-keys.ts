@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { NotFound } from '../errors.js';
+import type { Actor } from './actor.js';
+import { apiKeyPrefix, hashToken, newApiKey } from './secrets.js';
+
+/** An API key as GET /api/key lists it: `id` is the public prefix, never the secret (Contract). */
+export interface ApiKeyItem {
+  id: string;
+  description: string;
+  created: string;
+  lastUsed: string | null;
+  expires: string;
+  apiKeyType: 'generic';
+}
+
+/**
+ * POST /api/key: a key with its owner's permissions, valid 10 years by default (spec: Limits).
+ * The whole key is returned once; rotation is creating a new key (with the old one) and revoking the old.
+ */
+export async function createApiKey(
+  deps: Deps,
+  actor: Actor,
+  options: { description?: string | undefined },
+): Promise<string> {
+  const { key, prefix } = newApiKey();
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('auth_tokens')
+      .values({
+        id: randomUUID(),
+        token_hash: hashToken(key),
+        kind: 'api_key',
+        user_id: actor.userId,
+        tenant_id: actor.tenantId,
+        // A key stands for an integration, which has no second factor to offer.
+        unlocked: 1,
+        prefix,
+        description: options.description ?? '',
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + deps.config.apiKeyTtlDays * 86_400_000).toISOString(),
+        last_used_at: null,
+      })
+      .execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'apiKeyCreated',
+      objectType: 'apiKey',
+      objectId: prefix,
+      requestId: actor.requestId,
+      at: now,
+    });
+  });
+  return key;
+}
+
+export async function listApiKeys(deps: Deps, actor: Actor): Promise<ApiKeyItem[]> {
+  const rows = await deps.db
+    .selectFrom('auth_tokens')
+    .select(['prefix', 'description', 'created_at', 'last_used_at', 'expires_at'])
+    .where('user_id', '=', actor.userId)
+    .where('kind', '=', 'api_key')
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => ({
+    id: r.prefix ?? '',
+    description: r.description ?? '',
+    created: r.created_at,
+    lastUsed: r.last_used_at,
+    expires: r.expires_at,
+    apiKeyType: 'generic',
+  }));
+}
+
+/**
+ * DELETE /api/key/:token with the whole key or its prefix: invalid at once, for good (spec: API key).
+ * Only the caller's own keys; anyone else's is "not found" so keys of others cannot be probed.
+ */
+export async function revokeApiKey(deps: Deps, actor: Actor, options: { key: string }): Promise<void> {
+  const prefix = apiKeyPrefix(options.key);
+  if (!prefix) throw new NotFound('No such API key');
+  await deps.db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .deleteFrom('auth_tokens')
+      .where('prefix', '=', prefix)
+      .where('kind', '=', 'api_key')
+      .where('user_id', '=', actor.userId)
+      .executeTakeFirst();
+    if (deleted.numDeletedRows === 0n) throw new NotFound('No such API key');
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'apiKeyRevoked',
+      objectType: 'apiKey',
+      objectId: prefix,
+      requestId: actor.requestId,
+      at: deps.clock.now(),
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import { writeTransaction } from '../store/db/dialect.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Unauthenticated } from '../errors.js';
+import { readProperties } from '../settings/properties.js';
+import { createSession } from './create-session.js';
+import { assertNotThrottled, clearFailures, countFailure, type ThrottleKey } from './login-throttle.js';
+import { loginResponse, type LoginResponse } from './login-response.js';
+import { verifyAgainstDummy, verifyPassword } from './secrets.js';
+
+export interface LogInOptions {
+  name: string;
+  password: string;
+  tenant?: string | undefined;
+  /** The client's address, for per-address throttling. */
+  address: string;
+  requestId: string;
+}
+
+/**
+ * POST /login (spec: Session token table): a valid name and password give a token, unlocked for an
+ * account without MFA and locked for one with MFA.
+ */
+export async function logIn(
+  deps: Deps,
+  options: LogInOptions,
+): Promise<{ token: string; response: LoginResponse }> {
+  const tenantName = options.tenant ?? deps.config.admin.tenant;
+  const name = options.name.trim().toLowerCase();
+  const accountKey = `account:${tenantName}/${name}`;
+  const keys: ThrottleKey[] = [
+    { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
+    { key: `address:${options.address}`, max: deps.config.loginMaxFailuresPerAddress },
+  ];
+  await assertNotThrottled(deps, keys);
+
+  const user = await deps.db
+    .selectFrom('users')
+    .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
+    .select([
+      'users.id',
+      'users.tenant_id',
+      'users.password_hash',
+      'users.status',
+      'users.mfa_enabled',
+      'users.name',
+      'tenants.properties',
+    ])
+    .where('tenants.name', '=', tenantName)
+    .where('users.name', '=', name)
+    .executeTakeFirst();
+
+  const passwordOk = user?.password_hash
+    ? await verifyPassword(user.password_hash, options.password)
+    : await verifyAgainstDummy(options.password);
+  const now = deps.clock.now();
+  if (!user || !passwordOk) {
+    await countFailure(deps, keys);
+    if (user) {
+      await writeTransaction(deps.db, deps.dialect, (trx) =>
+        record(trx, {
+          tenantId: user.tenant_id,
+          actorId: user.name,
+          activityType: 'loginFailed',
+          objectType: 'user',
+          objectId: user.id,
+          requestId: options.requestId,
+          at: now,
+        }),
+      );
+    }
+    throw new Unauthenticated('Invalid name or password');
+  }
+  // Only after the password is proven, so the answer does not reveal the state of others' accounts.
+  if (user.status !== 'active') throw new Unauthenticated('This account is suspended');
+  await clearFailures(deps, accountKey);
+
+  const unlocked = user.mfa_enabled === 0;
+  const ttlDays = readProperties(user.properties, deps.config.sessionTtlDays).sessionTtlDays;
+  const { token } = await deps.db.transaction().execute(async (trx) => {
+    const session = await createSession(trx, {
+      userId: user.id,
+      tenantId: user.tenant_id,
+      unlocked,
+      now,
+      ttlDays,
+    });
+    await record(trx, {
+      tenantId: user.tenant_id,
+      actorId: user.name,
+      activityType: 'logged',
+      objectType: 'user',
+      objectId: user.id,
+      requestId: options.requestId,
+      data: { method: 'password', unlocked },
+      at: now,
+    });
+    return session;
+  });
+  return { token, response: await loginResponse(deps, { userId: user.id, unlocked, token }) };
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import otplib from 'otplib';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, Unauthenticated, ValidationError } from '../errors.js';
+import type { Actor } from './actor.js';
+import { assertNotThrottled, clearFailures, countFailure } from './login-throttle.js';
+import { hashToken, newRecoveryCode, normalizeRecoveryCode } from './secrets.js';
+
+const RECOVERY_CODE_COUNT = 10;
+const MFA_FAILURES = 5;
+
+export interface MfaEnrollment {
+  recoveryCodes: string[];
+  totpSecret: string;
+  otpauthUrl: string;
+}
+
+function totpAt(deps: Deps) {
+  // One step of drift either way, the usual allowance for phone clocks; time from our clock, so tests can move it.
+  return otplib.authenticator.clone({ window: 1, epoch: deps.clock.now().getTime() });
+}
+
+/** A TOTP code for a secret at the clock's time (tests and the CLI use it). */
+export function totpCode(deps: Deps, secret: string): string {
+  return totpAt(deps).generate(secret);
+}
+
+/**
+ * POST /login/mfa (Contract: MFA): enables MFA on the caller's account and returns the TOTP secret
+ * and ten single-use recovery codes, shown this once. Enabling again replaces both.
+ */
+export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment> {
+  if (!actor.unlocked) throw new Forbidden('Unlock the session before changing its factors');
+  const secret = otplib.authenticator.generateSecret(20);
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ mfa_enabled: 1, mfa_secret: secret, updated_at: deps.clock.now().toISOString() })
+      .where('id', '=', actor.userId)
+      .execute();
+    await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
+    await trx
+      .insertInto('recovery_codes')
+      .values(
+        codes.map((c) => ({
+          id: randomUUID(),
+          user_id: actor.userId,
+          code_hash: hashToken(c),
+          used_at: null,
+        })),
+      )
+      .execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'mfaEnabled',
+      objectType: 'user',
+      objectId: actor.userId,
+      requestId: actor.requestId,
+      at: deps.clock.now(),
+    });
+  });
+  return {
+    recoveryCodes: codes,
+    totpSecret: secret,
+    otpauthUrl: otplib.authenticator.keyuri(actor.name, `Signery (${actor.tenantName})`, secret),
+  };
+}
+
+/** DELETE /login/mfa: turns MFA off and drops the recovery codes. */
+export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ mfa_enabled: 0, mfa_secret: null, updated_at: deps.clock.now().toISOString() })
+      .where('id', '=', actor.userId)
+      .execute();
+    await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'mfaDisabled',
+      objectType: 'user',
+      objectId: actor.userId,
+      requestId: actor.requestId,
+      at: deps.clock.now(),
+    });
+  });
+}
+
+async function unlock(
+  deps: Deps,
+  actor: Actor,
+  method: string,
+  apply: (trx: Deps['db']) => Promise<boolean>,
+) {
+  const key = { key: `mfa:${actor.userId}`, max: MFA_FAILURES };
+  await assertNotThrottled(deps, [key]);
+  const ok = await deps.db.transaction().execute(async (trx) => {
+    if (!(await apply(trx))) return false;
+    await trx.updateTable('auth_tokens').set({ unlocked: 1 }).where('id', '=', actor.tokenId).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'sessionUnlocked',
+      objectType: 'user',
+      objectId: actor.userId,
+      requestId: actor.requestId,
+      data: { method },
+      at: deps.clock.now(),
+    });
+    return true;
+  });
+  if (!ok) {
+    await countFailure(deps, [key]);
+    throw new Unauthenticated(`The ${method === 'totp' ? 'code' : 'recovery code'} is not valid`);
+  }
+  await clearFailures(deps, key.key);
+}
+
+/** POST /login/totp `{code}`: unlocks a locked token with the authenticator app's code. */
+export async function unlockWithTotp(deps: Deps, actor: Actor, options: { code: string }): Promise<void> {
+  await unlock(deps, actor, 'totp', async (trx) => {
+    const user = await trx
+      .selectFrom('users')
+      .select(['mfa_secret'])
+      .where('id', '=', actor.userId)
+      .executeTakeFirst();
+    if (!user?.mfa_secret) throw new ValidationError('MFA is not enabled on this account');
+    return totpAt(deps).check(options.code.replace(/\s+/g, ''), user.mfa_secret);
+  });
+}
+
+/**
+ * POST /login/recovery (spec: Session token table): a valid unused code unlocks the token and is
+ * consumed; answers how many codes remain.
+ */
+export async function unlockWithRecoveryCode(
+  deps: Deps,
+  actor: Actor,
+  options: { recoveryCode: string },
+): Promise<{ remainingRecoveryCodes: number }> {
+  const codeHash = hashToken(normalizeRecoveryCode(options.recoveryCode));
+  const now = deps.clock.now().toISOString();
+  await unlock(deps, actor, 'recoveryCode', async (trx) => {
+    // The used_at condition makes consumption a compare-and-set: two requests with one code cannot both win.
+    const used = await trx
+      .updateTable('recovery_codes')
+      .set({ used_at: now })
+      .where('user_id', '=', actor.userId)
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return used.numUpdatedRows > 0n;
+  });
+  const remaining = await deps.db
+    .selectFrom('recovery_codes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', actor.userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { remainingRecoveryCodes: Number(remaining.n) };
+}

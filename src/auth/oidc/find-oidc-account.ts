@@ -1,0 +1,89 @@
+import type { OidcProviderConfig } from '../../config.js';
+import type { Deps } from '../../deps.js';
+import { Unauthenticated } from '../../errors.js';
+import type { Json } from '../../store/db/schema.js';
+
+/** Who the provider says signed in: its `sub` and the e-mail claims (from the ID token or userinfo). */
+export interface OidcIdentity {
+  subject: string;
+  email: string | undefined;
+  emailVerified: boolean;
+  /** Every claim of the ID token, completed from userinfo when a wanted one was missing. */
+  claims: Record<string, unknown>;
+}
+
+/** The account a provider identity signs in to, with what a session needs. */
+export interface OidcAccount {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: string;
+  mfa_enabled: number;
+  /** The tenant's properties (session lifetime). */
+  properties: Json;
+  /** Whether it was found through an identity linked before (rather than by e-mail now). */
+  linked: boolean;
+}
+
+/**
+ * Finds the account a provider identity signs in to, in the provider's tenant (ADMIN_TENANT's when
+ * it names none, as POST /login does):
+ * 1. the account this provider account (`provider`, `sub`) was linked to at an earlier sign-in;
+ * 2. otherwise the one account whose e-mail is the identity's, and only when the provider says it has
+ *    verified that address: an unverified claim is anyone's to make. No account is ever created.
+ */
+export async function findOidcAccount(
+  deps: Deps,
+  options: { provider: OidcProviderConfig; identity: OidcIdentity },
+): Promise<OidcAccount> {
+  const { provider, identity } = options;
+  const tenant = provider.tenant ?? deps.config.admin.tenant;
+  const accounts = () =>
+    deps.db
+      .selectFrom('users')
+      .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
+      .select([
+        'users.id',
+        'users.tenant_id',
+        'users.name',
+        'users.status',
+        'users.mfa_enabled',
+        'tenants.properties',
+      ])
+      .where('tenants.name', '=', tenant);
+
+  // A link to an account since deleted, or in another tenant, is ignored and replaced by the e-mail match.
+  const linked = await accounts()
+    .innerJoin('oidc_identities', 'oidc_identities.user_id', 'users.id')
+    .where('oidc_identities.provider', '=', provider.name)
+    .where('oidc_identities.subject', '=', identity.subject)
+    .executeTakeFirst();
+  if (linked) return { ...linked, linked: true };
+
+  if (!identity.email) {
+    throw new Unauthenticated(
+      'The identity provider did not share an e-mail address; allow the "email" scope and try again',
+    );
+  }
+  if (!identity.emailVerified) {
+    throw new Unauthenticated(
+      'The identity provider has not verified this e-mail address, so it cannot sign in to an account: verify it with the provider first',
+    );
+  }
+  const matches = await accounts()
+    .where('users.email', '=', identity.email.trim().toLowerCase())
+    .limit(2)
+    .execute();
+  if (matches.length > 1) {
+    throw new Unauthenticated(
+      'Several accounts use the e-mail address given by the identity provider: ask an administrator to make it unique',
+    );
+  }
+  const [match] = matches;
+  if (!match) {
+    throw new Unauthenticated(
+      'No account uses the e-mail address given by the identity provider: ask an administrator to create one',
+    );
+  }
+  return { ...match, linked: false };
+}

@@ -1,0 +1,262 @@
+import { resolve } from 'node:path';
+
+/** Every setting of the Contract, parsed once from the environment into one typed object. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  /** PostgreSQL schema to use (created when missing); lets several instances share one database. */
+  databaseSchema: string | undefined;
+  admin: { email: string | undefined; password: string | undefined; tenant: string };
+  s3: S3Config | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** An SMS provider's HTTP API (see notify/sms/http.ts); without it SMS are files under DATA_DIR/sms. */
+  smsHttpUrl: string | undefined;
+  smsHttpToken: string | undefined;
+  seal: {
+    p12: string | undefined;
+    p12Password: string | undefined;
+    pkcs11Module: string | undefined;
+    pkcs11Pin: string | undefined;
+    pkcs11Label: string | undefined;
+  };
+  tsaUrl: string | undefined;
+  webhookAllowPrivate: boolean;
+  sessionTtlDays: number;
+  apiKeyTtlDays: number;
+  /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
+  twoStepSessionSeconds: number;
+  logLevel: string;
+  /** Failed logins allowed per account, and per client address, inside `loginWindowSeconds`. */
+  loginMaxFailuresPerAccount: number;
+  loginMaxFailuresPerAddress: number;
+  loginWindowSeconds: number;
+  /** Trust X-Forwarded-For (only behind a proxy you run). */
+  trustProxy: boolean;
+  /** OpenID Connect providers users may sign in with (OIDC_PROVIDERS); empty when none. */
+  oidcProviders: OidcProviderConfig[];
+}
+
+export interface S3Config {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, key: string, fallback: number, min = 0): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${key} must be an integer of at least ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function flag(env: Env, key: string): boolean {
+  const raw = env[key]?.toLowerCase();
+  return raw === 'true' || raw === '1' || raw === 'yes';
+}
+
+function text(env: Env, key: string): string | undefined {
+  const raw = env[key];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** Reads the Contract's environment variables; throws ConfigError naming the first bad one. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got "${port}"`);
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite)');
+  }
+  const schema = text(env, 'DATABASE_SCHEMA');
+  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError('DATABASE_SCHEMA must be a lowercase SQL identifier');
+  }
+  const bucket = text(env, 'S3_BUCKET');
+  return {
+    port,
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    dataDir: resolve(text(env, 'DATA_DIR') ?? './data'),
+    publicUrl: (text(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl,
+    databaseSchema: schema,
+    admin: {
+      email: text(env, 'ADMIN_EMAIL'),
+      password: text(env, 'ADMIN_PASSWORD'),
+      tenant: text(env, 'ADMIN_TENANT') ?? 'default',
+    },
+    s3: bucket
+      ? {
+          endpoint: text(env, 'S3_ENDPOINT'),
+          bucket,
+          region: text(env, 'S3_REGION') ?? 'us-east-1',
+          accessKeyId: text(env, 'S3_ACCESS_KEY_ID'),
+          secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
+          forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE'),
+        }
+      : undefined,
+    smtpUrl: text(env, 'SMTP_URL'),
+    mailFrom: text(env, 'MAIL_FROM') ?? 'Signery <no-reply@localhost>',
+    smsHttpUrl: text(env, 'SMS_HTTP_URL'),
+    smsHttpToken: text(env, 'SMS_HTTP_TOKEN'),
+    seal: {
+      p12: text(env, 'SEAL_P12'),
+      p12Password: text(env, 'SEAL_P12_PASSWORD'),
+      pkcs11Module: text(env, 'SEAL_PKCS11_MODULE'),
+      pkcs11Pin: text(env, 'SEAL_PKCS11_PIN'),
+      pkcs11Label: text(env, 'SEAL_PKCS11_LABEL'),
+    },
+    tsaUrl: text(env, 'TSA_URL'),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
+    apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
+    twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),
+    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    loginMaxFailuresPerAccount: integer(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 5, 1),
+    loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1),
+    loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1),
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    oidcProviders: oidcProviders(text(env, 'OIDC_PROVIDERS')),
+  };
+}
+
+/** One entry of OIDC_PROVIDERS (spec: Authentication 5; see http/routes/oidc.ts for the flow). */
+export interface OidcProviderConfig {
+  /** Names the provider in paths (`/login/oidc/<name>`): lowercase letters, digits, `-`, `_`. */
+  name: string;
+  label: string;
+  /** Issuer identifier: https://, or http:// on a loopback address only. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string | undefined;
+  /** How the client authenticates at the token endpoint; `none` is a public client (PKCE only). */
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** Always holds `openid`; default `openid email profile`. */
+  scopes: string[];
+  /** The tenant whose accounts it signs in to; undefined: ADMIN_TENANT's, as for POST /login. */
+  tenant: string | undefined;
+  /**
+   * Which claims carry the identity facts a share's `oauthFactors` are checked against (spec Sharing
+   * rule 3): `phoneNumber` defaults to `phone_number`; `emiratesId` has no standard claim, so a
+   * provider gives it only when named here (e.g. `{"emiratesId": "idn"}`).
+   */
+  claims: OidcClaimNames;
+}
+
+export interface OidcClaimNames {
+  phoneNumber?: string | undefined;
+  emiratesId?: string | undefined;
+}
+
+const OIDC_KEYS = new Set([
+  'name',
+  'label',
+  'issuer',
+  'clientId',
+  'clientSecret',
+  'tokenEndpointAuthMethod',
+  'scopes',
+  'tenant',
+  'claims',
+]);
+const OIDC_CLAIM_KEYS = ['phoneNumber', 'emiratesId'] as const;
+const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
+/** Parses OIDC_PROVIDERS: `[{name, label, issuer, clientId, clientSecret?, scopes?, ...}]`. */
+function oidcProviders(raw: string | undefined): OidcProviderConfig[] {
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('OIDC_PROVIDERS must be a JSON array of providers');
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError('OIDC_PROVIDERS must be a JSON array of providers');
+  const names = new Set<string>();
+  return parsed.map((entry: unknown, i): OidcProviderConfig => {
+    const at = `OIDC_PROVIDERS[${i}]`;
+    if (typeof entry !== 'object' || entry === null) throw new ConfigError(`${at} must be an object`);
+    const e = entry as Record<string, unknown>;
+    const unknown = Object.keys(e).find((k) => !OIDC_KEYS.has(k));
+    if (unknown) throw new ConfigError(`${at}.${unknown} is not a provider setting`);
+    const str = (key: string, required: boolean): string | undefined => {
+      const value = e[key];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'string' || value === '') throw new ConfigError(`${at}.${key} must be a string`);
+      return value;
+    };
+    const name = str('name', true) as string;
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(name) || names.has(name)) {
+      throw new ConfigError(`${at}.name must be unique and made of lowercase letters, digits, - and _`);
+    }
+    names.add(name);
+    const issuer = str('issuer', true) as string;
+    let url: URL;
+    try {
+      url = new URL(issuer);
+    } catch {
+      throw new ConfigError(`${at}.issuer must be a URL`);
+    }
+    // Tokens and the user's identity travel over this connection: plain HTTP only where nothing can listen in.
+    const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+      throw new ConfigError(`${at}.issuer must be an https:// URL (http:// only on a loopback address)`);
+    }
+    const clientSecret = str('clientSecret', false);
+    const method = str('tokenEndpointAuthMethod', false) ?? (clientSecret ? 'client_secret_basic' : 'none');
+    if (!(OIDC_AUTH_METHODS as readonly string[]).includes(method)) {
+      throw new ConfigError(`${at}.tokenEndpointAuthMethod must be one of ${OIDC_AUTH_METHODS.join(', ')}`);
+    }
+    if (method !== 'none' && !clientSecret)
+      throw new ConfigError(`${at}.clientSecret is required by ${method}`);
+    const scopes = e.scopes ?? ['openid', 'email', 'profile'];
+    if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && /^[\x21-\x7e]+$/.test(s))) {
+      throw new ConfigError(`${at}.scopes must be an array of scope names`);
+    }
+    return {
+      name,
+      label: str('label', false) ?? name,
+      issuer,
+      clientId: str('clientId', true) as string,
+      clientSecret,
+      tokenEndpointAuthMethod: method as OidcProviderConfig['tokenEndpointAuthMethod'],
+      scopes: [...new Set(['openid', ...(scopes as string[])])],
+      tenant: str('tenant', false),
+      claims: claimNames(e.claims, at),
+    };
+  });
+}
+
+/** Parses an entry's optional `claims`: `{phoneNumber?, emiratesId?}`, each a claim name. */
+function claimNames(raw: unknown, at: string): OidcClaimNames {
+  if (raw === undefined) return {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(`${at}.claims must be an object such as {"emiratesId": "idn"}`);
+  }
+  const names: OidcClaimNames = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(OIDC_CLAIM_KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(`${at}.claims.${key} is not one of ${OIDC_CLAIM_KEYS.join(', ')}`);
+    }
+    if (typeof value !== 'string' || !/^[\w.:-]{1,100}$/.test(value)) {
+      throw new ConfigError(`${at}.claims.${key} must be a claim name`);
+    }
+    names[key as (typeof OIDC_CLAIM_KEYS)[number]] = value;
+  }
+  return names;
+}

@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import { NotFound } from '../errors.js';
+import type { Database } from '../store/db/schema.js';
+import type { ContactRow } from './contact-view.js';
+
+/**
+ * One of the caller's contacts. A contact belongs to the user who created it: anyone else's, an
+ * administrator's included, is "not found" (Contract: never leak existence).
+ */
+export async function loadOwnContact(db: Kysely<Database>, actor: Actor, id: string): Promise<ContactRow> {
+  const contact = await db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .where('owner_id', '=', actor.userId)
+    .executeTakeFirst();
+  if (!contact) throw new NotFound('No such contact');
+  return contact;
+}

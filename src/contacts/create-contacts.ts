@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { LimitExceeded } from '../errors.js';
+import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import { contactView, type ContactRow, type ContactView } from './contact-view.js';
+
+export interface NewContact {
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  organisation?: string | undefined;
+  /** An unused POST /files/photo upload of the caller (spec Files usage rule 1). */
+  photo?: string | undefined;
+}
+
+/** Contract: bulk calls take at most 100 records. */
+export const CONTACTS_BULK_LIMIT = 100;
+
+/**
+ * POST /contacts: one contact or up to 100, all or none, owned by the caller. Each photo is claimed
+ * for its contact in the same transaction as the records (spec Files usage rule 1: a photo id is used
+ * once), so a reused id or one from another upload endpoint fails the whole request. Errors name
+ * the field as the request spelled it: `photo` for one object, `[2].photo` in an array (`bulk`).
+ */
+export async function createContacts(
+  deps: Deps,
+  actor: Actor,
+  contacts: NewContact[],
+  options: { bulk: boolean },
+): Promise<ContactView[]> {
+  if (contacts.length > CONTACTS_BULK_LIMIT) {
+    throw new LimitExceeded(`At most ${CONTACTS_BULK_LIMIT} contacts per request`);
+  }
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const rows: ContactRow[] = [];
+    for (const [i, contact] of contacts.entries()) {
+      const id = randomUUID();
+      const field = options.bulk ? `[${i}].photo` : 'photo';
+      let photo: string | null = null;
+      if (contact.photo !== undefined) {
+        const claimed = await claimFiles(
+          trx,
+          actor,
+          [{ fileId: contact.photo, field, kinds: FROM_PHOTO }],
+          `contact:${id}`,
+          now,
+        );
+        photo = claimed.get(field)?.id ?? null;
+      }
+      const row: ContactRow = {
+        id,
+        tenant_id: actor.tenantId,
+        owner_id: actor.userId,
+        name: contact.name,
+        email: contact.email ?? null,
+        phone: contact.phone ?? null,
+        organisation: contact.organisation ?? null,
+        photo,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        version: 1,
+      };
+      await trx.insertInto('contacts').values(row).execute();
+      await record(trx, {
+        tenantId: actor.tenantId,
+        actorId: actor.name,
+        activityType: 'contactCreated',
+        objectType: 'contact',
+        objectId: id,
+        requestId: actor.requestId,
+        data: { name: row.name, ...(photo ? { photo } : {}) },
+        at: now,
+      });
+      rows.push(row);
+    }
+    return rows.map(contactView);
+  });
+}

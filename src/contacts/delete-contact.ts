@@ -1,0 +1,26 @@
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { loadOwnContact } from './contact-access.js';
+
+/**
+ * DELETE /contacts/:id: removes one of the caller's contacts. Its photo stays used: a photo id is
+ * used once (spec Files usage rule 1), even after its record is gone.
+ */
+export async function deleteContact(deps: Deps, actor: Actor, id: string): Promise<void> {
+  const contact = await loadOwnContact(deps.db, actor, id);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'contactDeleted',
+      objectType: 'contact',
+      objectId: contact.id,
+      requestId: actor.requestId,
+      data: { name: contact.name },
+      at: now,
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import type { Updateable } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { VersionMismatch } from '../errors.js';
+import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { ContactTable } from '../store/db/schema.js';
+import { loadOwnContact } from './contact-access.js';
+import { contactView, type ContactView } from './contact-view.js';
+
+/** Fields to change; `null` clears an optional one. */
+export interface ContactChanges {
+  name?: string | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+  organisation?: string | null | undefined;
+  /** A new unused POST /files/photo upload (spec Files usage rule 1), the current one, or null. */
+  photo?: string | null | undefined;
+}
+
+/**
+ * PUT /contacts: changes one of the caller's contacts as a compare-and-set on `_version` (409
+ * VERSION_MISMATCH on a stale one; without it, the current one). A new photo is claimed for the
+ * contact; the previous one stays used (a photo id is used once, spec Files usage rule 1), so
+ * sending the current photo again is no change rather than a reuse.
+ */
+export async function updateContact(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  changes: ContactChanges,
+  expectedVersion?: number,
+): Promise<ContactView> {
+  const contact = await loadOwnContact(deps.db, actor, id);
+  const expected = expectedVersion ?? contact.version;
+  if (expected !== contact.version) throw new VersionMismatch();
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const set: Updateable<ContactTable> = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.email !== undefined) set.email = changes.email;
+    if (changes.phone !== undefined) set.phone = changes.phone;
+    if (changes.organisation !== undefined) set.organisation = changes.organisation;
+    if (changes.photo === null) set.photo = null;
+    else if (changes.photo !== undefined && changes.photo !== contact.photo) {
+      const claimed = await claimFiles(
+        trx,
+        actor,
+        [{ fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO }],
+        `contact:${contact.id}`,
+        now,
+      );
+      set.photo = claimed.get('photo')?.id ?? null;
+    }
+    const row = await trx
+      .updateTable('contacts')
+      .set({ ...set, version: expected + 1, updated_at: now.toISOString() })
+      .where('id', '=', contact.id)
+      .where('version', '=', expected)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new VersionMismatch();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'contactEdited',
+      objectType: 'contact',
+      objectId: contact.id,
+      requestId: actor.requestId,
+      data: { version: row.version, fields: Object.keys(set) },
+      at: now,
+    });
+    return contactView(row);
+  });
+}

@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, LimitExceeded } from '../errors.js';
+import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import { writeJson } from '../store/db/json.js';
+import type { Database } from '../store/db/schema.js';
+import { emitEvent } from '../webhooks/emit-event.js';
+import type { DocumentRow } from './access.js';
+import { assertAttachmentLimits } from './attachment-limits.js';
+import { addRevision } from './change-document.js';
+import { barcodePng } from './barcode.js';
+import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
+import { assertDefinitionExists, assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions.js';
+import { assertUsablePdf, loadTargetFolder } from './document-input.js';
+import { documentView, type DocumentView } from './document-view.js';
+import {
+  applyVisualsInCall,
+  prepareVisualsInCall,
+  type PreparedVisuals,
+  type SigningInCall,
+  type VisualsInCall,
+} from '../signing/sign-in-call.js';
+
+export interface NewDocument {
+  documentTitle: string;
+  documentType: string;
+  definitionType?: string | undefined;
+  workflow?: string | undefined;
+  pdfFile?: { content: string; mimetype?: string | undefined } | undefined;
+  file?: { content: string; public?: boolean | undefined }[] | undefined;
+  customTemplate?: string | undefined;
+  customFields?: CustomFieldInput[] | undefined;
+  folder?: string | undefined;
+  cloneMainFile?: boolean | undefined;
+  cloneFiles?: boolean | undefined;
+  /** `optionalData.signatures`, `images`, `annotations` (and `level`): signed or annotated at creation. */
+  visuals?: VisualsInCall | undefined;
+}
+
+export interface CreatedDocument {
+  document: DocumentView;
+  /** How the signature made at creation came out; absent when nothing was signed. */
+  signing?: SigningInCall | undefined;
+}
+
+const BULK_LIMIT = 100;
+
+interface Prepared {
+  id: string;
+  input: NewDocument;
+  /** Where the document's fields sit in the request, for error messages. */
+  at: string;
+  folder: DocumentRow | undefined;
+  barcode: Buffer;
+  visuals: PreparedVisuals | undefined;
+}
+
+/**
+ * POST /documents and POST /documents/bulk/create (spec Documents; Files usage rule 8): creates
+ * documents with their main file, attachments and barcode, all in one transaction with their audit
+ * records and `documentCreated` events. Bulk: at most 100, all or none.
+ */
+export async function createDocuments(
+  deps: Deps,
+  actor: Actor,
+  inputs: NewDocument[],
+): Promise<DocumentView[]> {
+  return (await create(deps, actor, inputs)).map((created) => created.document);
+}
+
+/**
+ * POST /documents with `optionalData.signatures`, `images` or `annotations` (spec Files usage rule 3;
+ * DESIGN: Signing inside other calls): the document is created and signed (or annotated) as one
+ * change, in one transaction. Revision 1 is the file as uploaded, revision 2 the signed one; `_version`
+ * stays 1. A failure leaves no document and no file used up.
+ */
+export async function createDocument(deps: Deps, actor: Actor, input: NewDocument): Promise<CreatedDocument> {
+  const [created] = await create(deps, actor, [input]);
+  if (!created) throw new Error('one document in, one out');
+  return created;
+}
+
+async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<CreatedDocument[]> {
+  if (!actor.rights.has('use_document_management')) {
+    throw new Forbidden('Creating documents needs the right use_document_management');
+  }
+  if (inputs.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} documents per request`);
+  const prefix = inputs.length > 1 ? 'bulkFiles' : 'body';
+  const prepared: Prepared[] = [];
+  for (const [i, input] of inputs.entries()) {
+    const at = inputs.length > 1 ? `${prefix}[${i}]` : prefix;
+    if ((input.file?.length ?? 0) > 0 && !actor.rights.has('add_file_attachments')) {
+      throw new Forbidden('Adding attachments needs the right add_file_attachments');
+    }
+    await assertDefinitionExists(deps.db, actor.tenantId, input.documentType, `${at}.documentType`);
+    await assertWorkflowExists(deps.db, actor.tenantId, input.workflow ?? DEFAULT_WORKFLOW, 'workflow');
+    const folder = input.folder
+      ? await loadTargetFolder(deps, actor, input.folder, 'optionalData.folder')
+      : undefined;
+    if (input.pdfFile) await assertUsablePdf(deps, actor, input.pdfFile.content, `${at}.pdfFile.content`);
+    const id = randomUUID();
+    prepared.push({
+      id,
+      input,
+      at,
+      folder,
+      barcode: await barcodePng(deps.config.publicUrl, id),
+      visuals: await prepareVisualsInCall(deps, actor, input.visuals, 'optionalData.'),
+    });
+  }
+  const properties = await getProperties(deps, actor);
+  const now = deps.clock.now();
+  const barcodes = await Promise.all(
+    prepared.map((p) =>
+      deps.files.save(p.barcode, {
+        tenantId: actor.tenantId,
+        organizationId: actor.organizationId,
+        ownerId: actor.userId,
+        name: 'barcode.png',
+        mimetype: 'image/png',
+        kind: 'barcode',
+      }),
+    ),
+  );
+  const rows = await deps.db.transaction().execute(async (trx) => {
+    const created: { row: DocumentRow; signing: SigningInCall | undefined }[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const barcode = barcodes[i];
+      if (!barcode) throw new Error('barcode missing');
+      const row = await insertDocument(trx, actor, p, barcode.id, properties.dropZoneMaxSize, now);
+      if (!p.visuals) {
+        created.push({ row, signing: undefined });
+        continue;
+      }
+      // spec Files usage rule 3: signed at creation, as part of the same change.
+      const signed = await applyVisualsInCall(trx, deps, {
+        actor,
+        doc: row,
+        prepared: p.visuals,
+        expectedVersion: row.version,
+        bumpVersion: false,
+        now,
+      });
+      created.push({ row: signed.doc, signing: signed.signing });
+    }
+    return created;
+  });
+  return Promise.all(
+    rows.map(async ({ row, signing }) => ({
+      document: await documentView(deps.db, actor, row),
+      ...(signing ? { signing } : {}),
+    })),
+  );
+}
+
+async function insertDocument(
+  trx: Kysely<Database>,
+  actor: Actor,
+  p: Prepared,
+  barcodeId: string,
+  dropZoneMaxSize: number,
+  now: Date,
+): Promise<DocumentRow> {
+  const { id, input, at } = p;
+  const usedBy = `document:${id}`;
+  const uses: FileUse[] = [];
+  if (input.pdfFile) {
+    uses.push({
+      fileId: input.pdfFile.content,
+      field: `${at}.pdfFile.content`,
+      kinds: FROM_SAVE_FILE,
+      clone: input.cloneMainFile,
+    });
+  }
+  for (const [n, attachment] of (input.file ?? []).entries()) {
+    uses.push({
+      fileId: attachment.content,
+      field: `${at}.file[${n}].content`,
+      kinds: FROM_SAVE_FILE,
+      clone: input.cloneFiles,
+    });
+  }
+  const files = await claimFiles(trx, actor, uses, usedBy, now);
+  const attachments = (input.file ?? []).map((a, n) => ({
+    ...a,
+    record: files.get(`${at}.file[${n}].content`),
+  }));
+  assertAttachmentLimits(
+    attachments.length,
+    attachments.reduce((sum, a) => sum + Number(a.record?.size ?? 0), 0),
+    dropZoneMaxSize,
+  );
+  const main = input.pdfFile ? files.get(`${at}.pdfFile.content`) : undefined;
+  await trx
+    .updateTable('files')
+    .set({ used_by: usedBy, used_at: now.toISOString() })
+    .where('id', '=', barcodeId)
+    .execute();
+  const row: DocumentRow = {
+    id,
+    tenant_id: actor.tenantId,
+    organization_id: actor.organizationId,
+    kind: 'document',
+    owner_id: actor.userId,
+    created_by: actor.userId,
+    title: input.documentTitle,
+    document_type: input.documentType,
+    definition_type: input.definitionType ?? null,
+    workflow: input.workflow ?? DEFAULT_WORKFLOW,
+    // Contract: wf_archive starts with no shareStateName; shares move it (spec: States and transitions).
+    share_state: null,
+    main_file_id: main?.id ?? null,
+    barcode_file_id: barcodeId,
+    custom_template: input.customTemplate ?? null,
+    custom_fields: writeJson(normalizeCustomFields(input.customFields ?? [], `${at}.customFields`)),
+    folder_id: p.folder?.id ?? null,
+    is_shared: 0,
+    is_signed: 0,
+    version: 1,
+    data: writeJson({}),
+    deleted_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await trx.insertInto('documents').values(row).execute();
+  if (main)
+    await addRevision(trx, { documentId: id, fileId: main.id, reason: 'created', actor: actor.name, now });
+  for (const [position, attachment] of attachments.entries()) {
+    if (!attachment.record) continue;
+    await trx
+      .insertInto('document_attachments')
+      .values({
+        document_id: id,
+        file_id: attachment.record.id,
+        is_public: attachment.public ? 1 : 0,
+        submitted: 0,
+        position,
+        added_by: actor.userId,
+        created_at: now.toISOString(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+  await record(trx, {
+    tenantId: actor.tenantId,
+    actorId: actor.name,
+    activityType: 'documentCreated',
+    objectType: 'document',
+    objectId: id,
+    requestId: actor.requestId,
+    data: { title: input.documentTitle, mainFile: main?.id ?? null },
+    at: now,
+  });
+  await emitEvent(trx, {
+    tenantId: actor.tenantId,
+    organizationId: actor.organizationId,
+    documentId: id,
+    event: 'documentCreated',
+    actor: actor.name,
+    at: now,
+  });
+  return row;
+}

@@ -1,0 +1,79 @@
+import type { Updateable } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { ValidationError } from '../errors.js';
+import { writeJson } from '../store/db/json.js';
+import type { DocumentTable } from '../store/db/schema.js';
+import { loadEditable } from './access.js';
+import { changeDocument } from './change-document.js';
+import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
+import { loadTargetFolder } from './document-input.js';
+import { documentView, type DocumentView } from './document-view.js';
+
+export interface MetadataChanges {
+  documentTitle?: string | undefined;
+  customFields?: CustomFieldInput[] | undefined;
+  /** Moves the document or folder into this folder; null moves it to the root. */
+  folder?: string | null | undefined;
+  /** Folders only: shared with the organization (inherited by everything inside). */
+  isShared?: boolean | undefined;
+}
+
+const MAX_DEPTH = 64;
+
+/**
+ * PUT /documents/edit/:version: changes a document's or folder's metadata and moves it between
+ * folders, without touching its files. Compare-and-set on the version.
+ */
+export async function editDocument(
+  deps: Deps,
+  actor: Actor,
+  options: { id: string; version: number; changes: MetadataChanges },
+): Promise<DocumentView> {
+  const { changes } = options;
+  const doc = await loadEditable(deps.db, actor, options.id);
+  if (changes.isShared !== undefined && doc.kind !== 'folder') {
+    throw new ValidationError(
+      'Request validation errors: BODY ERRORS: "isShared" is allowed for folders only',
+    );
+  }
+  const set: Updateable<DocumentTable> = {};
+  if (changes.documentTitle !== undefined) set.title = changes.documentTitle;
+  if (changes.customFields !== undefined)
+    set.custom_fields = writeJson(normalizeCustomFields(changes.customFields));
+  if (changes.isShared !== undefined) set.is_shared = changes.isShared ? 1 : 0;
+  if (changes.folder !== undefined) {
+    if (changes.folder === null) set.folder_id = null;
+    else {
+      const target = await loadTargetFolder(deps, actor, changes.folder, 'folder');
+      // A folder moved into itself or its own subfolder would detach a loop from the tree.
+      let cursor: string | null = target.id;
+      for (let depth = 0; cursor && depth < MAX_DEPTH; depth++) {
+        if (cursor === doc.id)
+          throw new ValidationError(
+            'Request validation errors: BODY ERRORS: "folder" is inside the moved folder',
+          );
+        const parent: { folder_id: string | null } | undefined = await deps.db
+          .selectFrom('documents')
+          .select('folder_id')
+          .where('id', '=', cursor)
+          .executeTakeFirst();
+        cursor = parent?.folder_id ?? null;
+      }
+      set.folder_id = target.id;
+    }
+  }
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute((trx) =>
+    changeDocument(trx, actor, {
+      doc,
+      expectedVersion: options.version,
+      set,
+      activityType: changes.folder !== undefined ? 'documentMoved' : 'documentEdited',
+      event: doc.kind === 'document' ? 'documentEdited' : undefined,
+      data: { fields: Object.keys(changes) },
+      now,
+    }),
+  );
+  return documentView(deps.db, actor, updated);
+}

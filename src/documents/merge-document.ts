@@ -1,0 +1,76 @@
+import { buffer } from 'node:stream/consumers';
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { ValidationError } from '../errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import { mergePdfs } from '../pdf/merge-pdfs.js';
+import { loadEditable } from './access.js';
+import { addRevision, changeDocument } from './change-document.js';
+import { assertUsablePdf } from './document-input.js';
+import { documentView, type DocumentView } from './document-view.js';
+
+/**
+ * PUT /documents/{id}/merge: appends PDFs to the main file, which gets a new id (the old one stays as
+ * a revision). Refused once the document is signed: merging rewrites the file and would break
+ * signatures (DESIGN lessons). The merged files are used up like any other (usage rules).
+ */
+export async function mergeDocument(
+  deps: Deps,
+  actor: Actor,
+  options: { id: string; version: number; files: string[] },
+): Promise<DocumentView> {
+  const doc = await loadEditable(deps.db, actor, options.id);
+  if (doc.is_signed === 1)
+    throw new ValidationError('A signed document cannot be merged: its signatures would break');
+  if (!doc.main_file_id) throw new ValidationError('The document has no main file to merge into');
+  for (const [i, id] of options.files.entries()) await assertUsablePdf(deps, actor, id, `files[${i}]`);
+  const main = await deps.files.find(actor.tenantId, doc.main_file_id);
+  if (!main) throw new ValidationError('The document’s main file is missing');
+  const sources = [await buffer(await deps.files.open(main))];
+  for (const id of options.files) {
+    const file = await deps.files.find(actor.tenantId, id);
+    if (file) sources.push(await buffer(await deps.files.open(file)));
+  }
+  const merged = await mergePdfs(sources);
+  const saved = await deps.files.save(Buffer.from(merged), {
+    tenantId: actor.tenantId,
+    organizationId: doc.organization_id,
+    ownerId: doc.owner_id,
+    name: main.name,
+    mimetype: 'application/pdf',
+    kind: 'merged',
+  });
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    await claimFiles(
+      trx,
+      actor,
+      options.files.map((fileId, i) => ({ fileId, field: `files[${i}]`, kinds: FROM_SAVE_FILE })),
+      `document:${doc.id}`,
+      now,
+    );
+    await trx
+      .updateTable('files')
+      .set({ used_by: `document:${doc.id}`, used_at: now.toISOString() })
+      .where('id', '=', saved.id)
+      .execute();
+    const changed = await changeDocument(trx, actor, {
+      doc,
+      expectedVersion: options.version,
+      set: { main_file_id: saved.id },
+      activityType: 'documentMerged',
+      event: 'documentEdited',
+      data: { merged: options.files },
+      now,
+    });
+    await addRevision(trx, {
+      documentId: doc.id,
+      fileId: saved.id,
+      reason: 'merged',
+      actor: actor.name,
+      now,
+    });
+    return changed;
+  });
+  return documentView(deps.db, actor, updated);
+}

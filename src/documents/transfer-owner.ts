@@ -1,0 +1,44 @@
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, ValidationError } from '../errors.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import { loadEditable } from './access.js';
+import { changeDocument } from './change-document.js';
+import { documentView, type DocumentView } from './document-view.js';
+
+/**
+ * PUT /documents/owner (spec Versioning 4): moves ownership to another user of the tenant when the
+ * tenant enables it (`ownerTransferEnabled`). The owner holds the extra actions (reminders).
+ */
+export async function transferOwner(
+  deps: Deps,
+  actor: Actor,
+  options: { id: string; owner: string; version?: number | undefined },
+): Promise<DocumentView> {
+  if (!(await getProperties(deps, actor)).ownerTransferEnabled) {
+    throw new Forbidden('Owner transfer is not enabled for this tenant (setting ownerTransferEnabled)');
+  }
+  const doc = await loadEditable(deps.db, actor, options.id);
+  const target = await deps.db
+    .selectFrom('users')
+    .select(['id', 'name', 'status'])
+    .where('tenant_id', '=', actor.tenantId)
+    .where((eb) => eb.or([eb('id', '=', options.owner), eb('name', '=', options.owner.toLowerCase())]))
+    .executeTakeFirst();
+  if (!target || target.status !== 'active') {
+    throw new ValidationError('Request validation errors: BODY ERRORS: "owner" must name an active user');
+  }
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute((trx) =>
+    changeDocument(trx, actor, {
+      doc,
+      expectedVersion: options.version ?? doc.version,
+      set: { owner_id: target.id },
+      activityType: 'ownerTransferred',
+      event: 'documentEdited',
+      data: { from: doc.owner_id, to: target.id },
+      now,
+    }),
+  );
+  return documentView(deps.db, actor, updated);
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Conflict, ValidationError } from '../errors.js';
+import { writeJson } from '../store/db/json.js';
+import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
+import { assertMayCreateEnum } from './enum-access.js';
+import { enumView, type EnumRow, type EnumView } from './enum-view.js';
+
+export interface NewEnum {
+  name: string;
+  label?: string | undefined;
+  records?: RecordInput[] | undefined;
+}
+
+/**
+ * POST /enums: a named value list of the caller's organization (enum-access.ts says who may). The
+ * name is unique in the organization; record values are unique in the enum. Record files are
+ * claimed for the enum in the same transaction as the record and its audit entry.
+ */
+export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Promise<EnumView> {
+  assertMayCreateEnum(actor);
+  const records = input.records ?? [];
+  const values = records.map((r) => r.value);
+  const twice = values.findIndex((v, i) => values.indexOf(v) !== i);
+  if (twice >= 0) {
+    throw new ValidationError(
+      `Request validation errors: BODY ERRORS: "records[${twice}].value" contains a duplicate value`,
+    );
+  }
+  const now = deps.clock.now();
+  const id = randomUUID();
+  try {
+    const row = await deps.db.transaction().execute(async (trx) => {
+      const taken = await trx
+        .selectFrom('enums')
+        .select('id')
+        .where('tenant_id', '=', actor.tenantId)
+        .where('organization_id', '=', actor.organizationId)
+        .where('name', '=', input.name)
+        .executeTakeFirst();
+      if (taken) throw new Conflict(`An enum named ${input.name} already exists`);
+      const claimed = await claimRecordFiles(
+        trx,
+        actor,
+        { enumId: id, records, prefix: (i) => `records[${i}].` },
+        now,
+      );
+      const row: EnumRow = {
+        id,
+        tenant_id: actor.tenantId,
+        organization_id: actor.organizationId,
+        name: input.name,
+        label: input.label ?? null,
+        records: writeJson(claimed),
+        created_by: actor.userId,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        version: 1,
+      };
+      await trx.insertInto('enums').values(row).execute();
+      await record(trx, {
+        tenantId: actor.tenantId,
+        actorId: actor.name,
+        activityType: 'enumCreated',
+        objectType: 'enum',
+        objectId: id,
+        requestId: actor.requestId,
+        data: { name: input.name, records: claimed.length },
+        at: now,
+      });
+      return { ...row, records: claimed };
+    });
+    return enumView(deps.db, row);
+  } catch (error) {
+    // Two requests racing for one name: the unique index lets one win; the other is told as above.
+    if (isUniqueViolation(error)) throw new Conflict(`An enum named ${input.name} already exists`);
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

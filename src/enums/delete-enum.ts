@@ -1,0 +1,26 @@
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { loadChangeableEnum } from './enum-access.js';
+
+/**
+ * DELETE /enums/:name: its creator or the organization's administrators. Its files stay used (a
+ * file id is used once, spec Files usage rule 1), and the name is free again.
+ */
+export async function deleteEnum(deps: Deps, actor: Actor, name: string): Promise<void> {
+  const row = await loadChangeableEnum(deps.db, actor, name);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('enums').where('id', '=', row.id).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'enumDeleted',
+      objectType: 'enum',
+      objectId: row.id,
+      requestId: actor.requestId,
+      data: { name: row.name },
+      at: now,
+    });
+  });
+}

@@ -1,0 +1,61 @@
+import type { Kysely, Selectable } from 'kysely';
+import { readJson } from '../store/db/json.js';
+import type { Database, EnumTable } from '../store/db/schema.js';
+
+export type EnumRow = Selectable<EnumTable>;
+
+/** One value of an enum, as stored and as shown. */
+export interface EnumRecord {
+  value: string;
+  label: string;
+  /** File id of a POST /files/photo upload (spec Files usage rule 1), or null. */
+  photo: string | null;
+  /** File ids of POST /files/saveFile uploads (spec Files usage rule 1: other files in enums). */
+  files: string[];
+}
+
+/** An enum as the API shows it (spec: Other resources; the shape is ours, DESIGN Contract). */
+export interface EnumView {
+  id: string;
+  name: string;
+  label: string | null;
+  /** The organization's id: an enum belongs to its creator's organization. */
+  organization: string;
+  /** The creator's login name (their id when the account is gone). */
+  creator: string;
+  records: EnumRecord[];
+  createDate: string;
+  modifyDate: string;
+  _version: number;
+}
+
+export function enumRecords(row: Pick<EnumRow, 'records'>): EnumRecord[] {
+  return readJson<EnumRecord[]>(row.records, []);
+}
+
+/** Shapes enums for an answer, looking their creators' names up in one query. */
+export async function enumViews(db: Kysely<Database>, rows: EnumRow[]): Promise<EnumView[]> {
+  const creatorIds = [...new Set(rows.map((r) => r.created_by))];
+  const creators =
+    creatorIds.length === 0
+      ? []
+      : await db.selectFrom('users').select(['id', 'name']).where('id', 'in', creatorIds).execute();
+  const names = new Map(creators.map((c) => [c.id, c.name]));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    label: row.label,
+    organization: row.organization_id,
+    creator: names.get(row.created_by) ?? row.created_by,
+    records: enumRecords(row),
+    createDate: row.created_at,
+    modifyDate: row.updated_at,
+    _version: row.version,
+  }));
+}
+
+export async function enumView(db: Kysely<Database>, row: EnumRow): Promise<EnumView> {
+  const [view] = await enumViews(db, [row]);
+  if (!view) throw new Error('unreachable: one enum in, one view out');
+  return view;
+}

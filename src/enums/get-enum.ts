@@ -1,0 +1,9 @@
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { loadVisibleEnum } from './enum-access.js';
+import { enumView, type EnumView } from './enum-view.js';
+
+/** GET /enums/:name: an enum of the caller's organization (another organization's is 404). */
+export async function getEnum(deps: Deps, actor: Actor, name: string): Promise<EnumView> {
+  return enumView(deps.db, await loadVisibleEnum(deps.db, actor, name));
+}

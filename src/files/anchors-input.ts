@@ -1,0 +1,61 @@
+import { ValidationError } from '../errors.js';
+import type { AnchorRequest } from '../pdf/anchors.js';
+
+const OFFSET_KEYS = ['percentX', 'percentY', 'percentWidth', 'percentHeight'] as const;
+
+function invalid(message: string): ValidationError {
+  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
+}
+
+/**
+ * Parses the multipart field `signatureAnchors` of POST /files/saveFile (spec: Anchor request element):
+ * a JSON array of `{id, text}` or `{id, regexp}` with an optional Position-shaped `offset` whose values
+ * may be negative. An omitted offset is a zero offset (Contract).
+ */
+export function parseAnchors(raw: string): AnchorRequest[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalid('"signatureAnchors" must be a JSON array');
+  }
+  if (!Array.isArray(value)) throw invalid('"signatureAnchors" must be an array');
+  if (value.length > 100) throw invalid('"signatureAnchors" must contain less than or equal to 100 items');
+  return value.map((item: unknown, i) => {
+    const at = `signatureAnchors[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw invalid(`"${at}" must be of type object`);
+    const entry = item as Record<string, unknown>;
+    for (const key of Object.keys(entry)) {
+      if (!['id', 'text', 'regexp', 'offset'].includes(key)) throw invalid(`"${at}.${key}" is not allowed`);
+    }
+    if (typeof entry.id !== 'string' || entry.id === '') throw invalid(`"${at}.id" must be a string`);
+    const hasText = typeof entry.text === 'string' && entry.text !== '';
+    const hasRegexp = typeof entry.regexp === 'string' && entry.regexp !== '';
+    if (hasText === hasRegexp) throw invalid(`"${at}" must have exactly one of [text, regexp]`);
+    if (hasRegexp) {
+      try {
+        new RegExp(entry.regexp as string);
+      } catch {
+        throw invalid(`"${at}.regexp" must be a valid regular expression`);
+      }
+    }
+    const offset: Partial<Record<(typeof OFFSET_KEYS)[number], number>> = {};
+    if (entry.offset !== undefined) {
+      if (typeof entry.offset !== 'object' || entry.offset === null)
+        throw invalid(`"${at}.offset" must be of type object`);
+      for (const [key, v] of Object.entries(entry.offset)) {
+        if (!(OFFSET_KEYS as readonly string[]).includes(key))
+          throw invalid(`"${at}.offset.${key}" is not allowed`);
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw invalid(`"${at}.offset.${key}" must be a number`);
+        offset[key as (typeof OFFSET_KEYS)[number]] = v;
+      }
+    }
+    return {
+      id: entry.id,
+      ...(hasText ? { text: entry.text as string } : { regexp: entry.regexp as string }),
+      offset,
+    };
+  });
+}

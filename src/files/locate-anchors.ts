@@ -1,0 +1,21 @@
+import { buffer } from 'node:stream/consumers';
+import type { Deps } from '../deps.js';
+import { ValidationError } from '../errors.js';
+import { findAnchors, type AnchorPosition, type AnchorRequest } from '../pdf/anchors.js';
+import { inspectPdf } from '../pdf/inspect-pdf.js';
+import type { FileRecord } from '../store/files/file-store.js';
+
+/**
+ * `anchorPositions` of an upload (spec: anchor rules): one entry per anchor, one field per match,
+ * pages 1-based, fractions with the origin top left; values outside 0..1 are returned as they are.
+ */
+export async function locateAnchors(
+  deps: Deps,
+  file: FileRecord,
+  anchors: AnchorRequest[],
+): Promise<AnchorPosition[]> {
+  const bytes = new Uint8Array(await buffer(await deps.files.open(file)));
+  const inspection = await inspectPdf(bytes);
+  if (!inspection.ok) throw new ValidationError(`signatureAnchors: ${inspection.problem}`);
+  return findAnchors({ pdf: bytes, anchors });
+}

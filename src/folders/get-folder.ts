@@ -1,0 +1,57 @@
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { NotFound } from '../errors.js';
+import { canView, loadVisible } from '../documents/access.js';
+
+export interface FolderItem {
+  id: string;
+  kind: 'document' | 'folder';
+  name: string;
+  _version: number;
+  isShared?: boolean;
+  modifyDate: string;
+}
+
+/** GET /folders/:id: the folder and what inside it the caller may see (`root` lists the caller's top level). */
+export async function getFolder(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+): Promise<{
+  id: string | null;
+  name: string;
+  isShared: boolean;
+  parentFolderId: string | null;
+  _version: number | null;
+  items: FolderItem[];
+}> {
+  const folder = id === 'root' ? undefined : await loadVisible(deps.db, actor, id);
+  if (folder && folder.kind !== 'folder') throw new NotFound('No such folder');
+  let query = deps.db
+    .selectFrom('documents')
+    .selectAll()
+    .where('tenant_id', '=', actor.tenantId)
+    .where('deleted_at', 'is', null);
+  query = folder ? query.where('folder_id', '=', folder.id) : query.where('folder_id', 'is', null);
+  const rows = await query.orderBy('kind', 'desc').orderBy('title').limit(1000).execute();
+  const items: FolderItem[] = [];
+  for (const row of rows) {
+    if (!(await canView(deps.db, actor, row))) continue;
+    items.push({
+      id: row.id,
+      kind: row.kind,
+      name: row.title,
+      _version: row.version,
+      ...(row.kind === 'folder' ? { isShared: row.is_shared === 1 } : {}),
+      modifyDate: row.updated_at,
+    });
+  }
+  return {
+    id: folder?.id ?? null,
+    name: folder?.title ?? '',
+    isShared: folder?.is_shared === 1,
+    parentFolderId: folder?.folder_id ?? null,
+    _version: folder?.version ?? null,
+    items,
+  };
+}

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../auth/actor.js';
+import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
+import { isApiKey } from '../auth/secrets.js';
+import type { Deps } from '../deps.js';
+import { MfaRequired, Unauthenticated } from '../errors.js';
+import {
+  isShareToken,
+  resolveShareToken,
+  type Recipient,
+  type RecipientCaller,
+} from '../sharing/recipient.js';
+
+/**
+ * How a route authenticates:
+ * - `required` (default): a valid, unlocked token;
+ * - `locked`: a valid token, locked or not (the calls that unlock a session, GET /logout);
+ * - `optional`: an actor when a valid token is given, none otherwise (GET /login);
+ * - `none`: no token is read (login, health);
+ * - `recipient`: a share-link token (an external recipient) or an unlocked session (an internal user);
+ *   a share still locked by its password or one-time code gets 403 MFA_REQUIRED when it acts;
+ * - `recipient-locked`: the same, locked shares included (the calls that unlock a share).
+ */
+export type AuthMode = 'required' | 'locked' | 'optional' | 'none' | 'recipient' | 'recipient-locked';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** A path parameter that may itself carry the credential (DELETE /api/key/:token, Contract). */
+    credentialParam?: string;
+  }
+  interface FastifyRequest {
+    actor: Actor | undefined;
+    /** An external recipient, on recipient routes called with a share-link token. */
+    recipient: Recipient | undefined;
+    /** The caller's user and tenant row, as read by authentication (GET /login answers from it). */
+    actorRow: AuthenticatedRow | undefined;
+    /** Why a given token did not authenticate, for routes that answer without one (GET /login). */
+    authFailure: 'unknown' | 'expired' | 'suspended' | undefined;
+  }
+}
+
+export const TOKEN_COOKIE = 'signery_token';
+
+function tokenOf(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.token;
+  if (query && 'token' in query) {
+    // Taken out so route schemas need not declare it and it never reaches a handler or a log line.
+    delete query.token;
+  }
+  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  const header = request.headers.authorization;
+  if (header?.startsWith('Bearer ')) return header.slice(7).trim();
+  const cookie = request.cookies?.[TOKEN_COOKIE];
+  if (cookie) return cookie;
+  const param = request.routeOptions.config.credentialParam;
+  const fromPath = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
+  return fromPath && isApiKey(fromPath) ? fromPath : undefined;
+}
+
+/** Resolves the caller of every request before validation, so a stranger gets 401 rather than 400. */
+export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('actor', undefined);
+  app.decorateRequest('recipient', undefined);
+  app.decorateRequest('actorRow', undefined);
+  app.decorateRequest('authFailure', undefined);
+  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    const mode = request.routeOptions.config.auth ?? 'required';
+    if (mode === 'none') return;
+    const token = tokenOf(request);
+    if (token && isShareToken(token)) {
+      if (mode !== 'recipient' && mode !== 'recipient-locked')
+        throw new Unauthenticated('A share link works on recipient endpoints only');
+      const recipient = await resolveShareToken(deps, token, request.id);
+      if (!recipient) throw new Unauthenticated('The share link is not valid');
+      request.recipient = recipient;
+      return;
+    }
+    if (token) {
+      const result = await authenticate(deps, token, request.id);
+      if (result.outcome === 'ok') {
+        request.actor = result.actor;
+        request.actorRow = result.row;
+      } else request.authFailure = result.outcome;
+    }
+    if (mode === 'optional' && request.authFailure !== 'suspended') return;
+    if (!request.actor) {
+      throw new Unauthenticated(
+        request.authFailure === 'suspended'
+          ? 'This account is suspended'
+          : request.authFailure === 'expired'
+            ? 'The token has expired: log in again'
+            : token
+              ? 'The token is not valid'
+              : 'Authentication required: send the token query parameter',
+      );
+    }
+    if ((mode === 'required' || mode === 'recipient') && !request.actor.unlocked) throw new MfaRequired();
+  });
+}
+
+/** The caller of a recipient route: the external recipient of the link, or the internal user. */
+export function recipientCallerOf(request: FastifyRequest): RecipientCaller {
+  if (request.recipient) return { kind: 'external', recipient: request.recipient };
+  return { kind: 'internal', actor: actorOf(request) };
+}
+
+/** The authenticated caller of a route whose mode guarantees one. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Unauthenticated();
+  return request.actor;
+}

@@ -1,0 +1,108 @@
+import { Type } from 'typebox';
+
+/** Schemas of the document resources (spec: Resources and their fields), shared by their routes. */
+export const FileId = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'A <file_hash>: `file.id` of an upload.',
+});
+export const DocumentId = Type.String({ minLength: 1, maxLength: 100 });
+export const Version = Type.Integer({
+  minimum: 1,
+  description: 'The document’s current `_version` (409 when stale).',
+});
+
+export const Position = Type.Object(
+  {
+    percentX: Type.Number({ minimum: 0, maximum: 1 }),
+    percentY: Type.Number({ minimum: 0, maximum: 1 }),
+    percentWidth: Type.Number({ minimum: 0, maximum: 1 }),
+    percentHeight: Type.Number({ minimum: 0, maximum: 1 }),
+  },
+  { additionalProperties: false, description: 'Fractions of the page, origin top left (spec: Position).' },
+);
+
+export const CustomField = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 200 }),
+    displayName: Type.Optional(Type.String({ maxLength: 500 })),
+    type: Type.Enum(['string', 'number', 'date']),
+    value: Type.Union([Type.String({ maxLength: 10_000 }), Type.Number()]),
+  },
+  {
+    additionalProperties: false,
+    description: 'Stored and returned as a string; dates as ISO (sent as ISO or epoch milliseconds).',
+  },
+);
+
+export const Attachment = Type.Object(
+  {
+    content: FileId,
+    public: Type.Optional(Type.Boolean({ description: 'Visible in external shares (default false).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const MainFile = Type.Object(
+  { content: FileId, mimetype: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
+
+export const SignatureField = Type.Object(
+  {
+    type: Type.Enum(['signature', 'annotation', 'initials', 'stamp', 'wacom', 'image']),
+    subtype: Type.Optional(Type.String({ maxLength: 100 })),
+    pages: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })),
+    multipage: Type.Optional(Type.Boolean()),
+    position: Position,
+    backgroundColor: Type.Optional(Type.String({ maxLength: 20 })),
+    config: Type.Optional(Type.String({ maxLength: 10_000 })),
+    required: Type.Optional(Type.Boolean()),
+    order: Type.Optional(Type.Integer({ minimum: 0 })),
+    tooltip: Type.Optional(Type.String({ maxLength: 1000 })),
+    user: Type.Optional(Type.Array(Type.String({ maxLength: 320 }), { maxItems: 100 })),
+    userRoleId: Type.Optional(Type.Integer()),
+    userRoleName: Type.Optional(Type.String({ maxLength: 200 })),
+    timestamp: Type.Optional(Type.Boolean()),
+    text: Type.Optional(Type.String({ maxLength: 10_000 })),
+    readOnly: Type.Optional(Type.Boolean()),
+    align: Type.Optional(Type.Enum(['left', 'center', 'right'])),
+    bold: Type.Optional(Type.Boolean()),
+    font: Type.Optional(Type.String({ maxLength: 100 })),
+    fontSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    color: Type.Optional(Type.String({ maxLength: 20 })),
+    numberOfLines: Type.Optional(Type.Integer({ minimum: -1 })),
+    customId: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false, description: 'spec: Signature field.' },
+);
+
+export const SignEntity = Type.Object(
+  {
+    type: Type.String({ maxLength: 50 }),
+    quorum: Type.Optional(Type.Integer({ minimum: 1 })),
+    userRoleId: Type.Optional(Type.Integer()),
+    userRoleName: Type.Optional(Type.String({ maxLength: 200 })),
+    shareType: Type.Optional(Type.String({ maxLength: 50 })),
+    order: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false, description: 'spec: Sign entity.' },
+);
+
+export const DocumentResult = Type.Object({}, { additionalProperties: true, description: 'spec: Document.' });
+
+/** The File record of upload answers (spec: File record; Contract: `hash`, `fileId`, `checksum`, ...). */
+export const FileView = Type.Object({
+  id: Type.String(),
+  hash: Type.String(),
+  fileId: Type.String(),
+  documentname: Type.String(),
+  originalname: Type.String(),
+  mimetype: Type.String(),
+  size: Type.Integer(),
+  checksum: Type.Union([Type.String(), Type.Null()]),
+  pages: Type.Optional(Type.Integer()),
+  createDate: Type.String(),
+});
+
+export const StorageUse = Type.Object({ used: Type.Integer(), limit: Type.Integer() });

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { findAttachment, findDraftAttachment, listAttachments } from '../../documents/attachments.js';
+import { zipStream } from '../../files/zip-stream.js';
+import type { FileRecord } from '../../store/files/file-store.js';
+import { actorOf } from '../authentication.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+
+/** Attachment downloads (spec: need `view_attachments`). The removed attachment endpoints answer 404. */
+export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const send = async (reply: FastifyReply, file: FileRecord) =>
+      reply
+        .header('content-type', file.mimetype)
+        .header('content-length', Number(file.size))
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+        .send(await deps.files.open(file));
+
+    app.get(
+      '/attachments/:id/zip',
+      {
+        schema: {
+          tags: ['attachments'],
+          summary: 'All attachments of a document as one ZIP',
+          params: Type.Object({ id: Id }),
+        },
+      },
+      async (request, reply) => {
+        const files = await listAttachments(deps, actorOf(request), request.params.id);
+        return reply
+          .header('content-type', 'application/zip')
+          .header('content-disposition', `attachment; filename="attachments-${request.params.id}.zip"`)
+          .send(zipStream(files.map((file) => ({ name: file.name, open: () => deps.files.open(file) }))));
+      },
+    );
+
+    app.get(
+      '/attachments/draft/:id/:hash',
+      {
+        schema: {
+          tags: ['attachments'],
+          summary: 'A file of one of your drafts',
+          params: Type.Object({ id: Id, hash: Id }),
+        },
+      },
+      async (request, reply) =>
+        send(
+          reply,
+          await findDraftAttachment(deps, actorOf(request), request.params.id, request.params.hash),
+        ),
+    );
+
+    app.get(
+      '/attachments/:id/:hash',
+      {
+        schema: {
+          tags: ['attachments'],
+          summary: 'One attachment of a document',
+          params: Type.Object({ id: Id, hash: Id }),
+        },
+      },
+      async (request, reply) =>
+        send(reply, await findAttachment(deps, actorOf(request), request.params.id, request.params.hash)),
+    );
+  };
+}

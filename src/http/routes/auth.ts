@@ -1,0 +1,267 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-keys.js';
+import { logIn } from '../../auth/log-in.js';
+import { logOut } from '../../auth/log-out.js';
+import { loginResponse } from '../../auth/login-response.js';
+import { disableMfa, enableMfa, unlockWithRecoveryCode, unlockWithTotp } from '../../auth/mfa.js';
+import type { Deps } from '../../deps.js';
+import { actorOf, TOKEN_COOKIE } from '../authentication.js';
+import { useMinified } from '../minified.js';
+import { Name, Success, withErrors } from '../schemas.js';
+
+const LoginResponse = Type.Object(
+  {
+    logged: Type.Boolean(),
+    hasPassword: Type.Optional(Type.Boolean()),
+    isUnlocked: Type.Optional(Type.Boolean()),
+    token: Type.Optional(Type.String()),
+    tenant: Type.Optional(Type.String()),
+    rights: Type.Optional(Type.Array(Type.String())),
+    settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    user: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { description: 'Login response (spec: Resources, Login response).' },
+);
+
+/** Session, MFA and API key endpoints (spec: Authentication and keys; Contract: MFA, API keys). */
+export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    useMinified(app);
+    const secureCookie = deps.config.publicUrl.startsWith('https://');
+
+    app.post(
+      '/login',
+      {
+        config: { auth: 'none' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Log in with name and password',
+          description:
+            'Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body.',
+          body: Type.Object(
+            {
+              name: Name,
+              password: Type.String({ minLength: 1, maxLength: 1024 }),
+              tenant: Type.Optional(Name),
+              returnToken: Type.Optional(Type.Boolean({ default: true })),
+              cookie: Type.Optional(Type.Boolean({ description: 'Set the session cookie.' })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: LoginResponse }),
+        },
+      },
+      async (request, reply) => {
+        const { token, response } = await logIn(deps, {
+          name: request.body.name,
+          password: request.body.password,
+          tenant: request.body.tenant,
+          address: request.ip,
+          requestId: request.id,
+        });
+        if (request.body.cookie) {
+          void reply.setCookie(TOKEN_COOKIE, token, {
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: secureCookie,
+            path: '/',
+            maxAge: deps.config.sessionTtlDays * 86_400,
+          });
+        }
+        if (request.body.returnToken === false) delete response.token;
+        return response;
+      },
+    );
+
+    app.get(
+      '/login',
+      {
+        config: { auth: 'optional' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Describe the current session',
+          description:
+            'Without a token, or with an unknown or expired one: 200 `{logged:false}`. With a locked token: `logged` true and `isUnlocked` false. A suspended account: 401.',
+          querystring: Type.Object(
+            { returnToken: Type.Optional(Type.Boolean({ default: true })) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: LoginResponse }),
+        },
+      },
+      async (request) => {
+        const actor = request.actor;
+        if (!actor) return { logged: false };
+        const token = request.query.returnToken === false ? undefined : tokenEcho(request.raw.url);
+        return loginResponse(deps, {
+          userId: actor.userId,
+          unlocked: actor.unlocked,
+          token,
+          row: request.actorRow,
+        });
+      },
+    );
+
+    app.get(
+      '/logout',
+      {
+        config: { auth: 'locked' },
+        schema: {
+          tags: ['auth'],
+          summary: 'End this session',
+          description: 'Only the token used ends; the user’s other sessions stay valid.',
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request, reply) => {
+        await logOut(deps, actorOf(request));
+        void reply.clearCookie(TOKEN_COOKIE, { path: '/' });
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/login/recovery',
+      {
+        config: { auth: 'locked' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Unlock a locked session with a recovery code',
+          description: 'Each code works once. Answers how many unused codes remain.',
+          body: Type.Object(
+            { recoveryCode: Type.String({ minLength: 1, maxLength: 64 }) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Type.Object({ remainingRecoveryCodes: Type.Integer() }) }),
+        },
+      },
+      async (request) =>
+        unlockWithRecoveryCode(deps, actorOf(request), { recoveryCode: request.body.recoveryCode }),
+    );
+
+    app.post(
+      '/login/totp',
+      {
+        config: { auth: 'locked' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Unlock a locked session with an authenticator code',
+          body: Type.Object(
+            { code: Type.String({ pattern: '^\\s*\\d{6}\\s*$' }) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await unlockWithTotp(deps, actorOf(request), { code: request.body.code });
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/login/mfa',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Enable MFA for the caller',
+          description:
+            'Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
+          response: withErrors({
+            200: Type.Object({
+              recoveryCodes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }),
+              totpSecret: Type.String(),
+              otpauthUrl: Type.String(),
+            }),
+          }),
+        },
+      },
+      async (request) => enableMfa(deps, actorOf(request)),
+    );
+
+    app.delete(
+      '/login/mfa',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Disable MFA for the caller',
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await disableMfa(deps, actorOf(request));
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    const ApiKeyItem = Type.Object({
+      id: Type.String({ description: 'The key’s public prefix (never the secret).' }),
+      description: Type.String(),
+      created: Type.String(),
+      lastUsed: Type.Union([Type.String(), Type.Null()]),
+      expires: Type.String(),
+      apiKeyType: Type.String(),
+    });
+
+    app.get(
+      '/api/key',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'List the caller’s API keys',
+          response: withErrors({ 200: Type.Object({ results: Type.Array(ApiKeyItem) }) }),
+        },
+      },
+      async (request) => ({ results: await listApiKeys(deps, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/key',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Create an API key',
+          description:
+            'The whole key is returned once as `id`; it has its owner’s permissions and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.',
+          body: Type.Optional(
+            Type.Object(
+              { description: Type.Optional(Type.String({ maxLength: 500 })) },
+              { additionalProperties: false },
+            ),
+          ),
+          response: withErrors({ 200: Type.Object({ id: Type.String() }) }),
+        },
+      },
+      async (request) => ({
+        id: await createApiKey(deps, actorOf(request), { description: request.body?.description }),
+      }),
+    );
+
+    app.delete(
+      '/api/key/:token',
+      {
+        config: { credentialParam: 'token' },
+        schema: {
+          tags: ['auth'],
+          summary: 'Revoke an API key',
+          description:
+            'The path holds the whole key or its public prefix. The whole key in the path is its own credential: no token query parameter is needed.',
+          params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await revokeApiKey(deps, actorOf(request), { key: request.params.token });
+        return { status: 'SUCCESS' as const };
+      },
+    );
+  };
+}
+
+// GET /login echoes the token the caller already holds; it was taken out of the parsed query, so it is
+// read from the raw URL here rather than kept on the request where a log line could pick it up.
+function tokenEcho(rawUrl: string | undefined): string | undefined {
+  const query = rawUrl?.split('?')[1];
+  return query ? (new URLSearchParams(query).get('token') ?? undefined) : undefined;
+}

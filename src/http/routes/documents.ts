@@ -1,0 +1,388 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { createDocument, createDocuments, type NewDocument } from '../../documents/create-document.js';
+import { deleteDocuments } from '../../documents/delete-documents.js';
+import { editDocument } from '../../documents/edit-document.js';
+import { getDocument } from '../../documents/get-document.js';
+import { getRevision } from '../../documents/get-revision.js';
+import { mergeDocument } from '../../documents/merge-document.js';
+import { transferOwner } from '../../documents/transfer-owner.js';
+import { updateDocument } from '../../documents/update-document.js';
+import { actorOf } from '../authentication.js';
+import { useMinified } from '../minified.js';
+import {
+  Attachment,
+  CustomField,
+  DocumentId,
+  DocumentResult,
+  FileId,
+  MainFile,
+  Version,
+} from '../document-schemas.js';
+import { withErrors } from '../schemas.js';
+import type { VisualsInCall } from '../../signing/sign-in-call.js';
+import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+
+const Title = Type.String({ minLength: 1, maxLength: 500 });
+const DocumentType = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'A document definition; default d_default.',
+});
+const Workflow = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: 'Default wf_archive.' }),
+);
+const DefinitionType = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 50, description: '`ext` for external file-based documents.' }),
+);
+
+const OptionalFields = {
+  folder: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Folder to place it in.' })),
+  cloneMainFile: Type.Optional(Type.Boolean({ description: 'Use a copy of the main file (usage rule 8).' })),
+  cloneFiles: Type.Optional(Type.Boolean({ description: 'Use copies of the attachments (usage rule 8).' })),
+};
+const OptionalData = Type.Optional(Type.Object(OptionalFields, { additionalProperties: false }));
+
+/** spec Files usage rule 3: the calls that sign or annotate as they create or change a document. */
+const VisualFields = {
+  signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
+  images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+  annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+  level: Level,
+};
+const VISUALS_RULES =
+  'Entries as in PUT /documents/sign/{version} and /annotate/{version}, with the same rules and messages: signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile or the document’s `barcode` (spec Files, usage rule 3), stamps by id, positions 0..1. With `signatures` the main file is signed with the organisation key in the caller’s name (PAdES, `level` or the tenant’s `defaultPadesLevel`) and `isSigned` becomes true; `images`/`annotations` alone annotate it without a signature. The main file gets a new id (the old one stays a revision) and the answer’s `signing` says which level was reached (`fellBack` when the TSA failed). All of it is one change: on any error nothing is written and no file is used up.';
+
+const Signing = Type.Optional(
+  Type.Object(
+    {
+      levelAchieved: Type.String(),
+      fellBack: Type.Boolean({
+        description: 'True when the TSA failed and the signature was made at a lower level.',
+      }),
+      reason: Type.Optional(Type.String()),
+    },
+    { description: 'Present when the call signed the document.' },
+  ),
+);
+
+const CommonBody = {
+  documentType: Type.Optional(DocumentType),
+  customTemplate: Type.Optional(
+    Type.String({ maxLength: 100, description: 'Template id; a reference only.' }),
+  ),
+  customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
+  // More than 20 is refused with 413 LIMIT_EXCEEDED (spec Limits), so the schema allows a few more.
+  file: Type.Optional(Type.Array(Attachment, { maxItems: 100 })),
+};
+
+const Results = Type.Object({ results: Type.Array(DocumentResult) });
+const SignedResults = Type.Object({ results: Type.Array(DocumentResult), signing: Signing });
+const DeleteAnswer = Type.Object({
+  errors: Type.Boolean(),
+  count: Type.Integer(),
+  items: Type.Array(
+    Type.Object({ id: Type.String(), title: Type.Optional(Type.String()), error: Type.String() }),
+  ),
+});
+
+function toNew(
+  body: {
+    documentTitle: string;
+    documentType?: string;
+    pdfFile?: { content: string };
+    customTemplate?: string;
+    customFields?: NewDocument['customFields'];
+    file?: NewDocument['file'];
+  },
+  root: {
+    definitionType?: string;
+    workflow?: string;
+    optionalData?: { folder?: string; cloneMainFile?: boolean; cloneFiles?: boolean } & VisualsInCall;
+  },
+): NewDocument {
+  return {
+    documentTitle: body.documentTitle,
+    documentType: body.documentType ?? 'd_default',
+    definitionType: root.definitionType,
+    workflow: root.workflow,
+    pdfFile: body.pdfFile,
+    file: body.file,
+    customTemplate: body.customTemplate,
+    customFields: body.customFields,
+    folder: root.optionalData?.folder,
+    cloneMainFile: root.optionalData?.cloneMainFile,
+    cloneFiles: root.optionalData?.cloneFiles,
+    visuals: root.optionalData && {
+      signatures: root.optionalData.signatures,
+      images: root.optionalData.images,
+      annotations: root.optionalData.annotations,
+      level: root.optionalData.level,
+    },
+  };
+}
+
+/** Documents (spec: Documents, with the named endpoints of rule 8). */
+export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    useMinified(app);
+    app.post(
+      '/documents',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Create a document',
+          description: `The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (spec Files, usage rule 8; 400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
+          body: Type.Object(
+            {
+              body: Type.Object(
+                { documentTitle: Title, pdfFile: Type.Optional(MainFile), ...CommonBody },
+                { additionalProperties: false },
+              ),
+              definitionType: DefinitionType,
+              workflow: Workflow,
+              optionalData: Type.Optional(
+                Type.Object({ ...OptionalFields, ...VisualFields }, { additionalProperties: false }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: SignedResults, 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        const created = await createDocument(deps, actorOf(request), toNew(request.body.body, request.body));
+        return { results: [created.document], ...(created.signing ? { signing: created.signing } : {}) };
+      },
+    );
+
+    app.post(
+      '/documents/bulk/create',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Create one document per file',
+          description:
+            'Creates a document for each of `bulkFiles` (at most 100; 413 beyond) with the common `body` fields, all or none, in one request; the answer lists them in order with `count`. File rules as for POST /documents.',
+          body: Type.Object(
+            {
+              body: Type.Object(CommonBody, { additionalProperties: false }),
+              bulkFiles: Type.Array(
+                Type.Object(
+                  { content: FileId, documentTitle: Type.Optional(Title) },
+                  { additionalProperties: false },
+                ),
+                { minItems: 1, maxItems: 1000 },
+              ),
+              definitionType: DefinitionType,
+              workflow: Workflow,
+              optionalData: OptionalData,
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({ count: Type.Integer(), results: Type.Array(DocumentResult) }),
+            413: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) => {
+        const { body, bulkFiles } = request.body;
+        const inputs = bulkFiles.map((f, i) =>
+          toNew(
+            {
+              ...body,
+              documentTitle: f.documentTitle ?? `Document ${i + 1}`,
+              pdfFile: { content: f.content },
+            },
+            request.body,
+          ),
+        );
+        const results = await createDocuments(deps, actorOf(request), inputs);
+        return { count: results.length, results };
+      },
+    );
+
+    app.get(
+      '/documents/:documentId',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Read a document',
+          description:
+            'With `_version`, `isSigned`, `workflow`, `folder`, `owner`, `waitingFor`, `customFields`, `file` (with view_attachments) and `submittedFiles`.',
+          params: Type.Object({ documentId: DocumentId }),
+          response: withErrors({ 200: Results }),
+        },
+      },
+      async (request) => ({
+        results: [await getDocument(deps, actorOf(request), request.params.documentId)],
+      }),
+    );
+
+    app.put(
+      '/documents/owner',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Transfer ownership',
+          description:
+            'When the tenant setting `ownerTransferEnabled` is on: `owner` is a user id or login name. `version`, when given, must be current.',
+          body: Type.Object(
+            {
+              id: DocumentId,
+              owner: Type.String({ minLength: 1, maxLength: 320 }),
+              version: Type.Optional(Version),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => ({ results: [await transferOwner(deps, actorOf(request), request.body)] }),
+    );
+
+    app.put(
+      '/documents/edit/:version',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Edit a document’s or folder’s metadata, or move it',
+          description:
+            '`folder` moves it into a folder (null: to the root); `isShared` for folders. Compare-and-set on the version.',
+          params: Type.Object({ version: Version }),
+          body: Type.Object(
+            {
+              id: DocumentId,
+              documentTitle: Type.Optional(Title),
+              customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
+              folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+              isShared: Type.Optional(Type.Boolean()),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        const { id, ...changes } = request.body;
+        return {
+          results: [
+            await editDocument(deps, actorOf(request), { id, version: request.params.version, changes }),
+          ],
+        };
+      },
+    );
+
+    app.put(
+      '/documents/:version',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Change a document',
+          description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version.\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
+          params: Type.Object({ version: Version }),
+          body: Type.Object(
+            {
+              id: DocumentId,
+              body: Type.Object(
+                { documentTitle: Type.Optional(Title), pdfFile: Type.Optional(MainFile), ...CommonBody },
+                { additionalProperties: false },
+              ),
+              ...VisualFields,
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: SignedResults,
+            409: Type.Ref('ErrorBody'),
+            413: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) => {
+        const { id, body, ...visuals } = request.body;
+        const updated = await updateDocument(deps, actorOf(request), {
+          id,
+          version: request.params.version,
+          changes: body,
+          visuals,
+        });
+        return { results: [updated.document], ...(updated.signing ? { signing: updated.signing } : {}) };
+      },
+    );
+
+    app.put(
+      '/documents/:id/merge',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Merge PDFs into the main file',
+          description:
+            'Appends the PDFs of `files` (unused uploads) to the main file, which gets a new id; refused once signed.',
+          params: Type.Object({ id: DocumentId }),
+          body: Type.Object(
+            { version: Version, files: Type.Array(FileId, { minItems: 1, maxItems: 50 }) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => ({
+        results: [
+          await mergeDocument(deps, actorOf(request), {
+            id: request.params.id,
+            version: request.body.version,
+            files: request.body.files,
+          }),
+        ],
+      }),
+    );
+
+    app.delete(
+      '/documents',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Delete documents and folders',
+          description:
+            'Soft by default; `hardDelete=true` is permanent. A folder takes its nested folders and documents with it; each needs edit permission. `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
+          querystring: Type.Object(
+            { hardDelete: Type.Optional(Type.Boolean({ default: false })) },
+            { additionalProperties: false },
+          ),
+          body: Type.Object(
+            {
+              documents: Type.Array(Type.Object({ id: DocumentId }, { additionalProperties: false }), {
+                minItems: 1,
+                maxItems: 1000,
+              }),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: DeleteAnswer, 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) =>
+        deleteDocuments(deps, actorOf(request), {
+          ids: request.body.documents.map((d) => d.id),
+          hardDelete: request.query.hardDelete === true,
+        }),
+    );
+
+    app.get(
+      '/revisions/document/:id/:revision',
+      {
+        schema: {
+          tags: ['documents'],
+          summary: 'Read a kept version of the main file',
+          description:
+            'Revision 1 is the main file as created; each sign, seal, merge or replacement adds one. The bytes: GET /files/loadFile/hash/{pdfFile.id}.',
+          params: Type.Object({ id: DocumentId, revision: Type.Integer({ minimum: 1 }) }),
+        },
+      },
+      async (request) => getRevision(deps, actorOf(request), request.params),
+    );
+  };
+}

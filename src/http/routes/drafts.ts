@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { getDraft, saveDraft } from '../../drafts/save-draft.js';
+import { actorOf } from '../authentication.js';
+import { Attachment, CustomField, MainFile } from '../document-schemas.js';
+import { withErrors } from '../schemas.js';
+
+const DraftBody = Type.Object(
+  {
+    data: Type.Object(
+      {
+        documentTitle: Type.Optional(Type.String({ maxLength: 500 })),
+        documentType: Type.Optional(Type.String({ maxLength: 200 })),
+        pdfFile: Type.Optional(MainFile),
+        file: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
+        customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
+        customTemplate: Type.Optional(Type.String({ maxLength: 100 })),
+      },
+      {
+        additionalProperties: false,
+        description: '`thumbnail` and `barcode` are no longer accepted in drafts.',
+      },
+    ),
+    cloneMainFile: Type.Optional(Type.Boolean()),
+    cloneFiles: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const DraftAnswer = Type.Object({
+  id: Type.String(),
+  _version: Type.Integer(),
+  data: Type.Object({}, { additionalProperties: true }),
+  createDate: Type.String(),
+  modifyDate: Type.String(),
+});
+
+/** Drafts (spec Files usage rule 6): documents in preparation that hold files without using them up. */
+export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/drafts',
+      {
+        schema: {
+          tags: ['drafts'],
+          summary: 'Create a draft',
+          description:
+            'Files stay usable by a document made later (“draft-only use”); `cloneMainFile`/`cloneFiles` give the draft its own copies.',
+          body: DraftBody,
+          response: withErrors({ 200: DraftAnswer }),
+        },
+      },
+      async (request) => saveDraft(deps, actorOf(request), request.body),
+    );
+
+    app.put(
+      '/drafts/:id/:version',
+      {
+        schema: {
+          tags: ['drafts'],
+          summary: 'Change a draft',
+          params: Type.Object({
+            id: Type.String({ minLength: 1, maxLength: 100 }),
+            version: Type.Integer({ minimum: 1 }),
+          }),
+          body: DraftBody,
+          response: withErrors({ 200: DraftAnswer, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => saveDraft(deps, actorOf(request), { ...request.body, ...request.params }),
+    );
+
+    app.get(
+      '/drafts/:id',
+      {
+        schema: {
+          tags: ['drafts'],
+          summary: 'Read one of your drafts',
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          response: withErrors({ 200: DraftAnswer }),
+        },
+      },
+      async (request) => getDraft(deps, actorOf(request), request.params.id),
+    );
+  };
+}

@@ -1,0 +1,165 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { createEnum } from '../../enums/create-enum.js';
+import { deleteEnum } from '../../enums/delete-enum.js';
+import { getEnum } from '../../enums/get-enum.js';
+import { listEnums } from '../../enums/list-enums.js';
+import { ENUM_RECORDS_LIMIT, putEnumRecord } from '../../enums/put-enum-record.js';
+import { actorOf } from '../authentication.js';
+import { Success, withErrors } from '../schemas.js';
+
+const EnumName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
+  description: 'Letters, digits, `_`, `.` and `-`, up to 100; unique in the organization',
+});
+const Label = Type.String({ minLength: 1, maxLength: 500 });
+const RecordValue = Type.String({ minLength: 1, maxLength: 200 });
+const Photo = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'File id of an unused upload from POST /files/photo (spec Files usage rule 1)',
+});
+const Files = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 20,
+  uniqueItems: true,
+  description: 'File ids of unused uploads from POST /files/saveFile (spec Files usage rule 1)',
+});
+
+const RecordFields = {
+  value: RecordValue,
+  label: Label,
+  photo: Type.Optional(Photo),
+  files: Type.Optional(Files),
+};
+const NewRecord = Type.Object(RecordFields, { additionalProperties: false });
+
+const RecordSchema = Type.Object({
+  value: Type.String(),
+  label: Type.String(),
+  photo: Type.Union([Type.String(), Type.Null()]),
+  files: Type.Array(Type.String()),
+});
+const EnumSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    label: Type.Union([Type.String(), Type.Null()]),
+    organization: Type.String({ description: 'The organization id the enum belongs to' }),
+    creator: Type.String({ description: 'Login name of the creator' }),
+    records: Type.Array(RecordSchema),
+    createDate: Type.String(),
+    modifyDate: Type.String(),
+    _version: Type.Integer({ description: 'Bumped by every change; PUT /enums/:name/record may name it' }),
+  },
+  { description: 'An enum: a named value list of an organization.' },
+);
+
+const WHO =
+  'An enum belongs to its creator’s organization: every member reads it (lite roles too), members with a full role (`user` or an administrator role) create enums, and its creator and the organization’s administrators change and delete it (others of the organization get 403). Another organization’s enum is 404.';
+
+/** Named value lists of an organization (spec: Other resources; Files usage rule 1). */
+export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/enums',
+      {
+        schema: {
+          tags: ['enums'],
+          summary: 'Create an enum',
+          description: `\`{name, label?, records?: [{value, label, photo?, files?}]}\`; answers the enum. \`name\` is unique in the organization (409 CONFLICT otherwise), record \`value\`s are unique in the enum, at most ${ENUM_RECORDS_LIMIT} records. A record's \`photo\` is an unused upload of the caller from POST /files/photo, its \`files\` unused uploads from POST /files/saveFile; each id is used once, so a used id, one from another endpoint or one given twice is 400 FILE_NOT_USABLE naming the field (\`records[0].photo\`, \`records[1].files[0]\`). ${WHO}`,
+          body: Type.Object(
+            {
+              name: EnumName,
+              label: Type.Optional(Label),
+              records: Type.Optional(Type.Array(NewRecord, { maxItems: ENUM_RECORDS_LIMIT })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => createEnum(deps, actorOf(request), request.body),
+    );
+
+    app.put(
+      '/enums/:name/record',
+      {
+        schema: {
+          tags: ['enums'],
+          summary: 'Add or replace one record of an enum',
+          description: `\`{value, label, photo?, files?, _version?}\`: adds a record, or replaces the one with the same \`value\` in place (all of it: a field left out is gone). Files follow the rules of POST /enums (errors name \`photo\` or \`files[0]\`); the replaced record's own photo and files may be sent again. With \`_version\` the change applies only to that version of the enum (409 VERSION_MISMATCH otherwise). 413 LIMIT_EXCEEDED beyond ${ENUM_RECORDS_LIMIT} records. Answers the enum. ${WHO}`,
+          params: Type.Object({ name: EnumName }),
+          body: Type.Object(
+            { ...RecordFields, _version: Type.Optional(Type.Integer({ minimum: 1 })) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        const { _version, ...record } = request.body;
+        return putEnumRecord(deps, actorOf(request), request.params.name, record, _version);
+      },
+    );
+
+    app.get(
+      '/enums',
+      {
+        schema: {
+          tags: ['enums'],
+          summary: 'List the organization’s enums',
+          description:
+            'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
+          querystring: Type.Object(
+            {
+              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+              size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({
+              total: Type.Integer(),
+              from: Type.Integer(),
+              size: Type.Integer(),
+              results: Type.Array(EnumSchema),
+            }),
+          }),
+        },
+      },
+      async (request) => listEnums(deps, actorOf(request), request.query),
+    );
+
+    app.get(
+      '/enums/:name',
+      {
+        schema: {
+          tags: ['enums'],
+          summary: 'Read an enum',
+          description: WHO,
+          params: Type.Object({ name: EnumName }),
+          response: withErrors({ 200: EnumSchema }),
+        },
+      },
+      async (request) => getEnum(deps, actorOf(request), request.params.name),
+    );
+
+    app.delete(
+      '/enums/:name',
+      {
+        schema: {
+          tags: ['enums'],
+          summary: 'Delete an enum',
+          description: `The name is free again; the enum’s file ids stay used. ${WHO}`,
+          params: Type.Object({ name: EnumName }),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await deleteEnum(deps, actorOf(request), request.params.name);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+  };
+}

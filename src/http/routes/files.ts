@@ -1,0 +1,160 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { parseAnchors } from '../../files/anchors-input.js';
+import { locateAnchors } from '../../files/locate-anchors.js';
+import type { AnchorPosition } from '../../pdf/anchors.js';
+import { findFileForRecipient, findReadableFile, openFile } from '../../files/read-file.js';
+import { uploadFile, type UploadKind } from '../../files/upload-file.js';
+import { actorOf } from '../authentication.js';
+import { useMinified } from '../minified.js';
+import { errorBody } from '../error-handler.js';
+import { readMultipart } from '../multipart.js';
+import { withErrors } from '../schemas.js';
+import { FileView, StorageUse } from '../document-schemas.js';
+
+const FileRecordSchema = Type.Object({
+  file: FileView,
+  storage: StorageUse,
+  anchorPositions: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+const UPLOADS: { path: string; kind: UploadKind; summary: string; description: string }[] = [
+  {
+    path: '/files/saveFile',
+    kind: 'saveFile',
+    summary: 'Upload a file',
+    description:
+      'multipart/form-data: `file` (binary), optional `fileName`. Streamed to storage; at most `dropZoneMaxSize` MB (40 by default) and within the organization’s quota, else 413 LIMIT_EXCEEDED. The id is used once (spec Files, usage rules).',
+  },
+  {
+    path: '/files/photo',
+    kind: 'photo',
+    summary: 'Upload a photo (users, contacts, enums)',
+    description: 'multipart/form-data `file`. A photo id may be used once (spec Files, usage rule 1).',
+  },
+  {
+    path: '/files/signature',
+    kind: 'signature',
+    summary: 'Upload the caller’s signature image',
+    description:
+      'multipart/form-data `file`, optional `fileName`. Listed in `user.config.signature` as `{imageId, name}`; usable by its uploader in any number of sign calls.',
+  },
+  {
+    path: '/files/initials',
+    kind: 'initials',
+    summary: 'Upload the caller’s initials image',
+    description: 'multipart/form-data `file`, optional `fileName`. Listed in `user.config.initials`.',
+  },
+];
+
+/** Uploads and downloads (spec: Files). */
+export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    useMinified(app);
+    for (const upload of UPLOADS) {
+      app.post(
+        upload.path,
+        {
+          schema: {
+            tags: ['files'],
+            summary: upload.summary,
+            description: upload.description,
+            consumes: ['multipart/form-data'],
+            response: withErrors({ 200: FileRecordSchema, 413: Type.Ref('ErrorBody') }),
+          },
+        },
+        async (request) => {
+          const actor = actorOf(request);
+          const { result, fields } = await readMultipart(request, (part, early) =>
+            uploadFile(deps, actor, {
+              stream: part.file,
+              name: early.fileName ?? part.filename ?? 'file',
+              mimetype: part.mimetype,
+              kind: upload.kind,
+            }),
+          );
+          let anchorPositions: AnchorPosition[] | undefined;
+          if (fields.signatureAnchors !== undefined) {
+            anchorPositions = await locateAnchors(deps, result.record, parseAnchors(fields.signatureAnchors));
+          }
+          if (fields.fileName && fields.fileName !== result.file.documentname) {
+            await deps.db
+              .updateTable('files')
+              .set({ name: fields.fileName })
+              .where('id', '=', result.file.id)
+              .execute();
+            result.file.documentname = fields.fileName;
+            result.file.originalname = fields.fileName;
+          }
+          return {
+            file: result.file,
+            storage: result.storage,
+            ...(anchorPositions ? { anchorPositions } : {}),
+          };
+        },
+      );
+    }
+
+    app.get(
+      '/files/loadFile/hash/:hash',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['files'],
+          summary: 'Download a file',
+          description:
+            'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (unlocked): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads.',
+          params: Type.Object({ hash: Type.String({ minLength: 1, maxLength: 100 }) }),
+        },
+      },
+      async (request, reply) => {
+        const file = request.recipient
+          ? await findFileForRecipient(deps, request.recipient, request.params.hash)
+          : await findReadableFile(deps, actorOf(request), request.params.hash);
+        const size = Number(file.size);
+        const range = parseRange(request.headers.range, size);
+        if (range === 'invalid') {
+          return reply
+            .status(416)
+            .header('content-range', `bytes */${size}`)
+            .send(errorBody(416, 'The requested range is not satisfiable', 'RANGE_NOT_SATISFIABLE'));
+        }
+        void reply
+          .header('content-type', file.mimetype)
+          .header('accept-ranges', 'bytes')
+          .header('etag', `"${file.sha256}"`)
+          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+        if (range) {
+          void reply
+            .status(206)
+            .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+            .header('content-length', range.end - range.start + 1);
+          return reply.send(await openFile(deps, file, range));
+        }
+        void reply.header('content-length', size);
+        return reply.send(await openFile(deps, file));
+      },
+    );
+  };
+}
+
+/** One `bytes=` range (suffix and open-ended forms included); several ranges are served whole. */
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'invalid' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return header.includes(',') ? undefined : 'invalid';
+  const [, from, to] = match;
+  if (from === '' && to === '') return 'invalid';
+  if (from === '') {
+    const length = Math.min(Number(to), size);
+    return length <= 0 ? 'invalid' : { start: size - length, end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  if (start >= size || end < start) return 'invalid';
+  return { start, end };
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
+import type { DatabaseHandle } from '../../store/db/dialect.js';
+import type { Database } from '../../store/db/schema.js';
+import { errorBody } from '../error-handler.js';
+
+/** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
+export function healthRoutes(
+  app: FastifyInstance,
+  stores: { database: DatabaseHandle<Database>; blobs: BlobStore },
+): void {
+  const alive = {
+    config: { auth: 'none' as const },
+    schema: { tags: ['health'], summary: 'The process is up' },
+  };
+  app.get('/healthz', alive, async () => ({ status: 'ok' }));
+  app.get('/api/v1/ping', alive, async () => ({ status: 'ok' }));
+  app.get(
+    '/readyz',
+    {
+      config: { auth: 'none' },
+      schema: { tags: ['health'], summary: 'The database and the blob store answer' },
+    },
+    async (request, reply) => {
+      const checks = await Promise.allSettled([stores.database.ping(), stores.blobs.ping()]);
+      const [database, blobs] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unavailable'));
+      if (database === 'ok' && blobs === 'ok') return { status: 'ok', database, blobs };
+      for (const check of checks)
+        if (check.status === 'rejected') request.log.warn({ err: check.reason }, 'not ready');
+      return reply
+        .status(503)
+        .send({ ...errorBody(503, `Not ready: database ${database}, blobs ${blobs}`), database, blobs });
+    },
+  );
+}

@@ -1,0 +1,224 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { auditTrailPdf } from '../../audit/audit-trail.js';
+import { searchLogs } from '../../audit/search-logs.js';
+import type { Deps } from '../../deps.js';
+import { ScrollContexts, MAX_SCROLL_TIMEOUT } from '../../search/scroll.js';
+import { searchReports } from '../../search/reports.js';
+import { locateDocument, searchDocuments } from '../../search/search-documents.js';
+import { SEARCHABLE_FIELDS } from '../../search/es-filters.js';
+import { actorOf } from '../authentication.js';
+import { useMinified } from '../minified.js';
+import { DocumentId } from '../document-schemas.js';
+import { Success, withErrors } from '../schemas.js';
+
+const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset.' });
+const Size = (max: number, fallback: number) =>
+  Type.Integer({ minimum: 1, maximum: max, description: `Records per answer (default ${fallback}).` });
+const Scroll = Type.Object(
+  {
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_SCROLL_TIMEOUT,
+        description: 'Seconds the scroll context stays open; enables scrolling. Refreshed by each request.',
+      }),
+    ),
+    id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'The latest `scrollId`, to continue.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Search, reports and audit logs (spec: Reports and audit logs; Scroll context). */
+export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    useMinified(app);
+    app.post(
+      '/search',
+      {
+        schema: {
+          tags: ['search'],
+          summary: 'Search the documents and folders the caller may see',
+          description:
+            'Owned, created, shared with the caller, administered, or inside a shared folder of the caller’s organization (at any depth). `text` looks for every word in titles and custom field values (case-insensitive). Results are shaped like GET /documents/{id}; `users` lists the owners and creators they name.',
+          body: Type.Object(
+            {
+              from: Type.Optional(From),
+              size: Type.Optional(Size(100, 20)),
+              text: Type.Optional(Type.String({ maxLength: 500 })),
+              folderId: Type.Optional(DocumentId),
+              kind: Type.Optional(Type.Enum(['document', 'folder'])),
+              shareStateName: Type.Optional(Type.String({ maxLength: 50 })),
+              isSigned: Type.Optional(Type.Boolean()),
+              sort: Type.Optional(Type.Enum(['createDate', 'modifyDate', 'documentTitle'])),
+              order: Type.Optional(Type.Enum(['asc', 'desc'])),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => searchDocuments(deps, actorOf(request), request.body),
+    );
+
+    app.post(
+      '/search/locate',
+      {
+        schema: {
+          tags: ['search'],
+          summary: 'Locate a document: its folder path and its position in the default search order',
+          description:
+            'Body `{id}`. Answers `{documentId, kind, path:[{id, name}], from}`: `path` lists the visible folders above it, outermost first; POST /search with `from` gives a page starting with it.',
+          body: Type.Object({ id: DocumentId }, { additionalProperties: false }),
+          response: withErrors({
+            200: Type.Object({
+              documentId: Type.String(),
+              kind: Type.String(),
+              path: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+              from: Type.Integer(),
+            }),
+          }),
+        },
+      },
+      async (request) => locateDocument(deps, actorOf(request), request.body.id),
+    );
+
+    app.post(
+      '/search/reports',
+      {
+        schema: {
+          tags: ['search'],
+          summary: 'Transaction detail reports (right use_all_documents_export)',
+          description: `Body \`{query:{esFilters, from, size, scroll:{timeout, id}}}\`. \`esFilters\` is an Elasticsearch bool query (\`{bool:{filter, must, should, must_not}}\`; leaves \`term\`, \`terms\`, \`range\`, \`exists\`, \`match\`, \`match_all\`, \`nested\` with \`path\` \`createName\`, \`workflow\` or \`transactions\`). Fields: ${SEARCHABLE_FIELDS.join(', ')}. Newest first. With \`scroll.timeout\` the answer carries a \`scrollId\`: repeat the same request with \`scroll.id\` set to the latest one to get the next page (an older id is 400; an expired context 404). Answers \`{from, total, results, scrollId}\`; each result has \`documentTitle\`, \`documentId\`, \`createName\`, \`shareStateName\`, \`transactions\` and \`signers\`.`,
+          body: Type.Object(
+            {
+              query: Type.Object(
+                {
+                  esFilters: Type.Optional(Type.Unknown()),
+                  from: Type.Optional(From),
+                  size: Type.Optional(Size(1000, 100)),
+                  scroll: Type.Optional(Scroll),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => searchReports(deps, actorOf(request), request.body.query),
+    );
+
+    app.post(
+      '/logs/search',
+      {
+        schema: {
+          tags: ['audit'],
+          summary: 'Search the audit logs (right view_logs)',
+          description:
+            'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`).',
+          body: Type.Object(
+            {
+              logsQuery: Type.Object(
+                {
+                  query: Type.Optional(
+                    Type.Object(
+                      {
+                        filter: Type.Optional(
+                          Type.Array(
+                            Type.Union([
+                              Type.Object(
+                                {
+                                  type: Type.Literal('term'),
+                                  field: Type.String({ maxLength: 50 }),
+                                  value: Type.String({ maxLength: 500 }),
+                                },
+                                { additionalProperties: false },
+                              ),
+                              Type.Object(
+                                {
+                                  type: Type.Literal('terms'),
+                                  field: Type.String({ maxLength: 50 }),
+                                  values: Type.Array(Type.String({ maxLength: 500 }), {
+                                    minItems: 1,
+                                    maxItems: 100,
+                                  }),
+                                },
+                                { additionalProperties: false },
+                              ),
+                              Type.Object(
+                                {
+                                  type: Type.Literal('range'),
+                                  field: Type.String({ maxLength: 50 }),
+                                  gte: Type.Optional(Type.String({ maxLength: 40 })),
+                                  gt: Type.Optional(Type.String({ maxLength: 40 })),
+                                  lte: Type.Optional(Type.String({ maxLength: 40 })),
+                                  lt: Type.Optional(Type.String({ maxLength: 40 })),
+                                },
+                                { additionalProperties: false },
+                              ),
+                            ]),
+                            { maxItems: 20 },
+                          ),
+                        ),
+                      },
+                      { additionalProperties: false },
+                    ),
+                  ),
+                  size: Type.Optional(Size(1000, 100)),
+                  from: Type.Optional(From),
+                },
+                { additionalProperties: false },
+              ),
+              scroll: Type.Optional(Scroll),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => searchLogs(deps, actorOf(request), request.body),
+    );
+
+    app.get(
+      '/documents/:id/audit',
+      {
+        schema: {
+          tags: ['audit'],
+          summary: 'Audit-trail PDF of one document',
+          description:
+            'application/pdf: the document’s events (time, actor, activity, detail and each record’s chain hash), its file revisions with SHA-256 and SHA-512, owner and state; sealed with the organisation key. For the owner and administrators (403 for others who see the document, 404 otherwise).',
+          params: Type.Object({ id: DocumentId }),
+          produces: ['application/pdf'],
+        },
+      },
+      async (request, reply) => {
+        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.id);
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="audit-${request.params.id}.pdf"`)
+          .send(Buffer.from(pdf));
+      },
+    );
+
+    app.delete(
+      '/logs/scroll',
+      {
+        schema: {
+          tags: ['audit'],
+          summary: 'Close an audit-log scroll context',
+          description: 'Body `{scrollId}`. Later continuations with its ids answer 404.',
+          body: Type.Object(
+            { scrollId: Type.String({ minLength: 1, maxLength: 200 }) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await new ScrollContexts(deps, 'logs').close(actorOf(request), request.body.scrollId);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+  };
+}

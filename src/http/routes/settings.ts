@@ -1,0 +1,148 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { TenantProperties, TenantPropertiesPatch } from '../../settings/properties.js';
+import {
+  getCounters,
+  readTenantProperties,
+  updateCounters,
+  updateProperties,
+  wopiExtensions,
+} from '../../settings/tenant-settings.js';
+import { updateConfiguration } from '../../settings/update-configuration.js';
+import { assignSignatureImages } from '../../users/assign-signature-images.js';
+import { actorOf } from '../authentication.js';
+import { withErrors } from '../schemas.js';
+import { SIGNATURE_IMAGES_RULES, SignatureImagesAnswer, SignatureImagesBody } from './users.js';
+
+const Counters = Type.Record(
+  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }),
+  Type.Integer({ minimum: 0 }),
+  {
+    additionalProperties: false,
+  },
+);
+
+/** Configuration, tenant properties, counters and the WOPI client (spec: Users, stamps and others). */
+export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.put(
+      '/configuration',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Change the caller’s own configuration',
+          description:
+            'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `configuration.photo` (also `configuration.signature`/`initials`, see POST /configuration/images).',
+          body: Type.Object(
+            { configuration: Type.Object({}, { additionalProperties: true, maxProperties: 100 }) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => ({
+        status: 'SUCCESS' as const,
+        configuration: await updateConfiguration(deps, actorOf(request), {
+          configuration: request.body.configuration as Record<string, unknown>,
+        }),
+      }),
+    );
+
+    app.post(
+      '/configuration/images',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Assign the caller’s signature and initials images',
+          description: `\`{signature?: [{imageId, name?}], initials?: [{imageId, name?}]}\`: the caller’s own uploads. ${SIGNATURE_IMAGES_RULES}`,
+          body: SignatureImagesBody,
+          response: withErrors({ 200: SignatureImagesAnswer }),
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        return {
+          status: 'SUCCESS' as const,
+          ...(await assignSignatureImages(deps, actor, actor.userId, request.body)),
+        };
+      },
+    );
+
+    app.get(
+      '/settings/properties',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Read the tenant properties (global and super administrators)',
+          description:
+            'What PUT /settings/properties set, in the shape it takes: every property, with its default when never set. For whoever may change them (403 otherwise); every user sees the login `settings`.',
+          response: withErrors({ 200: TenantProperties }),
+        },
+      },
+      async (request) => readTenantProperties(deps, actorOf(request)),
+    );
+
+    app.put(
+      '/settings/properties',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Change tenant properties (global and super administrators)',
+          description:
+            'Renamed from /settings/property in 26.0.0. Only the listed properties exist; answers all of them.',
+          body: TenantPropertiesPatch,
+          response: withErrors({
+            200: Type.Object({ status: Type.Literal('SUCCESS'), properties: TenantProperties }),
+          }),
+        },
+      },
+      async (request) => ({
+        status: 'SUCCESS' as const,
+        properties: await updateProperties(deps, actorOf(request), request.body),
+      }),
+    );
+
+    app.get(
+      '/counters',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Read the tenant counters (super administrators only)',
+          description: 'What PUT /counters set, in the shape it takes: `{counters: {name: value}}`.',
+          response: withErrors({ 200: Type.Object({ counters: Counters }) }),
+        },
+      },
+      async (request) => ({ counters: await getCounters(deps, actorOf(request)) }),
+    );
+
+    app.put(
+      '/counters',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Set tenant counters (super administrators only)',
+          body: Type.Object({ counters: Counters }, { additionalProperties: false }),
+          response: withErrors({ 200: Type.Object({ status: Type.Literal('SUCCESS'), counters: Counters }) }),
+        },
+      },
+      async (request) => ({
+        status: 'SUCCESS' as const,
+        counters: await updateCounters(deps, actorOf(request), request.body.counters),
+      }),
+    );
+
+    app.get(
+      '/wopi/extensions',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'The configured WOPI client and the file extensions it opens',
+          response: withErrors({
+            200: Type.Object({ client: Type.String(), extensions: Type.Array(Type.String()) }),
+          }),
+        },
+      },
+      async (request) => wopiExtensions(deps, actorOf(request)),
+    );
+  };
+}

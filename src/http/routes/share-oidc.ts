@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { OidcProviders } from '../../auth/oidc/oidc-providers.js';
+import type { Deps } from '../../deps.js';
+import { Unauthenticated } from '../../errors.js';
+import { finishShareOidc } from '../../sharing/finish-share-oidc.js';
+import { listShareProviders } from '../../sharing/list-share-providers.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/start-oidc-login.js';
+import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
+import {
+  BindingCookie,
+  CallbackQuery,
+  logProviderFailures,
+  ProviderParams,
+  rawCallbackQuery,
+  Redirect,
+} from '../oidc-browser-flow.js';
+import { withErrors } from '../schemas.js';
+
+const FACTORS =
+  'The provider’s claims are held against the share’s `oauthFactors` (spec Sharing rule 3; default: the recipient’s `email`), and all of them must match: `email` ↔ the `email` claim with `email_verified` true (case ignored); `phoneNumber` ↔ `phone_number` (or the claim the provider entry’s `claims.phoneNumber` names; digits compared, refused when `phone_number_verified` is false); `emiratesId` ↔ the claim the provider entry’s `claims.emiratesId` names, e.g. `OIDC_PROVIDERS=[{"name":"uaepass", …, "scopes":["openid","email","phone","idn"], "claims":{"emiratesId":"idn"}}]` (letters and digits compared; a provider without it cannot prove an Emirates ID). The provider must be given the scopes that release these claims.';
+
+/**
+ * External recipients proving who they are through the identity providers their share allows (spec:
+ * Authentication 6, Sharing rule 3), with the operator's OIDC_PROVIDERS and the users' sign-in pieces.
+ */
+export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const providers = new OidcProviders(deps.config.oidcProviders);
+  return async (app) => {
+    // Ties a callback to the browser that started the recipient's sign-in.
+    const binding = new BindingCookie('signery_share_oidc', SHARE_OIDC_PATH, deps.config.publicUrl);
+    logProviderFailures(app);
+
+    app.get(
+      '/share/oidc',
+      {
+        config: { auth: 'recipient-locked' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'The identity providers a share offers (external recipients)',
+          description:
+            'With the share-link token, locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient, and whether the link is unlocked.',
+          response: withErrors({
+            200: Type.Object({
+              providers: Type.Array(
+                Type.Object({ name: Type.String(), label: Type.String(), start: Type.String() }),
+              ),
+              identityVerified: Type.Optional(Type.Object({ provider: Type.String(), at: Type.String() })),
+              isUnlocked: Type.Boolean(),
+            }),
+          }),
+        },
+      },
+      async (request) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        return listShareProviders(deps, request.recipient);
+      },
+    );
+
+    app.get(
+      '/share/oidc/:provider',
+      {
+        config: { auth: 'recipient-locked' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Prove who you are with an identity provider (external recipients)',
+          description: [
+            'Open this in the recipient’s browser with the share-link `token` (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
+            `The provider sends the browser back to \`PUBLIC_URL${SHARE_OIDC_PATH}/{name}/callback\`, which the operator registers as a redirect URI of the client (besides the users’ sign-in one). The sign-in must finish within ${OIDC_LOGIN_TTL_SECONDS / 60} minutes, on any node.`,
+            FACTORS,
+            '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven; any other origin is 400 VALIDATION_ERROR. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
+          ].join('\n\n'),
+          params: ProviderParams,
+          querystring: Type.Object(
+            { redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 302: Redirect, 409: Type.Ref('ErrorBody'), 502: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request, reply) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        const started = await startShareOidc(deps, providers, {
+          recipient: request.recipient,
+          provider: request.params.provider,
+          redirect: request.query.redirect,
+        });
+        return binding.redirectToProvider(reply, started);
+      },
+    );
+
+    app.get(
+      '/share/oidc/:provider/callback',
+      {
+        config: { auth: 'none' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Finish proving who you are with an identity provider',
+          description: [
+            'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser) and exchanges the code (PKCE, nonce and issuer checked).',
+            FACTORS,
+            'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and the link is unlocked exactly as POST /share/unlock does; it answers `{status:"SUCCESS", isUnlocked}`, or 302 to the start’s `redirect` with `#isUnlocked=…`. When the share also has a password or SMS code, `isUnlocked` is false until POST /share/unlock takes them.',
+            'A factor not proven is 403 FORBIDDEN naming which (never the expected value; audit `shareIdentityRefused`); the provider refusing the sign-in is 401 UNAUTHENTICATED. Both count as failed unlock attempts of the share, with the password and code ones: 5 within the window, then 429 RATE_LIMITED. Unknown, expired, reused or foreign state, or another browser: 401. Unknown provider: 404. Provider unreachable or answering wrongly: 502 IDENTITY_PROVIDER_ERROR. Errors are always JSON.',
+          ].join('\n\n'),
+          params: ProviderParams,
+          querystring: CallbackQuery,
+          response: withErrors({
+            200: Type.Object({ status: Type.Literal('SUCCESS'), isUnlocked: Type.Boolean() }),
+            302: Redirect,
+            502: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const finished = await finishShareOidc(deps, providers, {
+          provider: request.params.provider,
+          query: rawCallbackQuery(request),
+          binding: binding.read(request),
+          requestId: request.id,
+        });
+        binding.clear(reply);
+        if (finished.redirect) {
+          return reply.redirect(`${finished.redirect}#isUnlocked=${String(finished.isUnlocked)}`, 302);
+        }
+        return { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked };
+      },
+    );
+  };
+}

@@ -1,0 +1,144 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { getShareStampImage } from '../../stamps/get-share-stamp-image.js';
+import type { ReadUpload } from '../../stamps/share-upload.js';
+import { submitShareFile } from '../../stamps/submit-share-file.js';
+import { uploadShareFile, type ShareFileKind } from '../../stamps/upload-share-file.js';
+import { uploadShareStamp } from '../../stamps/upload-share-stamp.js';
+import { recipientCallerOf } from '../authentication.js';
+import { readMultipart } from '../multipart.js';
+import { withErrors } from '../schemas.js';
+import { FileView, StorageUse } from '../document-schemas.js';
+
+const UploadAnswer = Type.Object({
+  file: FileView,
+  storage: StorageUse,
+  results: Type.Optional(
+    Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description:
+        'When the upload was added to the document: the document, answered like GET /share/document',
+    }),
+  ),
+});
+
+const WHO =
+  'With the share-link token (an external recipient; a password or one-time code must have unlocked it, else 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).';
+
+const FILE_UPLOADS: { path: string; kind: ShareFileKind; summary: string; description: string }[] = [
+  {
+    path: '/share/upload/signature',
+    kind: 'share-signature',
+    summary: 'Upload a recipient’s signature image',
+    description:
+      'multipart/form-data `file`, optional `fileName`. Owned by nobody, recorded with the share: only that share may use it, in any number of its sign calls (spec Files usage rule 2). Answers like POST /files/saveFile.',
+  },
+  {
+    path: '/share/upload/initials',
+    kind: 'share-initials',
+    summary: 'Upload a recipient’s initials image',
+    description:
+      'multipart/form-data `file`, optional `fileName`. Like /share/upload/signature, for initials (spec Files usage rule 2).',
+  },
+  {
+    path: '/share/upload/file',
+    kind: 'share-file',
+    summary: 'Upload a recipient’s image or add a file to the document',
+    description:
+      'multipart/form-data `file`, optional `fileName`, optional `attach`. Without `attach`: an image the share may use once in `images` (spec Files usage rule 3). With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise; spec Sharing rule 5) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
+  },
+];
+
+/** The multipart body of a request, handed to a use case that decides before the bytes are stored. */
+function uploadOf(request: FastifyRequest): ReadUpload {
+  return (save) =>
+    readMultipart(request, (part, early) =>
+      save(
+        { stream: part.file, name: early.fileName ?? part.filename ?? 'file', mimetype: part.mimetype },
+        early,
+      ),
+    );
+}
+
+/** The recipients’ uploads (spec Files: POST /share/upload/*, GET /share/stamp/{id}; Contract: external recipients). */
+export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    for (const upload of FILE_UPLOADS) {
+      app.post(
+        upload.path,
+        {
+          config: { auth: 'recipient' },
+          schema: {
+            tags: ['sharing'],
+            summary: upload.summary,
+            description: `${upload.description} ${WHO}`,
+            consumes: ['multipart/form-data'],
+            response: withErrors({
+              200: UploadAnswer,
+              409: Type.Ref('ErrorBody'),
+              413: Type.Ref('ErrorBody'),
+            }),
+          },
+        },
+        async (request) => uploadShareFile(deps, recipientCallerOf(request), uploadOf(request), upload.kind),
+      );
+    }
+
+    app.post(
+      '/share/upload/stamp',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Upload a recipient’s stamp',
+          description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\`. Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it. ${WHO}`,
+          consumes: ['multipart/form-data'],
+          response: withErrors({
+            200: Type.Object({ id: Type.String({ description: 'The stamp id' }) }),
+            409: Type.Ref('ErrorBody'),
+            413: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) => uploadShareStamp(deps, recipientCallerOf(request), uploadOf(request)),
+    );
+
+    app.post(
+      '/share/upload/submittedFile',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Submit a file for a signature field',
+          description: `multipart/form-data \`file\` and \`fieldId\` (or its synonym \`customId\`): the \`customId\` of one of the share’s signature fields of subtype \`annotation_submitted_file\` (400 otherwise). The file joins the document’s \`submittedFiles\` and is immutable: a second file for the same field is 409 CONFLICT (spec Sharing rule 5, Versioning 5). The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document). ${WHO}`,
+          consumes: ['multipart/form-data'],
+          response: withErrors({ 200: UploadAnswer, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => submitShareFile(deps, recipientCallerOf(request), uploadOf(request)),
+    );
+
+    app.get(
+      '/share/stamp/:id',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'A stamp’s image (recipients)',
+          description:
+            'The image of a stamp uploaded with POST /share/upload/stamp: to that share (share-link token, unlocked) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        },
+      },
+      async (request, reply) => {
+        const file = await getShareStampImage(deps, recipientCallerOf(request), request.params.id);
+        return reply
+          .header('content-type', file.mimetype)
+          .header('content-length', Number(file.size))
+          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+          .send(await deps.files.open(file));
+      },
+    );
+  };
+}

@@ -1,0 +1,373 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { createShares } from '../../sharing/create-shares.js';
+import { delegateShare } from '../../sharing/delegate-share.js';
+import { inboxAction, listInbox } from '../../sharing/inbox.js';
+import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-shares.js';
+import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
+import { executeShare, getSharedDocument, rejectShare } from '../../sharing/recipient-actions.js';
+import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../sharing/share-types.js';
+import { Unauthenticated } from '../../errors.js';
+import { actorOf, recipientCallerOf } from '../authentication.js';
+import { useMinified } from '../minified.js';
+import { DocumentId, SignatureField, SignEntity } from '../document-schemas.js';
+import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import { Success, withErrors } from '../schemas.js';
+
+const OAuthFactors = Type.Array(
+  Type.Object(
+    { type: Type.Enum([...OAUTH_FACTOR_TYPES]), value: Type.String({ minLength: 1, maxLength: 320 }) },
+    { additionalProperties: false },
+  ),
+  { maxItems: 10 },
+);
+const AllowedOAuths = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 });
+const Rights = Type.Array(Type.Enum([...SHARE_RIGHTS]), { uniqueItems: true });
+const Reminder = Type.Object(
+  { start: Type.String({ format: 'date-time' }), intervalDays: Type.Integer({ minimum: 1, maximum: 365 }) },
+  { additionalProperties: false },
+);
+
+const RecipientData = Type.Object(
+  {
+    sharePurpose: Type.Enum([...PURPOSES]),
+    shareTo: Type.String({ minLength: 1, maxLength: 320 }),
+    message: Type.Optional(Type.String({ maxLength: 5000 })),
+    validUntil: Type.Optional(Type.String({ format: 'date-time' })),
+    password: Type.Optional(Type.String({ minLength: 4, maxLength: 200 })),
+    phone: Type.Optional(Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' })),
+    emailCode: Type.Optional(
+      Type.Boolean({
+        description:
+          'External recipients only: the link stays locked until a one-time code sent by e-mail (POST /share/otp) is given to POST /share/unlock.',
+      }),
+    ),
+    automaticReminder: Type.Optional(Reminder),
+    oauthFactors: Type.Optional(OAuthFactors),
+    allowedOAuths: Type.Optional(AllowedOAuths),
+    order: Type.Optional(Type.Integer({ minimum: 0 })),
+    rights: Type.Optional(Rights),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 10 })),
+    dateFormat: Type.Optional(Type.String({ maxLength: 50 })),
+    timeFormat: Type.Optional(Type.String({ maxLength: 50 })),
+    isMandatory: Type.Optional(Type.Boolean()),
+    userRoleId: Type.Optional(
+      Type.Integer({ description: 'The recipient’s role: makes them a member of that sign entity.' }),
+    ),
+    userRoleName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'The role by name, for entities without `userRoleId`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ShareList = Type.Array(Type.Object({}, { additionalProperties: true }));
+
+/** Sharing and the recipients' actions (spec: Sharing, Reminders; Contract: external recipients). */
+export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    useMinified(app);
+    app.post(
+      '/share',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Share a document',
+          description: [
+            'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints.',
+            'Protection of external recipients: `password`, `phone` (SMS one-time code) and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) until passed; all that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); each Share object lists the configured ones it offers in `identityProviders`.',
+            'Sign entities (spec: Sign entity, as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
+            `The sharer signs and shares in one step (DESIGN "Signing inside other calls"): root \`signatures\`, \`images\`, \`annotations\` (and \`level\`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile or the document’s \`barcode\` (spec Files, usage rule 3), stamps by id, positions 0..1. With \`signatures\` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; \`images\`/\`annotations\` alone annotate it. It is one change (\`_version\` bumped once; \`documentSigned\` then \`signRequest\`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.`,
+            'Imported fields (spec Custom field): an `annotation` field whose `config` is the JSON string `{"importedField":"<customField key>"}` shows that custom field of the document: the field is shown read-only with the value as its `text` (and `importedField: {key, displayName, type}`) in the Share objects and in GET /share/document, and when its recipient signs the value is written at the field’s place in their revision, as `readOnly` fields with a predefined `text` are. A key the document does not have is 400 (`"signatureFields[i].config" importedField must be one of the document\'s custom field keys [...]`).',
+            'Answers the Share objects, each with the recipient’s `signatureFields`.',
+          ].join('\n\n'),
+          body: Type.Object(
+            {
+              id: DocumentId,
+              type: Type.Optional(Type.String({ maxLength: 200 })),
+              objectType: Type.Optional(Type.Literal('document')),
+              data: Type.Array(RecipientData, { minItems: 1, maxItems: 1000 }),
+              signatureFields: Type.Optional(Type.Array(SignatureField, { maxItems: 1000 })),
+              sequential: Type.Optional(Type.Boolean()),
+              signEntities: Type.Optional(Type.Array(SignEntity, { maxItems: 100 })),
+              signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
+              images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+              annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+              level: Level,
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: ShareList, 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => createShares(deps, actorOf(request), request.body),
+    );
+
+    const ShareEdit = Type.Object(
+      {
+        shareId: Type.String({ minLength: 1, maxLength: 100 }),
+        validUntil: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        message: Type.Optional(Type.String({ maxLength: 5000 })),
+        password: Type.Optional(Type.Union([Type.String({ minLength: 4, maxLength: 200 }), Type.Null()])),
+        phone: Type.Optional(Type.Union([Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' }), Type.Null()])),
+        oauthFactors: Type.Optional(OAuthFactors),
+        allowedOAuths: Type.Optional(AllowedOAuths),
+        automaticReminder: Type.Optional(Type.Union([Reminder, Type.Null()])),
+        rights: Type.Optional(Rights),
+        language: Type.Optional(Type.String({ minLength: 2, maxLength: 10 })),
+      },
+      { additionalProperties: false },
+    );
+    app.put(
+      '/share',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Edit pending shares',
+          description:
+            '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A changed `password`, `phone`, `oauthFactors` or `allowedOAuths` locks the link again until passed; with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). Replaces PUT /share/{shareId}/recipient (removed).',
+          body: Type.Object(
+            { data: Type.Array(ShareEdit, { minItems: 1, maxItems: 1000 }) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: ShareList, 413: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => editShares(deps, actorOf(request), request.body.data),
+    );
+
+    app.post(
+      '/share/cancel',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Cancel the signing process (owner)',
+          description:
+            'The document owner (or an administrator) withdraws a document in progress: it becomes `cancelled`, every pending share ends and `signCancelled` is sent.',
+          body: Type.Object(
+            { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        await cancelSharing(deps, actorOf(request), request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/share/reminder',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Send reminders',
+          description:
+            'By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.',
+          body: Type.Object(
+            {
+              documentId: Type.Optional(DocumentId),
+              reminderType: Type.Optional(Type.Enum(['sms', 'email'])),
+              shares: Type.Optional(
+                Type.Array(
+                  Type.Object(
+                    {
+                      shareId: Type.String({ minLength: 1, maxLength: 100 }),
+                      phone: Type.Optional(Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' })),
+                    },
+                    { additionalProperties: false },
+                  ),
+                  { minItems: 1, maxItems: 100 },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({ status: Type.Literal('SUCCESS'), reminded: Type.Integer() }),
+          }),
+        },
+      },
+      async (request) => ({
+        status: 'SUCCESS' as const,
+        ...(await sendReminders(deps, actorOf(request), request.body)),
+      }),
+    );
+
+    app.get(
+      '/share/document',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'The shared document (recipients)',
+          description:
+            'With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only). Internal recipients pass `id`.',
+          querystring: Type.Object({ id: Type.Optional(DocumentId) }, { additionalProperties: false }),
+        },
+      },
+      async (request) => ({
+        results: [await getSharedDocument(deps, recipientCallerOf(request), request.query.id)],
+      }),
+    );
+
+    app.put(
+      '/share/reject',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Reject (recipients)',
+          description:
+            '`{id (documentId), reason?}`: the document becomes `rejected`, other pending shares end, `signRejected` is sent.',
+          body: Type.Object(
+            { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })) },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        await rejectShare(deps, recipientCallerOf(request), request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.post(
+      '/share/execute',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Approve, review, accept or execute (recipients)',
+          description:
+            '`{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`) and passes the turn on.',
+          body: Type.Object(
+            {
+              id: DocumentId,
+              action: Type.Optional(Type.Enum(['approve', 'review', 'accept', 'execute'])),
+              comment: Type.Optional(Type.String({ maxLength: 2000 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        await executeShare(deps, recipientCallerOf(request), request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.put(
+      '/share/delegate',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Delegate a share to another external recipient',
+          description:
+            'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',
+          body: Type.Object(
+            {
+              id: Type.Optional(DocumentId),
+              shareTo: Type.String({ minLength: 3, maxLength: 320 }),
+              message: Type.Optional(Type.String({ maxLength: 5000 })),
+              oauthFactors: Type.Optional(OAuthFactors),
+              allowedOAuths: Type.Optional(AllowedOAuths),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => delegateShare(deps, recipientCallerOf(request), request.body),
+    );
+
+    app.post(
+      '/share/otp',
+      {
+        config: { auth: 'recipient-locked' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Send a one-time code (external recipients)',
+          description:
+            'By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes.',
+          body: Type.Optional(
+            Type.Object(
+              { channel: Type.Optional(Type.Enum(['sms', 'email'])) },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+      },
+      async (request) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        return {
+          status: 'SUCCESS' as const,
+          ...(await sendShareCode(deps, request.recipient, request.body ?? {})),
+        };
+      },
+    );
+
+    app.post(
+      '/share/unlock',
+      {
+        config: { auth: 'recipient-locked' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Unlock a protected share (external recipients)',
+          description:
+            '`{password}` and/or `{otp}` as the share requires; 5 wrong attempts lock it for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}); until then this call answers 403 MFA_REQUIRED, and afterwards it takes the password or code the share also has.',
+          body: Type.Object(
+            {
+              password: Type.Optional(Type.String({ maxLength: 200 })),
+              otp: Type.Optional(Type.String({ maxLength: 20 })),
+            },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        await unlockShare(deps, request.recipient, request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.get('/inbox', { schema: { tags: ['sharing'], summary: 'Your pending actions' } }, async (request) =>
+      listInbox(deps, actorOf(request)),
+    );
+
+    app.post(
+      '/inbox/action',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Act on a pending action',
+          description: '`{shareId, action: approve|review|accept|execute|reject, reason?, comment?}`.',
+          body: Type.Object(
+            {
+              shareId: Type.String({ minLength: 1, maxLength: 100 }),
+              action: Type.Enum(['approve', 'review', 'accept', 'execute', 'reject', 'sign']),
+              reason: Type.Optional(Type.String({ maxLength: 2000 })),
+              comment: Type.Optional(Type.String({ maxLength: 2000 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await inboxAction(deps, actorOf(request), request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+  };
+}

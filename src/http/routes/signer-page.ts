@@ -1,0 +1,109 @@
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { NotFound } from '../../errors.js';
+import { errorBody } from '../error-handler.js';
+
+/** Where `npm run build` puts the page (web/vite.config.ts): dist/web, from src/ or from dist/. */
+const BUILT_PAGE = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+
+/**
+ * The page's policy: its own scripts, styles, fonts and workers only; nothing inline, no eval, no
+ * plugins, no framing. `blob:` images are the signer's own upload previews.
+ */
+export const SIGNER_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.ttf': 'font/ttf',
+  '.pfb': 'application/x-font-type1',
+  '.bcmap': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': SIGNER_PAGE_CSP,
+  // The address carries the share token: it must not leave in a Referer header or stay in a cache.
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+};
+
+/**
+ * The signer's page (issue 9), served from the API's origin: GET /s/:token (an external recipient's
+ * share link, Contract), GET /sign and /sign/:documentId (internal users' pending documents) answer
+ * the built index.html with its Content-Security-Policy; /web/assets/* are the built files, whose
+ * names carry content hashes, so they are cached for a year. The routes read no token: the page
+ * itself calls the public API.
+ */
+export function signerPageRoutes(options: { dir?: string } = {}) {
+  const dir = options.dir ?? BUILT_PAGE;
+  return async (app: FastifyInstance) => {
+    const indexPath = join(dir, 'index.html');
+    const html = existsSync(indexPath) ? readFileSync(indexPath) : undefined;
+    const assetsDir = join(dir, 'assets');
+    // The served names are exactly the built ones: a request never becomes a path on disk.
+    const assets = new Map<string, { path: string; size: number; type: string }>();
+    if (existsSync(assetsDir)) {
+      for (const name of readdirSync(assetsDir)) {
+        const path = join(assetsDir, name);
+        const stat = statSync(path);
+        if (!stat.isFile()) continue;
+        assets.set(name, {
+          path,
+          size: stat.size,
+          type: TYPES[extname(name)] ?? 'application/octet-stream',
+        });
+      }
+    }
+
+    const page = async (_request: unknown, reply: FastifyReply) => {
+      if (!html) {
+        return reply
+          .status(503)
+          .send(errorBody(503, 'The signer page is not built: run npm run build', 'UNAVAILABLE'));
+      }
+      return reply.headers(HTML_HEADERS).send(html);
+    };
+    const route = { config: { auth: 'none' as const }, schema: { hide: true } };
+    app.get('/s/:token', route, page);
+    app.get('/sign', route, page);
+    app.get('/sign/:documentId', route, page);
+
+    app.get<{ Params: { name: string } }>('/web/assets/:name', route, async (request, reply) => {
+      const asset = assets.get(request.params.name);
+      if (!asset) throw new NotFound('No such file');
+      return reply
+        .headers({
+          'content-type': asset.type,
+          'content-length': asset.size,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'x-content-type-options': 'nosniff',
+          'cross-origin-resource-policy': 'same-origin',
+        })
+        .send(createReadStream(asset.path));
+    });
+  };
+}

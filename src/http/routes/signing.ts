@@ -1,0 +1,275 @@
+import { buffer } from 'node:stream/consumers';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Actor } from '../../auth/actor.js';
+import { Type, type Static } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { Unauthenticated } from '../../errors.js';
+import { annotateDocument } from '../../signing/annotate-document.js';
+import { sealDocument } from '../../signing/seal-document.js';
+import { signDocument } from '../../signing/sign-document.js';
+import { withShareFieldTexts } from '../../sharing/share-fields.js';
+import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
+import { actorOf } from '../authentication.js';
+import { DocumentId, FileId, Position, Version } from '../document-schemas.js';
+import { readMultipart } from '../multipart.js';
+import { withErrors } from '../schemas.js';
+
+const Pages = Type.Optional(
+  Type.Array(Type.Integer({ minimum: 1 }), {
+    minItems: 1,
+    maxItems: 10_000,
+    description: '1-based; default [1].',
+  }),
+);
+
+export const SignatureEntrySchema = Type.Object(
+  {
+    pages: Pages,
+    position: Position,
+    blob: Type.Optional(FileId),
+    decorationType: Type.Optional(
+      Type.String({ maxLength: 50, description: '`empty` (default), `line`, `frame`.' }),
+    ),
+    type: Type.Enum(['signature', 'initials', 'stamp', 'annotation', 'image', 'wacom']),
+    timestamp: Type.Optional(Type.Boolean()),
+    comment: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false, description: 'spec: Signature entry.' },
+);
+
+export const ImageEntrySchema = Type.Object(
+  {
+    comment: Type.Optional(Type.String({ maxLength: 2000 })),
+    position: Position,
+    pages: Pages,
+    blob: FileId,
+    subtype: Type.Optional(
+      Type.String({ maxLength: 50, description: '`image_barcode` for the document barcode.' }),
+    ),
+  },
+  { additionalProperties: false, description: 'spec: Image entry.' },
+);
+
+export const TextEntrySchema = Type.Object(
+  {
+    fieldId: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'The `customId` of the share’s signature field this text answers (required fields must be answered).',
+      }),
+    ),
+    subtype: Type.Optional(Type.String({ maxLength: 50 })),
+    text: Type.String({
+      minLength: 1,
+      maxLength: 5000,
+      description: '`{{{documentId}}}` and `{{{documentTitle}}}` are replaced.',
+    }),
+    pages: Pages,
+    position: Position,
+    align: Type.Optional(Type.Enum(['left', 'center', 'right'])),
+    fontSize: Type.Optional(Type.Integer({ minimum: 4, maximum: 144 })),
+    bold: Type.Optional(Type.Boolean()),
+    color: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })),
+    backgroundColor: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Level = Type.Optional(
+  Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {
+    description:
+      'PAdES level; default the tenant property `defaultPadesLevel`, else B-T with TSA_URL, else B-B.',
+  }),
+);
+const Outcome = Type.Object({
+  status: Type.Literal('SUCCESS'),
+  levelAchieved: Type.String(),
+  fellBack: Type.Boolean({
+    description: 'True when the TSA failed and the signature was made at a lower level.',
+  }),
+  reason: Type.Optional(Type.String()),
+  shareStateName: Type.Union([Type.String(), Type.Null()]),
+});
+
+const SignBody = Type.Object(
+  {
+    id: DocumentId,
+    signatures: Type.Array(SignatureEntrySchema, { minItems: 1, maxItems: 200 }),
+    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+    signatureProvider: Type.Optional(
+      Type.String({
+        maxLength: 50,
+        description: 'Original providers: `internal` (the organisation key on behalf of the signer).',
+      }),
+    ),
+    level: Level,
+  },
+  { additionalProperties: false },
+);
+
+/** Signing, sealing, annotating and verifying (spec Documents; DESIGN lessons). */
+export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const signOptions = {
+      schema: {
+        tags: ['signing'],
+        summary: 'Sign a document',
+        description:
+          'Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`).',
+        params: Type.Object({ version: Version }),
+        body: SignBody,
+        response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+      },
+    };
+    // A recipient's read-only share fields (predefined texts, imported custom fields) are written
+    // with their signature (spec Signature field `readOnly`; Custom field).
+    const signAsUser = async (actor: Actor, body: Static<typeof SignBody>, version: number) => {
+      const annotations = await withShareFieldTexts(
+        deps.db,
+        { actor, documentId: body.id },
+        body.annotations,
+      );
+      return signDocument(deps, { kind: 'user', actor }, { ...body, annotations, version });
+    };
+    app.put('/documents/sign/:version', signOptions, async (request) =>
+      signAsUser(actorOf(request), request.body, request.params.version),
+    );
+    app.post('/documents/sign/:version', signOptions, async (request) =>
+      signAsUser(actorOf(request), request.body, request.params.version),
+    );
+
+    app.put(
+      '/share/document/sign/:version',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Sign as an external recipient',
+          description:
+            'With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file.',
+          params: Type.Object({ version: Version }),
+          body: SignBody,
+          response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => {
+        if (!request.recipient) return signAsUser(actorOf(request), request.body, request.params.version);
+        const annotations = await withShareFieldTexts(
+          deps.db,
+          { shareId: request.recipient.shareId },
+          request.body.annotations,
+        );
+        return signDocument(
+          deps,
+          { kind: 'share', recipient: request.recipient },
+          { ...request.body, annotations, version: request.params.version },
+        );
+      },
+    );
+
+    app.put(
+      '/documents/seal/:version',
+      {
+        schema: {
+          tags: ['signing'],
+          summary: 'Seal with the organisation certificate',
+          description:
+            '`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, by default); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.',
+          params: Type.Object({ version: Version }),
+          body: Type.Object(
+            {
+              id: DocumentId,
+              certificate: Type.Literal(true),
+              signatureProvider: Type.Optional(Type.String({ maxLength: 50 })),
+              level: Level,
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) =>
+        sealDocument(deps, actorOf(request), { ...request.body, version: request.params.version }),
+    );
+
+    app.put(
+      '/documents/annotate/:version',
+      {
+        schema: {
+          tags: ['signing'],
+          summary: 'Annotate with images and text',
+          description:
+            '`images` (the document barcode with subtype `image_barcode`, or unused uploads) and text `annotations`, as annotations in one incremental update.',
+          params: Type.Object({ version: Version }),
+          body: Type.Object(
+            {
+              id: DocumentId,
+              images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+              annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({ status: Type.Literal('SUCCESS') }),
+            409: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) =>
+        annotateDocument(deps, actorOf(request), { ...request.body, version: request.params.version }),
+    );
+
+    app.get(
+      '/documents/:documentId/verify',
+      {
+        schema: {
+          tags: ['signing'],
+          summary: 'Verify the signatures of a document',
+          description:
+            'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, PAdES level, timestamps. `dss=true` adds `dss` with `simpleReport`, `detailedReport`, `diagnosticData` and `validationReport` (ETSI TS 119 102-2) as XML strings.',
+          params: Type.Object({ documentId: DocumentId }),
+          querystring: Type.Object(
+            { dss: Type.Optional(Type.Boolean({ default: false })) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) =>
+        verifyDocument(deps, actorOf(request), {
+          id: request.params.documentId,
+          dss: request.query.dss === true,
+        }),
+    );
+
+    app.post(
+      '/verify',
+      {
+        schema: {
+          tags: ['signing'],
+          summary: 'Verify an uploaded PDF',
+          description:
+            'multipart `file`; answers like GET /documents/{id}/verify. `dss=true` adds the XML reports.',
+          consumes: ['multipart/form-data'],
+          querystring: Type.Object(
+            { dss: Type.Optional(Type.Boolean({ default: false })) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        if (!request.actor) throw new Unauthenticated();
+        const { result } = await readMultipart(request, async (part) => ({
+          bytes: await buffer(part.file),
+          name: part.filename,
+        }));
+        return verifyUpload(deps, {
+          pdf: new Uint8Array(result.bytes),
+          name: result.name,
+          dss: request.query.dss === true,
+        });
+      },
+    );
+  };
+}

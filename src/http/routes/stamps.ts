@@ -1,0 +1,170 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { createStamp } from '../../stamps/create-stamp.js';
+import { deleteStamp } from '../../stamps/delete-stamp.js';
+import { getStampImage } from '../../stamps/get-stamp-image.js';
+import { getStamp } from '../../stamps/get-stamp.js';
+import { searchStamps } from '../../stamps/search-stamps.js';
+import { STAMP_SCOPES } from '../../stamps/stamp-access.js';
+import { updateStamp } from '../../stamps/update-stamp.js';
+import { actorOf } from '../authentication.js';
+import { Name, Success, withErrors } from '../schemas.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+const FileId = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'An unused file id from POST /files/saveFile',
+});
+
+const StampSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    scope: Type.Enum(['personal', 'organization', 'share']),
+    owner: Type.Union([Type.String(), Type.Null()], {
+      description: 'Login name of a personal stamp’s owner',
+    }),
+    organization: Type.String({ description: 'The organization id' }),
+    file: Type.String({ description: 'File id of the image' }),
+    createDate: Type.String(),
+    modifyDate: Type.String(),
+    _version: Type.Integer(),
+  },
+  { description: 'spec: Stamp (a resource; signature entries of type `stamp` name it by id in `blob`).' },
+);
+
+/** Stamps as resources (spec: Stamp; Users, stamps and others; Versioning 4). */
+export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/stamps',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'Create a stamp',
+          description:
+            '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile (spec Files usage rule 2); anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
+          body: Type.Object(
+            {
+              name: Name,
+              file: FileId,
+              scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
+              organization: Type.Optional(Id),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: StampSchema }),
+        },
+      },
+      async (request) => createStamp(deps, actorOf(request), request.body),
+    );
+
+    app.post(
+      '/stamps/search',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'Search stamps',
+          description:
+            'The stamps the caller may see: their personal stamps and their organization’s stamps (global and super administrators: every organization’s). `query` matches part of the name, case-insensitive; `scope` narrows; ordered by name. `size` at most 100 (default 20).',
+          body: Type.Object(
+            {
+              query: Type.Optional(Type.String({ maxLength: 200 })),
+              scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
+              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+              size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({
+              total: Type.Integer(),
+              from: Type.Integer(),
+              results: Type.Array(StampSchema),
+            }),
+          }),
+        },
+      },
+      async (request) => searchStamps(deps, actorOf(request), request.body),
+    );
+
+    app.get(
+      '/stamps/:id',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'A stamp',
+          description:
+            'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
+          params: Type.Object({ id: Id }),
+          response: withErrors({ 200: StampSchema }),
+        },
+      },
+      async (request) => getStamp(deps, actorOf(request), request.params.id),
+    );
+
+    app.get(
+      '/stamps/:id/image',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'A stamp’s image',
+          description:
+            'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
+          params: Type.Object({ id: Id }),
+        },
+      },
+      async (request, reply) => {
+        const file = await getStampImage(deps, actorOf(request), request.params.id);
+        return reply
+          .header('content-type', file.mimetype)
+          .header('content-length', Number(file.size))
+          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+          .send(await deps.files.open(file));
+      },
+    );
+
+    app.put(
+      '/stamps/:id',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'Rename a stamp or replace its image',
+          description:
+            '`{name?, file?, version?}`: the owner (personal) or the organization’s administrators (organization stamps; members get 403). A new `file` follows the rules of POST /stamps. With `version` the change applies only to that `_version` (409 VERSION_MISMATCH otherwise). Answers the stamp.',
+          params: Type.Object({ id: Id }),
+          body: Type.Object(
+            {
+              name: Type.Optional(Name),
+              file: Type.Optional(FileId),
+              version: Type.Optional(Type.Integer({ minimum: 1 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: StampSchema, 409: Type.Ref('ErrorBody') }),
+        },
+      },
+      async (request) => updateStamp(deps, actorOf(request), request.params.id, request.body),
+    );
+
+    app.delete(
+      '/stamps/:id',
+      {
+        schema: {
+          tags: ['stamps'],
+          summary: 'Delete a stamp',
+          description:
+            'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',
+          params: Type.Object({ id: Id }),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await deleteStamp(deps, actorOf(request), request.params.id);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+  };
+}

@@ -1,0 +1,234 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { activateUser } from '../../users/activate-user.js';
+import { assignSignatureImages } from '../../users/assign-signature-images.js';
+import { createUsers } from '../../users/create-user.js';
+import { deleteUser } from '../../users/delete-user.js';
+import { getUser } from '../../users/get-user.js';
+import { RIGHTS, ROLES } from '../../users/roles.js';
+import { searchGroups } from '../../users/search-groups.js';
+import { updateUser } from '../../users/update-user.js';
+import { actorOf } from '../authentication.js';
+import { Name, Password, Success, withErrors } from '../schemas.js';
+
+const Role = Type.Enum([...ROLES]);
+const Rights = Type.Array(Type.Enum([...RIGHTS]), { uniqueItems: true, maxItems: RIGHTS.length });
+const Email = Type.String({ format: 'email', maxLength: 320 });
+const UserId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const Photo = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description:
+    'File id of an unused upload of the caller from POST /files/photo (spec Files usage rule 1); used once',
+});
+
+const ImageList = Type.Array(
+  Type.Object(
+    {
+      imageId: Type.String({ minLength: 1, maxLength: 100, description: 'File id of the image' }),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 20 },
+);
+const ImageEntries = Type.Array(Type.Object({ imageId: Type.String(), name: Type.String() }));
+
+/** Body of POST /configuration/images and PUT /users/:id/upload (spec Files usage rule 2). */
+export const SignatureImagesBody = Type.Object(
+  { signature: Type.Optional(ImageList), initials: Type.Optional(ImageList) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const SignatureImagesAnswer = Type.Object({
+  status: Type.Literal('SUCCESS'),
+  signature: ImageEntries,
+  initials: ImageEntries,
+});
+export const SIGNATURE_IMAGES_RULES = `Each list sent replaces \`user.config.signature\` or \`user.config.initials\` (\`[]\` clears it; a list left out stays). \`signature\` takes only uploads from POST /files/signature and \`initials\` only uploads from POST /files/initials (spec Files usage rule 2): any other file, someone else’s, or an unknown id is 400 FILE_NOT_USABLE naming the field (\`signature[0].imageId\`). \`name\` defaults to the name it had, else the upload’s file name. Answers both lists as they now are.`;
+
+const NewUser = Type.Object(
+  {
+    name: Name,
+    password: Type.Optional(Password),
+    displayName: Type.Optional(Type.String({ maxLength: 200 })),
+    email: Type.Optional(Email),
+    role: Type.Optional(Role),
+    organization: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    rights: Type.Optional(Rights),
+    photo: Type.Optional(Photo),
+  },
+  { additionalProperties: false },
+);
+
+const Created = Type.Object({
+  id: Type.String(),
+  activationToken: Type.Optional(
+    Type.String({
+      description: 'Only when created without a password: give it to the user for PUT /users/activate.',
+    }),
+  ),
+});
+
+/** Administration of accounts and groups (spec: Users; User account table; Contract: Identity and rights). */
+export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/users',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Create users (administrators)',
+          description:
+            'One user object answers `{id}`; an array of up to 100 answers `{results:[{id}]}` and is created all or none (413 beyond 100). Without `organization` a user joins the creator’s organization; without `password` the answer carries an `activationToken` for PUT /users/activate. An administrator never grants a role above their own nor rights they do not hold. `photo` is an unused upload of the caller from POST /files/photo: a used id (one photo per record, ever) or one from another upload endpoint is 400 FILE_NOT_USABLE naming the field (`photo`, or `[2].photo` in an array).',
+          body: Type.Union([NewUser, Type.Array(NewUser, { minItems: 1 })]),
+          response: withErrors({
+            200: Type.Union([Created, Type.Object({ results: Type.Array(Created) })]),
+            409: Type.Ref('ErrorBody'),
+            413: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        if (Array.isArray(body)) {
+          return { results: await createUsers(deps, actorOf(request), body, { bulk: true }) };
+        }
+        const [created] = await createUsers(deps, actorOf(request), [body]);
+        return created;
+      },
+    );
+
+    app.get(
+      '/users/:id',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Read a user',
+          description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
+          params: UserId,
+        },
+      },
+      async (request) => getUser(deps, actorOf(request), request.params.id),
+    );
+
+    app.put(
+      '/users/:id',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Change a user (administrators)',
+          description:
+            '`status` suspended blocks login and every existing session and API key at once; active restores access. A new `password` ends the user’s sessions. A new `photo` follows the rules of POST /users (sending the current one again is no change); `null` removes it.',
+          params: UserId,
+          body: Type.Object(
+            {
+              status: Type.Optional(Type.Enum(['active', 'suspended'])),
+              displayName: Type.Optional(Type.String({ maxLength: 200 })),
+              email: Type.Optional(Type.Union([Email, Type.Null()])),
+              password: Type.Optional(Password),
+              role: Type.Optional(Role),
+              rights: Type.Optional(Rights),
+              organization: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+              photo: Type.Optional(Type.Union([Photo, Type.Null()])),
+            },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await updateUser(deps, actorOf(request), request.params.id, request.body);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.put(
+      '/users/:id/upload',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Assign a user’s signature and initials images',
+          description: `\`{signature?: [{imageId, name?}], initials?: [{imageId, name?}]}\`. The user themselves (\`me\` works too), or an administrator for a user they manage (anyone else: 404). ${SIGNATURE_IMAGES_RULES} An administrator may assign the user’s uploads or images the administrator uploaded: those pass to the user (they leave the administrator’s lists, and only the user signs with them).`,
+          params: UserId,
+          body: SignatureImagesBody,
+          response: withErrors({ 200: SignatureImagesAnswer }),
+        },
+      },
+      async (request) => ({
+        status: 'SUCCESS' as const,
+        ...(await assignSignatureImages(deps, actorOf(request), request.params.id, request.body)),
+      }),
+    );
+
+    app.delete(
+      '/users/:id',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Delete a user for good (administrators)',
+          params: UserId,
+          response: withErrors({ 200: Success }),
+        },
+      },
+      async (request) => {
+        await deleteUser(deps, actorOf(request), request.params.id);
+        return { status: 'SUCCESS' as const };
+      },
+    );
+
+    app.put(
+      '/users/activate',
+      {
+        config: { auth: 'none' },
+        schema: {
+          tags: ['users'],
+          summary: 'Activate an account created without a password',
+          description:
+            'Sets the password with the activation token and answers a Login response (`returnToken` as on POST /login).',
+          body: Type.Object(
+            {
+              activationToken: Type.String({ minLength: 1, maxLength: 200 }),
+              password: Password,
+              returnToken: Type.Optional(Type.Boolean({ default: true })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        const { response } = await activateUser(deps, {
+          activationToken: request.body.activationToken,
+          password: request.body.password,
+          requestId: request.id,
+        });
+        if (request.body.returnToken === false) delete response.token;
+        return response;
+      },
+    );
+
+    app.post(
+      '/groups/search',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Search groups (organizations)',
+          description:
+            'A group is an organization of the tenant. `includeUserCount` adds `userCount` (administrators and members) and `liteUserCount` (read, prepare and sign roles).',
+          body: Type.Optional(
+            Type.Object(
+              {
+                query: Type.Optional(Type.String({ maxLength: 200 })),
+                includeUserCount: Type.Optional(Type.Boolean()),
+                from: Type.Optional(Type.Integer({ minimum: 0 })),
+                size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+      },
+      async (request) => searchGroups(deps, actorOf(request), request.body ?? {}),
+    );
+  };
+}

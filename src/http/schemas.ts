@@ -1,0 +1,23 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Schemas shared by many routes. */
+export const ErrorBodySchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String(),
+    message: Type.String(),
+    code: Type.String({ description: 'Machine-readable code: VALIDATION_ERROR, UNAUTHENTICATED, ...' }),
+  },
+  { $id: 'ErrorBody', description: 'Every error has this shape (Contract: Errors).' },
+);
+
+export const Success = Type.Object({ status: Type.Literal('SUCCESS') });
+
+/** The usual error answers of an authenticated route, for the OpenAPI description. */
+export function withErrors<T extends Record<number, TSchema>>(responses: T): T & Record<number, TSchema> {
+  const ref = Type.Ref('ErrorBody');
+  return { 400: ref, 401: ref, 403: ref, 404: ref, 429: ref, ...responses };
+}
+
+export const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Password = Type.String({ minLength: 8, maxLength: 1024 });

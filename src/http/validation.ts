@@ -1,0 +1,156 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+// ajv-formats is CommonJS with its function on `default`.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+
+/**
+ * Two Ajv instances: bodies are JSON and keep their types (a string where a number belongs is an
+ * error, as an integrator expects); query strings, paths and headers are text and get coerced.
+ * `removeAdditional` stays off so unknown keys are rejected, not silently dropped (DESIGN: Stack).
+ */
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const common = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false } as const;
+  const body = addFormats(new Ajv({ ...common, coerceTypes: false }));
+  const text = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+  return ({ schema, httpPart }) => {
+    const validate: ValidateFunction = (httpPart === 'body' ? body : text).compile(schema as object);
+    return (data: unknown) =>
+      validate(data) ? { value: data } : { error: validationFailure(validate.errors) };
+  };
+}
+
+function validationFailure(errors: ErrorObject[] | null | undefined): Error & { validation: ErrorObject[] } {
+  return Object.assign(new Error('validation failed'), { validation: errors ?? [] });
+}
+
+const PART_LABEL: Record<HttpPart, string> = {
+  body: 'BODY',
+  querystring: 'QUERY',
+  params: 'PARAMS',
+  headers: 'HEADERS',
+};
+
+/**
+ * The spec's validation text (Errors, point 2), in Joi's words:
+ * `Request validation errors: BODY ERRORS: "signatures[0].position.percentX" must be less than or equal to 1`.
+ */
+export function validationMessage(part: string | undefined, errors: ErrorObject[]): string {
+  const label = PART_LABEL[(part ?? 'body') as HttpPart] ?? 'BODY';
+  return `Request validation errors: ${label} ERRORS: ${describe(pickError(errors))}`;
+}
+
+// With allErrors off Ajv stops at the first failing keyword, but a failing anyOf/oneOf is reported
+// after the errors of each of its branches. When the input has the type of exactly one branch (an
+// object where "one object or an array of them" is allowed), that branch's error says what to fix;
+// otherwise the union's own error does.
+function pickError(errors: ErrorObject[]): ErrorObject | undefined {
+  const union = errors.at(-1);
+  if (!union || (union.keyword !== 'anyOf' && union.keyword !== 'oneOf')) return errors[0];
+  const branchOf = (e: ErrorObject) => e.schemaPath.slice(union.schemaPath.length + 1).split('/')[0];
+  const typeMisses = new Set(
+    errors.filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath).map(branchOf),
+  );
+  const fitting = errors.slice(0, -1).filter((e) => !typeMisses.has(branchOf(e)));
+  const branches = new Set(fitting.map(branchOf));
+  return branches.size === 1 ? fitting[0] : union;
+}
+
+/** `/signatures/0/position/percentX` → `signatures[0].position.percentX`. */
+export function joiPath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segments.push(child);
+  let path = '';
+  for (const segment of segments) {
+    if (/^\d+$/.test(segment)) path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  return path === '' ? 'value' : path;
+}
+
+const TYPE_TEXT: Record<string, string> = {
+  string: 'must be a string',
+  number: 'must be a number',
+  integer: 'must be an integer',
+  boolean: 'must be a boolean',
+  array: 'must be an array',
+  object: 'must be of type object',
+  null: 'must be null',
+};
+
+function describe(error: ErrorObject | undefined): string {
+  if (!error) return '"value" is invalid';
+  const params = error.params as Record<string, unknown>;
+  const at = (child?: string) => `"${joiPath(error.instancePath, child)}"`;
+  switch (error.keyword) {
+    case 'required':
+      return `${at(String(params.missingProperty))} is required`;
+    case 'additionalProperties':
+      return `${at(String(params.additionalProperty))} is not allowed`;
+    case 'type': {
+      const types = String(params.type).split(',');
+      const first = types.find((t) => t !== 'null') ?? 'null';
+      return `${at()} ${TYPE_TEXT[first] ?? `must be of type ${first}`}`;
+    }
+    case 'maximum':
+      return `${at()} must be less than or equal to ${String(params.limit)}`;
+    case 'minimum':
+      return `${at()} must be greater than or equal to ${String(params.limit)}`;
+    case 'exclusiveMaximum':
+      return `${at()} must be less than ${String(params.limit)}`;
+    case 'exclusiveMinimum':
+      return `${at()} must be greater than ${String(params.limit)}`;
+    case 'minLength':
+      return params.limit === 1
+        ? `${at()} is not allowed to be empty`
+        : `${at()} length must be at least ${String(params.limit)} characters long`;
+    case 'maxLength':
+      return `${at()} length must be less than or equal to ${String(params.limit)} characters long`;
+    case 'minItems':
+      return `${at()} must contain at least ${String(params.limit)} items`;
+    case 'maxItems':
+      return `${at()} must contain less than or equal to ${String(params.limit)} items`;
+    case 'uniqueItems':
+      return `${at()} contains a duplicate value`;
+    case 'enum':
+      return `${at()} must be one of [${(params.allowedValues as unknown[]).map(String).join(', ')}]`;
+    case 'const':
+      return `${at()} must be [${String(params.allowedValue)}]`;
+    case 'format':
+      return `${at()} ${formatText(String(params.format))}`;
+    case 'pattern':
+      return `${at()} fails to match the required pattern: /${String(params.pattern)}/`;
+    case 'minProperties':
+      return `${at()} must have at least ${String(params.limit)} keys`;
+    case 'maxProperties':
+      return `${at()} must have less than or equal to ${String(params.limit)} keys`;
+    case 'anyOf':
+    case 'oneOf':
+      return `${at()} does not match any of the allowed types`;
+    default:
+      return `${at()} is invalid`;
+  }
+}
+
+function formatText(format: string): string {
+  switch (format) {
+    case 'email':
+      return 'must be a valid email';
+    case 'date-time':
+    case 'date':
+      return 'must be in ISO 8601 date format';
+    case 'uri':
+    case 'url':
+      return 'must be a valid uri';
+    case 'uuid':
+      return 'must be a valid GUID';
+    default:
+      return `must be a valid ${format}`;
+  }
+}

@@ -1,0 +1,339 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
+import type { Database } from '../store/db/schema.js';
+import { listenToDoorbell } from './doorbell.js';
+import {
+  claimJobs,
+  completeJob,
+  extendLease,
+  failJob,
+  releaseJob,
+  type ClaimedJob,
+  type FailOutcome,
+  settleJob,
+  type HandOff,
+  type SettleOutcome,
+  type Settlement,
+} from './queue.js';
+import { currentTick, enqueueTick, scheduleJobType, type Schedule } from './schedules.js';
+
+/** What a handler may do with the job it runs. */
+export interface JobContext {
+  readonly workerId: string;
+  /**
+   * Marks the job done inside `trx`, so it commits together with the handler's own writes (a
+   * delivery attempt and its outcome). False when the claim was lost. An error of that transaction
+   * must reach the worker (let it propagate): the worker then treats the job as failed.
+   */
+  complete(trx: Kysely<Database>): Promise<boolean>;
+  /** Records the failure inside `trx`: a retry later, or `dead` (see failJob). */
+  fail(trx: Kysely<Database>, error: string, options?: { retry?: boolean }): Promise<FailOutcome>;
+  /**
+   * Settles the job, done (`error` null) or failed, together with one row of the handler's own (a
+   * delivery attempt), in one round trip where the database allows it (see settleJob). An error
+   * must reach the worker, as with `complete`.
+   */
+  settle(settlement: Settlement): Promise<SettleOutcome>;
+}
+
+/**
+ * Runs one job. A handler that returns without settling the job completes it; one that throws
+ * fails it with the error's message (retried with backoff).
+ */
+export type JobHandler = (job: ClaimedJob, context: JobContext) => Promise<void>;
+
+/** pino's shape (Fastify's logger fits), so the queue does not depend on Fastify. */
+export interface JobLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+  error(details: Record<string, unknown>, message: string): void;
+}
+
+export interface WorkerDeps {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  clock: Clock;
+}
+
+export interface WorkerOptions {
+  /** How often an idle worker looks for due jobs (and retries coming due). Default 200 ms. */
+  pollIntervalMs?: number;
+  /** Jobs run at once by this worker. Default 16. */
+  concurrency?: number;
+  /** How long a claim lasts without renewal; a running job renews it every third of it. Default 15 s. */
+  leaseMs?: number;
+  /** Names this worker in `jobs.locked_by`. Default host/pid/random. */
+  id?: string;
+  logger?: JobLogger;
+}
+
+const SILENT: JobLogger = { warn: () => undefined, error: () => undefined };
+// After a wake-up that found nothing: the enqueuing transaction may not have committed yet.
+const RECHECK_MS = 20;
+const MAX_ERROR_PAUSE_MS = 5_000;
+// Expired leases are looked for this often (wall time), not at every claim: a dead worker's job
+// waits for its lease anyway, and the claim stays one statement.
+const SWEEP_EVERY_MS = 1_000;
+
+/**
+ * A job worker: polls the `jobs` table, runs up to `concurrency` handlers at once, and stops
+ * gracefully. Any number of workers, in one process or many nodes, may share a database.
+ *
+ * ```ts
+ * const worker = new Worker(deps, { logger: app.log });
+ * worker.register('webhook.deliver', async (job, context) => { … });
+ * worker.every('webhooks.purge', 3_600_000, async () => { … });
+ * worker.start();
+ * …
+ * await worker.stop(); // no new claims; waits for the handlers running now
+ * ```
+ */
+export class Worker {
+  readonly id: string;
+  readonly #deps: WorkerDeps;
+  readonly #pollIntervalMs: number;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #log: JobLogger;
+  readonly #handlers = new Map<string, JobHandler>();
+  readonly #schedules: { schedule: Schedule; lastTick: number }[] = [];
+  readonly #running = new Set<Promise<void>>();
+  readonly #stopHooks: (() => Promise<void>)[] = [];
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+  #woken = false;
+  #wakeSleeper: (() => void) | undefined;
+  #unlisten: (() => void) | undefined;
+  #consecutiveErrors = 0;
+  #lastSweep = 0;
+
+  constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
+    this.#deps = deps;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.#concurrency = Math.max(1, options.concurrency ?? 16);
+    this.#leaseMs = options.leaseMs ?? 15_000;
+    this.#log = options.logger ?? SILENT;
+    this.id = options.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  }
+
+  /** Registers the handler of one job type (one handler per type). */
+  register(type: string, handler: JobHandler): this {
+    if (this.#handlers.has(type)) throw new Error(`a handler for ${type} is already registered`);
+    this.#handlers.set(type, handler);
+    return this;
+  }
+
+  /**
+   * Runs `handler` once per tick of `intervalMs` across every node sharing the database (see
+   * schedules.ts). The handler gets the tick's start time.
+   */
+  every(name: string, intervalMs: number, handler: (tick: Date) => Promise<void>): this {
+    if (!Number.isInteger(intervalMs) || intervalMs < 1000)
+      throw new Error('a schedule interval is a whole number of milliseconds, at least 1000');
+    this.register(scheduleJobType(name), async (job) => {
+      await handler(new Date(String(job.payload.tick)));
+    });
+    this.#schedules.push({ schedule: { name, intervalMs }, lastTick: -1 });
+    return this;
+  }
+
+  /** Runs after `stop()` has waited for the handlers: handlers release what they hold here. */
+  onStop(hook: () => Promise<void>): this {
+    this.#stopHooks.push(hook);
+    return this;
+  }
+
+  /** Starts polling; also woken at once by enqueues in this process. */
+  start(): void {
+    if (this.#loop) return;
+    this.#stopping = false;
+    this.#unlisten = listenToDoorbell(() => this.wake());
+    this.#loop = this.#run();
+  }
+
+  /** Looks for due jobs now rather than at the next poll (tests call it after moving the clock). */
+  wake(): void {
+    this.#woken = true;
+    this.#wakeSleeper?.();
+  }
+
+  /** Stops claiming, then waits for the handlers running now to finish. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
+    this.wake();
+    await this.#loop;
+    this.#loop = undefined;
+    await Promise.allSettled([...this.#running]);
+    for (const hook of this.#stopHooks) await hook();
+  }
+
+  /**
+   * Claims and runs due jobs until none is left, waiting for each batch: a way to drive the queue
+   * by hand in tests, without `start()`. Returns how many jobs ran.
+   */
+  async runDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.#pollOnce();
+      await Promise.allSettled([...this.#running]);
+      if (claimed === 0) return total;
+      total += claimed;
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      const woken = this.#woken;
+      this.#woken = false;
+      let claimed = 0;
+      try {
+        claimed = await this.#pollOnce();
+        this.#consecutiveErrors = 0;
+      } catch (error) {
+        this.#consecutiveErrors += 1;
+        this.#log.error({ err: error, workerId: this.id }, 'job worker could not poll the queue');
+      }
+      if (this.#stopping) break;
+      // A full batch suggests more is due; a slot freed or a wake-up meanwhile also polls at once.
+      if (claimed > 0 && this.#running.size < this.#concurrency) continue;
+      if (this.#woken) continue;
+      const pause =
+        this.#consecutiveErrors > 0
+          ? Math.min(MAX_ERROR_PAUSE_MS, this.#pollIntervalMs * 2 ** this.#consecutiveErrors)
+          : woken && claimed === 0
+            ? RECHECK_MS
+            : this.#pollIntervalMs;
+      await this.#sleep(pause);
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wakeSleeper = undefined;
+        resolve();
+      };
+      // Unref'd: the worker never keeps a process alive by itself (the server or a test does).
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.#wakeSleeper = done;
+    });
+  }
+
+  async #pollOnce(): Promise<number> {
+    const free = this.#concurrency - this.#running.size;
+    if (free <= 0) return 0;
+    const now = this.#deps.clock.now();
+    await this.#enqueueTicks(now);
+    const sweep = Date.now() - this.#lastSweep >= SWEEP_EVERY_MS;
+    const jobs = await claimJobs(this.#deps.db, this.#deps.dialect, {
+      workerId: this.id,
+      types: [...this.#handlers.keys()],
+      limit: free,
+      now,
+      leaseMs: this.#leaseMs,
+      sweep,
+    });
+    if (sweep) this.#lastSweep = Date.now();
+    for (const job of jobs) this.#launch(job);
+    return jobs.length;
+  }
+
+  async #enqueueTicks(now: Date): Promise<void> {
+    for (const entry of this.#schedules) {
+      const tick = currentTick(entry.schedule, now);
+      if (tick.getTime() <= entry.lastTick) continue;
+      await enqueueTick(this.#deps.db, entry.schedule, tick, now);
+      entry.lastTick = tick.getTime();
+    }
+  }
+
+  #launch(job: ClaimedJob): void {
+    const running: Promise<void> = this.#execute(job).finally(() => {
+      this.#running.delete(running);
+      // A slot is free, and finishing a lane's head may have made its next job due.
+      this.wake();
+    });
+    this.#running.add(running);
+  }
+
+  /** Runs a job, then the jobs of its lane handed to this worker as each one finishes. */
+  async #execute(first: ClaimedJob): Promise<void> {
+    let job: ClaimedJob | undefined = first;
+    while (job) job = await this.#runOne(job);
+  }
+
+  async #runOne(job: ClaimedJob): Promise<ClaimedJob | undefined> {
+    const { db, dialect, clock } = this.#deps;
+    const handler = this.#handlers.get(job.type);
+    let settled = false;
+    let next: ClaimedJob | undefined;
+    // While stopping, the lane's next job is left for other workers instead.
+    const handOff = (): HandOff | undefined =>
+      this.#stopping
+        ? undefined
+        : {
+            workerId: this.id,
+            leaseMs: this.#leaseMs,
+            types: [...this.#handlers.keys()],
+            take: (taken) => {
+              next = taken;
+            },
+          };
+    const context: JobContext = {
+      workerId: this.id,
+      complete: async (trx) => {
+        settled = true;
+        return completeJob(trx, job, clock.now(), handOff());
+      },
+      fail: async (trx, error, options) => {
+        settled = true;
+        return failJob(trx, job, error, clock.now(), { ...options, handOff: handOff() });
+      },
+      settle: async (settlement) => {
+        settled = true;
+        return settleJob(db, dialect, job, settlement, clock.now(), { handOff: handOff() });
+      },
+    };
+    const heartbeat = setInterval(() => {
+      extendLease(db, job, clock.now(), this.#leaseMs).catch((error: unknown) => {
+        this.#log.warn({ err: error, jobId: job.id }, 'could not renew a job lease');
+      });
+    }, this.#leaseMs / 3);
+    heartbeat.unref();
+    try {
+      if (!handler) throw new Error(`no handler for job type ${job.type}`);
+      await handler(job, context);
+      if (!settled)
+        await writeTransaction(db, dialect, (trx) => completeJob(trx, job, clock.now(), handOff()));
+      return next;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.#log.warn({ jobId: job.id, type: job.type, attempt: job.attempts, error: message }, 'job failed');
+      // Whether the handler's transaction committed is unknown: a job it may have taken over goes back.
+      if (next) await this.#giveBack(next);
+      // Settling is conditional on the claim: after a handler that already settled, this is a no-op.
+      await writeTransaction(db, dialect, (trx) => failJob(trx, job, message, clock.now())).catch(
+        (settleError: unknown) => {
+          // The job stays `running` until its lease expires, then runs again (at-least-once).
+          this.#log.error({ err: settleError, jobId: job.id }, 'could not record a job failure');
+        },
+      );
+      return undefined;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async #giveBack(job: ClaimedJob): Promise<void> {
+    await releaseJob(this.#deps.db, job, this.#deps.clock.now()).catch((error: unknown) => {
+      // Its lease runs out and it is claimed again.
+      this.#log.error({ err: error, jobId: job.id }, 'could not give back a job');
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { deflateSync } from 'node:zlib';
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
+import { PdfInvalid } from './errors.js';
+import { openPdf, type OpenedPdf } from './open-pdf.js';
+import { IncrementalUpdate } from './writer/incremental-writer.js';
+
+export interface AddValidationDataOptions {
+  pdf: Uint8Array;
+  /** Certificates of the signers' chains and of the TSAs (DER). */
+  certificates?: Uint8Array[];
+  /** CRLs (DER). */
+  crls?: Uint8Array[];
+  /** OCSP responses (DER OCSPResponse). */
+  ocsps?: Uint8Array[];
+}
+
+/**
+ * Adds (or extends) the Document Security Store in a new incremental update: the validation material
+ * of PAdES B-LT (ETSI EN 319 142-1 5.4), so the signatures can be validated after certificates expire
+ * or revocation services vanish. Existing DSS entries are kept; identical items are stored once.
+ *
+ * ```ts
+ * const withDss = await addValidationData({ pdf, certificates: [signer, ...chain, ...tsaCerts], crls: [crl] });
+ * ```
+ */
+export async function addValidationData(options: AddValidationDataOptions): Promise<Uint8Array> {
+  const opened = await openPdf({ bytes: options.pdf });
+  const update = new IncrementalUpdate(opened);
+  const catalog = opened.resolve(opened.trailer.root);
+  if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
+  const existing = opened.resolve(catalog.get('DSS'));
+  const dss = existing instanceof PdfDict ? existing : PdfDict.of({ Type: PdfName.of('DSS') });
+  const dssRef = catalog.get('DSS') instanceof PdfRef ? (catalog.get('DSS') as PdfRef) : update.allocate();
+
+  for (const [key, items] of [
+    ['Certs', options.certificates ?? []],
+    ['CRLs', options.crls ?? []],
+    ['OCSPs', options.ocsps ?? []],
+  ] as const) {
+    if (items.length === 0) continue;
+    const arrayEntry = dss.get(key);
+    const array = opened.resolve(arrayEntry);
+    const refs = array instanceof PdfArray ? array : new PdfArray();
+    const known = new Set(refs.toArray().map((item) => streamKey(opened, item)));
+    for (const der of items) {
+      const keyOf = Buffer.from(der).toString('base64');
+      if (known.has(keyOf)) continue;
+      known.add(keyOf);
+      const data = deflateSync(der);
+      refs.push(update.add(PdfStream.fromDict({ Filter: PdfName.of('FlateDecode') }, new Uint8Array(data))));
+    }
+    if (arrayEntry instanceof PdfRef) update.set(arrayEntry, refs);
+    else dss.set(key, refs);
+  }
+  update.set(dssRef, dss);
+  catalog.set('DSS', dssRef);
+  declareExtension(opened, catalog);
+  update.set(opened.trailer.root, catalog);
+  return update.write().bytes;
+}
+
+/**
+ * Declares the PAdES extensions (ESIC, ETSI TS 102 778-4 / EN 319 142-1) in the catalog, as readers
+ * of PDF 1.7 files with a DSS or document timestamps expect.
+ *
+ * ```ts
+ * declareExtension(opened, catalog);
+ * update.set(opened.trailer.root, catalog);
+ * ```
+ */
+export function declareExtension(opened: OpenedPdf, catalog: PdfDict): void {
+  const extensions = opened.resolve(catalog.get('Extensions'));
+  const dict = extensions instanceof PdfDict ? extensions : new PdfDict();
+  if (!dict.has('ESIC')) {
+    dict.set('ESIC', PdfDict.of({ BaseVersion: PdfName.of('1.7'), ExtensionLevel: PdfNumber.of(5) }));
+    if (!(catalog.get('Extensions') instanceof PdfRef)) catalog.set('Extensions', dict);
+  }
+}
+
+function streamKey(opened: OpenedPdf, item: PdfObject): string {
+  const stream = opened.resolve(item);
+  if (!(stream instanceof PdfStream)) return '';
+  try {
+    return Buffer.from(stream.getDecodedData()).toString('base64');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,180 @@
+import { ValidationError } from '../errors.js';
+import { pageGeometries, toDisplay, type PageGeometry, type Position } from './geometry.js';
+import { openPdf } from './open-pdf.js';
+
+/** spec: Anchor request element. `offset` is Position-shaped and may be negative. */
+export interface AnchorRequest {
+  id: string;
+  text?: string;
+  /** A JavaScript regular expression source (the API sends it with backslashes escaped in JSON). */
+  regexp?: string;
+  offset?: Partial<Position>;
+}
+
+/** spec: `anchorPositions` element. */
+export interface AnchorPosition {
+  id: string;
+  fields: { page: number; position: Position }[];
+}
+
+interface Glyph {
+  char: string;
+  box: { x: number; y: number; width: number; height: number };
+  size: number;
+}
+
+/**
+ * Finds anchor text and turns each match into a field position (spec: Anchor rules):
+ * 1. the offset is measured from the top-left corner of the match's first letter, as the page is
+ *    displayed (CropBox, /Rotate honoured; origin top left, fractions of the visible page);
+ * 2. positive percentX moves right, positive percentY moves down;
+ * 3. every match gives one field, pages are 1-based;
+ * 4. values are returned as computed, even outside 0..1.
+ * An omitted offset is zero (Contract). The field's size is `offset.percentWidth/percentHeight`
+ * when given, else the size of the matched text on the displayed page.
+ *
+ * Text is read in content-stream order so rotated and vertical text matches too; glyphs that are
+ * visibly apart are joined by a space.
+ *
+ * ```ts
+ * const [{ fields }] = await findAnchors({ pdf, anchors: [{ id: 'sig1', text: 'Sign here', offset: { percentY: 0.02 } }] });
+ * ```
+ */
+export async function findAnchors(options: {
+  pdf: Uint8Array;
+  anchors: AnchorRequest[];
+}): Promise<AnchorPosition[]> {
+  const patterns = options.anchors.map((anchor, i) => compile(anchor, i));
+  const opened = await openPdf({ bytes: options.pdf });
+  const pages = pageGeometries(opened);
+  const results = options.anchors.map((anchor) => ({
+    id: anchor.id,
+    fields: [] as AnchorPosition['fields'],
+  }));
+  opened.pdf.getPages().forEach((page, index) => {
+    const geometry = pages[index]!;
+    const { text, glyphs } = pageText(page.extractText());
+    if (!text) return;
+    patterns.forEach((pattern, a) => {
+      if (!pattern) return;
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+        if (match[0].length === 0) {
+          pattern.lastIndex++;
+          continue;
+        }
+        const matched = glyphs
+          .slice(match.index, match.index + match[0].length)
+          .filter((g): g is Glyph => g !== null);
+        const first = matched.find((g) => g.char.trim() !== '');
+        if (!first) continue;
+        results[a]!.fields.push({
+          page: index + 1,
+          position: fieldPosition(geometry, first, matched, options.anchors[a]!.offset ?? {}),
+        });
+      }
+    });
+  });
+  return results;
+}
+
+function compile(anchor: AnchorRequest, index: number): RegExp | undefined {
+  if (anchor.regexp !== undefined && anchor.regexp !== '') {
+    try {
+      return new RegExp(anchor.regexp, 'g');
+    } catch {
+      throw new ValidationError(`"signatureAnchors[${index}].regexp" must be a valid regular expression`);
+    }
+  }
+  if (anchor.text !== undefined && anchor.text !== '') {
+    return new RegExp(anchor.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+  }
+  throw new ValidationError(`"signatureAnchors[${index}]" must contain text or regexp`);
+}
+
+/** The page's glyphs in content-stream order as a string, with the glyph behind each character. */
+function pageText(extracted: {
+  lines: {
+    spans: { chars: { char: string; bbox: Glyph['box']; fontSize: number; sequenceIndex?: number }[] }[];
+  }[];
+}): { text: string; glyphs: (Glyph | null)[] } {
+  const chars = extracted.lines.flatMap((line) => line.spans.flatMap((span) => span.chars));
+  if (chars.every((c) => c.sequenceIndex !== undefined))
+    chars.sort((a, b) => a.sequenceIndex! - b.sequenceIndex!);
+  let text = '';
+  const glyphs: (Glyph | null)[] = [];
+  let previous: (typeof chars)[number] | undefined;
+  for (const c of chars) {
+    if (previous && previous.char.trim() !== '' && c.char.trim() !== '' && apart(previous, c)) {
+      text += ' ';
+      glyphs.push(null);
+    }
+    for (let i = 0; i < c.char.length; i++) {
+      text += c.char[i];
+      glyphs.push({ char: c.char, box: c.bbox, size: c.fontSize });
+    }
+    previous = c;
+  }
+  return { text, glyphs };
+}
+
+/** Two glyphs whose boxes are further apart than a quarter of the font size are separate words. */
+function apart(
+  a: { bbox: Glyph['box']; fontSize: number },
+  b: { bbox: Glyph['box']; fontSize: number },
+): boolean {
+  const dx = Math.max(
+    0,
+    Math.max(a.bbox.x, b.bbox.x) - Math.min(a.bbox.x + a.bbox.width, b.bbox.x + b.bbox.width),
+  );
+  const dy = Math.max(
+    0,
+    Math.max(a.bbox.y, b.bbox.y) - Math.min(a.bbox.y + a.bbox.height, b.bbox.y + b.bbox.height),
+  );
+  return Math.max(dx, dy) > 0.25 * Math.max(a.fontSize, 1);
+}
+
+function displayedBox(
+  page: PageGeometry,
+  boxes: Glyph['box'][],
+): { u0: number; v0: number; u1: number; v1: number } {
+  let u0 = Infinity;
+  let v0 = Infinity;
+  let u1 = -Infinity;
+  let v1 = -Infinity;
+  for (const box of boxes) {
+    for (const [x, y] of [
+      [box.x, box.y],
+      [box.x + box.width, box.y],
+      [box.x, box.y + box.height],
+      [box.x + box.width, box.y + box.height],
+    ] as const) {
+      const { u, v } = toDisplay(page, x, y);
+      u0 = Math.min(u0, u);
+      v0 = Math.min(v0, v);
+      u1 = Math.max(u1, u);
+      v1 = Math.max(v1, v);
+    }
+  }
+  return { u0, v0, u1, v1 };
+}
+
+function fieldPosition(
+  page: PageGeometry,
+  first: Glyph,
+  matched: Glyph[],
+  offset: Partial<Position>,
+): Position {
+  const letter = displayedBox(page, [first.box]);
+  const whole = displayedBox(
+    page,
+    matched.map((g) => g.box),
+  );
+  const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+  return {
+    percentX: round(letter.u0 / page.width + (offset.percentX ?? 0)),
+    percentY: round(letter.v0 / page.height + (offset.percentY ?? 0)),
+    percentWidth: round(offset.percentWidth ?? (whole.u1 - whole.u0) / page.width),
+    percentHeight: round(offset.percentHeight ?? (whole.v1 - whole.v0) / page.height),
+  };
+}

@@ -1,0 +1,57 @@
+import { AppError, ValidationError } from '../errors.js';
+
+/**
+ * Typed errors of the PDF engine. Problems with what the caller sent are 400s (`ValidationError`),
+ * so the HTTP layer maps them without knowing this module.
+ *
+ * ```ts
+ * await annotatePdf({ pdf, images }).catch((error: unknown) => {
+ *   if (error instanceof PositionOutOfRange) reply400(`Request validation errors: BODY ERRORS: ${error.message}`);
+ *   throw error;
+ * });
+ * ```
+ */
+
+/** Not a PDF, or a damaged/truncated one we cannot append to safely. */
+export class PdfInvalid extends ValidationError {
+  override name = 'PdfInvalid';
+}
+
+/** Password-protected PDFs are refused: an incremental update would have to encrypt with the owner's key. */
+export class PdfEncrypted extends ValidationError {
+  override name = 'PdfEncrypted';
+  constructor(message = 'The PDF is encrypted; upload it without a password') {
+    super(message);
+  }
+}
+
+/**
+ * A position or page outside the document. The message reads like the API's validation text
+ * (spec: Errors 2, `"signatures[0].position.percentX" must be less than or equal to 1`), so the HTTP
+ * layer can prefix it with "Request validation errors: BODY ERRORS: ".
+ */
+export class PositionOutOfRange extends ValidationError {
+  override name = 'PositionOutOfRange';
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super(`"${path}" ${message}`);
+    this.path = path;
+  }
+}
+
+/** An image that is neither a PNG nor a JPEG we can place (or is damaged). */
+export class ImageInvalid extends ValidationError {
+  override name = 'ImageInvalid';
+}
+
+/** A prepared signature that does not fit what is being finished (wrong file, already signed, ...). */
+export class PreparedSignatureMismatch extends ValidationError {
+  override name = 'PreparedSignatureMismatch';
+}
+
+/** The CMS did not fit the space reserved in /Contents: a bug or an unusually large chain/timestamp. */
+export class PlaceholderTooSmall extends AppError {
+  override name = 'PlaceholderTooSmall';
+  readonly statusCode = 500;
+  readonly code = 'PLACEHOLDER_TOO_SMALL';
+}

@@ -1,0 +1,14 @@
+import { PDF } from '@libpdf/core';
+
+/**
+ * Concatenates PDFs, pages in order, into a new file (PUT /documents/{id}/merge). The result is a new
+ * file rather than an incremental update, so merging is refused once a document is signed.
+ *
+ * ```ts
+ * const merged = await mergePdfs([main, appendix]);
+ * ```
+ */
+export async function mergePdfs(sources: Uint8Array[]): Promise<Uint8Array> {
+  const merged = await PDF.merge(sources);
+  return merged.save();
+}

@@ -1,0 +1,136 @@
+import { X509Certificate } from 'node:crypto';
+import { PdfDict, PdfName, PdfString } from '@libpdf/core';
+import { digest, type DigestAlgorithm } from '../pki/algorithms.js';
+import { buildSignedAttributes } from '../pki/cms/signed-attributes.js';
+import { CertificateInvalid } from '../pki/errors.js';
+import type { KeyAlgorithm } from '../pki/signers/signer.js';
+import { appendPageAnnotations, pdfDate } from './annotations.js';
+import { pageGeometries } from './geometry.js';
+import { openPdf } from './open-pdf.js';
+import type { PreparedSignatureState } from './prepared-signature.js';
+import { addSignatureField } from './signature-field.js';
+import { buildAnnotations } from './visuals/build-annotations.js';
+import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
+import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { fillByteRange, signatureDictionary, signedBytes } from './writer/signature-placeholder.js';
+
+/** DESIGN: reserve 16 KB or more; B-T adds a timestamp token with the TSA's chain. */
+export const MIN_PLACEHOLDER_SIZE = 16 * 1024;
+
+export interface PrepareSignatureOptions {
+  pdf: Uint8Array;
+  /** The signer's certificate (DER) and chain, embedded in the CMS. */
+  certificate: Uint8Array;
+  chain?: Uint8Array[];
+  /** Display name written as the signature dictionary's /Name (and drawn when a visual has no image). */
+  signerName: string;
+  /** The claimed signing time, written as /M (PAdES: no signing-time attribute). */
+  signingTime: Date;
+  reason?: string;
+  location?: string;
+  contactInfo?: string;
+  digestAlgorithm?: DigestAlgorithm;
+  /** Visuals of this signer, in the same revision as the signature (DESIGN). */
+  signatures?: SignatureVisual[];
+  images?: ImageVisual[];
+  annotations?: TextAnnotation[];
+  /** Bytes reserved for the CMS (default 16 KB; more when a timestamp will be embedded). */
+  placeholderSize?: number;
+}
+
+export interface PreparedSignature {
+  /** The PDF with the new revision; /Contents is still zeros. */
+  pdf: Uint8Array;
+  state: PreparedSignatureState;
+}
+
+/**
+ * First half of signing: appends one incremental update holding the signer's visuals (annotations
+ * with appearance streams), a signature field whose widget shows the first visual, and a signature
+ * dictionary (SubFilter ETSI.CAdES.detached) with placeholders; then computes the digest of the
+ * signed byte ranges and the CMS signed attributes over it. Nothing here needs the private key, so
+ * two-step signing sends `state.digest` to the signer and finishes later with `finishSignature`.
+ *
+ * ```ts
+ * const prepared = await prepareSignature({ pdf, certificate, chain, signerName: 'Ada Lovelace', signingTime: new Date() });
+ * const signatureValue = await signer.sign({ data: prepared.state.signedAttributes, digestAlgorithm: 'SHA-256' });
+ * const { pdf: signed } = await finishSignature({ pdf: prepared.pdf, prepared: prepared.state, signatureValue });
+ * ```
+ */
+export async function prepareSignature(options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
+  const keyAlgorithm = keyAlgorithmOfCertificate(options.certificate);
+  const opened = await openPdf({ bytes: options.pdf });
+  const update = new IncrementalUpdate(opened);
+  const pages = pageGeometries(opened);
+
+  const built = buildAnnotations({
+    opened,
+    update,
+    pages,
+    signatures: options.signatures,
+    images: options.images,
+    annotations: options.annotations,
+    signerName: options.signerName,
+    time: options.signingTime,
+    locked: true,
+    reserveWidget: true,
+  });
+
+  const entries: Record<string, PdfString | PdfDict> = {
+    M: pdfDate(options.signingTime),
+    Name: PdfString.fromString(options.signerName),
+  };
+  if (options.reason) entries.Reason = PdfString.fromString(options.reason);
+  if (options.location) entries.Location = PdfString.fromString(options.location);
+  if (options.contactInfo) entries.ContactInfo = PdfString.fromString(options.contactInfo);
+  entries.Prop_Build = PdfDict.of({ App: PdfDict.of({ Name: PdfName.of('Signery') }) });
+  const dictionary = signatureDictionary({
+    type: 'Sig',
+    subFilter: 'ETSI.CAdES.detached',
+    contentsSize: Math.max(options.placeholderSize ?? MIN_PLACEHOLDER_SIZE, MIN_PLACEHOLDER_SIZE),
+    entries,
+  });
+  const signatureRef = update.add(dictionary.body);
+  const { fieldName } = addSignatureField({
+    opened,
+    update,
+    pages,
+    signature: signatureRef,
+    namePrefix: 'Signature',
+    widget: built.widget,
+    byPage: built.byPage,
+  });
+  appendPageAnnotations({ opened, update, pages, additions: built.byPage });
+
+  const written = update.write();
+  const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
+  const messageDigest = digest(digestAlgorithm, signedBytes(written.bytes, byteRange));
+  const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
+  return {
+    pdf: written.bytes,
+    state: {
+      byteRange,
+      signedAttributes,
+      digest: digest(digestAlgorithm, signedAttributes),
+      digestAlgorithm,
+      certificate: options.certificate,
+      chain: options.chain ?? [],
+      keyAlgorithm,
+      fieldName,
+      signingTime: options.signingTime.toISOString(),
+    },
+  };
+}
+
+function keyAlgorithmOfCertificate(certificate: Uint8Array): KeyAlgorithm {
+  let type: string | undefined;
+  try {
+    type = new X509Certificate(certificate).publicKey.asymmetricKeyType;
+  } catch {
+    throw new CertificateInvalid('The signer certificate cannot be read');
+  }
+  if (type === 'rsa') return 'RSA';
+  if (type === 'ec') return 'ECDSA';
+  throw new CertificateInvalid(`Unsupported certificate key type ${type ?? 'unknown'} (RSA or ECDSA only)`);
+}

@@ -1,0 +1,455 @@
+import { digest } from '../pki/algorithms.js';
+import { certificateFields, type CertificateFields } from '../pki/certificate-fields.js';
+import { readSignedData, type SignedDataContents } from '../pki/cms/read-signed-data.js';
+import { verifySignedData } from '../pki/cms/verify-signed-data.js';
+import { bytesEqual } from '../pki/der.js';
+import { readTimestampToken } from '../pki/timestamp-token.js';
+import { validateCertificateChain, type ChainValidation } from '../pki/validate-certificate-chain.js';
+import {
+  findSignatures,
+  readDss,
+  type DocumentSecurityStore,
+  type FoundSignature,
+} from './find-signatures.js';
+import { openPdf, type OpenedPdf } from './open-pdf.js';
+import type { PadesLevel } from './sign-pdf.js';
+import { validationReports, type ValidationReports } from './validation-report.js';
+import { signedBytes, type ByteRange } from './writer/signature-placeholder.js';
+
+export interface VerifyPdfOptions {
+  pdf: Uint8Array;
+  /** Trusted roots (e.g. the dev CA's root certificate). Without them no chain is trusted. */
+  trustAnchors?: Uint8Array[];
+  /** Adds `dss`: the XML reports (spec: Versioning 4, `dss` query parameter). */
+  dss?: boolean;
+  /** Defaults to now. */
+  validationTime?: Date;
+  /** Named in the reports. */
+  documentName?: string;
+}
+
+/** ETSI TS 119 102-1 main indications. */
+export type Indication = 'TOTAL_PASSED' | 'TOTAL_FAILED' | 'INDETERMINATE';
+
+export interface TimestampCheck {
+  genTime: string;
+  valid: boolean;
+  /** The token covers what it should (the signature value, or the document's byte ranges). */
+  coversData: boolean;
+  tsa?: string;
+  problems: string[];
+}
+
+export interface SignatureCheck {
+  fieldName: string;
+  kind: 'signature' | 'document-timestamp';
+  subFilter: string;
+  /** /Name of the signature dictionary. */
+  signerName?: string;
+  signer?: Pick<
+    CertificateFields,
+    'commonName' | 'subjectText' | 'issuerText' | 'notBefore' | 'notAfter' | 'sha256'
+  >;
+  /** /M, the claimed signing time (ISO). */
+  claimedSigningTime?: string;
+  reason?: string;
+  location?: string;
+  byteRange: number[];
+  /** The byte range is well formed: starts at 0 and leaves out exactly the /Contents string. */
+  byteRangeValid: boolean;
+  coversWholeFile: boolean;
+  /** Incremental updates appended after this signature's revision. */
+  revisionsAfter: number;
+  /** message-digest equals the digest of the signed byte ranges. */
+  digestValid: boolean;
+  /** The CMS signature value verifies with the signer's certificate. */
+  signatureValid: boolean;
+  certificate: {
+    trusted: boolean;
+    chain: string[];
+    revocation: ChainValidation['revocation'];
+    revocationSources: ChainValidation['revocationSources'];
+    problems: string[];
+  };
+  /** The signature-time-stamp (B-T), or the token itself for a document timestamp. */
+  timestamp?: TimestampCheck;
+  /** PAdES baseline level the signature meets (undefined for a document timestamp or a non-PAdES one). */
+  level?: PadesLevel;
+  indication: Indication;
+  subIndication?: string;
+  problems: string[];
+  warnings: string[];
+  /** Material for the reports. */
+  evidence: { cms?: SignedDataContents; contents: Uint8Array; chain: Uint8Array[] };
+}
+
+export interface PdfVerification {
+  signatures: SignatureCheck[];
+  validationTime: string;
+  dss?: ValidationReports;
+}
+
+/**
+ * Validates every signature and document timestamp of a PDF: byte range and coverage (how many
+ * revisions follow), message digest, CMS signature, signing-certificate binding, certificate chain
+ * to the given trust anchors with the revocation data in the CMS and the DSS, the timestamps, and
+ * the PAdES level reached. Revocation data that is missing is a warning, not a failure (the dev CA
+ * publishes none unless asked); a revoked certificate fails.
+ *
+ * ```ts
+ * const { signatures, dss } = await verifyPdf({ pdf, trustAnchors: [devCa.rootCertificate], dss: true });
+ * ```
+ */
+export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerification> {
+  const validationTime = options.validationTime ?? new Date();
+  const opened = await openPdf({ bytes: options.pdf });
+  const found = findSignatures({ opened });
+  const dss = readDss({ opened }) ?? { certificates: [], crls: [], ocsps: [] };
+  const eofs = eofOffsets(options.pdf);
+  const trustAnchors = options.trustAnchors ?? [];
+
+  const checks: SignatureCheck[] = [];
+  for (const signature of found) {
+    checks.push(await checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime }));
+  }
+  await detectLevels({ checks, opened, trustAnchors, validationTime, eofs });
+  return {
+    signatures: checks,
+    validationTime: validationTime.toISOString(),
+    ...(options.dss
+      ? {
+          dss: validationReports({
+            checks,
+            validationTime,
+            documentName: options.documentName ?? 'document.pdf',
+          }),
+        }
+      : {}),
+  };
+}
+
+async function checkOne(context: {
+  opened: OpenedPdf;
+  signature: FoundSignature;
+  dss: DocumentSecurityStore;
+  eofs: number[];
+  trustAnchors: Uint8Array[];
+  validationTime: Date;
+}): Promise<SignatureCheck> {
+  const { signature, opened, dss } = context;
+  const bytes = opened.bytes;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const br = signature.byteRange;
+  const byteRangeValid =
+    br.length === 4 &&
+    br.every((n) => Number.isInteger(n) && n >= 0) &&
+    br[0] === 0 &&
+    br[1]! < br[2]! &&
+    br[2]! + br[3]! <= bytes.length &&
+    bytes[br[1]!] === 0x3c &&
+    bytes[br[2]! - 1] === 0x3e &&
+    isHexRun(bytes, br[1]! + 1, br[2]! - 1);
+  if (!byteRangeValid) problems.push('The byte range is malformed or does not frame /Contents exactly');
+  const coverEnd = br.length === 4 ? br[2]! + br[3]! : 0;
+  const content = byteRangeValid ? signedBytes(bytes, br as ByteRange) : new Uint8Array();
+  const base: Omit<
+    SignatureCheck,
+    'digestValid' | 'signatureValid' | 'certificate' | 'indication' | 'evidence'
+  > = {
+    fieldName: signature.fieldName,
+    kind: signature.type === 'DocTimeStamp' ? 'document-timestamp' : 'signature',
+    subFilter: signature.subFilter,
+    signerName: signature.name,
+    claimedSigningTime: signature.claimedTime?.toISOString(),
+    reason: signature.reason,
+    location: signature.location,
+    byteRange: br,
+    byteRangeValid,
+    coversWholeFile: coverEnd === bytes.length,
+    revisionsAfter: context.eofs.filter((offset) => offset >= coverEnd).length,
+    problems,
+    warnings,
+  };
+
+  if (signature.type === 'DocTimeStamp') {
+    let timestamp: TimestampCheck | undefined;
+    let tsaCertificate: Uint8Array | undefined;
+    let certificates: Uint8Array[] = [];
+    try {
+      const info = readTimestampToken({ token: signature.contents });
+      tsaCertificate = info.tsaCertificate;
+      certificates = info.certificates;
+      const coversData =
+        info.hashAlgorithm !== undefined &&
+        bytesEqual(info.hashedMessage, digest(info.hashAlgorithm, content));
+      timestamp = {
+        genTime: info.genTime.toISOString(),
+        valid: info.valid,
+        coversData,
+        tsa: info.tsaCertificate ? certificateFields(info.tsaCertificate).commonName : undefined,
+        problems: info.problems,
+      };
+      problems.push(...info.problems);
+      if (!coversData) problems.push('The document timestamp does not cover the signed byte ranges');
+    } catch (error) {
+      problems.push(
+        `The timestamp token cannot be read (${error instanceof Error ? error.message : 'unknown'})`,
+      );
+    }
+    const chain = tsaCertificate
+      ? await validateCertificateChain({
+          certificate: tsaCertificate,
+          intermediates: [...certificates, ...dss.certificates],
+          trustAnchors: context.trustAnchors,
+          at: timestamp ? new Date(timestamp.genTime) : context.validationTime,
+          crls: dss.crls,
+          ocsps: dss.ocsps,
+        })
+      : undefined;
+    const intact = byteRangeValid && timestamp !== undefined && timestamp.valid && timestamp.coversData;
+    return {
+      ...base,
+      signer: tsaCertificate ? signerSummary(tsaCertificate) : undefined,
+      digestValid: timestamp?.coversData ?? false,
+      signatureValid: timestamp?.valid ?? false,
+      certificate: certificateSummary(chain, warnings),
+      timestamp,
+      ...indicationOf({ intact, chain }),
+      evidence: { contents: signature.contents, chain: chain?.chain ?? [] },
+    };
+  }
+
+  let cms: SignedDataContents | undefined;
+  try {
+    cms = readSignedData({ der: signature.contents });
+  } catch (error) {
+    problems.push(`The CMS cannot be read (${error instanceof Error ? error.message : 'unknown'})`);
+  }
+  if (!cms) {
+    return {
+      ...base,
+      digestValid: false,
+      signatureValid: false,
+      certificate: certificateSummary(undefined, warnings),
+      indication: 'TOTAL_FAILED',
+      subIndication: 'FORMAT_FAILURE',
+      evidence: { contents: signature.contents, chain: [] },
+    };
+  }
+  const verification = verifySignedData({ cms, content, extraCertificates: dss.certificates });
+  problems.push(...verification.problems);
+  if (cms.signingTime)
+    warnings.push('The CMS carries a signing-time attribute, which PAdES baseline forbids');
+
+  let timestamp: TimestampCheck | undefined;
+  for (const token of cms.timestampTokens) {
+    try {
+      const info = readTimestampToken({ token });
+      const coversData =
+        info.hashAlgorithm !== undefined &&
+        bytesEqual(info.hashedMessage, digest(info.hashAlgorithm, cms.signatureValue));
+      timestamp = {
+        genTime: info.genTime.toISOString(),
+        valid: info.valid && coversData,
+        coversData,
+        tsa: info.tsaCertificate ? certificateFields(info.tsaCertificate).commonName : undefined,
+        problems: [
+          ...info.problems,
+          ...(coversData ? [] : ['The timestamp does not cover this signature value']),
+        ],
+      };
+      if (!timestamp.valid) warnings.push(...timestamp.problems);
+    } catch (error) {
+      warnings.push(
+        `A signature timestamp cannot be read (${error instanceof Error ? error.message : 'unknown'})`,
+      );
+    }
+  }
+
+  const signer = verification.signerCertificate;
+  const chain = signer
+    ? await validateCertificateChain({
+        certificate: signer,
+        intermediates: [...cms.certificates, ...dss.certificates],
+        trustAnchors: context.trustAnchors,
+        // With a valid timestamp the certificates must be valid when it was taken (proof of existence).
+        at: timestamp?.valid ? new Date(timestamp.genTime) : context.validationTime,
+        crls: [...cms.crls, ...dss.crls],
+        ocsps: dss.ocsps,
+      })
+    : undefined;
+  const intact =
+    byteRangeValid &&
+    verification.digestMatches &&
+    verification.signatureValid &&
+    verification.signingCertificateMatches;
+  return {
+    ...base,
+    signer: signer ? signerSummary(signer) : undefined,
+    digestValid: verification.digestMatches,
+    signatureValid: verification.signatureValid,
+    certificate: certificateSummary(chain, warnings),
+    timestamp,
+    ...indicationOf({ intact, chain }),
+    evidence: { cms, contents: signature.contents, chain: chain?.chain ?? [] },
+  };
+}
+
+function indicationOf(options: { intact: boolean; chain?: ChainValidation }): {
+  indication: Indication;
+  subIndication?: string;
+} {
+  if (!options.intact) return { indication: 'TOTAL_FAILED', subIndication: 'HASH_FAILURE' };
+  const { chain } = options;
+  if (!chain) return { indication: 'INDETERMINATE', subIndication: 'NO_SIGNING_CERTIFICATE_FOUND' };
+  if (chain.revocation === 'revoked') return { indication: 'TOTAL_FAILED', subIndication: 'REVOKED' };
+  if (!chain.trusted) {
+    const expired = chain.problems.some((p) => p.includes('is not valid at'));
+    return {
+      indication: 'INDETERMINATE',
+      subIndication: expired ? 'OUT_OF_BOUNDS_NO_POE' : 'NO_CERTIFICATE_CHAIN_FOUND',
+    };
+  }
+  return { indication: 'TOTAL_PASSED' };
+}
+
+function certificateSummary(
+  chain: ChainValidation | undefined,
+  warnings: string[],
+): SignatureCheck['certificate'] {
+  if (!chain)
+    return {
+      trusted: false,
+      chain: [],
+      revocation: 'unknown',
+      revocationSources: [],
+      problems: ['No signer certificate'],
+    };
+  if (chain.revocation === 'unknown') warnings.push('No revocation data for the certificate chain');
+  return {
+    trusted: chain.trusted,
+    chain: chain.chain.map((der) => certificateFields(der).subjectText),
+    revocation: chain.revocation,
+    revocationSources: chain.revocationSources,
+    problems: chain.problems,
+  };
+}
+
+function signerSummary(der: Uint8Array): NonNullable<SignatureCheck['signer']> {
+  const { commonName, subjectText, issuerText, notBefore, notAfter, sha256 } = certificateFields(der);
+  return { commonName, subjectText, issuerText, notBefore, notAfter, sha256 };
+}
+
+/**
+ * PAdES levels (ETSI EN 319 142-1 6): B-B a CAdES-detached signature with signing-certificate-v2;
+ * B-T a valid signature timestamp or a later document timestamp; B-LT a DSS (added after the
+ * signature) holding its chain and revocation data for it; B-LTA a valid document timestamp over a
+ * revision that already had that DSS.
+ */
+async function detectLevels(context: {
+  checks: SignatureCheck[];
+  opened: OpenedPdf;
+  trustAnchors: Uint8Array[];
+  validationTime: Date;
+  eofs: number[];
+}): Promise<void> {
+  const docTimestamps = context.checks.filter(
+    (c) => c.kind === 'document-timestamp' && c.indication !== 'TOTAL_FAILED',
+  );
+  const dssBefore = new Map<SignatureCheck, DocumentSecurityStore | undefined>();
+  for (const ts of docTimestamps) {
+    // The revision before the timestamp's own: the prefix of the file up to the last %%EOF before it.
+    const previousEnd = context.eofs.filter((offset) => offset < ts.byteRange[1]!).pop();
+    if (previousEnd === undefined) continue;
+    try {
+      const prefix = await openPdf({
+        bytes: context.opened.bytes.subarray(0, eolAfter(context.opened.bytes, previousEnd)),
+      });
+      dssBefore.set(ts, readDss({ opened: prefix }));
+    } catch {
+      dssBefore.set(ts, undefined);
+    }
+  }
+  const finalDss = readDss({ opened: context.opened });
+  for (const check of context.checks) {
+    if (
+      check.kind !== 'signature' ||
+      check.subFilter !== 'ETSI.CAdES.detached' ||
+      check.indication === 'TOTAL_FAILED'
+    ) {
+      continue;
+    }
+    const cms = check.evidence.cms;
+    if (!cms || cms.signingCertificateHashes.length === 0) continue;
+    let level: PadesLevel = 'B-B';
+    const end = check.byteRange[2]! + check.byteRange[3]!;
+    const laterTimestamps = docTimestamps.filter((ts) => ts.byteRange[1]! > end);
+    if (check.timestamp?.valid || laterTimestamps.length > 0) level = 'B-T';
+    const ltv = (dss: DocumentSecurityStore | undefined): Promise<boolean> =>
+      dssCoversChain({
+        dss,
+        chain: check.evidence.chain,
+        trustAnchors: context.trustAnchors,
+        at: context.validationTime,
+      });
+    if (level === 'B-T' && (await ltv(finalDss))) {
+      level = 'B-LT';
+      for (const ts of laterTimestamps) {
+        if (await ltv(dssBefore.get(ts))) {
+          level = 'B-LTA';
+          break;
+        }
+      }
+    } else if (level === 'B-T' && finalDss) {
+      check.warnings.push('The DSS lacks revocation data for this signature: the level stays B-T');
+    }
+    check.level = level;
+  }
+}
+
+async function dssCoversChain(options: {
+  dss: DocumentSecurityStore | undefined;
+  chain: Uint8Array[];
+  trustAnchors: Uint8Array[];
+  at: Date;
+}): Promise<boolean> {
+  const { dss, chain } = options;
+  if (!dss || chain.length === 0) return false;
+  const inDss = (der: Uint8Array): boolean => dss.certificates.some((c) => bytesEqual(c, der));
+  const anchors = options.trustAnchors;
+  const needed = chain.filter((der) => !anchors.some((a) => bytesEqual(a, der)));
+  if (!needed.every(inDss)) return false;
+  const revocation = await validateCertificateChain({
+    certificate: chain[0]!,
+    intermediates: dss.certificates,
+    trustAnchors: [...anchors, chain[chain.length - 1]!],
+    at: options.at,
+    crls: dss.crls,
+    ocsps: dss.ocsps,
+  });
+  return revocation.revocation === 'good';
+}
+
+function isHexRun(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    const hex = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
+    if (!hex && b !== 0x20 && b !== 0x0a && b !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** Offsets of every `%%EOF` (one per revision; linearized files have an extra one up front). */
+function eofOffsets(bytes: Uint8Array): number[] {
+  const offsets: number[] = [];
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let at = buffer.indexOf('%%EOF'); at !== -1; at = buffer.indexOf('%%EOF', at + 5)) offsets.push(at);
+  return offsets;
+}
+
+function eolAfter(bytes: Uint8Array, eof: number): number {
+  let end = eof + 5;
+  while (end < bytes.length && (bytes[end] === 0x0a || bytes[end] === 0x0d)) end++;
+  return end;
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { PdfRef, type PdfObject } from '@libpdf/core';
+import type { OpenedPdf } from '../open-pdf.js';
+import { serializeObject } from './serialize-object.js';
+
+/** Bytes written as an object's body exactly (a signature dictionary with its placeholders). */
+export interface RawBody {
+  raw: Uint8Array;
+}
+
+export interface WrittenUpdate {
+  bytes: Uint8Array;
+  /** Absolute offset of each written object's body (just after `N G obj\n`). */
+  bodyOffsets: Map<number, number>;
+}
+
+/**
+ * The low-level incremental writer (pyHanko's split: this knows bytes, not signatures). An update
+ * appends new and changed objects, then a cross-reference section of the same kind as the previous
+ * one (table or stream) whose trailer points back with /Prev; the original bytes stay untouched, so
+ * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update).
+ *
+ * ```ts
+ * const update = new IncrementalUpdate(opened);
+ * const ref = update.add(PdfDict.of({ Type: PdfName.of('Annot') }));
+ * update.set(pageRef, pageDict);
+ * const { bytes } = update.write();
+ * ```
+ */
+export class IncrementalUpdate {
+  readonly #opened: OpenedPdf;
+  readonly #objects = new Map<number, { generation: number; body: PdfObject | RawBody }>();
+  #next: number;
+
+  constructor(opened: OpenedPdf) {
+    this.#opened = opened;
+    this.#next = opened.trailer.size;
+  }
+
+  /** A fresh object number for an object written later with `set`. */
+  allocate(): PdfRef {
+    return PdfRef.of(this.#next++, 0);
+  }
+
+  /** Adds a new object and returns its reference. */
+  add(body: PdfObject | RawBody): PdfRef {
+    const ref = this.allocate();
+    this.set(ref, body);
+    return ref;
+  }
+
+  /** Writes an object under a reference: a new one, or a new version of an existing one. */
+  set(ref: PdfRef, body: PdfObject | RawBody): void {
+    this.#objects.set(ref.objectNumber, { generation: ref.generation, body });
+  }
+
+  has(ref: PdfRef): boolean {
+    return this.#objects.has(ref.objectNumber);
+  }
+
+  write(): WrittenUpdate {
+    const base = this.#opened.bytes;
+    const chunks: Buffer[] = [];
+    let offset = base.length;
+    const push = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      offset += chunk.length;
+    };
+    const last = base[base.length - 1];
+    if (last !== 0x0a && last !== 0x0d) push(Buffer.from('\n'));
+
+    const entries = new Map<number, { offset: number; generation: number }>();
+    const bodyOffsets = new Map<number, number>();
+    for (const [number, { generation, body }] of [...this.#objects].sort((a, b) => a[0] - b[0])) {
+      entries.set(number, { offset, generation });
+      push(Buffer.from(`${number} ${generation} obj\n`));
+      bodyOffsets.set(number, offset);
+      push(Buffer.from('raw' in body ? body.raw : serializeObject(body)));
+      push(Buffer.from('\nendobj\n'));
+    }
+
+    const { trailer } = this.#opened;
+    const size = Math.max(trailer.size, this.#next);
+    const firstId = trailer.id ?? randomBytes(16);
+    // The second ID changes with every revision (ISO 32000-1 14.4).
+    const id = `[<${Buffer.from(firstId).toString('hex')}> <${randomBytes(16).toString('hex')}>]`;
+    const trailerEntries =
+      `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
+      (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
+      ` /ID ${id} /Prev ${this.#opened.startxref}`;
+
+    const xrefOffset = offset;
+    if (this.#opened.xrefIsStream) {
+      const xrefNumber = size;
+      entries.set(xrefNumber, { offset: xrefOffset, generation: 0 });
+      const numbers = [...entries.keys()].sort((a, b) => a - b);
+      const rows = Buffer.alloc(numbers.length * 7);
+      numbers.forEach((number, row) => {
+        const entry = entries.get(number)!;
+        rows.writeUInt8(1, row * 7);
+        rows.writeUInt32BE(entry.offset, row * 7 + 1);
+        rows.writeUInt16BE(entry.generation, row * 7 + 5);
+      });
+      const data = deflateSync(rows);
+      push(
+        Buffer.from(
+          `${xrefNumber} 0 obj\n<< /Type /XRef /Size ${xrefNumber + 1} /W [1 4 2] /Index [${subsections(
+            numbers,
+          )
+            .map(([start, count]) => `${start} ${count}`)
+            .join(' ')}] ${trailerEntries} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
+        ),
+      );
+      push(data);
+      push(Buffer.from('\nendstream\nendobj\n'));
+    } else {
+      const numbers = [...entries.keys()].sort((a, b) => a - b);
+      let table = 'xref\n';
+      for (const [start, count] of subsections(numbers)) {
+        table += `${start} ${count}\n`;
+        for (let number = start; number < start + count; number++) {
+          const entry = entries.get(number)!;
+          table += `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r\n`;
+        }
+      }
+      push(Buffer.from(`${table}trailer\n<< /Size ${size} ${trailerEntries} >>\n`));
+    }
+    push(Buffer.from(`startxref\n${xrefOffset}\n%%EOF\n`));
+    return { bytes: new Uint8Array(Buffer.concat([Buffer.from(base), ...chunks])), bodyOffsets };
+  }
+}
+
+/** Runs of consecutive object numbers: [[first, count], ...]. */
+function subsections(sorted: number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const number of sorted) {
+    const run = runs[runs.length - 1];
+    if (run && run[0] + run[1] === number) run[1]++;
+    else runs.push([number, 1]);
+  }
+  return runs;
+}

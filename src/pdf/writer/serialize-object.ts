@@ -1,0 +1,117 @@
+import type { PdfObject } from '@libpdf/core';
+
+/**
+ * Writes PDF objects (as @libpdf/core models them) to bytes. Our own writer rather than the
+ * library's save, so an incremental update contains exactly the objects we chose and we know the
+ * offset of every byte (a signature's /Contents and /ByteRange).
+ *
+ * ```ts
+ * const bytes = serializeObject(PdfDict.of({ Type: PdfName.of('Annot') }));
+ * ```
+ */
+export function serializeObject(object: PdfObject): Uint8Array {
+  const chunks: Buffer[] = [];
+  write(object, chunks);
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+function write(object: PdfObject, out: Buffer[]): void {
+  switch (object.type) {
+    case 'null':
+      out.push(Buffer.from('null'));
+      return;
+    case 'bool':
+      out.push(Buffer.from(object.value ? 'true' : 'false'));
+      return;
+    case 'number':
+      out.push(Buffer.from(formatNumber(object.value)));
+      return;
+    case 'name':
+      out.push(Buffer.from(formatName(object.value), 'latin1'));
+      return;
+    case 'string':
+      out.push(formatString(object.bytes, object.format));
+      return;
+    case 'ref':
+      out.push(Buffer.from(`${object.objectNumber} ${object.generation} R`));
+      return;
+    case 'raw':
+      out.push(Buffer.from(object.bytes));
+      return;
+    case 'array': {
+      out.push(Buffer.from('['));
+      let first = true;
+      for (const item of object) {
+        if (!first) out.push(Buffer.from(' '));
+        first = false;
+        write(item, out);
+      }
+      out.push(Buffer.from(']'));
+      return;
+    }
+    case 'dict':
+    case 'stream': {
+      const isStream = object.type === 'stream' && 'data' in object;
+      const data = isStream ? (object as { data: Uint8Array }).data : undefined;
+      out.push(Buffer.from('<<'));
+      for (const [key, value] of object) {
+        if (data && key.value === 'Length') continue;
+        out.push(Buffer.from(`${formatName(key.value)} `, 'latin1'));
+        write(value, out);
+        out.push(Buffer.from(' '));
+      }
+      if (data) out.push(Buffer.from(`/Length ${data.length} `));
+      out.push(Buffer.from('>>'));
+      if (data) {
+        out.push(Buffer.from('\nstream\n'));
+        out.push(Buffer.from(data));
+        out.push(Buffer.from('\nendstream'));
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * Integers as is; reals with at most 4 decimals and never in exponent form (PDF has no exponents).
+ *
+ * ```ts
+ * formatNumber(1e-7); // '0'
+ * ```
+ */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return '0';
+  if (Number.isInteger(value)) return String(value);
+  const fixed = value.toFixed(4).replace(/\.?0+$/, '');
+  return fixed === '-0' ? '0' : fixed;
+}
+
+const NAME_DELIMITERS = new Set('()<>[]{}/%#'.split('').map((c) => c.charCodeAt(0)));
+
+/**
+ * A name token, `#xx`-escaping what may not appear raw (ISO 32000-1 7.3.5).
+ *
+ * ```ts
+ * formatName('A B'); // '/A#20B'
+ * ```
+ */
+export function formatName(value: string): string {
+  let result = '/';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    if (byte < 0x21 || byte > 0x7e || NAME_DELIMITERS.has(byte))
+      result += `#${byte.toString(16).padStart(2, '0')}`;
+    else result += String.fromCharCode(byte);
+  }
+  return result;
+}
+
+function formatString(bytes: Uint8Array, format: 'literal' | 'hex'): Buffer {
+  const printable = bytes.every((b) => b >= 0x20 && b < 0x7f);
+  if (format === 'hex' || !printable) return Buffer.from(`<${Buffer.from(bytes).toString('hex')}>`);
+  let text = '(';
+  for (const byte of bytes) {
+    const ch = String.fromCharCode(byte);
+    text += ch === '(' || ch === ')' || ch === '\\' ? `\\${ch}` : ch;
+  }
+  return Buffer.from(`${text})`, 'latin1');
+}

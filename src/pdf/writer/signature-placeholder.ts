@@ -1,0 +1,138 @@
+import type { PdfObject } from '@libpdf/core';
+import { PlaceholderTooSmall, PreparedSignatureMismatch } from '../errors.js';
+import type { RawBody, WrittenUpdate } from './incremental-writer.js';
+import { formatName, serializeObject } from './serialize-object.js';
+
+export type ByteRange = [number, number, number, number];
+
+export interface SignatureDictionaryOptions {
+  type: 'Sig' | 'DocTimeStamp';
+  subFilter: 'ETSI.CAdES.detached' | 'ETSI.RFC3161';
+  /** Bytes reserved for the DER in /Contents (twice as many hex digits). */
+  contentsSize: number;
+  /** /M, /Name, /Reason, /Location, /Prop_Build ... */
+  entries?: Record<string, PdfObject>;
+}
+
+export interface SignatureDictionary {
+  body: RawBody;
+  /** Offsets inside the body of the /ByteRange array's `[` and of /Contents' `<`. */
+  byteRangeAt: number;
+  byteRangeLength: number;
+  contentsAt: number;
+}
+
+// Wide enough for four ten-digit numbers: the array is patched in place, padded with spaces.
+const BYTE_RANGE_PLACEHOLDER = `[0 ${'0'.repeat(10)} ${'0'.repeat(10)} ${'0'.repeat(10)}]`;
+
+/**
+ * A signature dictionary with its two placeholders, written as raw bytes so their offsets are known:
+ * /ByteRange is filled in once the update is laid out, /Contents once the CMS exists.
+ *
+ * ```ts
+ * const dict = signatureDictionary({ type: 'Sig', subFilter: 'ETSI.CAdES.detached', contentsSize: 16384 });
+ * const sigRef = update.add(dict.body);
+ * ```
+ */
+export function signatureDictionary(options: SignatureDictionaryOptions): SignatureDictionary {
+  let text = `<< /Type /${options.type} /Filter /Adobe.PPKLite /SubFilter /${options.subFilter} /ByteRange `;
+  const byteRangeAt = text.length;
+  text += `${BYTE_RANGE_PLACEHOLDER} /Contents `;
+  const contentsAt = text.length;
+  text += `<${'0'.repeat(options.contentsSize * 2)}>`;
+  const parts = [Buffer.from(text, 'latin1')];
+  for (const [key, value] of Object.entries(options.entries ?? {})) {
+    parts.push(Buffer.from(` ${formatName(key)} `, 'latin1'), Buffer.from(serializeObject(value)));
+  }
+  parts.push(Buffer.from(' >>'));
+  return {
+    body: { raw: new Uint8Array(Buffer.concat(parts)) },
+    byteRangeAt,
+    byteRangeLength: BYTE_RANGE_PLACEHOLDER.length,
+    contentsAt,
+  };
+}
+
+/**
+ * Writes the final /ByteRange into a laid-out update (in place): everything but the /Contents hex
+ * string including its angle brackets.
+ *
+ * ```ts
+ * const written = update.write();
+ * const byteRange = fillByteRange({ written, objectNumber: sigRef.objectNumber, dictionary });
+ * ```
+ */
+export function fillByteRange(options: {
+  written: WrittenUpdate;
+  objectNumber: number;
+  dictionary: SignatureDictionary;
+}): ByteRange {
+  const { bytes, bodyOffsets } = options.written;
+  const body = bodyOffsets.get(options.objectNumber);
+  if (body === undefined) throw new Error('The signature dictionary was not written');
+  const contentsStart = body + options.dictionary.contentsAt;
+  const hexLength = contentsEnd(bytes, contentsStart) - contentsStart;
+  const afterContents = contentsStart + hexLength;
+  const byteRange: ByteRange = [0, contentsStart, afterContents, bytes.length - afterContents];
+  const value = `[0 ${byteRange[1]} ${byteRange[2]} ${byteRange[3]}`;
+  const padded = `${value.padEnd(options.dictionary.byteRangeLength - 1, ' ')}]`;
+  if (padded.length !== options.dictionary.byteRangeLength)
+    throw new Error('ByteRange does not fit its placeholder');
+  bytes.set(Buffer.from(padded, 'latin1'), body + options.dictionary.byteRangeAt);
+  return byteRange;
+}
+
+/** The offset just after the `>` closing the hex string that starts at `start`. */
+function contentsEnd(bytes: Uint8Array, start: number): number {
+  const close = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(0x3e, start + 1);
+  return (close === -1 ? bytes.length : close) + 1;
+}
+
+/**
+ * The signed bytes of a ByteRange, as one buffer.
+ *
+ * ```ts
+ * const messageDigest = digest('SHA-256', signedBytes(pdf, byteRange));
+ * ```
+ */
+export function signedBytes(bytes: Uint8Array, byteRange: ByteRange): Uint8Array {
+  return new Uint8Array(
+    Buffer.concat([
+      bytes.subarray(byteRange[0], byteRange[0] + byteRange[1]),
+      bytes.subarray(byteRange[2], byteRange[2] + byteRange[3]),
+    ]),
+  );
+}
+
+/**
+ * Puts a DER value into the /Contents gap of a ByteRange, zero-padded (in place on a copy). The gap
+ * must still be all zeros: a prepared file is finished once.
+ *
+ * ```ts
+ * const signed = embedContents({ pdf: prepared, byteRange, der: cms });
+ * ```
+ */
+export function embedContents(options: {
+  pdf: Uint8Array;
+  byteRange: ByteRange;
+  der: Uint8Array;
+}): Uint8Array {
+  const { byteRange, der } = options;
+  const start = byteRange[1] + 1;
+  const end = byteRange[2] - 1;
+  const pdf = new Uint8Array(options.pdf);
+  if (pdf[byteRange[1]] !== 0x3c || pdf[end] !== 0x3e || pdf.length !== byteRange[2] + byteRange[3]) {
+    throw new PreparedSignatureMismatch('The prepared PDF does not match its signature placeholder');
+  }
+  for (let i = start; i < end; i++) {
+    if (pdf[i] !== 0x30) throw new PreparedSignatureMismatch('The prepared PDF is already signed');
+  }
+  const hex = Buffer.from(der).toString('hex');
+  if (hex.length > end - start) {
+    throw new PlaceholderTooSmall(
+      `The signature needs ${der.length} bytes; ${(end - start) / 2} were reserved`,
+    );
+  }
+  pdf.set(Buffer.from(hex, 'latin1'), start);
+  return pdf;
+}

@@ -1,0 +1,47 @@
+import { AppError, ValidationError } from '../errors.js';
+
+/**
+ * Typed errors of the PKI library. The input ones are 400s (`ValidationError`), so the HTTP layer maps
+ * them without knowing this module; the others name the service that failed.
+ *
+ * ```ts
+ * try { await finishSignature(...); } catch (error) {
+ *   if (error instanceof SignatureValueInvalid) ...; // 400: the client signed something else
+ * }
+ * ```
+ */
+
+/** A certificate, chain or key given to us cannot be read or does not fit together. */
+export class CertificateInvalid extends ValidationError {
+  override name = 'CertificateInvalid';
+}
+
+/**
+ * A raw signature value does not verify with the signer's certificate over the signed attributes
+ * (two-step finish with a wrong key or wrong digest). Checked before anything is embedded.
+ */
+export class SignatureValueInvalid extends ValidationError {
+  override name = 'SignatureValueInvalid';
+}
+
+/** A PKCS#12 file that cannot be opened: wrong password, damaged, or an unsupported cipher. */
+export class Pkcs12Invalid extends ValidationError {
+  override name = 'Pkcs12Invalid';
+}
+
+/**
+ * The time-stamp authority did not give a usable token (unreachable, refused, or its answer does not
+ * match our request). DESIGN: never fake a timestamp; callers fail or fall back and say so.
+ */
+export class TimestampUnavailable extends AppError {
+  override name = 'TimestampUnavailable';
+  readonly statusCode = 502;
+  readonly code = 'TIMESTAMP_UNAVAILABLE';
+}
+
+/** A signing device (PKCS#11 token) or key that is configured but cannot be used. */
+export class SignerUnavailable extends AppError {
+  override name = 'SignerUnavailable';
+  readonly statusCode = 503;
+  readonly code = 'SIGNER_UNAVAILABLE';
+}

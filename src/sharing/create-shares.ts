@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { hashPassword, hashToken } from '../auth/secrets.js';
+import type { Deps } from '../deps.js';
+import { loadEditable } from '../documents/access.js';
+import { changeDocument } from '../documents/change-document.js';
+import type { CustomField } from '../documents/custom-fields.js';
+import { LimitExceeded, ValidationError } from '../errors.js';
+import { queueMail } from '../notify/queue-notification.js';
+import { shareMail } from '../notify/mail/share-mail.js';
+import { readJson, writeJson } from '../store/db/json.js';
+import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
+import { startsLocked } from './protect-share.js';
+import { newShareToken } from './recipient.js';
+import { checkImportedFields } from './share-fields.js';
+import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
+import {
+  ACTION_PURPOSES,
+  NATIONAL_ID_PROVIDER,
+  type OAuthFactor,
+  type ShareOptions,
+  type ShareRow,
+} from './share-types.js';
+import { shareViews, type ShareView } from './share-view.js';
+
+export interface RecipientInput {
+  sharePurpose: string;
+  shareTo: string;
+  message?: string | undefined;
+  validUntil?: string | undefined;
+  password?: string | undefined;
+  phone?: string | undefined;
+  emailCode?: boolean | undefined;
+  automaticReminder?: { start: string; intervalDays: number } | undefined;
+  oauthFactors?: OAuthFactor[] | undefined;
+  allowedOAuths?: string[] | undefined;
+  order?: number | undefined;
+  rights?: string[] | undefined;
+  language?: string | undefined;
+  dateFormat?: string | undefined;
+  timeFormat?: string | undefined;
+  isMandatory?: boolean | undefined;
+  /** The recipient's role: makes them a member of the sign entity with that role (sign-entities.ts). */
+  userRoleId?: number | undefined;
+  userRoleName?: string | undefined;
+}
+
+type FieldInput = Record<string, unknown> & {
+  user?: string[] | undefined;
+  userRoleId?: number | undefined;
+  userRoleName?: string | undefined;
+};
+
+/** The body of POST /share; root `signatures`, `images`, `annotations` are the sharer's own (DESIGN). */
+export interface ShareRequest extends VisualsInCall {
+  id: string;
+  data: RecipientInput[];
+  signatureFields?: FieldInput[] | undefined;
+  sequential?: boolean | undefined;
+  signEntities?: SignEntityInput[] | undefined;
+}
+
+const MAX_RECIPIENTS = 100;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function bodyError(message: string): ValidationError {
+  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
+}
+
+/**
+ * spec Sharing rule 3: factors default to `email` only; an `email` factor must match the recipient's
+ * e-mail; other factors only when `allowedOAuths` holds only the national digital identity provider.
+ */
+export function checkOAuthFactors(
+  factors: OAuthFactor[] | undefined,
+  allowedOAuths: string[] | undefined,
+  email: string | null,
+  at: string,
+): OAuthFactor[] {
+  if (!factors || factors.length === 0) return email ? [{ type: 'email', value: email }] : [];
+  for (const [i, factor] of factors.entries()) {
+    if (factor.type === 'email') {
+      if (!email || factor.value.trim().toLowerCase() !== email) {
+        throw bodyError(`"${at}.oauthFactors[${i}].value" must match the recipient's e-mail`);
+      }
+    } else if (!(allowedOAuths?.length === 1 && allowedOAuths[0] === NATIONAL_ID_PROVIDER)) {
+      throw bodyError(
+        `"${at}.oauthFactors[${i}].type" ${factor.type} is allowed only when allowedOAuths holds only ${NATIONAL_ID_PROVIDER}`,
+      );
+    }
+  }
+  return factors.map((f) => ({
+    type: f.type,
+    value: f.type === 'email' ? f.value.trim().toLowerCase() : f.value,
+  }));
+}
+
+/** Whether a signature field is the recipient's: named in its `user`, or, without `user`, by their role. */
+function fieldIsFor(field: FieldInput, key: string, input: RecipientInput): boolean {
+  if (field.user?.length) return field.user.some((u) => u.trim().toLowerCase() === key);
+  if (field.userRoleId !== undefined) return field.userRoleId === input.userRoleId;
+  if (field.userRoleName !== undefined) return field.userRoleName.trim() === input.userRoleName?.trim();
+  return false;
+}
+
+/**
+ * POST /share (spec Sharing): shares a document with internal users and external e-mail recipients.
+ * Each recipient once; `signatureFields[*].user` must be among them (a field without `user` goes to
+ * the recipients of its `userRoleId`/`userRoleName`); sequential shares take turns by `order` (or
+ * their place in `data`; members of a sign entity default to the entity's `order`). `signEntities`
+ * set quorums (sign-entities.ts). A sign share moves the document to `inprogress` and emits
+ * `signRequest`; recipients whose turn it is are notified (external ones with their link). Root
+ * `signatures`/`images`/`annotations` are the sharer's: signed (or annotated) first, in the same
+ * transaction, so a failure leaves no share and no file used up.
+ */
+export async function createShares(deps: Deps, actor: Actor, request: ShareRequest): Promise<ShareView[]> {
+  if (request.data.length === 0) throw bodyError('"data" must contain at least 1 items');
+  if (request.data.length > MAX_RECIPIENTS)
+    throw new LimitExceeded(`At most ${MAX_RECIPIENTS} recipients per share`);
+  const doc = await loadEditable(deps.db, actor, request.id);
+  if (doc.kind !== 'document') throw bodyError('"id" must name a document');
+  if (
+    doc.share_state &&
+    doc.share_state !== 'inprogress' &&
+    request.data.some((d) => d.sharePurpose === 'sign')
+  ) {
+    throw new ValidationError(`The document is ${doc.share_state}; it cannot be sent for signing again`);
+  }
+
+  const seen = new Set<string>();
+  const recipients = [];
+  for (const [i, input] of request.data.entries()) {
+    const at = `data[${i}]`;
+    const key = input.shareTo.trim().toLowerCase();
+    // Rule 1: a recipient appears once, however many fields they fill.
+    if (seen.has(key)) throw bodyError(`"${at}.shareTo" contains a duplicate value`);
+    seen.add(key);
+    const user = await deps.db
+      .selectFrom('users')
+      .select(['id', 'email', 'status', 'name'])
+      .where('tenant_id', '=', actor.tenantId)
+      .where((eb) => eb.or([eb('name', '=', key), eb('email', '=', key)]))
+      .executeTakeFirst();
+    if (!user && !EMAIL.test(key))
+      throw bodyError(`"${at}.shareTo" must be a user name or an e-mail address`);
+    if (user && user.status !== 'active') throw bodyError(`"${at}.shareTo" is a suspended user`);
+    if (user && (input.password || input.phone || input.emailCode)) {
+      throw bodyError(
+        `"${at}.password", "${at}.phone" and "${at}.emailCode" are for external recipients only`,
+      );
+    }
+    const email = user ? user.email : key;
+    const oauthFactors = checkOAuthFactors(input.oauthFactors, input.allowedOAuths, email, at);
+    if (input.validUntil && new Date(input.validUntil) <= deps.clock.now()) {
+      throw bodyError(`"${at}.validUntil" must be in the future`);
+    }
+    recipients.push({ input, at, key, user, email, oauthFactors });
+  }
+  // Rule 2: the users of signature fields are recipients of this share.
+  for (const [i, field] of (request.signatureFields ?? []).entries()) {
+    for (const [j, user] of (field.user ?? []).entries()) {
+      if (!seen.has(user.trim().toLowerCase())) {
+        throw bodyError(`"signatureFields[${i}].user[${j}]" must be one of the recipients in data`);
+      }
+    }
+  }
+  // spec Custom field: the creator may place the document's custom fields as imported fields.
+  checkImportedFields(request.signatureFields, readJson<CustomField[]>(doc.custom_fields, []));
+  const entities = assignSignEntities(request.signEntities, request.data);
+  // DESIGN "Signing inside other calls": loaded and checked before the transaction, reading only.
+  const visuals = await prepareVisualsInCall(deps, actor, {
+    signatures: request.signatures,
+    images: request.images,
+    annotations: request.annotations,
+    level: request.level,
+  });
+  if (visuals && !doc.main_file_id) {
+    throw bodyError(
+      '"signatures", "images" and "annotations" need a document with a main file (body.pdfFile)',
+    );
+  }
+
+  const passwords = await Promise.all(
+    recipients.map((r) => (r.input.password ? hashPassword(r.input.password) : Promise.resolve(null))),
+  );
+  const sequential = request.sequential === true;
+  const ordered = recipients
+    .map((r, index) => ({
+      ...r,
+      entity: entities[index],
+      position: r.input.order ?? entities[index]?.order ?? index,
+      password: passwords[index] ?? null,
+    }))
+    .sort((a, b) => a.position - b.position);
+  const firstActionPosition = ordered.find((r) => ACTION_PURPOSES.includes(r.input.sharePurpose))?.position;
+  const now = deps.clock.now();
+  const group = randomUUID();
+  const sender = await deps.db
+    .selectFrom('users')
+    .select(['display_name', 'name'])
+    .where('id', '=', actor.userId)
+    .executeTakeFirst();
+  const from = sender?.display_name ?? sender?.name ?? actor.name;
+
+  const rows = await deps.db.transaction().execute(async (trx) => {
+    // The sharer signs before the shares go out: the recipients get the signed file.
+    const current = visuals
+      ? (
+          await applyVisualsInCall(trx, deps, {
+            actor,
+            doc,
+            prepared: visuals,
+            expectedVersion: doc.version,
+            bumpVersion: true,
+            now,
+          })
+        ).doc
+      : doc;
+    const created: ShareRow[] = [];
+    for (const r of ordered) {
+      const waits =
+        sequential && ACTION_PURPOSES.includes(r.input.sharePurpose) && r.position !== firstActionPosition;
+      // A recipient waiting for their turn gets their link when it comes (workflow.ts), not before.
+      const token = r.user || waits ? undefined : newShareToken();
+      const options: ShareOptions = {
+        rights: r.input.rights ?? [],
+        language: r.input.language,
+        dateFormat: r.input.dateFormat,
+        timeFormat: r.input.timeFormat,
+        oauthFactors: r.oauthFactors,
+        allowedOAuths: r.input.allowedOAuths ?? [],
+        automaticReminder: r.input.automaticReminder,
+        signatureFields: (request.signatureFields ?? []).filter((f) => fieldIsFor(f, r.key, r.input)),
+        isMandatory: r.input.isMandatory ?? true,
+        userRoleId: r.input.userRoleId,
+        userRoleName: r.input.userRoleName,
+        ...(r.input.emailCode ? { emailCode: true } : {}),
+      };
+      const row: ShareRow = {
+        id: randomUUID(),
+        tenant_id: actor.tenantId,
+        document_id: doc.id,
+        share_group: group,
+        shared_by: actor.userId,
+        purpose: r.input.sharePurpose,
+        share_to: r.user ? r.user.name : r.key,
+        user_id: r.user?.id ?? null,
+        email: r.email,
+        token_hash: token ? hashToken(token) : null,
+        status: waits ? 'waiting' : 'active',
+        sequential: sequential ? 1 : 0,
+        position: r.position,
+        message: r.input.message ?? null,
+        valid_until: r.input.validUntil ? new Date(r.input.validUntil).toISOString() : null,
+        password_hash: r.password,
+        phone: r.input.phone ?? null,
+        unlocked: startsLocked({
+          password: r.password,
+          phone: r.input.phone,
+          emailCode: r.input.emailCode,
+          allowedOAuths: r.input.allowedOAuths ?? [],
+        })
+          ? 0
+          : 1,
+        otp_hash: null,
+        otp_expires_at: null,
+        options: writeJson(options),
+        next_reminder_at: r.input.automaticReminder
+          ? new Date(r.input.automaticReminder.start).toISOString()
+          : null,
+        last_reminder_at: null,
+        message_read: 0,
+        delegated_from: null,
+        acted_at: null,
+        reason: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        sign_entity: r.entity?.key ?? null,
+        quorum: r.entity?.quorum ?? null,
+        identity_provider: null,
+        identity_verified_at: null,
+      };
+      await trx.insertInto('shares').values(row).execute();
+      created.push(row);
+      if (!waits && r.email) {
+        const link = token
+          ? `${deps.config.publicUrl}/s/${token}`
+          : `${deps.config.publicUrl}/documents/${current.id}`;
+        await queueMail(
+          trx,
+          shareMail({
+            kind: 'invitation',
+            to: r.email,
+            language: r.input.language,
+            documentTitle: current.title,
+            from,
+            purpose: r.input.sharePurpose,
+            link,
+            note: r.input.message,
+          }),
+          now,
+        );
+      }
+    }
+    const signs = ordered.some((r) => r.input.sharePurpose === 'sign');
+    await changeDocument(trx, actor, {
+      doc: current,
+      expectedVersion: current.version,
+      // Signing in the call already counted it as the call's one change.
+      bumpVersion: !visuals,
+      set: signs ? { share_state: 'inprogress' } : {},
+      activityType: 'documentShared',
+      event: signs ? 'signRequest' : undefined,
+      data: {
+        recipients: ordered.map((r) => r.key),
+        purposes: ordered.map((r) => r.input.sharePurpose),
+        sequential,
+        ...(request.signEntities?.length
+          ? {
+              signEntities: [...new Set(ordered.flatMap((r) => (r.entity ? [r.entity] : [])))].map((e) => ({
+                signEntity: e.key,
+                quorum: e.quorum,
+              })),
+            }
+          : {}),
+      },
+      now,
+    });
+    return created;
+  });
+  // The link is the recipient's credential: it goes to the recipient only, never into this answer.
+  return shareViews(deps.db, rows, deps.config.oidcProviders);
+}

@@ -1,0 +1,159 @@
+import { record } from '../audit/record.js';
+import { assertNotThrottled, clearFailures, countFailure } from '../auth/login-throttle.js';
+import { exchangeCode } from '../auth/oidc/finish-oidc-login.js';
+import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
+import { hashToken, sameHash } from '../auth/secrets.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, Unauthenticated } from '../errors.js';
+import { claimsFor, mismatchedFactors, offeredProviders } from './identity-factors.js';
+import { shareThrottleKey } from './protect-share.js';
+import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
+import { shareCallbackUrl } from './start-share-oidc.js';
+
+export interface FinishShareOidcOptions {
+  provider: string;
+  /** The callback's query string as the provider sent it (`code`, `state`, `iss`, or `error`). */
+  query: URLSearchParams;
+  /** The cookie set by the start, when the browser brought it back. */
+  binding: string | undefined;
+  requestId: string;
+}
+
+export interface FinishedShareOidc {
+  /** Whether the link is now unlocked; false while the share's password or SMS code is still owed. */
+  isUnlocked: boolean;
+  /** Where the start asked the browser to be sent, if anywhere (already checked to be ours). */
+  redirect: string | null;
+}
+
+const STATE_UNUSABLE = 'This sign-in is unknown, has expired or was already used: start it again';
+
+/**
+ * GET /share/oidc/:provider/callback (spec: Authentication 6, Sharing rule 3 "All given factors are
+ * checked"): exchanges the code (state, nonce, PKCE and issuer checked, as for users), then holds the
+ * provider's claims against the share's `oauthFactors` (identity-factors.ts). All of them proven: the
+ * identity is recorded on the share and the link unlocked exactly as POST /share/unlock does (or, when
+ * the share also has a password or SMS code, left for POST /share/unlock to finish). A factor not
+ * proven is 403 and, like the provider refusing the sign-in (401), counts as a failed unlock attempt
+ * of the share (5 per window, then 429).
+ */
+export async function finishShareOidc(
+  deps: Deps,
+  providers: OidcProviders,
+  options: FinishShareOidcOptions,
+): Promise<FinishedShareOidc> {
+  const provider = providers.get(options.provider);
+  const state = options.query.get('state');
+  if (!state) throw new Unauthenticated(STATE_UNUSABLE);
+  const now = deps.clock.now();
+  // Deleting is what makes the state single use: of two callbacks with one state, one gets the row.
+  const pending = await deps.db
+    .deleteFrom('share_oidc_states')
+    .where('state_hash', '=', hashToken(state))
+    .returningAll()
+    .executeTakeFirst();
+  if (!pending || pending.provider !== provider.name || new Date(pending.expires_at) <= now) {
+    throw new Unauthenticated(STATE_UNUSABLE);
+  }
+  // Without this, someone holding a link could get its rightful recipient's browser to finish a
+  // sign-in they started, and so unlock the link in their own hands with the recipient's identity.
+  if (!options.binding || !sameHash(hashToken(options.binding), pending.binding_hash)) {
+    throw new Unauthenticated('This sign-in was started in another browser: start it again here');
+  }
+  const share = await deps.db
+    .selectFrom('shares')
+    .selectAll()
+    .where('id', '=', pending.share_id)
+    .executeTakeFirst();
+  if (!share) throw new Unauthenticated(STATE_UNUSABLE);
+  const key = shareThrottleKey(share.id);
+  await assertNotThrottled(deps, [key]);
+  const shareSettings = shareOptions(share);
+  // The sharer may have changed the providers since the start (PUT /share).
+  const offered = offeredProviders(shareSettings.allowedOAuths, deps.config.oidcProviders);
+  if (!offered.some((p) => p.name === provider.name)) {
+    throw new Forbidden(`This share no longer allows the identity provider ${provider.name}`);
+  }
+  const factors = requiredFactors(share, shareSettings.oauthFactors);
+  if (factors.length === 0) throw new Forbidden('This share has no factor an identity provider could prove');
+
+  const { client } = await providers.open(provider.name);
+  let identity;
+  try {
+    identity = await exchangeCode(client, provider, {
+      callback: shareCallbackUrl(deps.config.publicUrl, provider.name),
+      query: options.query,
+      state,
+      nonce: pending.nonce,
+      codeVerifier: pending.code_verifier,
+      claims: claimsFor(factors, provider),
+    });
+  } catch (error) {
+    // The provider refusing is a failed attempt; a provider that cannot be used is nobody's (502).
+    if (error instanceof Unauthenticated) await countFailure(deps, [key]);
+    throw error;
+  }
+
+  const audit = {
+    tenantId: share.tenant_id,
+    actorId: share.share_to,
+    objectType: 'document',
+    objectId: share.document_id,
+    requestId: options.requestId,
+    at: now,
+  };
+  const mismatches = mismatchedFactors(factors, identity.claims, provider);
+  if (mismatches.length > 0) {
+    await countFailure(deps, [key]);
+    await deps.db.transaction().execute((trx) =>
+      record(trx, {
+        ...audit,
+        activityType: 'shareIdentityRefused',
+        data: {
+          shareId: share.id,
+          provider: provider.name,
+          subject: identity.subject,
+          factors: mismatches.map((m) => m.type),
+        },
+      }),
+    );
+    throw new Forbidden(
+      `The identity given by ${provider.label} does not match this share: ${mismatches.map((m) => m.reason).join('; ')}`,
+    );
+  }
+
+  // Every protection set must be passed: a password or SMS code still owed keeps the link locked.
+  // The identity is one protection; a password or a code (SMS or e-mail) the share also has still follows.
+  const isUnlocked = !share.password_hash && !share.phone && shareOptions(share).emailCode !== true;
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('shares')
+      .set({
+        identity_provider: provider.name,
+        identity_verified_at: now.toISOString(),
+        ...(isUnlocked ? { unlocked: 1 } : {}),
+        updated_at: now.toISOString(),
+      })
+      .where('id', '=', share.id)
+      .execute();
+    await record(trx, {
+      ...audit,
+      activityType: 'shareIdentityVerified',
+      data: {
+        shareId: share.id,
+        provider: provider.name,
+        subject: identity.subject,
+        factors: factors.map((f) => f.type),
+        unlocked: isUnlocked,
+      },
+    });
+  });
+  if (isUnlocked) await clearFailures(deps, key.key);
+  return { isUnlocked, redirect: pending.redirect };
+}
+
+/** The factors to prove: the share's, or its recipient's e-mail when it has none (rule 3's default). */
+function requiredFactors(share: ShareRow, factors: OAuthFactor[]): OAuthFactor[] {
+  if (factors.length > 0) return factors;
+  return share.email ? [{ type: 'email', value: share.email }] : [];
+}

@@ -1,0 +1,37 @@
+import type { Deps } from '../deps.js';
+import { offeredProviders } from './identity-factors.js';
+import type { Recipient } from './recipient.js';
+import { shareOptions } from './share-types.js';
+import { SHARE_OIDC_PATH } from './start-share-oidc.js';
+
+export interface ShareProviders {
+  /** The identity providers this share offers, with the address that starts each (add the share token). */
+  providers: { name: string; label: string; start: string }[];
+  /** Which provider proved the recipient's identity, and when; absent until one did. */
+  identityVerified?: { provider: string; at: string };
+  /** Whether the link may act; false while a password, code or identity provider is still owed. */
+  isUnlocked: boolean;
+}
+
+/**
+ * GET /share/oidc (spec: Authentication 6): what an external recipient, locked or not, needs to prove
+ * who they are: the identity providers their share allows that the operator configured.
+ */
+export async function listShareProviders(deps: Deps, recipient: Recipient): Promise<ShareProviders> {
+  const share = await deps.db
+    .selectFrom('shares')
+    .selectAll()
+    .where('id', '=', recipient.shareId)
+    .executeTakeFirstOrThrow();
+  return {
+    providers: offeredProviders(shareOptions(share).allowedOAuths, deps.config.oidcProviders).map((p) => ({
+      name: p.name,
+      label: p.label,
+      start: `${deps.config.publicUrl}${SHARE_OIDC_PATH}/${encodeURIComponent(p.name)}`,
+    })),
+    ...(share.identity_provider && share.identity_verified_at
+      ? { identityVerified: { provider: share.identity_provider, at: share.identity_verified_at } }
+      : {}),
+    isUnlocked: share.unlocked === 1,
+  };
+}

@@ -1,0 +1,257 @@
+import type { Actor } from '../auth/actor.js';
+import { hashPassword } from '../auth/secrets.js';
+import type { Deps } from '../deps.js';
+import { loadEditable, loadVisible } from '../documents/access.js';
+import { Conflict, Forbidden, LimitExceeded, NotFound, RateLimited, ValidationError } from '../errors.js';
+import { queueMail, queueSms } from '../notify/queue-notification.js';
+import { shareMail } from '../notify/mail/share-mail.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import { writeJson } from '../store/db/json.js';
+import { isAdmin } from '../users/roles.js';
+import { checkOAuthFactors, type RecipientInput } from './create-shares.js';
+import { startsLocked } from './protect-share.js';
+import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
+import { shareViews, type ShareView } from './share-view.js';
+import { endProcess, loadDocumentForUpdate } from './workflow.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * POST /share/cancel `{id, reason?}` (our call for the spec's `cancelled`: "the process was cancelled
+ * by the document owner"): the owner or an administrator withdraws a document in progress.
+ */
+export async function cancelSharing(
+  deps: Deps,
+  actor: Actor,
+  options: { id: string; reason?: string | undefined },
+) {
+  const doc = await loadEditable(deps.db, actor, options.id);
+  if (doc.share_state !== 'inprogress')
+    throw new Conflict(
+      `Only a document in progress can be cancelled (it is ${doc.share_state ?? 'not shared'})`,
+    );
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await endProcess(trx, {
+      doc: await loadDocumentForUpdate(trx, doc.id),
+      state: 'cancelled',
+      by: actor,
+      now,
+      reason: options.reason,
+    });
+  });
+}
+
+/**
+ * POST /share/reminder (spec Reminders): by document (every eligible recipient) or by shares. Only
+ * pending sign, approve and review shares; only the document owner or the original sharer (others who
+ * see the document: 403); one reminder per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS
+ * only with the SMS add-on.
+ */
+export async function sendReminders(
+  deps: Deps,
+  actor: Actor,
+  options: {
+    documentId?: string | undefined;
+    reminderType?: 'sms' | 'email' | undefined;
+    shares?: { shareId: string; phone?: string | undefined }[] | undefined;
+  },
+): Promise<{ reminded: number }> {
+  const type = options.reminderType ?? 'email';
+  if (!options.documentId && !options.shares?.length) {
+    throw new ValidationError('Request validation errors: BODY ERRORS: "documentId" or "shares" is required');
+  }
+  if (type === 'sms' && !(await getProperties(deps, actor)).smsAddOn) {
+    throw new Forbidden('SMS reminders need the SMS add-on (setting smsAddOn)');
+  }
+  let shares: ShareRow[];
+  if (options.shares?.length) {
+    const ids = options.shares.map((s) => s.shareId);
+    shares = await deps.db
+      .selectFrom('shares')
+      .selectAll()
+      .where('id', 'in', ids)
+      .where('tenant_id', '=', actor.tenantId)
+      .execute();
+    if (shares.length !== new Set(ids).size) throw new NotFound('No such share');
+  } else {
+    shares = await deps.db
+      .selectFrom('shares')
+      .selectAll()
+      .where('document_id', '=', options.documentId ?? '')
+      .where('tenant_id', '=', actor.tenantId)
+      .execute();
+  }
+  const documentIds = [
+    ...new Set(shares.map((s) => s.document_id).concat(options.documentId ? [options.documentId] : [])),
+  ];
+  const docs = new Map<string, Awaited<ReturnType<typeof loadVisible>>>();
+  for (const id of documentIds) docs.set(id, await loadVisible(deps.db, actor, id));
+  for (const share of shares) {
+    const doc = docs.get(share.document_id);
+    if (doc?.owner_id !== actor.userId && share.shared_by !== actor.userId && !isAdmin(actor.role)) {
+      throw new Forbidden('Only the document owner or the original sharer may send reminders');
+    }
+  }
+  const now = deps.clock.now();
+  const eligible = shares.filter(
+    (s) => PENDING.includes(s.status) && s.status === 'active' && REMINDABLE_PURPOSES.includes(s.purpose),
+  );
+  if (options.shares?.length && eligible.length !== shares.length) {
+    throw new ValidationError('Only shares with a pending sign, approve or review action get reminders');
+  }
+  const tooSoon = eligible.filter(
+    (s) => s.last_reminder_at && now.getTime() - new Date(s.last_reminder_at).getTime() < DAY_MS,
+  );
+  const due = options.shares?.length
+    ? tooSoon.length
+      ? []
+      : eligible
+    : eligible.filter((s) => !tooSoon.includes(s));
+  if (due.length === 0) {
+    if (tooSoon.length) {
+      const next = Math.min(...tooSoon.map((s) => new Date(s.last_reminder_at ?? 0).getTime() + DAY_MS));
+      throw new RateLimited(
+        'One reminder per day per share: try again later',
+        (next - now.getTime()) / 1000,
+        'REMINDER_TOO_SOON',
+      );
+    }
+    throw new ValidationError('No recipient of this document owes a sign, approve or review action');
+  }
+  const phones = new Map((options.shares ?? []).map((s) => [s.shareId, s.phone]));
+  await deps.db.transaction().execute(async (trx) => {
+    for (const share of due) {
+      const doc = docs.get(share.document_id);
+      if (!doc) continue;
+      if (type === 'sms') {
+        const phone = phones.get(share.id) ?? share.phone;
+        if (!phone)
+          throw new ValidationError(
+            `Request validation errors: BODY ERRORS: share ${share.id} has no phone: send "phone"`,
+          );
+        await queueSms(
+          trx,
+          { to: phone, text: `Reminder: "${doc.title}" is waiting for you to ${share.purpose}.` },
+          now,
+        );
+      } else if (share.email) {
+        await queueMail(
+          trx,
+          shareMail({
+            kind: 'reminder',
+            to: share.email,
+            language: shareOptions(share).language,
+            documentTitle: doc.title,
+            from: actor.name,
+            purpose: share.purpose,
+          }),
+          now,
+        );
+      }
+      await trx
+        .updateTable('shares')
+        .set({ last_reminder_at: now.toISOString() })
+        .where('id', '=', share.id)
+        .execute();
+    }
+  });
+  return { reminded: due.length };
+}
+
+export interface ShareEdit {
+  shareId: string;
+  validUntil?: string | null | undefined;
+  message?: string | undefined;
+  password?: string | null | undefined;
+  phone?: string | null | undefined;
+  oauthFactors?: RecipientInput['oauthFactors'];
+  allowedOAuths?: string[] | undefined;
+  automaticReminder?: RecipientInput['automaticReminder'] | null;
+  rights?: string[] | undefined;
+  language?: string | undefined;
+}
+
+/**
+ * PUT /share (spec: bulk edit of shares; replaces PUT /share/{shareId}/recipient): the owner or
+ * original sharer changes pending shares, up to 100, all or none. `oauthFactors` follow rule 3.
+ */
+export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): Promise<ShareView[]> {
+  if (edits.length > 100) throw new LimitExceeded('At most 100 shares per request');
+  const now = deps.clock.now();
+  const hashed = await Promise.all(
+    edits.map((e) => (e.password ? hashPassword(e.password) : Promise.resolve(null))),
+  );
+  const rows = await deps.db.transaction().execute(async (trx) => {
+    const changed: ShareRow[] = [];
+    for (const [i, edit] of edits.entries()) {
+      const share = await trx
+        .selectFrom('shares')
+        .selectAll()
+        .where('id', '=', edit.shareId)
+        .where('tenant_id', '=', actor.tenantId)
+        .executeTakeFirst();
+      if (!share) throw new NotFound('No such share');
+      const doc = await loadVisible(trx, actor, share.document_id);
+      if (doc.owner_id !== actor.userId && share.shared_by !== actor.userId && !isAdmin(actor.role)) {
+        throw new Forbidden('Only the document owner or the original sharer may change shares');
+      }
+      if (!PENDING.includes(share.status)) throw new Conflict(`Share ${share.id} is ${share.status}`);
+      const options = shareOptions(share);
+      // New factors or providers must be proven anew: an earlier sign-in proved the old ones.
+      const identityChanged = edit.oauthFactors !== undefined || edit.allowedOAuths !== undefined;
+      if (identityChanged) {
+        options.allowedOAuths = edit.allowedOAuths ?? options.allowedOAuths;
+        options.oauthFactors = checkOAuthFactors(
+          edit.oauthFactors ?? options.oauthFactors,
+          options.allowedOAuths,
+          share.email,
+          `data[${i}]`,
+        );
+      }
+      if (edit.rights) options.rights = edit.rights;
+      if (edit.language) options.language = edit.language;
+      if (edit.automaticReminder !== undefined)
+        options.automaticReminder = edit.automaticReminder ?? undefined;
+      if ((edit.password || edit.phone) && share.user_id) {
+        throw new ValidationError(
+          `Request validation errors: BODY ERRORS: "data[${i}].password" and phone are for external recipients only`,
+        );
+      }
+      const password = edit.password === undefined ? share.password_hash : (hashed[i] ?? null);
+      const phone = edit.phone === undefined ? share.phone : edit.phone;
+      await trx
+        .updateTable('shares')
+        .set({
+          valid_until:
+            edit.validUntil === undefined
+              ? share.valid_until
+              : edit.validUntil && new Date(edit.validUntil).toISOString(),
+          message: edit.message ?? share.message,
+          password_hash: password,
+          phone,
+          unlocked: startsLocked({ password, phone, allowedOAuths: options.allowedOAuths })
+            ? edit.password !== undefined || edit.phone !== undefined || identityChanged
+              ? 0
+              : share.unlocked
+            : 1,
+          ...(identityChanged ? { identity_provider: null, identity_verified_at: null } : {}),
+          options: writeJson(options),
+          next_reminder_at:
+            edit.automaticReminder === undefined
+              ? share.next_reminder_at
+              : edit.automaticReminder
+                ? new Date(edit.automaticReminder.start).toISOString()
+                : null,
+          updated_at: now.toISOString(),
+        })
+        .where('id', '=', share.id)
+        .execute();
+      changed.push(
+        await trx.selectFrom('shares').selectAll().where('id', '=', share.id).executeTakeFirstOrThrow(),
+      );
+    }
+    return changed;
+  });
+  return shareViews(deps.db, rows, deps.config.oidcProviders);
+}

@@ -1,0 +1,226 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import type { CustomField } from '../documents/custom-fields.js';
+import { ValidationError } from '../errors.js';
+import type { TextEntry } from '../signing/visual-input.js';
+import { readJson } from '../store/db/json.js';
+import type { Database } from '../store/db/schema.js';
+import { shareOptions, type ShareRow } from './share-types.js';
+
+/**
+ * Signature fields of a share that carry their own text (spec Signature field; Custom field):
+ * - a `readOnly` annotation field with a predefined `text` is written into the document as it is;
+ * - an `annotation` field whose `config` (a JSON string) holds `{"importedField": "<customField key>"}`
+ *   shows that custom field of the document: "in the sharing flow the creator can place them as
+ *   imported fields". It is read-only, and its text is the custom field's value as it stands when
+ *   the recipient reads or signs (so a correction made by the owner before then is what they get).
+ * Both are written, as text annotations, in the signer's own revision when they sign through the share.
+ */
+
+/** The `config` key naming the custom field an annotation field imports. */
+export const IMPORTED_FIELD = 'importedField';
+
+export type SignatureFieldInput = Record<string, unknown>;
+
+/** A share's signature field as recipients and sharers see it: imported fields prefilled. */
+export type SignatureFieldView = SignatureFieldInput & {
+  text?: string;
+  readOnly?: boolean;
+  importedField?: { key: string; displayName: string; type: string };
+};
+
+function bodyError(message: string): ValidationError {
+  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
+}
+
+/** The parsed `config` of a field: a JSON object, or nothing (absent, not JSON, not an object). */
+function fieldConfig(field: SignatureFieldInput): Record<string, unknown> | undefined {
+  if (typeof field.config !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(field.config);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    // spec Signature field: `config` is JSON in a string, but clients have sent other text there;
+    // such a config imports nothing and is kept as given.
+    return undefined;
+  }
+}
+
+function importedKey(field: SignatureFieldInput): unknown {
+  return fieldConfig(field)?.[IMPORTED_FIELD];
+}
+
+/**
+ * POST /share: every imported field is an `annotation` naming, by key, a custom field the document
+ * has. Joi-style 400 otherwise, naming the field.
+ */
+export function checkImportedFields(
+  fields: SignatureFieldInput[] | undefined,
+  customFields: CustomField[],
+): void {
+  for (const [i, field] of (fields ?? []).entries()) {
+    const key = importedKey(field);
+    if (key === undefined) continue;
+    const at = `"signatureFields[${i}].config"`;
+    if (typeof key !== 'string') throw bodyError(`${at} ${IMPORTED_FIELD} must be a string`);
+    if (field.type !== 'annotation') {
+      throw bodyError(`${at} ${IMPORTED_FIELD} is allowed on annotation fields only`);
+    }
+    if (!customFields.some((f) => f.key === key)) {
+      throw bodyError(
+        `${at} ${IMPORTED_FIELD} must be one of the document's custom field keys [${customFields.map((f) => f.key).join(', ')}]`,
+      );
+    }
+  }
+}
+
+/** The document's custom fields (spec Custom field), as stored. */
+export async function documentCustomFields(db: Kysely<Database>, documentId: string): Promise<CustomField[]> {
+  const row = await db
+    .selectFrom('documents')
+    .select('custom_fields')
+    .where('id', '=', documentId)
+    .executeTakeFirst();
+  return readJson<CustomField[]>(row?.custom_fields, []);
+}
+
+/** The fields as shown: an imported field carries its custom field's value as read-only `text`. */
+export function showShareFields(
+  fields: SignatureFieldInput[],
+  customFields: CustomField[],
+): SignatureFieldView[] {
+  return fields.map((field) => {
+    const key = importedKey(field);
+    const imported = typeof key === 'string' ? customFields.find((f) => f.key === key) : undefined;
+    if (!imported) return field;
+    return {
+      ...field,
+      text: imported.value,
+      readOnly: true,
+      importedField: { key: imported.key, displayName: imported.displayName, type: imported.type },
+    };
+  });
+}
+
+const HEX = /^#[0-9A-Fa-f]{6}$/;
+const HEX_ALPHA = /^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$/;
+const ALIGNS = ['left', 'center', 'right'] as const;
+
+/**
+ * The texts a share writes into the document when its recipient signs: its read-only annotation
+ * fields with a text (predefined, or imported from a custom field), each where the field is placed.
+ */
+export function fieldTexts(fields: SignatureFieldView[]): TextEntry[] {
+  const texts: TextEntry[] = [];
+  for (const field of fields) {
+    if (field.type !== 'annotation' || field.readOnly !== true) continue;
+    if (typeof field.text !== 'string' || field.text.trim() === '') continue;
+    const position = field.position as TextEntry['position'];
+    const align = ALIGNS.find((a) => a === field.align);
+    texts.push({
+      subtype: typeof field.subtype === 'string' ? field.subtype : 'annotation_generic',
+      text: field.text,
+      pages: Array.isArray(field.pages) && field.pages.length > 0 ? (field.pages as number[]) : [1],
+      position,
+      ...(align ? { align } : {}),
+      ...(typeof field.fontSize === 'number' ? { fontSize: Math.min(144, Math.max(4, field.fontSize)) } : {}),
+      ...(typeof field.bold === 'boolean' ? { bold: field.bold } : {}),
+      ...(typeof field.color === 'string' && HEX.test(field.color) ? { color: field.color } : {}),
+      ...(typeof field.backgroundColor === 'string' && HEX_ALPHA.test(field.backgroundColor)
+        ? { backgroundColor: field.backgroundColor }
+        : {}),
+    });
+  }
+  return texts;
+}
+
+/**
+ * The share a signer signs through: the link's own share, or an internal user's share on the document
+ * whose turn it is (as signing finds it). None when they sign as owner or administrator.
+ */
+async function signingShare(
+  db: Kysely<Database>,
+  signer: { shareId: string } | { actor: Actor; documentId: string },
+): Promise<ShareRow | undefined> {
+  if ('shareId' in signer) {
+    return db.selectFrom('shares').selectAll().where('id', '=', signer.shareId).executeTakeFirst();
+  }
+  return db
+    .selectFrom('shares')
+    .selectAll()
+    .where('document_id', '=', signer.documentId)
+    .where('user_id', '=', signer.actor.userId)
+    .where('purpose', '=', 'sign')
+    .where('status', '=', 'active')
+    .orderBy('position')
+    .executeTakeFirst();
+}
+
+/**
+ * A sign call's text annotations with the signer's share fields added (read-only predefined texts and
+ * imported custom fields), so they go into the signer's own revision with their signature.
+ */
+export async function withShareFieldTexts(
+  db: Kysely<Database>,
+  signer: { shareId: string } | { actor: Actor; documentId: string },
+  annotations: TextEntry[] | undefined,
+): Promise<TextEntry[] | undefined> {
+  const share = await signingShare(db, signer);
+  if (!share) return annotations;
+  const fields = shareOptions(share).signatureFields;
+  if (fields.length === 0) return annotations;
+  assertRequiredTextsGiven(fields, annotations ?? []);
+  const texts = fieldTexts(showShareFields(fields, await documentCustomFields(db, share.document_id)));
+  return texts.length === 0 ? annotations : [...(annotations ?? []), ...texts];
+}
+
+/**
+ * Spec Sharing: required fields enforced. A `required` text field of the signer (an `annotation` field,
+ * not `annotation_submitted_file`, not read-only, not imported) must be answered in the sign call by a
+ * text annotation whose `fieldId` is the field's `customId`, with some text.
+ */
+function assertRequiredTextsGiven(fields: SignatureFieldInput[], annotations: TextEntry[]): void {
+  for (const [index, field] of fields.entries()) {
+    if (field.required !== true || field.type !== 'annotation') continue;
+    if (field.subtype === 'annotation_submitted_file' || field.readOnly === true) continue;
+    if (importedKey(field) !== undefined) continue;
+    const customId = typeof field.customId === 'string' ? field.customId : '';
+    const answered = annotations.some(
+      (a) => customId !== '' && a.fieldId === customId && a.text.trim() !== '',
+    );
+    if (!answered) {
+      throw new ValidationError(
+        `Request validation errors: BODY ERRORS: "signatureFields[${index}]" is required: send its text in "annotations" with "fieldId": "${customId}"`,
+      );
+    }
+  }
+}
+
+/**
+ * Before a recipient signs or completes their action (spec Sharing: required fields enforced): each
+ * `required` field of theirs with subtype `annotation_submitted_file` must have its file submitted
+ * (POST /share/upload/submittedFile with the field's `customId`). 400 naming the field otherwise.
+ */
+export async function assertRequiredFilesSubmitted(db: Kysely<Database>, share: ShareRow): Promise<void> {
+  const fields = shareOptions(share).signatureFields;
+  for (const [index, field] of fields.entries()) {
+    if (field.required !== true || field.subtype !== 'annotation_submitted_file') continue;
+    const customId = typeof field.customId === 'string' ? field.customId : '';
+    const submitted = customId
+      ? await db
+          .selectFrom('document_attachments')
+          .select('file_id')
+          .where('document_id', '=', share.document_id)
+          .where('field_id', '=', customId)
+          .where('submitted', '=', 1)
+          .executeTakeFirst()
+      : undefined;
+    if (!submitted) {
+      throw new ValidationError(
+        `Request validation errors: BODY ERRORS: "signatureFields[${index}]" is required: submit its file with POST /share/upload/submittedFile first`,
+      );
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { assertNotThrottled } from '../auth/login-throttle.js';
+import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
+import { authorizationRequest, ownRedirect, pendingStateRow } from '../auth/oidc/start-oidc-login.js';
+import type { Deps } from '../deps.js';
+import { Conflict, Forbidden } from '../errors.js';
+import { offeredProviders } from './identity-factors.js';
+import { shareThrottleKey } from './protect-share.js';
+import type { Recipient } from './recipient.js';
+import { PENDING, shareOptions } from './share-types.js';
+
+/** The path of the recipients' identity-provider endpoints (also the scope of their binding cookie). */
+export const SHARE_OIDC_PATH = '/api/v1/share/oidc';
+
+/** Where the provider sends a recipient back: fixed per provider and registered with it by the operator. */
+export function shareCallbackUrl(publicUrl: string, providerName: string): string {
+  return `${publicUrl}${SHARE_OIDC_PATH}/${encodeURIComponent(providerName)}/callback`;
+}
+
+export interface StartedShareOidc {
+  /** The provider's authorization endpoint with state, nonce and PKCE challenge: send the browser there. */
+  authorizationUrl: string;
+  /** Goes to the browser as a cookie; the callback must bring it back. */
+  binding: string;
+}
+
+/**
+ * GET /share/oidc/:provider (spec: Authentication 6, Sharing rule 3): an external recipient starts
+ * proving who they are at one of the identity providers their share allows, as users sign in
+ * (authorization code with PKCE, state in the database so any node finishes it). The share must still
+ * owe its action, allow that provider, and not be locked out by failed attempts (429).
+ */
+export async function startShareOidc(
+  deps: Deps,
+  providers: OidcProviders,
+  options: { recipient: Recipient; provider: string; redirect?: string | undefined },
+): Promise<StartedShareOidc> {
+  const redirect =
+    options.redirect === undefined ? null : ownRedirect(deps.config.publicUrl, options.redirect);
+  const share = await deps.db
+    .selectFrom('shares')
+    .selectAll()
+    .where('id', '=', options.recipient.shareId)
+    .executeTakeFirstOrThrow();
+  const config = providers.get(options.provider);
+  const offered = offeredProviders(shareOptions(share).allowedOAuths, deps.config.oidcProviders);
+  if (!offered.some((p) => p.name === config.name)) {
+    throw new Forbidden(
+      offered.length
+        ? `This share does not allow the identity provider ${config.name}: use ${offered.map((p) => p.name).join(' or ')}`
+        : 'This share allows no identity provider',
+    );
+  }
+  if (!PENDING.includes(share.status)) throw new Conflict(`This share is ${share.status}`);
+  await assertNotThrottled(deps, [shareThrottleKey(share.id)]);
+
+  const { provider, client } = await providers.open(config.name);
+  const request = await authorizationRequest(
+    client,
+    provider,
+    shareCallbackUrl(deps.config.publicUrl, provider.name),
+  );
+  const now = deps.clock.now();
+  // Starts never finished are swept as new ones come, so the table holds about ten minutes of them.
+  await deps.db.deleteFrom('share_oidc_states').where('expires_at', '<=', now.toISOString()).execute();
+  await deps.db
+    .insertInto('share_oidc_states')
+    .values({ ...pendingStateRow(request, { provider: provider.name, redirect, now }), share_id: share.id })
+    .execute();
+  return { authorizationUrl: request.authorizationUrl, binding: request.binding };
+}

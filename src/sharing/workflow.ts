@@ -1,0 +1,218 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { Deps } from '../deps.js';
+import type { DocumentRow } from '../documents/access.js';
+import { changeDocument, type DocumentChanger } from '../documents/change-document.js';
+import { queueMail } from '../notify/queue-notification.js';
+import { shareMail } from '../notify/mail/share-mail.js';
+import type { Database, DocumentTable } from '../store/db/schema.js';
+import type { EventName } from '../webhooks/emit-event.js';
+import { hashToken } from '../auth/secrets.js';
+import { newShareToken } from './recipient.js';
+import { settleSignEntity } from './sign-entities.js';
+import { ACTION_PURPOSES, PENDING, shareOptions, type ShareRow } from './share-types.js';
+
+/**
+ * The document share state machine (spec: States and transitions) in one place: a recipient's action
+ * completes their share, hands the turn to the next in a sequence, and completes the document when
+ * every required signature is in; rejection, cancellation and expiry end the process.
+ */
+
+async function notifyTurn(
+  trx: Kysely<Database>,
+  deps: Deps,
+  doc: DocumentRow,
+  shares: ShareRow[],
+  now: Date,
+) {
+  for (const share of shares) {
+    if (!share.email) continue;
+    let link = `${deps.config.publicUrl}/documents/${doc.id}`;
+    if (!share.user_id) {
+      // External recipients of a sequence get their link only now, when they can act on it.
+      const token = newShareToken();
+      await trx
+        .updateTable('shares')
+        .set({ token_hash: hashToken(token) })
+        .where('id', '=', share.id)
+        .execute();
+      link = `${deps.config.publicUrl}/s/${token}`;
+    }
+    await queueMail(
+      trx,
+      shareMail({
+        kind: 'invitation',
+        to: share.email,
+        language: shareOptions(share).language,
+        documentTitle: doc.title,
+        from: deps.config.publicUrl,
+        purpose: share.purpose,
+        link,
+        note: share.message,
+      }),
+      now,
+    );
+  }
+}
+
+export async function loadDocumentForUpdate(trx: Kysely<Database>, documentId: string): Promise<DocumentRow> {
+  return trx.selectFrom('documents').selectAll().where('id', '=', documentId).executeTakeFirstOrThrow();
+}
+
+/**
+ * A recipient finished their action (`signed`, or a simple action). Returns the document as it now is.
+ */
+export async function completeShare(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    share: ShareRow;
+    by: DocumentChanger;
+    now: Date;
+    event: EventName;
+    activityType: string;
+    data?: Record<string, unknown>;
+    /** Changes to the document made by the action itself (a signed main file). */
+    set?: Updateable<DocumentTable>;
+  },
+): Promise<DocumentRow> {
+  const { share, by, now } = options;
+  await trx
+    .updateTable('shares')
+    .set({
+      status: 'done',
+      acted_at: now.toISOString(),
+      next_reminder_at: null,
+      updated_at: now.toISOString(),
+    })
+    .where('id', '=', share.id)
+    .execute();
+  // A sign entity with its quorum no longer awaits its other members (sign-entities.ts).
+  const entity = await settleSignEntity(trx, share, now);
+  let doc = await loadDocumentForUpdate(trx, share.document_id);
+  doc = await changeDocument(trx, by, {
+    doc,
+    expectedVersion: doc.version,
+    set: options.set ?? {},
+    activityType: options.activityType,
+    event: options.event,
+    data: { shareId: share.id, purpose: share.purpose, ...options.data, ...entity },
+    now,
+  });
+
+  const pending = await trx
+    .selectFrom('shares')
+    .selectAll()
+    .where('document_id', '=', share.document_id)
+    .where('status', 'in', [...PENDING])
+    .orderBy('position')
+    .execute();
+  const owing = pending.filter((s) => ACTION_PURPOSES.includes(s.purpose));
+  if (owing.length > 0 && !owing.some((s) => s.status === 'active')) {
+    // Sequential: the next position's recipients get their turn.
+    const next = owing.filter((s) => s.position === owing[0]?.position);
+    await trx
+      .updateTable('shares')
+      .set({ status: 'active', updated_at: now.toISOString() })
+      .where(
+        'id',
+        'in',
+        next.map((s) => s.id),
+      )
+      .execute();
+    await notifyTurn(trx, deps, doc, next, now);
+  }
+
+  const signsPending = pending.some((s) => s.purpose === 'sign');
+  const signedAny = await trx
+    .selectFrom('shares')
+    .select('id')
+    .where('document_id', '=', share.document_id)
+    .where('purpose', '=', 'sign')
+    .where('status', '=', 'done')
+    .executeTakeFirst();
+  if (!signsPending && signedAny && doc.share_state === 'inprogress') {
+    doc = await changeDocument(trx, by, {
+      doc,
+      expectedVersion: doc.version,
+      set: { share_state: 'completed' },
+      activityType: 'documentCompleted',
+      event: 'documentCompleted',
+      now,
+    });
+    await mailOwner(trx, doc, now, {
+      kind: 'completed',
+      from: by.name,
+      link: `${deps.config.publicUrl}/documents/${doc.id}`,
+    });
+  }
+  return doc;
+}
+
+/** Tells the document's owner (when they have an e-mail address) that the process reached an end. */
+export async function mailOwner(
+  trx: Kysely<Database>,
+  doc: DocumentRow,
+  now: Date,
+  mail: { kind: 'completed' | 'rejected'; from: string; link?: string; note?: string | undefined },
+): Promise<void> {
+  const owner = await trx
+    .selectFrom('users')
+    .select('email')
+    .where('id', '=', doc.owner_id)
+    .executeTakeFirst();
+  if (!owner?.email) return;
+  await queueMail(trx, shareMail({ ...mail, to: owner.email, documentTitle: doc.title }), now);
+}
+
+/**
+ * Ends the process of a document: `rejected` (a recipient refused), `cancelled` (the owner withdrew)
+ * or `expired` (a share's validity passed without completion). Every share still owing something
+ * ends with it.
+ */
+export async function endProcess(
+  trx: Kysely<Database>,
+  options: {
+    doc: DocumentRow;
+    state: 'rejected' | 'cancelled' | 'expired';
+    by: DocumentChanger;
+    now: Date;
+    reason?: string | undefined;
+    /** The share that caused it (rejection, expiry); it takes the state itself, the others `cancelled`. */
+    cause?: ShareRow | undefined;
+  },
+): Promise<DocumentRow> {
+  const { doc, state, now } = options;
+  if (options.cause) {
+    await trx
+      .updateTable('shares')
+      .set({
+        status: state,
+        reason: options.reason ?? null,
+        acted_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .where('id', '=', options.cause.id)
+      .execute();
+  }
+  await trx
+    .updateTable('shares')
+    .set({
+      status: state === 'expired' ? 'expired' : 'cancelled',
+      next_reminder_at: null,
+      updated_at: now.toISOString(),
+    })
+    .where('document_id', '=', doc.id)
+    .where('status', 'in', [...PENDING])
+    .execute();
+  const event: EventName =
+    state === 'rejected' ? 'signRejected' : state === 'cancelled' ? 'signCancelled' : 'signExpired';
+  return changeDocument(trx, options.by, {
+    doc,
+    expectedVersion: doc.version,
+    set: { share_state: state },
+    activityType: event,
+    event,
+    data: { reason: options.reason ?? null, shareId: options.cause?.id ?? null },
+    now,
+  });
+}

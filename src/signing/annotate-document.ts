@@ -1,0 +1,53 @@
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { loadEditable } from '../documents/access.js';
+import { ValidationError, VersionMismatch } from '../errors.js';
+import { applyVisuals } from './apply-visuals.js';
+import { replaceMainFile } from './new-main-file.js';
+import { mainFileBytes } from './sign-document.js';
+import type { VisualRequest } from './visual-input.js';
+
+/**
+ * PUT /documents/annotate/:version: images (the document's barcode, subtype `image_barcode`, or unused
+ * uploads) and text annotations as annotations with their own appearance streams, one incremental
+ * update, no signature: earlier signatures stay valid. Compare-and-set on the version.
+ */
+export async function annotateDocument(
+  deps: Deps,
+  actor: Actor,
+  options: { id: string; version: number } & VisualRequest,
+): Promise<{ status: 'SUCCESS' }> {
+  if (!options.images?.length && !options.annotations?.length && !options.signatures?.length) {
+    throw new ValidationError(
+      'Request validation errors: BODY ERRORS: "images" or "annotations" is required',
+    );
+  }
+  const doc = await loadEditable(deps.db, actor, options.id);
+  if (doc.version !== options.version) throw new VersionMismatch();
+  const { file: previous, bytes } = await mainFileBytes(deps, doc);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const { pdf: annotated, visuals } = await applyVisuals(trx, deps, {
+      pdf: bytes,
+      placer: { kind: 'user', actor },
+      request: options,
+      document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
+      author: actor.name,
+      now,
+    });
+    await replaceMainFile(trx, deps, {
+      doc,
+      previous,
+      bytes: annotated,
+      by: actor,
+      expectedVersion: options.version,
+      signed: false,
+      activityType: 'documentAnnotated',
+      event: 'documentEdited',
+      reason: 'annotated',
+      data: { images: visuals.images.length, annotations: visuals.annotations.length },
+      now,
+    });
+  });
+  return { status: 'SUCCESS' };
+}

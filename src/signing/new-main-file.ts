@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps.js';
+import type { DocumentRow } from '../documents/access.js';
+import { addRevision, changeDocument, type DocumentChanger } from '../documents/change-document.js';
+import type { Database } from '../store/db/schema.js';
+import type { FileRecord } from '../store/files/file-store.js';
+import type { EventName } from '../webhooks/emit-event.js';
+
+/**
+ * Stores the bytes of a document's next main file inside the caller's transaction: a new file id over
+ * the new bytes, used by the document, with the page count of the file it follows (signing, sealing and
+ * annotating never add pages).
+ */
+export async function saveNextMainFile(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: { doc: DocumentRow; previous: FileRecord; bytes: Uint8Array; now: Date },
+): Promise<FileRecord> {
+  const { doc, previous, now } = options;
+  const saved = await deps.files.save(
+    Buffer.from(options.bytes),
+    {
+      tenantId: doc.tenant_id,
+      organizationId: doc.organization_id,
+      ownerId: doc.owner_id,
+      name: previous.name,
+      mimetype: 'application/pdf',
+      kind: 'signed',
+    },
+    now,
+    trx,
+  );
+  await trx
+    .updateTable('files')
+    .set({ used_by: `document:${doc.id}`, used_at: now.toISOString(), pages: previous.pages })
+    .where('id', '=', saved.id)
+    .execute();
+  return { ...saved, used_by: `document:${doc.id}`, pages: previous.pages };
+}
+
+/**
+ * Makes a new main file current: compare-and-set on the version, audit record, event, and the file kept
+ * as the next revision (the old one stays as the previous revision).
+ */
+export async function replaceMainFile(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    doc: DocumentRow;
+    previous: FileRecord;
+    bytes: Uint8Array;
+    by: DocumentChanger;
+    expectedVersion: number;
+    signed: boolean;
+    activityType: string;
+    event?: EventName | undefined;
+    reason: string;
+    data?: Record<string, unknown>;
+    now: Date;
+    /** False inside a call that already counted its change (see changeDocument). */
+    bumpVersion?: boolean | undefined;
+  },
+): Promise<DocumentRow> {
+  const saved = await saveNextMainFile(trx, deps, options);
+  const updated = await changeDocument(trx, options.by, {
+    doc: options.doc,
+    expectedVersion: options.expectedVersion,
+    set: { main_file_id: saved.id, ...(options.signed ? { is_signed: 1 } : {}) },
+    activityType: options.activityType,
+    event: options.event,
+    data: { file: saved.id, ...options.data },
+    now: options.now,
+    bumpVersion: options.bumpVersion,
+  });
+  await addRevision(trx, {
+    documentId: options.doc.id,
+    fileId: saved.id,
+    reason: options.reason,
+    actor: options.by.name,
+    now: options.now,
+  });
+  return updated;
+}

@@ -1,0 +1,306 @@
+import { buffer } from 'node:stream/consumers';
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { canEdit, loadVisible, type DocumentRow } from '../documents/access.js';
+import { addRevision, type DocumentChanger } from '../documents/change-document.js';
+import { replaceMainFile, saveNextMainFile } from './new-main-file.js';
+import { Forbidden, ValidationError, VersionMismatch } from '../errors.js';
+import { signPdf, type PadesLevel, type SignPdfResult } from '../pdf/sign-pdf.js';
+import { applyVisuals } from './apply-visuals.js';
+import type { ResolvedVisuals } from './visual-input.js';
+import { loadStampImages, type Placer, type SignatureEntry, type VisualRequest } from './visual-input.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import type { Recipient } from '../sharing/recipient.js';
+import { assertShareCanAct } from '../sharing/recipient-actions.js';
+import { assertRequiredFilesSubmitted } from '../sharing/share-fields.js';
+import type { ShareRow } from '../sharing/share-types.js';
+import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
+import type { Database } from '../store/db/schema.js';
+import type { FileRecord } from '../store/files/file-store.js';
+
+export type Signing = { kind: 'user'; actor: Actor } | { kind: 'share'; recipient: Recipient };
+
+export interface SignOutcome {
+  status: 'SUCCESS';
+  levelAchieved: PadesLevel;
+  fellBack: boolean;
+  reason?: string;
+  /** The document's share state after this call (`completed` when this was the last signature). */
+  shareStateName: string | null;
+}
+
+/** The level a call gets unless it asks: B-T with a TSA configured, else B-B (DESIGN). */
+export function defaultLevel(deps: Deps): PadesLevel {
+  return deps.config.tsaUrl ? 'B-T' : 'B-B';
+}
+
+/**
+ * The level of a sign or seal call that names none: the tenant property `defaultPadesLevel` when set,
+ * else `defaultLevel`. A level needing a TSA is refused when the property is set without one (PUT
+ * /settings/properties); should TSA_URL be removed afterwards, the call signs at B-B and says so.
+ */
+export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<PadesLevel> {
+  return (await getProperties(deps, { tenantId })).defaultPadesLevel ?? defaultLevel(deps);
+}
+
+/** Signs bytes with the organisation key on behalf of `signerName`; a failing TSA falls back and says so. */
+export async function sealBytes(
+  deps: Deps,
+  options: {
+    pdf: Uint8Array;
+    signerName: string;
+    level: PadesLevel;
+    visuals?: ResolvedVisuals;
+    reason?: string;
+  },
+): Promise<SignPdfResult> {
+  const { signer } = await deps.seal();
+  return signPdf({
+    pdf: options.pdf,
+    signer,
+    signerName: options.signerName,
+    signingTime: deps.clock.now(),
+    level: options.level,
+    ...(deps.config.tsaUrl ? { tsa: { url: deps.config.tsaUrl } } : {}),
+    onTimestampFailure: 'fallback',
+    ...(options.reason ? { reason: options.reason } : {}),
+    ...(options.visuals ?? {}),
+  });
+}
+
+export async function mainFileBytes(
+  deps: Deps,
+  doc: DocumentRow,
+): Promise<{ file: FileRecord; bytes: Uint8Array }> {
+  if (!doc.main_file_id) throw new ValidationError('The document has no main file to sign');
+  const file = await deps.files.find(doc.tenant_id, doc.main_file_id);
+  if (!file) throw new ValidationError('The document’s main file is missing');
+  return { file, bytes: new Uint8Array(await buffer(await deps.files.open(file))) };
+}
+
+/**
+ * PUT /documents/sign/:version, and PUT /share/document/sign/:version for external recipients (spec
+ * Documents; DESIGN lessons): each signature entry is drawn as an annotation in the signer's own
+ * revision, closed by a PAdES signature made with the organisation key in the signer's name, as an
+ * incremental update. The main file gets a new id and the old one stays a revision. A recipient's
+ * signature completes their share; the last one completes the document, which is then sealed when
+ * `sealOnComplete` is on (Contract). Compare-and-set on the version throughout.
+ */
+export async function signDocument(
+  deps: Deps,
+  signing: Signing,
+  options: {
+    id: string;
+    version: number;
+    signatures: SignatureEntry[];
+    level?: PadesLevel | undefined;
+  } & Omit<VisualRequest, 'signatures'>,
+): Promise<SignOutcome> {
+  const { doc, share, signerName, by, placer } = await authorizeSigning(deps, signing, options.id);
+  if (doc.version !== options.version) throw new VersionMismatch();
+  const level = options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id));
+  const now = deps.clock.now();
+  const { file: previous, bytes } = await mainFileBytes(deps, doc);
+  const stamps = await loadStampImages(
+    deps,
+    signing.kind === 'user' ? signing.actor : signing.recipient,
+    options.signatures,
+  );
+
+  // Visuals are resolved (and their files claimed) in the same transaction that commits the result;
+  // the PDF work in between reads only. A failure anywhere leaves the document as it was.
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const { signature: signed } = await applyVisuals(trx, deps, {
+      pdf: bytes,
+      stamps,
+      placer,
+      request: { signatures: options.signatures, images: options.images, annotations: options.annotations },
+      document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
+      sign: { signerName, level },
+      author: signerName,
+      now,
+    });
+    const updated = await commitSignature(trx, deps, {
+      doc,
+      share,
+      by,
+      previous,
+      bytes: signed.pdf,
+      expectedVersion: options.version,
+      data: { levelAchieved: signed.levelAchieved, fellBack: signed.fellBack },
+      now,
+    });
+    return { updated, signed };
+  });
+
+  const state = await afterSignature(deps, outcome.updated, by);
+  return {
+    status: 'SUCCESS',
+    levelAchieved: outcome.signed.levelAchieved,
+    fellBack: outcome.signed.fellBack,
+    ...(outcome.signed.reason ? { reason: outcome.signed.reason } : {}),
+    shareStateName: state,
+  };
+}
+
+/**
+ * Makes signed bytes the document's main file inside the caller's transaction: for a signer with a share
+ * this completes the share (and the document when it was the last), otherwise it is the owner's own
+ * signature. Compare-and-set on `expectedVersion` either way.
+ */
+export async function commitSignature(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    doc: DocumentRow;
+    share: ShareRow | undefined;
+    by: DocumentChanger;
+    previous: FileRecord;
+    bytes: Uint8Array;
+    expectedVersion: number;
+    data: Record<string, unknown>;
+    now: Date;
+  },
+): Promise<DocumentRow> {
+  const { doc, share, by, previous, now } = options;
+  if (!share) {
+    return replaceMainFile(trx, deps, {
+      doc,
+      previous,
+      bytes: options.bytes,
+      by,
+      expectedVersion: options.expectedVersion,
+      signed: true,
+      activityType: 'documentSigned',
+      event: 'documentSigned',
+      reason: 'signed',
+      data: options.data,
+      now,
+    });
+  }
+  const saved = await saveNextMainFile(trx, deps, { doc, previous, bytes: options.bytes, now });
+  const current = await loadDocumentForUpdate(trx, doc.id);
+  if (current.version !== options.expectedVersion) throw new VersionMismatch();
+  const updated = await completeShare(trx, deps, {
+    share,
+    by,
+    now,
+    event: 'documentSigned',
+    activityType: 'documentSigned',
+    data: { ...options.data, file: saved.id },
+    set: { main_file_id: saved.id, is_signed: 1 },
+  });
+  await addRevision(trx, { documentId: doc.id, fileId: saved.id, reason: 'signed', actor: by.name, now });
+  return updated;
+}
+
+/** After a committed signature: seals a document it completed when `sealOnComplete` is on; its share state. */
+export async function afterSignature(
+  deps: Deps,
+  updated: DocumentRow,
+  by: DocumentChanger,
+): Promise<string | null> {
+  if (updated.share_state !== 'completed') return updated.share_state;
+  if (!(await getProperties(deps, { tenantId: updated.tenant_id })).sealOnComplete)
+    return updated.share_state;
+  return (await sealCompleted(deps, updated, by)).share_state;
+}
+
+/** Contract: completing a sign share seals the document with the organisation key in the same call. */
+async function sealCompleted(deps: Deps, doc: DocumentRow, by: DocumentChanger): Promise<DocumentRow> {
+  const { file: previous, bytes } = await mainFileBytes(deps, doc);
+  const sealed = await sealBytes(deps, {
+    pdf: bytes,
+    signerName: 'Organisation seal',
+    level: await tenantDefaultLevel(deps, doc.tenant_id),
+    reason: 'Completed',
+  });
+  const now = deps.clock.now();
+  return deps.db.transaction().execute((trx) =>
+    replaceMainFile(trx, deps, {
+      doc,
+      previous,
+      bytes: sealed.pdf,
+      by,
+      expectedVersion: doc.version,
+      signed: true,
+      activityType: 'documentSealed',
+      reason: 'sealed',
+      data: { levelAchieved: sealed.levelAchieved, fellBack: sealed.fellBack, onComplete: true },
+      now,
+    }),
+  );
+}
+
+export async function authorizeSigning(
+  deps: Deps,
+  signing: Signing,
+  documentId: string,
+): Promise<{
+  doc: DocumentRow;
+  share: ShareRow | undefined;
+  signerName: string;
+  by: DocumentChanger;
+  placer: Placer;
+}> {
+  const now = deps.clock.now();
+  if (signing.kind === 'share') {
+    const { recipient } = signing;
+    if (!recipient.unlocked)
+      throw new Forbidden('This share is protected: unlock it with POST /share/unlock');
+    const share = await deps.db
+      .selectFrom('shares')
+      .selectAll()
+      .where('id', '=', recipient.shareId)
+      .executeTakeFirstOrThrow();
+    if (share.document_id !== documentId)
+      throw new ValidationError('Request validation errors: BODY ERRORS: "id" must be the shared document');
+    assertShareCanAct(share, now);
+    if (share.purpose !== 'sign') throw new Forbidden(`This share is for ${share.purpose}, not signing`);
+    await assertRequiredFilesSubmitted(deps.db, share);
+    const doc = await loadDocumentForUpdate(deps.db, documentId);
+    return {
+      doc,
+      share,
+      signerName: share.share_to,
+      by: { tenantId: share.tenant_id, name: share.share_to, requestId: recipient.requestId },
+      placer: { kind: 'share', shareId: share.id, tenantId: share.tenant_id },
+    };
+  }
+  const { actor } = signing;
+  const doc = await loadVisible(deps.db, actor, documentId);
+  if (doc.kind !== 'document')
+    throw new ValidationError('Request validation errors: BODY ERRORS: "id" must name a document');
+  const share = await deps.db
+    .selectFrom('shares')
+    .selectAll()
+    .where('document_id', '=', doc.id)
+    .where('user_id', '=', actor.userId)
+    .where('purpose', '=', 'sign')
+    .where('status', 'in', ['active', 'waiting'])
+    .orderBy('position')
+    .executeTakeFirst();
+  if (share) {
+    assertShareCanAct(share, now);
+    await assertRequiredFilesSubmitted(deps.db, share);
+  } else if (!canEdit(actor, doc))
+    throw new Forbidden('Only the owner, an administrator or a signer of this document may sign it');
+  return {
+    doc,
+    share,
+    signerName: await userSignerName(deps.db, actor),
+    by: actor,
+    placer: { kind: 'user', actor },
+  };
+}
+
+/** The name a user's signatures carry in the signature dictionary: their display name, else login name. */
+export async function userSignerName(db: Kysely<Database>, actor: Pick<Actor, 'userId'>): Promise<string> {
+  const user = await db
+    .selectFrom('users')
+    .select(['display_name', 'name'])
+    .where('id', '=', actor.userId)
+    .executeTakeFirstOrThrow();
+  return user.display_name ?? user.name;
+}

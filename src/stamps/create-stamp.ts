@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, NotFound } from '../errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import { administersOrganization, type StampRow, type StampScope } from './stamp-access.js';
+import { assertStampImage } from './stamp-image.js';
+import { stampView, type StampView } from './stamp-view.js';
+
+export interface CreateStampOptions {
+  name: string;
+  /** An unused upload from POST /files/saveFile (spec Files usage rule 2: internal stamps). */
+  file: string;
+  scope?: StampScope | undefined;
+  /** Organization stamps: the organization (default the caller's; others for tenant-wide administrators). */
+  organization?: string | undefined;
+}
+
+/**
+ * POST /stamps: a personal stamp for the caller, or an organization (team) stamp when an
+ * administrator of that organization asks (spec Stamp). The image is claimed for the stamp, so it
+ * can be used nowhere else (usage rule 2), in the same transaction as the record and its audit entry.
+ */
+export async function createStamp(deps: Deps, actor: Actor, options: CreateStampOptions): Promise<StampView> {
+  const scope = options.scope ?? 'personal';
+  const organizationId =
+    scope === 'organization' ? (options.organization ?? actor.organizationId) : actor.organizationId;
+  if (scope === 'organization') {
+    if (!administersOrganization(actor, organizationId)) {
+      throw new Forbidden('Only administrators of the organization may create organization stamps');
+    }
+    const organization = await deps.db
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', organizationId)
+      .where('tenant_id', '=', actor.tenantId)
+      .executeTakeFirst();
+    if (!organization) throw new NotFound('No such organization');
+  }
+  const now = deps.clock.now();
+  const id = randomUUID();
+  const stamp = await deps.db.transaction().execute(async (trx) => {
+    const claimed = await claimFiles(
+      trx,
+      actor,
+      [{ fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE }],
+      `stamp:${id}`,
+      now,
+    );
+    const file = claimed.get('file');
+    if (!file) throw new Error('unreachable: claimFiles answers every use');
+    await assertStampImage(deps, file, 'file');
+    const row: StampRow = {
+      id,
+      tenant_id: actor.tenantId,
+      organization_id: organizationId,
+      owner_id: scope === 'personal' ? actor.userId : null,
+      share_id: null,
+      scope,
+      name: options.name,
+      file_id: file.id,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      version: 1,
+    };
+    await trx.insertInto('stamps').values(row).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'stampCreated',
+      objectType: 'stamp',
+      objectId: id,
+      requestId: actor.requestId,
+      data: { scope, organization: organizationId, file: file.id },
+      at: now,
+    });
+    return row;
+  });
+  return stampView(deps.db, stamp);
+}

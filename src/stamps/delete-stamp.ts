@@ -1,0 +1,26 @@
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { loadManageableStamp } from './stamp-access.js';
+
+/**
+ * DELETE /stamps/:id: the stamp can no longer be used. Documents already signed with it keep its
+ * image (it is drawn into the PDF), and the image file stays claimed so it is not reused.
+ */
+export async function deleteStamp(deps: Deps, actor: Actor, id: string): Promise<void> {
+  const stamp = await loadManageableStamp(deps.db, actor, id);
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('stamps').where('id', '=', stamp.id).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'stampDeleted',
+      objectType: 'stamp',
+      objectId: stamp.id,
+      requestId: actor.requestId,
+      data: { scope: stamp.scope, name: stamp.name },
+      at: now,
+    });
+  });
+}

@@ -1,0 +1,23 @@
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import type { FileRecord } from '../store/files/file-store.js';
+import { loadUsableStamp } from './load-usable-stamp.js';
+import { maySeeStamp } from './stamp-access.js';
+
+/**
+ * GET /stamps/:id/image: the image of a stamp the caller may use (or, as its administrator, manage);
+ * anyone else gets "not found".
+ */
+export async function getStampImage(deps: Deps, actor: Actor, id: string): Promise<FileRecord> {
+  const stamp = await deps.db
+    .selectFrom('stamps')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .executeTakeFirst();
+  if (stamp && maySeeStamp(actor, stamp)) {
+    const file = await deps.files.find(actor.tenantId, stamp.file_id);
+    if (file) return file;
+  }
+  return (await loadUsableStamp(deps, actor, id)).file;
+}

@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import type { Deps } from '../deps.js';
+import { isAdmin, isTenantWide } from '../users/roles.js';
+import type { StampScope } from './stamp-access.js';
+import { stampViews, type StampView } from './stamp-view.js';
+
+export interface SearchStampsOptions {
+  /** Part of the name, case-insensitive. */
+  query?: string | undefined;
+  scope?: StampScope | undefined;
+  from?: number | undefined;
+  size?: number | undefined;
+}
+
+export interface StampSearchResult {
+  total: number;
+  from: number;
+  results: StampView[];
+}
+
+/**
+ * POST /stamps/search: the stamps the caller may see (stamp-access.ts says who), by name. Share
+ * stamps belong to their share and are not listed here.
+ */
+export async function searchStamps(
+  deps: Deps,
+  actor: Actor,
+  options: SearchStampsOptions,
+): Promise<StampSearchResult> {
+  const from = options.from ?? 0;
+  const size = options.size ?? 20;
+  const allOrganizations = isAdmin(actor.role) && isTenantWide(actor.role);
+  let query = deps.db
+    .selectFrom('stamps')
+    .where('tenant_id', '=', actor.tenantId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('scope', '=', 'personal'), eb('owner_id', '=', actor.userId)]),
+        allOrganizations
+          ? eb('scope', '=', 'organization')
+          : eb.and([eb('scope', '=', 'organization'), eb('organization_id', '=', actor.organizationId)]),
+      ]),
+    );
+  if (options.scope) query = query.where('scope', '=', options.scope);
+  if (options.query) {
+    // LIKE wildcards in the query are matched literally; the escape character is declared for SQLite.
+    const pattern = `%${options.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+  }
+  const [count, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query.selectAll().orderBy('name').orderBy('id').offset(from).limit(size).execute(),
+  ]);
+  return { total: Number(count.n), from, results: await stampViews(deps.db, rows) };
+}

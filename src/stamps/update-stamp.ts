@@ -1,0 +1,72 @@
+import type { Updateable } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { VersionMismatch } from '../errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import type { StampTable } from '../store/db/schema.js';
+import { loadManageableStamp } from './stamp-access.js';
+import { assertStampImage } from './stamp-image.js';
+import { stampView, type StampView } from './stamp-view.js';
+
+export interface UpdateStampOptions {
+  name?: string | undefined;
+  /** A new image: an unused upload from POST /files/saveFile (spec Files usage rule 2). */
+  file?: string | undefined;
+  /** The `_version` the change is based on; without it, the current one. */
+  version?: number | undefined;
+}
+
+/**
+ * PUT /stamps/:id: renames a stamp or replaces its image, as a compare-and-set on `_version` (409
+ * VERSION_MISMATCH on a stale one, like document changes). The previous image stays claimed: it
+ * may be in signed documents and cannot be used again.
+ */
+export async function updateStamp(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  options: UpdateStampOptions,
+): Promise<StampView> {
+  const stamp = await loadManageableStamp(deps.db, actor, id);
+  const expected = options.version ?? stamp.version;
+  if (expected !== stamp.version) throw new VersionMismatch();
+  const now = deps.clock.now();
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    const set: Updateable<StampTable> = {};
+    if (options.name !== undefined) set.name = options.name;
+    if (options.file !== undefined && options.file !== stamp.file_id) {
+      const claimed = await claimFiles(
+        trx,
+        actor,
+        [{ fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE }],
+        `stamp:${stamp.id}`,
+        now,
+      );
+      const file = claimed.get('file');
+      if (!file) throw new Error('unreachable: claimFiles answers every use');
+      await assertStampImage(deps, file, 'file');
+      set.file_id = file.id;
+    }
+    const row = await trx
+      .updateTable('stamps')
+      .set({ ...set, version: expected + 1, updated_at: now.toISOString() })
+      .where('id', '=', stamp.id)
+      .where('version', '=', expected)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new VersionMismatch();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'stampEdited',
+      objectType: 'stamp',
+      objectId: stamp.id,
+      requestId: actor.requestId,
+      data: { version: row.version, fields: Object.keys(set) },
+      at: now,
+    });
+    return row;
+  });
+  return stampView(deps.db, updated);
+}

@@ -1,0 +1,77 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where file bytes live. Content-addressed: a blob's key is the lowercase hex SHA-256 of its bytes,
+ * so identical uploads share storage. Opaque file ids (what the API hands out) live in the database
+ * above this layer; nothing here knows about them.
+ *
+ * Contract shared by every implementation (checked by test/store/blobs.test.ts):
+ * - `put` streams the source (never buffering it whole), computes the digest on the way and makes the
+ *   blob visible only once every byte is durable; a failed or aborted put leaves no visible blob.
+ * - `put` of bytes already stored succeeds and returns the same key.
+ * - `maxBytes`: more bytes than that aborts the put with BlobTooLarge.
+ * - `get` of an unknown key throws BlobNotFound; `range` is inclusive on both ends, like HTTP.
+ *
+ * ```ts
+ * const { sha256, size } = await blobs.put(request.file.stream, { maxBytes: 40 * 1024 * 1024 });
+ * const stream = await blobs.get(sha256, { start: 0, end: 1023 });
+ * ```
+ */
+export interface BlobStore {
+  put(source: Readable | Buffer, options?: PutOptions): Promise<StoredBlob>;
+  get(sha256: string, range?: ByteRange): Promise<Readable>;
+  /** Size of a stored blob, or undefined when there is none. */
+  stat(sha256: string): Promise<{ size: number } | undefined>;
+  /** Removes a blob; removing an unknown key is not an error. */
+  delete(sha256: string): Promise<void>;
+  /** Every stored key, for the sweep that removes blobs no row references. */
+  list(): AsyncIterable<string>;
+  /** Resolves when the store answers (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PutOptions {
+  maxBytes?: number;
+}
+
+export interface StoredBlob {
+  sha256: string;
+  size: number;
+}
+
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export class BlobNotFound extends Error {
+  override name = 'BlobNotFound';
+  constructor(readonly sha256: string) {
+    super(`blob ${sha256} not found`);
+  }
+}
+
+export class BlobTooLarge extends Error {
+  override name = 'BlobTooLarge';
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
+export function isSha256(key: string): boolean {
+  return /^[0-9a-f]{64}$/.test(key);
+}
+
+/**
+ * Checks a range against a blob's size and returns its last byte: an end past the blob is cut back to
+ * its last byte, as HTTP does; anything else that cannot be served is a RangeError.
+ */
+export function checkRange(range: ByteRange, size: number): number {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new RangeError(`invalid byte range ${start}-${end}`);
+  }
+  if (start >= size) throw new RangeError(`byte range ${start}-${end} is past the end (${size} bytes)`);
+  return Math.min(end, size - 1);
+}

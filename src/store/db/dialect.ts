@@ -1,0 +1,86 @@
+import type { ColumnDataType, Expression, Kysely } from 'kysely';
+import { sql } from 'kysely';
+
+/**
+ * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
+ * Everything else goes through Kysely's query builder unchanged.
+ */
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Column type for JSON documents. */
+  readonly jsonType: ColumnDataType;
+  /** Column type for ISO timestamps. */
+  readonly timestampType: ColumnDataType;
+  /** Column type of an auto-incrementing 64-bit primary key. */
+  readonly serialType: ColumnDataType;
+  /** Casts a JSON text parameter to the JSON column type. */
+  json(value: string): Expression<unknown>;
+  /**
+   * Whether `SELECT … FOR UPDATE SKIP LOCKED` exists (PostgreSQL). SQLite has no row locks: one
+   * writer at a time, taken up front by `writeTransaction`.
+   */
+  readonly skipLocked: boolean;
+}
+
+export const sqliteDialect: SqlDialect = Object.freeze({
+  name: 'sqlite',
+  jsonType: 'text',
+  timestampType: 'text',
+  serialType: 'integer',
+  json: (value: string) => sql`${value}`,
+  skipLocked: false,
+});
+
+export const postgresDialect: SqlDialect = Object.freeze({
+  name: 'postgres',
+  jsonType: 'jsonb',
+  timestampType: 'timestamptz',
+  serialType: 'bigserial',
+  json: (value: string) => sql`${value}::jsonb`,
+  skipLocked: true,
+});
+
+/** The open database: Kysely, the dialect's differences, and its lifecycle. */
+export interface DatabaseHandle<DB> {
+  readonly db: Kysely<DB>;
+  readonly dialect: SqlDialect;
+  /** The PostgreSQL schema everything lives in (undefined on SQLite). */
+  readonly schema: string | undefined;
+  /** Resolves when the database answers a query (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `work` in a transaction that writes. On SQLite it starts with `BEGIN IMMEDIATE`, which takes
+ * the write lock before the first read: a deferred `BEGIN` that reads and then writes fails with
+ * SQLITE_BUSY when another process on the same file (a second node, the CLI) committed in between,
+ * and the busy timeout cannot help it. PostgreSQL locks rows as they are written, so a plain
+ * transaction is enough there.
+ *
+ * ```ts
+ * const claimed = await writeTransaction(db, dialect, (trx) => trx.updateTable('jobs')…execute());
+ * ```
+ */
+export async function writeTransaction<DB, T>(
+  db: Kysely<DB>,
+  dialect: SqlDialect,
+  work: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  if (dialect.name !== 'sqlite') return db.transaction().execute(work);
+  // One connection reserved for the whole transaction: Kysely's SQLite driver has a single
+  // connection behind a mutex, so nothing else of this process interleaves.
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (error) {
+      // SQLite may already have rolled back on its own (SQLITE_FULL, SQLITE_IOERR, a failed commit);
+      // `rollback` then fails too, and the error worth reporting is still the one that stopped the work.
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, LimitExceeded, NotFound, VersionMismatch } from '../errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import { writeJson } from '../store/db/json.js';
+import { isAdmin, isTenantWide } from '../users/roles.js';
+
+export interface TemplateData {
+  name: string;
+  file?: string | undefined;
+  [key: string]: unknown;
+}
+
+const BULK_LIMIT = 100;
+
+/**
+ * POST /templates (spec Templates; Files usage rule 5): the template `file` must be an unused upload,
+ * or `cloneFile` makes the template its own copy. Templates are visible to the creator's organization.
+ */
+export async function createTemplate(
+  deps: Deps,
+  actor: Actor,
+  options: { data: TemplateData; cloneFile?: boolean | undefined },
+): Promise<{ id: string }> {
+  const id = randomUUID();
+  const now = deps.clock.now();
+  const { file, ...data } = options.data;
+  await deps.db.transaction().execute(async (trx) => {
+    const files = file
+      ? await claimFiles(
+          trx,
+          actor,
+          [{ fileId: file, field: 'data.file', kinds: FROM_SAVE_FILE, clone: options.cloneFile }],
+          `template:${id}`,
+          now,
+        )
+      : undefined;
+    await trx
+      .insertInto('templates')
+      .values({
+        id,
+        tenant_id: actor.tenantId,
+        organization_id: actor.organizationId,
+        owner_id: actor.userId,
+        file_id: files?.get('data.file')?.id ?? null,
+        data: writeJson(data),
+        users: writeJson([actor.userId]),
+        groups: writeJson([actor.organizationId]),
+        version: 1,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'templateCreated',
+      objectType: 'template',
+      objectId: id,
+      requestId: actor.requestId,
+      data: { name: options.data.name },
+      at: now,
+    });
+  });
+  return { id };
+}
+
+export interface TemplateEdit {
+  id: string;
+  /** When given, must be the current `_version` (409 otherwise). */
+  version?: number | undefined;
+  data: TemplateData;
+  cloneFile?: boolean | undefined;
+}
+
+/**
+ * PUT /templates: edits one template or up to 100, all or none. Only the owner or an administrator of
+ * its organization; a new `file` follows rule 5 like on creation.
+ */
+export async function editTemplates(
+  deps: Deps,
+  actor: Actor,
+  edits: TemplateEdit[],
+): Promise<{ id: string; _version: number }[]> {
+  if (edits.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} templates per request`);
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const results: { id: string; _version: number }[] = [];
+    for (const [i, edit] of edits.entries()) {
+      const row = await trx
+        .selectFrom('templates')
+        .selectAll()
+        .where('id', '=', edit.id)
+        .where('tenant_id', '=', actor.tenantId)
+        .executeTakeFirst();
+      const visible = row && (row.organization_id === actor.organizationId || isTenantWide(actor.role));
+      if (!row || !visible) throw new NotFound(`No such template: ${edit.id}`);
+      const mayEdit = row.owner_id === actor.userId || isAdmin(actor.role);
+      if (!mayEdit) throw new Forbidden('Only the owner or an administrator may change this template');
+      const expected = edit.version ?? row.version;
+      const { file, ...data } = edit.data;
+      let fileId = row.file_id;
+      if (file !== undefined && file !== row.file_id) {
+        const field = edits.length > 1 ? `[${i}].data.file` : 'data.file';
+        const claimed = await claimFiles(
+          trx,
+          actor,
+          [{ fileId: file, field, kinds: FROM_SAVE_FILE, clone: edit.cloneFile }],
+          `template:${row.id}`,
+          now,
+        );
+        fileId = claimed.get(field)?.id ?? null;
+      }
+      const updated = await trx
+        .updateTable('templates')
+        .set({ data: writeJson(data), file_id: fileId, version: expected + 1, updated_at: now.toISOString() })
+        .where('id', '=', row.id)
+        .where('version', '=', expected)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) throw new VersionMismatch();
+      await record(trx, {
+        tenantId: actor.tenantId,
+        actorId: actor.name,
+        activityType: 'templateEdited',
+        objectType: 'template',
+        objectId: row.id,
+        requestId: actor.requestId,
+        at: now,
+      });
+      results.push({ id: row.id, _version: expected + 1 });
+    }
+    return results;
+  });
+}

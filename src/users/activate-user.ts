@@ -1,0 +1,75 @@
+import { createSession } from '../auth/create-session.js';
+import { loginResponse, type LoginResponse } from '../auth/login-response.js';
+import { hashPassword, hashToken } from '../auth/secrets.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Unauthenticated } from '../errors.js';
+import { readProperties } from '../settings/properties.js';
+
+/**
+ * PUT /users/activate: a user created without a password sets one with the activation token they
+ * were given, and is logged in (the answer is a Login response; `returnToken` as on POST /login).
+ */
+export async function activateUser(
+  deps: Deps,
+  options: { activationToken: string; password: string; requestId: string },
+): Promise<{ token: string; response: LoginResponse }> {
+  const now = deps.clock.now();
+  const passwordHash = await hashPassword(options.password);
+  const session = await deps.db.transaction().execute(async (trx) => {
+    const activation = await trx
+      .deleteFrom('activation_tokens')
+      .where('token_hash', '=', hashToken(options.activationToken))
+      .returning(['user_id', 'expires_at'])
+      .executeTakeFirst();
+    if (!activation || new Date(activation.expires_at) <= now) {
+      throw new Unauthenticated('The activation token is not valid or has expired');
+    }
+    const user = await trx
+      .selectFrom('users')
+      .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
+      .select([
+        'users.id',
+        'users.tenant_id',
+        'users.name',
+        'users.status',
+        'users.mfa_enabled',
+        'tenants.properties',
+      ])
+      .where('users.id', '=', activation.user_id)
+      .executeTakeFirstOrThrow();
+    if (user.status !== 'active') throw new Unauthenticated('This account is suspended');
+    await trx
+      .updateTable('users')
+      .set({ password_hash: passwordHash, updated_at: now.toISOString() })
+      .where('id', '=', user.id)
+      .execute();
+    const unlocked = user.mfa_enabled === 0;
+    const ttlDays = readProperties(user.properties, deps.config.sessionTtlDays).sessionTtlDays;
+    const created = await createSession(trx, {
+      userId: user.id,
+      tenantId: user.tenant_id,
+      unlocked,
+      now,
+      ttlDays,
+    });
+    await record(trx, {
+      tenantId: user.tenant_id,
+      actorId: user.name,
+      activityType: 'accountActivated',
+      objectType: 'user',
+      objectId: user.id,
+      requestId: options.requestId,
+      at: now,
+    });
+    return { ...created, userId: user.id, unlocked };
+  });
+  return {
+    token: session.token,
+    response: await loginResponse(deps, {
+      userId: session.userId,
+      unlocked: session.unlocked,
+      token: session.token,
+    }),
+  };
+}

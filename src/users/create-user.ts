@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import { hashPassword, hashToken, newToken } from '../auth/secrets.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Conflict, Forbidden, LimitExceeded } from '../errors.js';
+import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { Database } from '../store/db/schema.js';
+import { writeJson } from '../store/db/json.js';
+import { assertAdmin } from './access.js';
+import { resolveOrganization } from './organizations.js';
+import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+
+export interface NewUser {
+  name: string;
+  password?: string | undefined;
+  displayName?: string | undefined;
+  email?: string | undefined;
+  role?: Role | undefined;
+  organization?: string | undefined;
+  rights?: Right[] | undefined;
+  /** An unused POST /files/photo upload of the caller (spec Files usage rule 1). */
+  photo?: string | undefined;
+}
+
+export interface CreatedUser {
+  id: string;
+  /** Only for users created without a password: the one-time token for PUT /users/activate. */
+  activationToken?: string;
+}
+
+const BULK_LIMIT = 100;
+const ACTIVATION_TTL_MS = 7 * 86_400_000;
+
+/**
+ * POST /users (administrators; Contract: Identity and rights). One user or up to 100 at once, all
+ * or none. An administrator never grants a role above their own, nor rights they do not hold.
+ * Photos are claimed for their users (spec Files usage rule 1); errors name the field as the request
+ * spelled it: `photo` for one object, `[2].photo` in an array (`bulk`).
+ */
+export async function createUsers(
+  deps: Deps,
+  actor: Actor,
+  users: NewUser[],
+  options: { bulk?: boolean } = {},
+): Promise<CreatedUser[]> {
+  assertAdmin(actor);
+  if (users.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} users per request`);
+  for (const user of users) {
+    const role = user.role ?? 'user';
+    if (!mayGrantRole(actor.role, role)) throw new Forbidden(`You may not grant the role ${role}`);
+    const beyond = (user.rights ?? []).filter((r) => !actor.rights.has(r));
+    if (beyond.length > 0)
+      throw new Forbidden(`You may not grant rights you do not hold: ${beyond.join(', ')}`);
+  }
+  const names = users.map((u) => u.name.trim().toLowerCase());
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate) throw new Conflict(`The name ${duplicate} appears twice in the request`);
+  // Hash outside the transaction: argon2 is slow on purpose and must not hold the write lock.
+  const hashes = await Promise.all(
+    users.map((u) => (u.password ? hashPassword(u.password) : Promise.resolve(null))),
+  );
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const created: CreatedUser[] = [];
+    for (const [i, user] of users.entries()) {
+      const photoField = options.bulk ? `[${i}].photo` : 'photo';
+      created.push(
+        await insertUser(trx, actor, { ...user, name: names[i] ?? '' }, hashes[i] ?? null, photoField, now),
+      );
+    }
+    return created;
+  });
+}
+
+async function insertUser(
+  trx: Kysely<Database>,
+  actor: Actor,
+  user: NewUser,
+  passwordHash: string | null,
+  photoField: string,
+  now: Date,
+): Promise<CreatedUser> {
+  const taken = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', actor.tenantId)
+    .where('name', '=', user.name)
+    .executeTakeFirst();
+  if (taken) throw new Conflict(`A user named ${user.name} already exists`);
+  const organizationId = await resolveOrganization(trx, actor, user.organization, now);
+  const role = user.role ?? 'user';
+  const id = randomUUID();
+  let photo: string | null = null;
+  if (user.photo !== undefined) {
+    // Each claim on its own: one photo id given to two users of a bulk request is a reuse.
+    const claimed = await claimFiles(
+      trx,
+      actor,
+      [{ fileId: user.photo, field: photoField, kinds: FROM_PHOTO }],
+      `user:${id}`,
+      now,
+    );
+    photo = claimed.get(photoField)?.id ?? null;
+  }
+  await trx
+    .insertInto('users')
+    .values({
+      id,
+      tenant_id: actor.tenantId,
+      organization_id: organizationId,
+      name: user.name,
+      display_name: user.displayName ?? null,
+      email: user.email?.toLowerCase() ?? null,
+      password_hash: passwordHash,
+      role,
+      rights: writeJson(effectiveRights(role, user.rights ?? DEFAULT_RIGHTS[role])),
+      status: 'active',
+      photo,
+      config: writeJson({ signature: [] }),
+      mfa_secret: null,
+      mfa_enabled: 0,
+      created_by: actor.userId,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .execute();
+  await record(trx, {
+    tenantId: actor.tenantId,
+    actorId: actor.name,
+    activityType: 'userCreated',
+    objectType: 'user',
+    objectId: id,
+    requestId: actor.requestId,
+    data: { name: user.name, role, organization: organizationId },
+    at: now,
+  });
+  if (passwordHash) return { id };
+  const activationToken = newToken();
+  await trx
+    .insertInto('activation_tokens')
+    .values({
+      token_hash: hashToken(activationToken),
+      user_id: id,
+      expires_at: new Date(now.getTime() + ACTIVATION_TTL_MS).toISOString(),
+    })
+    .execute();
+  return { id, activationToken };
+}

@@ -1,0 +1,35 @@
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden } from '../errors.js';
+import { loadManagedUser } from './access.js';
+import { mayGrantRole, type Role } from './roles.js';
+
+/**
+ * DELETE /users/:id (administrators; spec: User account table): permanent; the account, its
+ * sessions, keys, recovery codes and contacts go. The audit log keeps what the user did, under their name.
+ */
+export async function deleteUser(deps: Deps, actor: Actor, userId: string): Promise<void> {
+  const user = await loadManagedUser(deps, actor, userId);
+  if (user.id === actor.userId) throw new Forbidden('You may not delete your own account');
+  if (!mayGrantRole(actor.role, user.role as Role))
+    throw new Forbidden('You may not manage a user above your role');
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('auth_tokens').where('user_id', '=', user.id).execute();
+    await trx.deleteFrom('recovery_codes').where('user_id', '=', user.id).execute();
+    await trx.deleteFrom('activation_tokens').where('user_id', '=', user.id).execute();
+    // Contacts are the user's own address book; enums belong to the organization and stay.
+    await trx.deleteFrom('contacts').where('owner_id', '=', user.id).execute();
+    await trx.deleteFrom('users').where('id', '=', user.id).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'userDeleted',
+      objectType: 'user',
+      objectId: user.id,
+      requestId: actor.requestId,
+      data: { name: user.name },
+      at: deps.clock.now(),
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import type { Actor } from '../auth/actor.js';
+import { hashPassword } from '../auth/secrets.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden } from '../errors.js';
+import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import { writeJson } from '../store/db/json.js';
+import type { UserTable } from '../store/db/schema.js';
+import type { Updateable } from 'kysely';
+import { loadManagedUser } from './access.js';
+import { resolveOrganization } from './organizations.js';
+import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+
+export interface UserChanges {
+  status?: 'active' | 'suspended' | undefined;
+  displayName?: string | undefined;
+  email?: string | null | undefined;
+  password?: string | undefined;
+  role?: Role | undefined;
+  rights?: Right[] | undefined;
+  organization?: string | undefined;
+  /** A new unused POST /files/photo upload of the caller (spec Files usage rule 1), the current one, or null. */
+  photo?: string | null | undefined;
+}
+
+/**
+ * PUT /users/:id (administrators; spec: User account table). Suspension takes effect at once: every
+ * request reads the account's status, so its sessions and API keys stop working with this commit.
+ * A new password also ends the user's sessions (API keys stay: they are the integrations' own).
+ */
+export async function updateUser(
+  deps: Deps,
+  actor: Actor,
+  userId: string,
+  changes: UserChanges,
+): Promise<void> {
+  const user = await loadManagedUser(deps, actor, userId);
+  if (user.id === actor.userId && (changes.status !== undefined || changes.role !== undefined)) {
+    throw new Forbidden('You may not change your own status or role');
+  }
+  if (!mayGrantRole(actor.role, user.role as Role))
+    throw new Forbidden('You may not manage a user above your role');
+  const role = changes.role ?? (user.role as Role);
+  if (!mayGrantRole(actor.role, role)) throw new Forbidden(`You may not grant the role ${role}`);
+  const beyond = (changes.rights ?? []).filter((r) => !actor.rights.has(r));
+  if (beyond.length > 0)
+    throw new Forbidden(`You may not grant rights you do not hold: ${beyond.join(', ')}`);
+
+  const passwordHash = changes.password ? await hashPassword(changes.password) : undefined;
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const set: Updateable<UserTable> = { updated_at: now.toISOString() };
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.displayName !== undefined) set.display_name = changes.displayName;
+    if (changes.email !== undefined) set.email = changes.email?.toLowerCase() ?? null;
+    if (passwordHash !== undefined) set.password_hash = passwordHash;
+    if (changes.photo === null) set.photo = null;
+    else if (changes.photo !== undefined && changes.photo !== user.photo) {
+      // The previous photo stays used: a photo id is used once. The current one sent again is no change.
+      const claimed = await claimFiles(
+        trx,
+        actor,
+        [{ fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO }],
+        `user:${user.id}`,
+        now,
+      );
+      set.photo = claimed.get('photo')?.id ?? null;
+    }
+    if (changes.role !== undefined || changes.rights !== undefined) {
+      set.role = role;
+      set.rights = writeJson(effectiveRights(role, changes.rights ?? DEFAULT_RIGHTS[role]));
+    }
+    if (changes.organization !== undefined) {
+      set.organization_id = await resolveOrganization(trx, actor, changes.organization, now);
+    }
+    await trx.updateTable('users').set(set).where('id', '=', user.id).execute();
+    if (passwordHash !== undefined) {
+      await trx
+        .deleteFrom('auth_tokens')
+        .where('user_id', '=', user.id)
+        .where('kind', '=', 'session')
+        .execute();
+    }
+    const activityType =
+      changes.status === 'suspended'
+        ? 'userSuspended'
+        : changes.status === 'active'
+          ? 'userActivated'
+          : 'userUpdated';
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType,
+      objectType: 'user',
+      objectId: user.id,
+      requestId: actor.requestId,
+      data: { fields: Object.keys(changes).filter((k) => k !== 'password') },
+      at: now,
+    });
+  });
+}

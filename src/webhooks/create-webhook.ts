@@ -1,0 +1,85 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { record } from '../audit/record.js';
+import type { Deps } from '../deps.js';
+import { Forbidden, NotFound, ValidationError } from '../errors.js';
+import { isTenantWide } from '../users/roles.js';
+import { CallbackRefused, checkCallbackUrl } from './ssrf-guard.js';
+import { assertMayUseWebhooks } from './webhook-access.js';
+import { webhookView, type WebhookView } from './webhook-view.js';
+
+export interface NewWebhook {
+  type: 'organization' | 'tenant';
+  callbackUrl: string;
+  /** Generated (256 random bits, hex) when not given. */
+  hmacSecret?: string | undefined;
+  /** For `organization`: the organization's id (Contract; default the creator's). */
+  name?: string | undefined;
+}
+
+/**
+ * POST /webhooks (spec: Webhooks). Organization administrators (and users granted `use_webhooks`)
+ * create webhooks for their own organization only; global and super administrators for the whole
+ * tenant or any one organization of it. The callback URL must pass the SSRF guard. The answer is the
+ * only place the secret is ever shown.
+ */
+export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook): Promise<WebhookView> {
+  assertMayUseWebhooks(actor);
+  const tenantWide = isTenantWide(actor.role);
+  let organizationId: string | null = null;
+  let name: string;
+  if (input.type === 'tenant') {
+    if (!tenantWide) throw new Forbidden('Only global and super administrators create tenant webhooks');
+    if (input.name !== undefined && input.name !== actor.tenantId && input.name !== actor.tenantName)
+      throw new ValidationError(
+        '"name" names the organization of an organization webhook; leave it out for a tenant webhook',
+      );
+    name = actor.tenantId;
+  } else {
+    organizationId = input.name ?? actor.organizationId;
+    if (!tenantWide && organizationId !== actor.organizationId)
+      throw new Forbidden('You may create webhooks for your own organization only');
+    const organization = await deps.db
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', organizationId)
+      .where('tenant_id', '=', actor.tenantId)
+      .executeTakeFirst();
+    if (!organization) throw new NotFound('No such organization');
+    name = organizationId;
+  }
+  try {
+    await checkCallbackUrl(input.callbackUrl, { allowPrivate: deps.config.webhookAllowPrivate });
+  } catch (error) {
+    if (error instanceof CallbackRefused) throw new ValidationError(error.message);
+    throw error;
+  }
+  const now = deps.clock.now();
+  const row = {
+    id: randomUUID(),
+    tenant_id: actor.tenantId,
+    type: input.type,
+    organization_id: organizationId,
+    name,
+    callback_url: input.callbackUrl,
+    hmac_secret: input.hmacSecret ?? randomBytes(32).toString('hex'),
+    creator_id: actor.userId,
+    creator_name: actor.name,
+    created_at: now.toISOString(),
+  };
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.insertInto('webhooks').values(row).execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'webhookCreated',
+      objectType: 'webhook',
+      objectId: row.id,
+      requestId: actor.requestId,
+      // The origin only: a callback URL may carry credentials in its path or query.
+      data: { type: row.type, name, callbackOrigin: new URL(row.callback_url).origin },
+      at: now,
+    });
+  });
+  return { ...webhookView(row), hmacSecret: row.hmac_secret };
+}

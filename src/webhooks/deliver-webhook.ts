@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import type { ClaimedJob } from '../jobs/queue.js';
+import type { JobContext } from '../jobs/worker.js';
+import { deliveryBody, type DeliveryPayload } from './delivery-job.js';
+import { postCallback, type DeliveryTransport } from './post-callback.js';
+import { signBody } from './signature.js';
+import type { WebhookTargets } from './webhook-targets.js';
+
+/** What the request of one delivery is made of. */
+interface DeliveryRequest {
+  callbackUrl: string;
+  hmacSecret: string;
+  event: string;
+  body: string;
+}
+
+/**
+ * Runs one attempt of one delivery (job `webhook.deliver`): POSTs `{documentId, event, actor,
+ * timestamp}` to the callback URL, signed, and records the attempt together with its outcome (one
+ * statement on PostgreSQL, one transaction on SQLite): done on any 2xx, otherwise a retry with
+ * backoff until 24 hours after the event, then dead-lettered (Contract: webhook delivery).
+ */
+export async function deliverWebhook(
+  deps: Deps,
+  job: ClaimedJob,
+  context: JobContext,
+  options: { transport: DeliveryTransport; targets: WebhookTargets },
+): Promise<void> {
+  const payload = job.payload as Partial<DeliveryPayload>;
+  const deliveryId = String(payload.deliveryId);
+  const request = await loadRequest(deps, payload, options.targets);
+  // The webhook was deleted since: nothing is owed to anyone, and the job completes.
+  if (!request) return;
+
+  const attemptAt = deps.clock.now();
+  const result = await postCallback(request.callbackUrl, options.transport, request.body, {
+    'content-type': 'application/json',
+    'user-agent': 'Signery-Webhooks/1',
+    'x-signery-signature': signBody(request.hmacSecret, request.body),
+    'x-signery-delivery': deliveryId,
+    'x-signery-timestamp': attemptAt.toISOString(),
+    'x-signery-event': request.event,
+  });
+
+  // Should the webhook be deleted during this attempt, the insert fails on its foreign key, nothing
+  // is written, and the job — deleted with the webhook — is settled by nobody.
+  await context.settle({
+    error: result.success ? null : (result.error ?? 'failed'),
+    record: {
+      into: 'webhook_attempts',
+      values: {
+        id: randomUUID(),
+        delivery_id: deliveryId,
+        attempt: job.attempts,
+        attempted_at: attemptAt.toISOString(),
+        status_code: result.statusCode,
+        latency_ms: result.latencyMs,
+        error: result.error,
+        success: result.success ? 1 : 0,
+      },
+    },
+  });
+}
+
+/** The request from the payload and the webhook's (cached) target; from the event when not there. */
+async function loadRequest(
+  deps: Deps,
+  payload: Partial<DeliveryPayload>,
+  targets: WebhookTargets,
+): Promise<DeliveryRequest | undefined> {
+  if (payload.webhookId !== undefined && payload.body !== undefined && payload.event !== undefined) {
+    const target = await targets.get(deps.db, payload.webhookId);
+    return target && { ...target, event: payload.event, body: payload.body };
+  }
+  const row = await deps.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['w.callback_url', 'w.hmac_secret', 'e.document_id', 'e.event', 'e.actor', 'e.occurred_at'])
+    .where('d.id', '=', String(payload.deliveryId))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    callbackUrl: row.callback_url,
+    hmacSecret: row.hmac_secret,
+    event: row.event,
+    body: deliveryBody({
+      documentId: row.document_id,
+      event: row.event,
+      actor: row.actor,
+      timestamp: row.occurred_at,
+    }),
+  };
+}

@@ -1,0 +1,34 @@
+import type { Deps } from '../deps.js';
+import type { Worker } from '../jobs/worker.js';
+import { deliverWebhook } from './deliver-webhook.js';
+import { DELIVERY_JOB_TYPE } from './delivery-job.js';
+import { purgeDeliveries } from './purge-deliveries.js';
+import { WebhookTargets } from './webhook-targets.js';
+import { guardedAgents, type CallbackPolicy, type GuardedAgents } from './ssrf-guard.js';
+
+/**
+ * Gives a worker the webhook jobs: delivery attempts, and the hourly purge of old deliveries.
+ *
+ * ```ts
+ * const worker = new Worker(deps, { logger });
+ * registerWebhookJobs(worker, deps);
+ * worker.start();
+ * ```
+ */
+export function registerWebhookJobs(worker: Worker, deps: Deps): void {
+  const policy: CallbackPolicy = { allowPrivate: deps.config.webhookAllowPrivate };
+  // One pair of pinned agents for all deliveries, so connections to a receiver are kept and reused.
+  let agents: GuardedAgents | undefined;
+  const targets = new WebhookTargets();
+  worker.register(DELIVERY_JOB_TYPE, async (job, context) => {
+    agents ??= guardedAgents(policy);
+    await deliverWebhook(deps, job, context, { transport: { policy, agents }, targets });
+  });
+  worker.every('webhooks.purge', 3_600_000, async (tick) => {
+    await purgeDeliveries(deps, tick);
+  });
+  worker.onStop(async () => {
+    agents?.close();
+    agents = undefined;
+  });
+}

@@ -1,0 +1,27 @@
+import type { Selectable } from 'kysely';
+import type { WebhookTable } from '../store/db/schema.js';
+
+/** A webhook as the API shows it (spec: Webhook). */
+export interface WebhookView {
+  id: string;
+  /** The creator's login name. */
+  creator: string;
+  createDate: string;
+  type: 'organization' | 'tenant';
+  /** The id of what it covers: the organization, or for a tenant webhook the tenant. */
+  name: string;
+  callbackUrl: string;
+  /** Only in the answer to its creation (spec: "returned to the creator only"). */
+  hmacSecret?: string;
+}
+
+export function webhookView(row: Selectable<WebhookTable>): WebhookView {
+  return {
+    id: row.id,
+    creator: row.creator_name,
+    createDate: row.created_at,
+    type: row.type,
+    name: row.name,
+    callbackUrl: row.callback_url,
+  };
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { TEST_DATABASE_URL } from './helpers/server.js';
+
+describe('the signery command', () => {
+  let dataDir: string;
+  const schema = `t_cli_${randomBytes(4).toString('hex')}`;
+  const env = () => ({
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD: '',
+    ADMIN_EMAIL: '',
+    ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+  });
+  const signery = (args: string[], input?: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      env: env(),
+      input,
+      encoding: 'utf8',
+    });
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'signery-cli-'));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    if (TEST_DATABASE_URL) {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      await client.end();
+    }
+  });
+
+  it('migrate applies the migrations once, then reports the database up to date', () => {
+    const first = signery(['migrate']);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /applied: 0001-foundation/);
+    const second = signery(['migrate']);
+    assert.equal(second.status, 0);
+    assert.match(second.stdout, /up to date/);
+  });
+
+  it('create-admin makes a super-administrator who can log in; a second time changes nothing', async () => {
+    const created = signery(['create-admin', 'root@example.test'], 'root-password-1\n');
+    assert.equal(created.status, 0, created.stderr);
+    const again = signery(['create-admin', 'root@example.test'], 'other-password-1\n');
+    assert.equal(again.status, 1);
+    const config = loadConfig({ ...env(), PORT: '0', HOST: '127.0.0.1' });
+    const app = await buildApp(config, { logger: false });
+    try {
+      const login = await app.server.inject({
+        method: 'POST',
+        url: '/api/v1/login',
+        payload: { name: 'root@example.test', password: 'root-password-1' },
+      });
+      assert.equal(login.statusCode, 200);
+      assert.equal(login.json<{ user: { role: string } }>().user.role, 'superAdmin');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a short password and unknown commands are refused with a usage message', () => {
+    assert.equal(signery(['create-admin', 'x@example.test'], 'short\n').status, 2);
+    const unknown = signery(['frobnicate']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /Usage: signery/);
+  });
+});

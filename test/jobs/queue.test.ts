@@ -1,0 +1,329 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  claimJobs,
+  completeJob,
+  enqueue,
+  failJob,
+  retryDelayMs,
+  RETRY_MAX_MS,
+  settleJob,
+  type ClaimedJob,
+} from '../../src/jobs/queue.js';
+import { writeTransaction } from '../../src/store/db/dialect.js';
+import { openTestDatabase, type TestDatabase } from './database.js';
+
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe('durable job queue (DESIGN: jobs)', () => {
+  let test: TestDatabase;
+  before(async () => {
+    test = await openTestDatabase();
+  });
+  after(() => test.close());
+
+  const db = () => test.handle.db;
+  const dialect = () => test.handle.dialect;
+  const claim = (workerId: string, types: string[], now: Date, limit = 10, leaseMs = 15_000) =>
+    claimJobs(db(), dialect(), { workerId, types, limit, now, leaseMs });
+  const complete = (job: ClaimedJob, now: Date) =>
+    writeTransaction(db(), dialect(), (trx) => completeJob(trx, job, now));
+  const fail = (job: ClaimedJob, now: Date, retry?: boolean) =>
+    writeTransaction(db(), dialect(), (trx) => failJob(trx, job, 'boom', now, { retry, random: () => 1 }));
+
+  it('a job enqueued in a transaction exists only if that transaction commits', async () => {
+    await assert.rejects(
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await enqueue(trx, { type: 'tx', payload: { n: 1 }, now: T0 });
+          throw new Error('rolled back');
+        }),
+    );
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'tx', payload: { n: 2 }, now: T0 }));
+    const jobs = await claim('w', ['tx'], T0);
+    assert.deepEqual(
+      jobs.map((j) => j.payload),
+      [{ n: 2 }],
+    );
+    assert.equal(await complete(jobs[0]!, T0), true);
+  });
+
+  it('claiming is atomic: concurrent workers never get the same job', async () => {
+    // PostgreSQL: two pools, as two nodes have. SQLite: one connection, as one process has (a second
+    // connection in the same process would block its own event loop on the file lock; separate
+    // processes on one file are covered by the crash-recovery test).
+    const another = test.handle.dialect.name === 'postgres' ? await test.openAnother() : test.handle;
+    const jobCount = 60;
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (let i = 0; i < jobCount; i++) await enqueue(trx, { type: 'race', payload: { i }, now: T0 });
+      });
+    const seen: string[] = [];
+    const workers = ['a', 'b', 'c', 'd'].map(async (name, index) => {
+      const handle = index % 2 === 0 ? test.handle : another;
+      for (;;) {
+        const jobs = await claimJobs(handle.db, handle.dialect, {
+          workerId: name,
+          types: ['race'],
+          limit: 3,
+          now: T0,
+          leaseMs: 15_000,
+        });
+        if (jobs.length === 0) return;
+        seen.push(...jobs.map((j) => j.id));
+        for (const job of jobs)
+          await writeTransaction(handle.db, handle.dialect, (trx) => completeJob(trx, job, T0));
+      }
+    });
+    await Promise.all(workers);
+    assert.equal(seen.length, jobCount);
+    assert.equal(new Set(seen).size, jobCount, 'each job claimed once');
+  });
+
+  it('a claimed job whose worker died comes back after its lease expires; the dead worker’s late answer changes nothing', async () => {
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'lease', payload: {}, now: T0 }));
+    const [first] = await claim('dies', ['lease'], T0, 1, 10_000);
+    assert.ok(first);
+    assert.equal(first.attempts, 1);
+    assert.deepEqual(await claim('other', ['lease'], at(9_999)), [], 'held while the lease lasts');
+    const [again] = await claim('other', ['lease'], at(10_000));
+    assert.ok(again, 'back after the lease expired');
+    assert.equal(again.id, first.id);
+    assert.equal(again.attempts, 2);
+    assert.equal(await complete(first, at(10_001)), false, 'the lost claim cannot complete it');
+    assert.deepEqual(await fail(first, at(10_001)), { outcome: 'lost' });
+    assert.equal(await complete(again, at(10_002)), true);
+  });
+
+  it('a failure is retried with exponential backoff and jitter (first retry within 30 s), then dead-lettered at its attempt limit', async () => {
+    for (let attempt = 1; attempt < 12; attempt++) {
+      const low = retryDelayMs(attempt, () => 0);
+      const high = retryDelayMs(attempt, () => 1);
+      assert.ok(low >= high / 2 && low <= high);
+      if (attempt === 1) assert.ok(high <= 30_000, 'Contract: first retry within 30 s');
+      if (attempt > 1) assert.ok(high >= retryDelayMs(attempt - 1, () => 1), 'growing');
+      assert.ok(high <= RETRY_MAX_MS);
+    }
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'flaky', payload: {}, now: T0, maxAttempts: 3 }));
+    let now = T0;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [job] = await claim('w', ['flaky'], now);
+      assert.equal(job?.attempts, attempt);
+      const outcome = await fail(job, now);
+      if (attempt < 3) {
+        assert.equal(outcome.outcome, 'retry');
+        if (outcome.outcome !== 'retry') return;
+        assert.deepEqual(
+          await claim('w', ['flaky'], new Date(outcome.runAt.getTime() - 1)),
+          [],
+          'not before it is due',
+        );
+        now = outcome.runAt;
+      } else {
+        assert.deepEqual(outcome, { outcome: 'dead' });
+      }
+    }
+    assert.deepEqual(await claim('w', ['flaky'], at(30 * 86_400_000)), []);
+    const row = await db()
+      .selectFrom('jobs')
+      .selectAll()
+      .where('type', '=', 'flaky')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.status, 'dead');
+    assert.equal(row.last_error, 'boom');
+  });
+
+  it('with a deadline a job is retried until the deadline (the last retry at it), then dead-lettered', async () => {
+    const deadline = at(3_600_000);
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'window', payload: {}, now: T0, deadline }));
+    let now = T0;
+    const runs: number[] = [];
+    for (;;) {
+      const [job] = await claim('w', ['window'], now);
+      assert.ok(job);
+      runs.push(now.getTime() - T0.getTime());
+      const outcome = await fail(job, now);
+      if (outcome.outcome !== 'retry') {
+        assert.equal(outcome.outcome, 'dead');
+        break;
+      }
+      now = outcome.runAt;
+    }
+    assert.equal(runs.at(-1), 3_600_000, 'the last attempt is at the deadline');
+    assert.ok(runs.length > 4 && runs.length < 12, `${runs.length} attempts`);
+  });
+
+  it('jobs of one lane run one at a time in enqueue order; a retrying head holds the lane, a dead one lets the next go', async () => {
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (const n of [1, 2, 3])
+          await enqueue(trx, { type: 'lane', payload: { n }, now: T0, orderingKey: 'L' });
+        await enqueue(trx, { type: 'lane', payload: { n: 'other lane' }, now: T0, orderingKey: 'M' });
+      });
+    const payloads = (jobs: ClaimedJob[]) => jobs.map((j) => j.payload.n).sort();
+    const first = await claim('w', ['lane'], T0);
+    assert.deepEqual(payloads(first), [1, 'other lane'], 'one head per lane');
+    const one = first.find((j) => j.payload.n === 1)!;
+    assert.equal(
+      await complete(
+        first.find((j) => j.payload.n === 'other lane')!,
+        T0,
+      ),
+      true,
+    );
+    const retry = await fail(one, T0);
+    assert.equal(retry.outcome, 'retry');
+    assert.deepEqual(await claim('w', ['lane'], at(1_000)), [], 'job 2 waits while job 1 retries');
+    const [oneAgain] = await claim('w', ['lane'], at(60_000));
+    assert.equal(oneAgain?.payload.n, 1);
+    assert.deepEqual(await fail(oneAgain, at(60_000), false), { outcome: 'dead' });
+    const [two] = await claim('w', ['lane'], at(60_000));
+    assert.equal(two?.payload.n, 2, 'skip ahead after a dead-letter');
+    assert.deepEqual(await claim('w', ['lane'], at(60_000)), []);
+    // Enqueued while the head runs: waits too.
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'lane', payload: { n: 4 }, now: at(60_000), orderingKey: 'L' }));
+    assert.equal(await complete(two, at(60_001)), true);
+    const [three] = await claim('w', ['lane'], at(60_001));
+    assert.equal(three?.payload.n, 3);
+    assert.equal(await complete(three, at(60_002)), true);
+    const [four] = await claim('w', ['lane'], at(60_002));
+    assert.equal(four?.payload.n, 4);
+    assert.equal(await complete(four, at(60_003)), true);
+    const lane = await db()
+      .selectFrom('job_lanes')
+      .selectAll()
+      .where('key', '=', 'L')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(lane.active), 0);
+    // An empty lane takes a new job at once.
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'lane', payload: { n: 5 }, now: at(60_003), orderingKey: 'L' }));
+    const [five] = await claim('w', ['lane'], at(60_003));
+    assert.equal(five?.payload.n, 5);
+    assert.equal(five?.orderingSeq, 5);
+  });
+
+  it('finishing a lane’s head can hand the next job straight to the same worker, claimed in the same transaction', async () => {
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (const n of [1, 2])
+          await enqueue(trx, { type: 'handoff', payload: { n }, now: T0, orderingKey: 'H' });
+      });
+    const [head] = await claim('w', ['handoff'], T0);
+    assert.equal(head?.payload.n, 1);
+    let taken: ClaimedJob | undefined;
+    const done = await writeTransaction(db(), dialect(), (trx) =>
+      completeJob(trx, head, T0, {
+        workerId: 'w',
+        leaseMs: 15_000,
+        types: ['handoff'],
+        take: (job) => {
+          taken = job;
+        },
+      }),
+    );
+    assert.equal(done, true);
+    assert.equal(taken?.payload.n, 2);
+    assert.equal(taken?.attempts, 1);
+    assert.equal(taken?.lockedBy, 'w');
+    assert.deepEqual(await claim('other', ['handoff'], T0), [], 'already claimed');
+    assert.equal(await complete(taken, T0), true);
+  });
+
+  it('settling a job writes its record with the outcome; a lost claim still records the attempt and changes nothing else', async () => {
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'settle', payload: {}, now: T0, maxAttempts: 2 }));
+    const record = (id: string) => ({
+      into: 'events' as const,
+      values: {
+        id,
+        tenant_id: 't',
+        organization_id: 'o',
+        document_id: 'd',
+        event: 'documentCreated',
+        actor: 'a',
+        occurred_at: T0.toISOString(),
+      },
+    });
+    const recorded = async (id: string) =>
+      (await db().selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    const [job] = await claim('w', ['settle'], T0);
+    const retry = await settleJob(db(), dialect(), job!, { error: 'boom', record: record('r1') }, T0, {
+      random: () => 1,
+    });
+    assert.deepEqual(retry, { outcome: 'retry', runAt: at(20_000) });
+    assert.equal(await recorded('r1'), true);
+    const [again] = await claim('w', ['settle'], at(20_000));
+    assert.equal(again?.attempts, 2);
+    assert.deepEqual(
+      await settleJob(db(), dialect(), job!, { error: null, record: record('r2') }, at(20_000)),
+      {
+        outcome: 'lost',
+      },
+    );
+    assert.equal(await recorded('r2'), true, 'the first claim’s late attempt is recorded');
+    assert.deepEqual(
+      await settleJob(db(), dialect(), again, { error: 'boom' }, at(20_000)),
+      { outcome: 'dead' },
+      'attempts used up',
+    );
+  });
+
+  it('a lane’s head settled while an enqueue to its lane commits hands that job on: none is left waiting', async () => {
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'race', payload: { n: 1 }, now: T0, orderingKey: 'R' }));
+    const [head] = await claim('w', ['race'], T0);
+    let inLane!: () => void;
+    const enqueued = new Promise<void>((resolve) => (inLane = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The enqueue holds the lane's lock, uncommitted, while the head is settled.
+    const enqueuing = db()
+      .transaction()
+      .execute(async (trx) => {
+        await enqueue(trx, { type: 'race', payload: { n: 2 }, now: T0, orderingKey: 'R' });
+        inLane();
+        await held;
+      });
+    await enqueued;
+    let taken: ClaimedJob | undefined;
+    const settling = settleJob(db(), dialect(), head!, { error: null }, T0, {
+      handOff: { workerId: 'w', leaseMs: 15_000, types: ['race'], take: (job) => (taken = job) },
+    });
+    // Lets the settlement start (and, on PostgreSQL, take its snapshot) before the enqueue commits.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await enqueuing;
+    assert.deepEqual(await settling, { outcome: 'done' });
+    assert.equal(taken?.payload.n, 2, 'handed on, not left waiting');
+    assert.equal(await complete(taken, T0), true);
+  });
+
+  it('a worker claims only the job types it handles', async () => {
+    await db()
+      .transaction()
+      .execute((trx) => enqueue(trx, { type: 'mail', payload: {}, now: T0 }));
+    assert.deepEqual(await claim('w', ['sms'], T0), []);
+    const [mail] = await claim('w', ['mail'], T0);
+    assert.equal(mail?.type, 'mail');
+    await complete(mail, T0);
+  });
+});

@@ -1,0 +1,128 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { pem } from '../../src/pki/dev-ca.js';
+import { openPdf } from '../../src/pdf/open-pdf.js';
+import { findSignatures } from '../../src/pdf/find-signatures.js';
+
+/**
+ * The verification oracles of DESIGN (pdfsig, mutool, qpdf, openssl) run on files our engine made,
+ * so the tests do not grade our output with our own reader alone.
+ */
+
+const run = promisify(execFile);
+
+/** Whether a command-line tool is installed (tests skip with a message when it is not). */
+export function hasTool(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+}
+
+export interface Workspace {
+  dir: string;
+  write(name: string, bytes: Uint8Array | string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export async function workspace(): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'signery-pdf-'));
+  return {
+    dir,
+    async write(name, bytes) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      return path;
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Runs a tool and returns stdout+stderr whatever its exit code (pdfsig exits non-zero on bad signatures). */
+export async function tool(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(command, args, { maxBuffer: 32 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; code?: number };
+    return `${failed.stdout ?? ''}${failed.stderr ?? ''}\n[exit ${failed.code ?? '?'}]`;
+  }
+}
+
+/** pdfsig's verdict per signature, in file order. */
+export async function pdfsig(
+  path: string,
+  nssDir?: string,
+): Promise<{ validation: string; certificate: string; raw: string }[]> {
+  const raw = await tool('pdfsig', [...(nssDir ? ['-nssdir', nssDir] : []), path]);
+  return raw
+    .split(/\nSignature #\d+:\n/)
+    .slice(1)
+    .map((block) => ({
+      validation: /Signature Validation: (.*)/.exec(block)?.[1]?.trim() ?? '',
+      certificate: /Certificate Validation: (.*)/.exec(block)?.[1]?.trim() ?? '',
+      raw: block,
+    }));
+}
+
+/** An NSS database trusting `root` as a CA, for `pdfsig -nssdir`. Undefined without certutil. */
+export async function nssDatabase(space: Workspace, root: Uint8Array): Promise<string | undefined> {
+  if (!hasTool('certutil')) return undefined;
+  const dir = join(space.dir, 'nss');
+  await run('mkdir', ['-p', dir]);
+  await run('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password']);
+  const rootPath = await space.write('nss-root.pem', pem('CERTIFICATE', root));
+  await run('certutil', ['-A', '-d', `sql:${dir}`, '-n', 'signery-root', '-t', 'CT,C,C', '-i', rootPath]);
+  return `sql:${dir}`;
+}
+
+/**
+ * Writes each signature's CMS and signed byte ranges to files, for `openssl cms -verify -binary
+ * -inform DER -content <ranges>`.
+ */
+export async function extractSignatures(
+  space: Workspace,
+  pdf: Uint8Array,
+  prefix: string,
+): Promise<{ fieldName: string; type: string; cms: string; content: string }[]> {
+  const opened = await openPdf({ bytes: pdf });
+  const result = [];
+  let i = 0;
+  for (const signature of findSignatures({ opened })) {
+    const [a, b, c, d] = signature.byteRange as [number, number, number, number];
+    const content = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
+    result.push({
+      fieldName: signature.fieldName,
+      type: signature.type,
+      cms: await space.write(`${prefix}-${i}.p7s`, signature.contents),
+      content: await space.write(`${prefix}-${i}.bin`, content),
+    });
+    i++;
+  }
+  return result;
+}
+
+/** `openssl cms -verify` of one extracted signature against a CA file; true when OpenSSL accepts it. */
+export async function opensslVerifies(
+  signature: { cms: string; content: string },
+  caFile: string,
+): Promise<boolean> {
+  const out = await tool('openssl', [
+    'cms',
+    '-verify',
+    '-binary',
+    '-inform',
+    'DER',
+    '-in',
+    signature.cms,
+    '-content',
+    signature.content,
+    '-CAfile',
+    caFile,
+    '-purpose',
+    'any',
+    '-out',
+    '/dev/null',
+  ]);
+  return out.includes('Verification successful');
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { sign } from 'node:crypto';
+import { before, describe, it } from 'node:test';
+import type * as asn1js from 'asn1js';
+import { OID, digest } from '../../src/pki/algorithms.js';
+import { buildSignedAttributes, readSignedAttributes } from '../../src/pki/cms/signed-attributes.js';
+import { buildSignedData } from '../../src/pki/cms/signed-data.js';
+import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
+import { verifySignedData } from '../../src/pki/cms/verify-signed-data.js';
+import { pem } from '../../src/pki/dev-ca.js';
+import { SignatureValueInvalid } from '../../src/pki/errors.js';
+import { verifySignatureValue } from '../../src/pki/verify-signature-value.js';
+import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
+import { hasTool, opensslVerifies, workspace } from '../pdf/oracles.js';
+
+describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
+  let pki: TestPki;
+  const content = new Uint8Array(Buffer.from('the signed byte ranges of a PDF'));
+
+  before(async () => {
+    pki = await createTestPki();
+  });
+
+  it('signed attributes are exactly content-type, message-digest and signing-certificate-v2, DER-sorted', async () => {
+    const signer = await pki.signer({ name: 'Attr' });
+    const der = buildSignedAttributes({
+      messageDigest: digest('SHA-256', content),
+      certificate: signer.certificate,
+    });
+    assert.equal(der[0], 0x31, 'a SET');
+    const attributes = readSignedAttributes(der);
+    assert.deepEqual(
+      attributes.map((a) => a.type).sort(),
+      [OID.contentType, OID.messageDigest, OID.signingCertificateV2].sort(),
+    );
+    assert.ok(!attributes.some((a) => a.type === OID.signingTime), 'no signing-time (EN 319 142-1)');
+    const encodings = attributes.map((a) => Buffer.from(a.toSchema().toBER()));
+    const sorted = [...encodings].sort((a, b) => Buffer.compare(a, b));
+    assert.deepEqual(encodings, sorted, 'DER SET OF order');
+    // signing-certificate-v2 names this certificate: ESSCertIDv2.certHash is its SHA-256.
+    const ess = attributes.find((a) => a.type === OID.signingCertificateV2)!.values[0] as asn1js.Sequence;
+    const certHash = ((ess.valueBlock.value[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence)
+      .valueBlock.value[0] as asn1js.OctetString;
+    assert.ok(
+      Buffer.from(certHash.valueBlock.valueHexView).equals(
+        Buffer.from(digest('SHA-256', signer.certificate)),
+      ),
+    );
+  });
+
+  it('the CMS built from attributes and a raw signature verifies with openssl and with our reader', async () => {
+    const space = await workspace();
+    try {
+      for (const key of ['RSA', 'ECDSA'] as const) {
+        const signer = await pki.signer({ name: `CMS ${key}`, key });
+        const signedAttributes = buildSignedAttributes({
+          messageDigest: digest('SHA-256', content),
+          certificate: signer.certificate,
+        });
+        const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
+        const cms = buildSignedData({
+          signedAttributes,
+          signatureValue,
+          certificate: signer.certificate,
+          chain: signer.chain,
+          digestAlgorithm: 'SHA-256',
+          keyAlgorithm: signer.keyAlgorithm,
+        });
+        const parsed = readSignedData({ der: cms });
+        assert.ok(
+          Buffer.from(parsed.signedAttributes!).equals(Buffer.from(signedAttributes)),
+          'embedded attributes are the signed bytes',
+        );
+        const hex = (der: Uint8Array): string => Buffer.from(der).toString('hex');
+        assert.deepEqual(
+          parsed.certificates.map(hex).sort(),
+          [signer.certificate, ...signer.chain].map(hex).sort(),
+          'certificates are embedded byte for byte',
+        );
+        const check = verifySignedData({ cms: parsed, content });
+        assert.ok(check.digestMatches && check.signatureValid && check.signingCertificateMatches, key);
+        if (hasTool('openssl')) {
+          const caFile = await space.write('ca.pem', pem('CERTIFICATE', pki.root.certificate));
+          const ok = await opensslVerifies(
+            { cms: await space.write(`${key}.p7s`, cms), content: await space.write(`${key}.bin`, content) },
+            caFile,
+          );
+          assert.ok(ok, `openssl cms -verify (${key})`);
+        }
+      }
+    } finally {
+      await space.remove();
+    }
+  });
+
+  it('verifySignatureValue refuses a signature by another key, and converts ECDSA r||s to DER', async () => {
+    const ec = await pki.signer({ name: 'EC', key: 'ECDSA' });
+    const other = await pki.signer({ name: 'Other', key: 'ECDSA' });
+    const data = new Uint8Array([1, 2, 3]);
+    const raw = sign('sha256', data, { key: ec.privateKey, dsaEncoding: 'ieee-p1363' });
+    const der = verifySignatureValue({
+      certificate: ec.certificate,
+      data,
+      signature: raw,
+      digestAlgorithm: 'SHA-256',
+    });
+    assert.equal(der[0], 0x30, 'DER SEQUENCE');
+    const foreign = await other.sign({ data, digestAlgorithm: 'SHA-256' });
+    assert.throws(
+      () =>
+        verifySignatureValue({
+          certificate: ec.certificate,
+          data,
+          signature: foreign,
+          digestAlgorithm: 'SHA-256',
+        }),
+      SignatureValueInvalid,
+    );
+  });
+});

@@ -1,0 +1,34 @@
+// Runs every test file under test/ with node:test (Node 20 has no --test glob support).
+// TEST_DATABASE_URL=postgres://... runs the same suite on PostgreSQL instead of SQLite.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function collect(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return collect(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const only = process.argv.slice(2);
+const files = only.length > 0 ? only : collect('test').sort();
+// A test file whose process keeps a handle open (a socket, a timer) would keep `node --test` waiting
+// forever: --test-force-exit ends each file once its tests are done, and --test-timeout turns a test
+// that hangs into a failure that names it.
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-force-exit',
+    '--test-timeout=300000',
+    '--test-reporter=spec',
+    ...files,
+  ],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createUser, startServer, type TestServer } from '../helpers/server.js';
+
+describe('configuration, tenant properties, counters and the WOPI client', () => {
+  let server: TestServer;
+  let admin: string;
+  before(async () => {
+    server = await startServer();
+    admin = await server.adminToken();
+  });
+  after(() => server.close());
+
+  it('PUT /configuration merges the caller’s preferences, shown in user.config at login', async () => {
+    await createUser(server, { name: 'pat' });
+    const token = await server.login('pat', 'user-password-1');
+    const set = await server.api('PUT', '/configuration', {
+      token,
+      body: { configuration: { language: 'de', dateFormat: 'dd.MM.yyyy' } },
+    });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.status, 'SUCCESS');
+    const me = await server.api('GET', '/login', { token });
+    assert.equal(me.body.user.config.language, 'de');
+    assert.deepEqual(me.body.user.config.signature, []);
+  });
+
+  it('PUT /configuration cannot change authenticationFactors, filters, password or configuration.photo', async () => {
+    const forbidden: [unknown, string][] = [
+      [{ configuration: {}, authenticationFactors: ['sms'] }, '"authenticationFactors" is not allowed'],
+      [{ configuration: {}, filters: [] }, '"filters" is not allowed'],
+      [{ configuration: {}, password: 'new-password-1' }, '"password" is not allowed'],
+      [{ configuration: { photo: 'abc' } }, '"configuration.photo" is not allowed'],
+    ];
+    for (const [body, message] of forbidden) {
+      const response = await server.api('PUT', '/configuration', { token: admin, body });
+      assert.equal(response.status, 400);
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.ok(response.body.message.includes(message), response.body.message);
+    }
+  });
+
+  it('PUT /settings/properties changes the login settings (isLlmEnabled, wopiClient, disabledLanguages) and GET reads them', async () => {
+    const set = await server.api('PUT', '/settings/properties', {
+      token: admin,
+      body: { isLlmEnabled: true, wopiClient: 'onlyoffice', disabledLanguages: ['fr'] },
+    });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.properties.wopiClient, 'onlyoffice');
+    const login = await server.api('GET', '/login', { token: admin });
+    assert.equal(login.body.settings.isLlmEnabled, true);
+    assert.equal(login.body.settings.wopiClient, 'onlyoffice');
+    assert.deepEqual(login.body.settings.disabledLanguages, ['fr']);
+    const read = await server.api('GET', '/settings/properties', { token: admin });
+    assert.equal(read.body.isLlmEnabled, true);
+    const unknown = await server.api('PUT', '/settings/properties', {
+      token: admin,
+      body: { colour: 'red' },
+    });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.message, 'Request validation errors: BODY ERRORS: "colour" is not allowed');
+  });
+
+  it('GET /wopi/extensions answers {client, extensions} for the configured client', async () => {
+    await server.api('PUT', '/settings/properties', { token: admin, body: { wopiClient: 'collabora' } });
+    const response = await server.api('GET', '/wopi/extensions', { token: admin });
+    assert.equal(response.body.client, 'collabora');
+    assert.ok(response.body.extensions.includes('docx'));
+    await server.api('PUT', '/settings/properties', { token: admin, body: { wopiClient: null } });
+    assert.deepEqual((await server.api('GET', '/wopi/extensions', { token: admin })).body, {
+      client: '',
+      extensions: [],
+    });
+  });
+
+  it('PUT /counters is for super-administrators only (spec Versioning 3)', async () => {
+    await createUser(server, { name: 'global', role: 'globalAdmin' });
+    const global = await server.login('global', 'user-password-1');
+    const refused = await server.api('PUT', '/counters', {
+      token: global,
+      body: { counters: { invoice: 7 } },
+    });
+    assert.equal(refused.status, 403);
+    const set = await server.api('PUT', '/counters', { token: admin, body: { counters: { invoice: 7 } } });
+    assert.equal(set.status, 200);
+    assert.deepEqual(set.body.counters, { invoice: 7 });
+    assert.deepEqual((await server.api('GET', '/counters', { token: admin })).body, {
+      counters: { invoice: 7 },
+    });
+    const negative = await server.api('PUT', '/counters', {
+      token: admin,
+      body: { counters: { invoice: -1 } },
+    });
+    assert.equal(negative.status, 400);
+  });
+});

@@ -1,0 +1,299 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { signInWithBrowser, startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
+import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+
+// PUBLIC_URL stands for a proxy in front of the test server: the provider sends the browser there and
+// the test moves the request onto the server's real address.
+const PUBLIC_URL = 'http://signery.test';
+const callbackOf = (name: string) => `${PUBLIC_URL}/api/v1/share/oidc/${name}/callback`;
+
+const ACCOUNTS = [
+  { id: 'rita', email: 'Rita@Example.org', emailVerified: true },
+  { id: 'mallory', email: 'mallory@example.org', emailVerified: true },
+  { id: 'unverified', email: 'uma@example.org', emailVerified: false },
+  { id: 'pat', email: 'pw@example.org', emailVerified: true },
+  {
+    id: 'citizen',
+    email: 'citizen@example.org',
+    emailVerified: true,
+    phoneNumber: '+971 50 123 4567',
+    idn: '784-1990-1234567-1',
+  },
+  {
+    id: 'impostor',
+    email: 'citizen@example.org',
+    emailVerified: true,
+    phoneNumber: '+971501234567',
+    idn: '784-1990-7654321-9',
+  },
+];
+
+async function answer(response: Response) {
+  const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const body: any = text ? JSON.parse(text) : undefined;
+  return { status: response.status, headers: response.headers, body };
+}
+
+describe('spec Authentication 6 and Sharing rule 3: external recipients prove who they are through an OpenID provider, oauthFactors checked', () => {
+  let idp: TestIdentityProvider;
+  let smtp: TestSmtp;
+  let server: TestServer;
+  let owner: string;
+
+  before(async () => {
+    idp = await startIdentityProvider({
+      redirectUris: [callbackOf('corp'), callbackOf('uaepass')],
+      accounts: ACCOUNTS,
+    });
+    smtp = await startSmtp();
+    server = await startServer({
+      env: {
+        PUBLIC_URL,
+        SMTP_URL: smtp.url,
+        OIDC_PROVIDERS: JSON.stringify([
+          idp.entry('corp', { label: 'Corporate login' }),
+          // The national digital identity provider: `uaePass` in allowedOAuths, its number in `idn`.
+          idp.entry('uaepass', {
+            label: 'UAE PASS',
+            scopes: ['openid', 'email', 'phone', 'idn'],
+            claims: { emiratesId: 'idn' },
+          }),
+        ]),
+      },
+    });
+    await createUser(server, { name: 'owner', email: 'owner@example.test' });
+    owner = await server.login('owner', 'user-password-1');
+  });
+  after(async () => {
+    await server?.close();
+    await smtp?.close();
+    await idp?.close();
+  });
+
+  /** Shares a new document with one external recipient and returns their Share object and link token. */
+  let shares = 0;
+  async function shareWith(recipient: Record<string, unknown>) {
+    const title = `Document ${++shares}`;
+    const created = await server.api('POST', '/documents', {
+      token: owner,
+      body: { body: { documentTitle: title } },
+    });
+    const documentId = created.body.results[0].documentId as string;
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: { id: documentId, data: [{ sharePurpose: 'review', ...recipient }] },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    const token = shareTokenOf(await smtp.waitFor(String(recipient.shareTo), new RegExp(`${title}\\b`)));
+    return { documentId, share: shared.body[0], token };
+  }
+
+  const start = (provider: string, token: string) =>
+    `${server.url}/api/v1/share/oidc/${provider}?token=${encodeURIComponent(token)}`;
+  /** The recipient's browser: start, sign in at the provider as `accountId`, come back to the callback. */
+  async function proveIdentity(provider: string, token: string, accountId: string) {
+    const flow = await signInWithBrowser({
+      start: start(provider, token),
+      accountId,
+      publicUrl: PUBLIC_URL,
+      serverUrl: server.url,
+    });
+    return answer(await fetch(flow.callback, { redirect: 'manual', headers: { cookie: flow.cookie } }));
+  }
+  const failures = async (shareId: string) =>
+    (
+      await server.app.deps.db
+        .selectFrom('login_failures')
+        .select('failures')
+        .where('key', '=', `share:${shareId}`)
+        .executeTakeFirst()
+    )?.failures ?? 0;
+
+  it('a share with allowedOAuths offers its configured providers and its link stays locked until one proves the recipient', async () => {
+    const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    assert.deepEqual(share.identityProviders, [{ name: 'corp', label: 'Corporate login' }]);
+    assert.deepEqual(share.allowedOAuths, ['corp']);
+    const locked = await server.api('GET', '/share/document', { token });
+    assert.equal(locked.status, 403);
+    assert.equal(locked.body.code, 'MFA_REQUIRED');
+    const listed = await server.api('GET', '/share/oidc', { token });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body, {
+      providers: [{ name: 'corp', label: 'Corporate login', start: `${PUBLIC_URL}/api/v1/share/oidc/corp` }],
+      isUnlocked: false,
+    });
+    const unlockFirst = await server.api('POST', '/share/unlock', { token, body: { password: 'whatever' } });
+    assert.equal(unlockFirst.status, 403, 'the identity provider comes first');
+    assert.equal(unlockFirst.body.code, 'MFA_REQUIRED');
+
+    const started = await fetch(start('corp', token), { redirect: 'manual' });
+    assert.equal(started.status, 302);
+    const location = new URL(started.headers.get('location') ?? '');
+    assert.equal(location.origin, idp.issuer);
+    assert.equal(location.searchParams.get('redirect_uri'), callbackOf('corp'));
+    assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
+    assert.match(
+      started.headers.getSetCookie().join(';'),
+      /signery_share_oidc=.*Path=\/api\/v1\/share\/oidc/i,
+    );
+    assert.ok(!started.headers.get('location')?.includes(token), 'the link token never goes to the provider');
+  });
+
+  it('the default factor is the recipient’s e-mail: the provider’s verified e-mail (case ignored) unlocks the link, as POST /share/unlock does', async () => {
+    const { documentId, share, token } = await shareWith({
+      shareTo: 'rita@example.org',
+      allowedOAuths: ['corp'],
+    });
+    const proven = await proveIdentity('corp', token, 'rita');
+    assert.equal(proven.status, 200, JSON.stringify(proven.body));
+    assert.deepEqual(proven.body, { status: 'SUCCESS', isUnlocked: true });
+    const read = await server.api('GET', '/share/document', { token });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.results[0].documentId, documentId);
+    assert.equal(
+      (await server.api('POST', '/share/execute', { token, body: { id: documentId } })).status,
+      200,
+    );
+    const listed = await server.api('GET', '/share/oidc', { token });
+    assert.equal(listed.body.isUnlocked, true);
+    assert.equal(listed.body.identityVerified.provider, 'corp');
+    const audit = await server.app.deps.db
+      .selectFrom('audit_log')
+      .select(['activity_type', 'actor_id', 'data'])
+      .where('activity_type', '=', 'shareIdentityVerified')
+      .where('object_id', '=', documentId)
+      .execute();
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0]?.actor_id, 'rita@example.org');
+    const data = typeof audit[0]?.data === 'string' ? JSON.parse(audit[0].data) : audit[0]?.data;
+    assert.deepEqual(data, {
+      shareId: share.shareId,
+      provider: 'corp',
+      subject: 'rita',
+      factors: ['email'],
+      unlocked: true,
+    });
+  });
+
+  it('a mismatch is refused with 403 naming the factor, counts as a failed unlock attempt, and the link stays locked', async () => {
+    const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    const other = await proveIdentity('corp', token, 'mallory');
+    assert.equal(other.status, 403);
+    assert.equal(other.body.code, 'FORBIDDEN');
+    assert.match(other.body.message, /does not match this share: the e-mail address is not the one/);
+    assert.ok(!other.body.message.includes('rita@example.org'), 'the expected value is not disclosed');
+    assert.equal(await failures(share.shareId), 1);
+
+    const unverified = await proveIdentity('corp', token, 'unverified');
+    assert.equal(unverified.status, 403);
+    assert.match(unverified.body.message, /has not verified the e-mail address/);
+    assert.equal(await failures(share.shareId), 2);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+
+    // The right person still gets in, and the count starts over.
+    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    assert.equal(await failures(share.shareId), 0);
+  });
+
+  it('the national provider (allowedOAuths ["uaePass"]) proves emiratesId, phoneNumber and email: all must match', async () => {
+    const factors = [
+      { type: 'emiratesId', value: '784199012345671' },
+      { type: 'phoneNumber', value: '+971501234567' },
+      { type: 'email', value: 'citizen@example.org' },
+    ];
+    const { share, token } = await shareWith({
+      shareTo: 'citizen@example.org',
+      allowedOAuths: ['uaePass'],
+      oauthFactors: factors,
+    });
+    assert.deepEqual(share.identityProviders, [{ name: 'uaepass', label: 'UAE PASS' }]);
+    const notAllowed = await fetch(start('corp', token), { redirect: 'manual' });
+    assert.equal(notAllowed.status, 403, 'a provider the share does not allow');
+    assert.equal((await fetch(start('nope', token), { redirect: 'manual' })).status, 404);
+
+    const impostor = await proveIdentity('uaepass', token, 'impostor');
+    assert.equal(impostor.status, 403);
+    assert.match(impostor.body.message, /the Emirates ID is not the one the sharer gave/);
+    assert.doesNotMatch(impostor.body.message, /phone|e-mail/, 'only the factor that failed is named');
+    assert.equal(await failures(share.shareId), 1);
+
+    const citizen = await proveIdentity('uaepass', token, 'citizen');
+    assert.equal(citizen.status, 200, JSON.stringify(citizen.body));
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+  });
+
+  it('with a password too, the identity comes first and POST /share/unlock then takes the password', async () => {
+    const { token } = await shareWith({
+      shareTo: 'pw@example.org',
+      allowedOAuths: ['corp'],
+      password: 'open-sesame',
+    });
+    const proven = await proveIdentity('corp', token, 'pat');
+    assert.deepEqual(proven.body, { status: 'SUCCESS', isUnlocked: false });
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+    const unlocked = await server.api('POST', '/share/unlock', { token, body: { password: 'open-sesame' } });
+    assert.equal(unlocked.status, 200, unlocked.text);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+  });
+
+  it('changing the factors with PUT /share locks the link again until they are proven', async () => {
+    const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    const edited = await server.api('PUT', '/share', {
+      token: owner,
+      body: {
+        data: [{ shareId: share.shareId, oauthFactors: [{ type: 'email', value: 'rita@example.org' }] }],
+      },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(edited.body[0].identityVerified, undefined);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+    const message = await server.api('PUT', '/share', {
+      token: owner,
+      body: { data: [{ shareId: share.shareId, message: 'Hello' }] },
+    });
+    assert.equal(message.status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 403, 'still locked');
+    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+  });
+
+  it('after 5 refused attempts (identity and password ones together) the share is locked out: the start answers 429', async () => {
+    const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    for (let i = 0; i < 4; i++) assert.equal((await proveIdentity('corp', token, 'mallory')).status, 403);
+    // A fifth attempt started before the lockout is refused and counted too.
+    const wrongPassword = await server.api('POST', '/share/unlock', { token, body: { password: 'x' } });
+    assert.equal(wrongPassword.status, 403, 'no password attempt before the identity');
+    assert.equal((await proveIdentity('corp', token, 'mallory')).status, 403);
+    assert.equal(await failures(share.shareId), 5);
+    const blocked = await fetch(start('corp', token), { redirect: 'manual' });
+    assert.equal(blocked.status, 429);
+    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+  });
+
+  it('the callback refuses a state used twice, an unknown state, and another browser (401)', async () => {
+    const { token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    const flow = await signInWithBrowser({
+      start: start('corp', token),
+      accountId: 'rita',
+      publicUrl: PUBLIC_URL,
+      serverUrl: server.url,
+    });
+    const elsewhere = await answer(await fetch(flow.callback, { redirect: 'manual' }));
+    assert.equal(elsewhere.status, 401, 'no binding cookie: another browser');
+    const again = await answer(
+      await fetch(flow.callback, { redirect: 'manual', headers: { cookie: flow.cookie } }),
+    );
+    assert.equal(again.status, 401, 'the state was used by the first callback');
+    const unknown = await answer(
+      await fetch(`${server.url}/api/v1/share/oidc/corp/callback?state=nope&code=x`, { redirect: 'manual' }),
+    );
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.code, 'UNAUTHENTICATED');
+  });
+});

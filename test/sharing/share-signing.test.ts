@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
+import { makePdf, PNG_1PX } from '../helpers/pdf.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+
+const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.2, percentHeight: 0.06 });
+
+describe('issue 5: parallel signing by three recipients, and the sharer signing in POST /share (DESIGN "Signing inside other calls")', () => {
+  let smtp: TestSmtp;
+  let server: TestServer;
+  let owner: string;
+  let space: Workspace;
+  before(async () => {
+    smtp = await startSmtp();
+    server = await startServer({ env: { SMTP_URL: smtp.url } });
+    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
+    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' });
+    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' });
+    owner = await server.login('owner', 'user-password-1');
+    space = await workspace();
+  });
+  after(async () => {
+    await server.close();
+    await smtp.close();
+    await space.remove();
+  });
+
+  const newDoc = async (title: string) => {
+    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
+    const created = await server.api('POST', '/documents', {
+      token: owner,
+      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
+    });
+    return created.body.results[0].documentId as string;
+  };
+  const read = async (id: string) =>
+    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const mainFile = async (id: string) => {
+    const doc = await read(id);
+    const response = await fetch(
+      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`,
+    );
+    return space.write(`${id}-${doc._version}.pdf`, Buffer.from(await response.arrayBuffer()));
+  };
+  async function assertAllValid(path: string, count: number) {
+    if (!hasTool('pdfsig')) return;
+    const verdicts = await pdfsig(path);
+    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
+    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
+    if (hasTool('qpdf'))
+      assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
+  }
+  const events = async (id: string) =>
+    (
+      await server.app.deps.db
+        .selectFrom('events')
+        .select('event')
+        .where('document_id', '=', id)
+        .orderBy('id')
+        .execute()
+    ).map((e) => e.event);
+  const signAsUser = async (name: string, id: string, x: number) =>
+    server.api('PUT', `/documents/sign/${(await read(id))._version}`, {
+      token: await server.login(name, 'user-password-1'),
+      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
+    });
+  const signByLink = async (token: string, id: string, x: number) => {
+    const shown = await server.api('GET', '/share/document', { token });
+    return server.api('PUT', `/share/document/sign/${shown.body.results[0]._version}`, {
+      token,
+      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
+    });
+  };
+
+  it('parallel: three recipients (two users, one e-mail recipient) all get their turn at once, sign in any order, and the document completes; pdfsig says every signature is valid', async () => {
+    const id = await newDoc('Parallel three');
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id,
+        data: [
+          { sharePurpose: 'sign', shareTo: 'ivy' },
+          { sharePurpose: 'sign', shareTo: 'par@example.org' },
+          { sharePurpose: 'sign', shareTo: 'jon' },
+        ],
+      },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    assert.deepEqual(
+      shared.body.map((s: { status: string }) => s.status),
+      ['active', 'active', 'active'],
+      'nobody waits for a turn',
+    );
+    assert.deepEqual((await read(id)).waitingFor, ['ivy', 'par@example.org', 'jon']);
+    // Every recipient is told at once, the external one with their link.
+    await smtp.waitFor('ivy@example.test', /Parallel three/);
+    await smtp.waitFor('jon@example.test', /Parallel three/);
+    const token = shareTokenOf(await smtp.waitFor('par@example.org', /Parallel three/));
+
+    const jon = await signAsUser('jon', id, 0.7);
+    assert.equal(jon.status, 200, jon.text);
+    assert.equal(jon.body.shareStateName, 'inprogress');
+    assert.deepEqual((await read(id)).waitingFor, ['ivy', 'par@example.org']);
+    const external = await signByLink(token, id, 0.4);
+    assert.equal(external.status, 200, external.text);
+    assert.deepEqual((await read(id)).waitingFor, ['ivy']);
+    const ivy = await signAsUser('ivy', id, 0.1);
+    assert.equal(ivy.status, 200, ivy.text);
+    assert.equal(ivy.body.shareStateName, 'completed');
+
+    const done = await read(id);
+    assert.equal(done.workflow.shareStateName, 'completed');
+    assert.deepEqual(done.waitingFor, []);
+    // Three signers and the organisation seal made on completion (Contract: sealOnComplete).
+    await assertAllValid(await mainFile(id), 4);
+    const names = await events(id);
+    assert.equal(names.filter((e) => e === 'documentSigned').length, 3);
+    assert.equal(names.filter((e) => e === 'documentCompleted').length, 1);
+  });
+
+  it('root signatures: the sharer signs and shares in one step, before the shares go out; one change; pdfsig says valid', async () => {
+    const id = await newDoc('Sharer signs first');
+    const before = await read(id);
+    const image = await upload(server, owner, PNG_1PX, { name: 'stamp.png', type: 'image/png' });
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id,
+        data: [
+          { sharePurpose: 'sign', shareTo: 'ivy' },
+          { sharePurpose: 'sign', shareTo: 'first@example.org' },
+        ],
+        signatures: [{ type: 'signature', position: at(0.05, 0.75) }],
+        images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
+        annotations: [
+          {
+            text: 'Ref {{{documentId}}}',
+            pages: [2],
+            position: { percentX: 0.1, percentY: 0.1, percentWidth: 0.6, percentHeight: 0.05 },
+          },
+        ],
+      },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    assert.equal(shared.body.length, 2);
+    const after = await read(id);
+    assert.equal(after.isSigned, true);
+    assert.notEqual(after.pdfFile.content, before.pdfFile.content, 'the main file has a new id');
+    assert.equal(after._version, before._version + 1, 'signing and sharing are one change');
+    assert.equal(after.workflow.shareStateName, 'inprogress');
+    assert.deepEqual(after.waitingFor, ['ivy', 'first@example.org']);
+    // Events of one transaction share their time; the audit log's sequence keeps the order of writing.
+    const names = (
+      await server.app.deps.db
+        .selectFrom('audit_log')
+        .select('activity_type')
+        .where('object_id', '=', id)
+        .orderBy('seq')
+        .execute()
+    ).map((e) => e.activity_type);
+    assert.ok(
+      names.indexOf('documentSigned') >= 0 &&
+        names.indexOf('documentSigned') < names.indexOf('documentShared'),
+      `the sharer’s signature comes before the request: ${names.join(', ')}`,
+    );
+    assert.ok((await events(id)).includes('signRequest'));
+    await assertAllValid(await mainFile(id), 1);
+    const used = await server.app.deps.db
+      .selectFrom('files')
+      .select('used_by')
+      .where('id', '=', image)
+      .executeTakeFirstOrThrow();
+    assert.equal(used.used_by, `document:${id}`, 'spec Files usage rule 3: the image is used now');
+
+    // The recipients sign on top of the sharer’s signature; every revision stays valid.
+    const token = shareTokenOf(await smtp.waitFor('first@example.org', /Sharer signs first/));
+    assert.equal((await signByLink(token, id, 0.35)).status, 200);
+    const last = await signAsUser('ivy', id, 0.65);
+    assert.equal(last.body.shareStateName, 'completed', last.text);
+    await assertAllValid(await mainFile(id), 4);
+  });
+
+  it('a failing root signature leaves nothing: no share, no mail, no new version, and its files stay unused', async () => {
+    const id = await newDoc('Nothing left');
+    const before = await read(id);
+    const image = await upload(server, owner, PNG_1PX, { name: 'seal.png', type: 'image/png' });
+    const mailJobs = async () =>
+      Number(
+        (
+          await server.app.deps.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('type', '=', 'mail.send')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const mailsBefore = await mailJobs();
+    const failed = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id,
+        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
+        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
+        images: [{ blob: image, position: at(0.5, 0.1), pages: [9] }],
+      },
+    });
+    assert.equal(failed.status, 400, failed.text);
+    assert.equal(failed.body.code, 'VALIDATION_ERROR');
+    assert.match(failed.body.message, /"images\[0\]\.pages\[0\]"/);
+    const shares = await server.app.deps.db
+      .selectFrom('shares')
+      .select('id')
+      .where('document_id', '=', id)
+      .execute();
+    assert.equal(shares.length, 0, 'no share');
+    assert.equal(await mailJobs(), mailsBefore, 'no mail');
+    const unchanged = await read(id);
+    assert.equal(unchanged._version, before._version);
+    assert.equal(unchanged.pdfFile.content, before.pdfFile.content);
+    assert.equal(unchanged.isSigned, false);
+    assert.equal(unchanged.workflow.shareStateName ?? null, before.workflow.shareStateName ?? null);
+    const file = await server.app.deps.db
+      .selectFrom('files')
+      .select('used_by')
+      .where('id', '=', image)
+      .executeTakeFirstOrThrow();
+    assert.equal(file.used_by, null, 'the image was not used up');
+    const tooFar = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id,
+        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
+        signatures: [{ type: 'signature', position: { ...at(0.1, 0.8), percentX: 1.5 } }],
+      },
+    });
+    assert.equal(tooFar.status, 400);
+    assert.equal(
+      tooFar.body.message,
+      'Request validation errors: BODY ERRORS: "signatures[0].position.percentX" must be less than or equal to 1',
+    );
+
+    // The same image works in a corrected call.
+    const retried = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id,
+        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
+        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
+        images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
+      },
+    });
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(await mailJobs(), mailsBefore + 1, 'the invitation');
+    await smtp.waitFor('nothing@example.org', /Nothing left/);
+  });
+});

@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
+import { makePdf, PNG_1PX } from '../helpers/pdf.js';
+import { startSmtp, shareTokenOf, type TestSmtp } from '../helpers/smtp.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+
+const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
+
+describe('signing through the API: sign, seal, annotate, verify, and a signing workflow to completed', () => {
+  let smtp: TestSmtp;
+  let server: TestServer;
+  let owner: string;
+  let space: Workspace;
+  before(async () => {
+    smtp = await startSmtp();
+    server = await startServer({ env: { SMTP_URL: smtp.url } });
+    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
+    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' });
+    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' });
+    owner = await server.login('owner', 'user-password-1');
+    space = await workspace();
+  });
+  after(async () => {
+    await server.close();
+    await smtp.close();
+    await space.remove();
+  });
+
+  const newDoc = async (title: string) => {
+    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
+    return (
+      await server.api('POST', '/documents', {
+        token: owner,
+        body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
+      })
+    ).body.results[0];
+  };
+  const read = async (id: string, token = owner) =>
+    (await server.api('GET', `/documents/${id}`, { token })).body.results[0];
+  const mainFile = async (id: string) => {
+    const doc = await read(id);
+    const bytes = Buffer.from(
+      await (
+        await fetch(`${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`)
+      ).arrayBuffer(),
+    );
+    return space.write(`${id}-${doc._version}.pdf`, bytes);
+  };
+  async function assertAllValid(path: string, count: number) {
+    if (!hasTool('pdfsig')) return;
+    const verdicts = await pdfsig(path);
+    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
+    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
+    if (hasTool('qpdf'))
+      assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
+  }
+
+  it('PUT /documents/sign/:version signs with a visual from the caller’s signature image; the main file changes; pdfsig says valid', async () => {
+    const doc = await newDoc('Owner signs');
+    const image = await upload(server, owner, PNG_1PX, {
+      path: '/files/signature',
+      name: 'sig.png',
+      type: 'image/png',
+    });
+    const signed = await server.api('PUT', '/documents/sign/1', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        signatures: [
+          {
+            type: 'signature',
+            blob: image,
+            pages: [1],
+            position: at(0.1, 0.8),
+            timestamp: true,
+            decorationType: 'line',
+          },
+        ],
+      },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(signed.body.status, 'SUCCESS');
+    assert.equal(signed.body.levelAchieved, 'B-B');
+    const after = await read(doc.documentId);
+    assert.notEqual(after.pdfFile.content, doc.pdfFile.content);
+    assert.equal(after.isSigned, true);
+    assert.equal(after._version, 2);
+    const revision = await server.api('GET', `/revisions/document/${doc.documentId}/1`, { token: owner });
+    assert.equal(revision.body.pdfFile.id, doc.pdfFile.content, 'the old file stays a revision');
+    await assertAllValid(await mainFile(doc.documentId), 1);
+    const again = await server.api('PUT', '/documents/sign/2', {
+      token: owner,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', blob: image, position: at(0.5, 0.8) }] },
+    });
+    assert.equal(again.status, 200, 'a signature image is usable any number of times');
+    await assertAllValid(await mainFile(doc.documentId), 2);
+  });
+
+  it('a type stamp signature takes a stamp id as its blob (stamps became resources)', async () => {
+    const doc = await newDoc('Stamped');
+    const image = await upload(server, owner, PNG_1PX, { name: 'stamp.png', type: 'image/png' });
+    const stamp = await server.api('POST', '/stamps', {
+      token: owner,
+      body: { name: 'Approved', file: image },
+    });
+    assert.equal(stamp.status, 200, stamp.text);
+    const signed = await server.api('PUT', '/documents/sign/1', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        signatures: [{ type: 'stamp', blob: stamp.body.id, position: at(0.6, 0.1) }],
+      },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    await assertAllValid(await mainFile(doc.documentId), 1);
+    const unknown = await server.api('PUT', '/documents/sign/2', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        signatures: [{ type: 'stamp', blob: 'no-such-stamp', position: at(0.6, 0.3) }],
+      },
+    });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.code, 'FILE_NOT_USABLE');
+  });
+
+  it('the spec’s validation text for a position above 1, and 409 for a stale version', async () => {
+    const doc = await newDoc('Bad position');
+    const far = await server.api('PUT', '/documents/sign/1', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        signatures: [
+          {
+            type: 'signature',
+            position: { percentX: 1.2, percentY: 0.5, percentWidth: 0.1, percentHeight: 0.1 },
+          },
+        ],
+      },
+    });
+    assert.equal(far.status, 400);
+    assert.equal(
+      far.body.message,
+      'Request validation errors: BODY ERRORS: "signatures[0].position.percentX" must be less than or equal to 1',
+    );
+    const stale = await server.api('PUT', '/documents/sign/7', {
+      token: owner,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.1, 0.1) }] },
+    });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.code, 'VERSION_MISMATCH');
+    const saveFileImage = await upload(server, owner, PNG_1PX, { name: 'x.png', type: 'image/png' });
+    const wrongKind = await server.api('PUT', '/documents/sign/1', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        signatures: [{ type: 'signature', blob: saveFileImage, position: at(0.1, 0.1) }],
+      },
+    });
+    assert.equal(wrongKind.status, 400);
+    assert.equal(wrongKind.body.code, 'FILE_NOT_USABLE');
+    assert.equal((await read(doc.documentId))._version, 1, 'nothing changed');
+  });
+
+  it('two signers at once on one version: one gets 409, no signature is lost', async () => {
+    const doc = await newDoc('Race');
+    const attempts = await Promise.all(
+      [0.1, 0.5].map((x) =>
+        server.api('PUT', '/documents/sign/1', {
+          token: owner,
+          body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(x, 0.2) }] },
+        }),
+      ),
+    );
+    assert.deepEqual(attempts.map((a) => a.status).sort(), [200, 409]);
+    await assertAllValid(await mainFile(doc.documentId), 1);
+  });
+
+  it('seal, annotate with the barcode, verify: every signature stays valid; dss=true adds the XML reports', async () => {
+    const doc = await newDoc('Seal me');
+    const sealed = await server.api('PUT', '/documents/seal/1', {
+      token: owner,
+      body: { id: doc.documentId, certificate: true },
+    });
+    assert.equal(sealed.status, 200, sealed.text);
+    const annotated = await server.api('PUT', '/documents/annotate/2', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        images: [{ blob: doc.barcode, subtype: 'image_barcode', pages: [1], position: at(0.7, 0.05) }],
+        annotations: [
+          {
+            text: 'Ref {{{documentId}}}',
+            pages: [1],
+            position: at(0.1, 0.05),
+            align: 'center',
+            bold: true,
+            color: '#112233',
+          },
+        ],
+      },
+    });
+    assert.equal(annotated.status, 200, annotated.text);
+    await assertAllValid(await mainFile(doc.documentId), 1);
+    const report = await server.api('GET', `/documents/${doc.documentId}/verify`, {
+      token: owner,
+      query: { dss: 'true' },
+    });
+    assert.equal(report.status, 200, report.text);
+    assert.equal(report.body.signatures.length, 1);
+    assert.equal(report.body.signatures[0].indication, 'TOTAL_PASSED');
+    assert.match(report.body.dss.validationReport, /ValidationReport/);
+    const provider = await server.api('PUT', '/documents/seal/3', {
+      token: owner,
+      body: { id: doc.documentId, certificate: true, signatureProvider: 'nope' },
+    });
+    assert.equal(provider.status, 400);
+  });
+
+  it('three recipients sign (an external one by link) and the document completes, sealed; pdfsig says every signature is valid', async () => {
+    const doc = await newDoc('Three signers');
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: {
+        id: doc.documentId,
+        sequential: true,
+        data: [
+          { sharePurpose: 'sign', shareTo: 'ivy' },
+          { sharePurpose: 'sign', shareTo: 'jon' },
+          { sharePurpose: 'sign', shareTo: 'ext@example.org' },
+        ],
+      },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    assert.deepEqual((await read(doc.documentId)).waitingFor, ['ivy', 'jon', 'ext@example.org']);
+    for (const name of ['ivy', 'jon']) {
+      const token = await server.login(name, 'user-password-1');
+      const version = (await read(doc.documentId))._version;
+      const signed = await server.api('PUT', `/documents/sign/${version}`, {
+        token,
+        body: {
+          id: doc.documentId,
+          signatures: [{ type: 'signature', position: at(name === 'ivy' ? 0.05 : 0.35, 0.85) }],
+        },
+      });
+      assert.equal(signed.status, 200, signed.text);
+    }
+    assert.deepEqual((await read(doc.documentId)).waitingFor, ['ext@example.org']);
+    const token = shareTokenOf(await smtp.waitFor('ext@example.org'));
+    const shown = await server.api('GET', '/share/document', { token });
+    const version = shown.body.results[0]._version;
+    const last = await server.api('PUT', `/share/document/sign/${version}`, {
+      token,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.65, 0.85) }] },
+    });
+    assert.equal(last.status, 200, last.text);
+    assert.equal(last.body.shareStateName, 'completed');
+    const done = await read(doc.documentId);
+    assert.equal(done.workflow.shareStateName, 'completed');
+    assert.deepEqual(done.waitingFor, []);
+    await assertAllValid(await mainFile(doc.documentId), 4);
+    const events = await server.app.deps.db
+      .selectFrom('events')
+      .select('event')
+      .where('document_id', '=', doc.documentId)
+      .execute();
+    assert.equal(events.filter((e) => e.event === 'documentSigned').length, 3);
+    assert.equal(events.filter((e) => e.event === 'documentCompleted').length, 1);
+    await smtp.waitFor('owner@example.test', /Three signers/);
+  });
+});

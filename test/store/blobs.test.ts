@@ -1,0 +1,306 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { BlobNotFound, BlobTooLarge } from '../../src/store/blobs/blob-store.js';
+import type { BlobStore } from '../../src/store/blobs/blob-store.js';
+import { FsBlobStore } from '../../src/store/blobs/fs.js';
+import { S3BlobStore } from '../../src/store/blobs/s3.js';
+import { startS3rver } from '../helpers/s3rver.js';
+
+const MiB = 1024 * 1024;
+const CHUNK = 64 * 1024;
+
+interface Harness {
+  store: BlobStore;
+  /** Whatever an in-progress or failed put could have left behind in the backend. */
+  leftovers(): Promise<string[]>;
+  teardown(): Promise<void>;
+}
+
+async function fsHarness(): Promise<Harness & { root: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'signery-blobs-'));
+  // A root that does not exist yet: the store must create it on demand.
+  const root = join(dir, 'blobs');
+  const store = new FsBlobStore({ root });
+  return {
+    store,
+    root,
+    leftovers: async () => (await readdir(join(root, 'tmp')).catch(() => [])).map(String),
+    teardown: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function s3Harness(): Promise<Harness> {
+  const server = await startS3rver();
+  const connection = {
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
+  };
+  // A prefix without its slash, to check the store adds it.
+  const store = new S3BlobStore({ ...connection, bucket: 'test-bucket', prefix: 'signery' });
+  const inspector = new S3Client({
+    region: connection.region,
+    endpoint: connection.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  return {
+    store,
+    leftovers: async () => {
+      const page = await inspector.send(
+        new ListObjectsV2Command({ Bucket: 'test-bucket', Prefix: 'signery/tmp/' }),
+      );
+      return (page.Contents ?? []).map(({ Key }) => Key ?? '');
+    },
+    teardown: async () => {
+      await store.close();
+      inspector.destroy();
+      await server.close();
+    },
+  };
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+async function sha256Of(stream: AsyncIterable<Buffer>): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function listAll(store: BlobStore): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of store.list()) keys.push(key);
+  return keys;
+}
+
+/**
+ * `size` pseudo-random bytes in 64 KiB chunks from a seeded xorshift32, generated lazily so the test
+ * never holds the whole payload; `digest` is complete once the stream has been consumed.
+ */
+function pseudoRandom(seed: number, size: number): { stream: Readable; digest: () => string } {
+  const hash = createHash('sha256');
+  let state = seed >>> 0 || 1;
+  let remaining = size;
+  const stream = new Readable({
+    read() {
+      if (remaining === 0) {
+        this.push(null);
+        return;
+      }
+      const words = new Uint32Array(CHUNK / 4);
+      for (let i = 0; i < words.length; i++) {
+        state ^= state << 13;
+        state ^= state >>> 17;
+        state ^= state << 5;
+        words[i] = state >>> 0;
+      }
+      const chunk = Buffer.from(words.buffer, 0, Math.min(CHUNK, remaining));
+      remaining -= chunk.length;
+      hash.update(chunk);
+      this.push(chunk);
+    },
+  });
+  return { stream, digest: () => hash.digest('hex') };
+}
+
+/** A source that delivers `before` bytes and then fails, like a client dropping mid-upload. */
+function failingSource(before: number): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= before) {
+        this.destroy(new Error('client went away'));
+        return;
+      }
+      const chunk = Buffer.alloc(Math.min(CHUNK, before - sent), sent % 251);
+      sent += chunk.length;
+      this.push(chunk);
+    },
+  });
+}
+
+for (const kind of ['fs', 's3'] as const) {
+  describe(`${kind} blob store`, () => {
+    let harness: Harness;
+    let fsRoot: string | undefined;
+    let store: BlobStore;
+
+    before(async () => {
+      if (kind === 'fs') {
+        const fs = await fsHarness();
+        fsRoot = fs.root;
+        harness = fs;
+      } else {
+        harness = await s3Harness();
+      }
+      store = harness.store;
+    });
+
+    after(async () => {
+      await harness.teardown();
+    });
+
+    it('ping resolves', async () => {
+      await store.ping();
+    });
+
+    it('put returns the SHA-256 and size of the bytes', async () => {
+      const bytes = Buffer.from('%PDF-1.7 put returns the digest');
+      const stored = await store.put(bytes);
+      assert.deepEqual(stored, { sha256: sha256(bytes), size: bytes.length });
+      assert.deepEqual(await store.stat(stored.sha256), { size: bytes.length });
+    });
+
+    it('identical bytes put twice give one key and one stored blob', async () => {
+      const bytes = Buffer.from('stored once, referenced twice');
+      const first = await store.put(bytes);
+      const second = await store.put(Readable.from([bytes.subarray(0, 5), bytes.subarray(5)]));
+      assert.deepEqual(second, first);
+      const keys = await listAll(store);
+      assert.equal(keys.filter((key) => key === first.sha256).length, 1);
+    });
+
+    it('a Readable source of many chunks round-trips exactly (20 MiB)', async () => {
+      const size = 20 * MiB + 12345;
+      const source = pseudoRandom(42, size);
+      const stored = await store.put(source.stream);
+      const expected = source.digest();
+      assert.deepEqual(stored, { sha256: expected, size });
+      assert.deepEqual(await sha256Of(await store.get(stored.sha256)), { sha256: expected, size });
+    });
+
+    it('a Buffer source works', async () => {
+      const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
+      const stored = await store.put(bytes);
+      assert.deepEqual(stored, { sha256: sha256(bytes), size: bytes.length });
+      assert.deepEqual(await readAll(await store.get(stored.sha256)), bytes);
+    });
+
+    it('an empty source stores an empty blob', async () => {
+      const stored = await store.put(Buffer.alloc(0));
+      assert.deepEqual(stored, { sha256: sha256(Buffer.alloc(0)), size: 0 });
+      assert.equal((await readAll(await store.get(stored.sha256))).length, 0);
+    });
+
+    it('exactly maxBytes is accepted', async () => {
+      const bytes = Buffer.alloc(1000, 7);
+      const stored = await store.put(Readable.from([bytes.subarray(0, 600), bytes.subarray(600)]), {
+        maxBytes: 1000,
+      });
+      assert.equal(stored.size, 1000);
+    });
+
+    it('more than maxBytes rejects with BlobTooLarge and leaves no blob', async () => {
+      // Past one 8 MiB part, so the S3 store has a multipart upload to abort.
+      const source = pseudoRandom(7, 12 * MiB);
+      await assert.rejects(store.put(source.stream, { maxBytes: 9 * MiB }), BlobTooLarge);
+      assert.equal(source.stream.destroyed, true, 'the source is no longer read');
+      assert.equal(await store.stat(source.digest()), undefined);
+
+      const small = Buffer.from('eleven bytes');
+      await assert.rejects(store.put(small, { maxBytes: 11 }), BlobTooLarge);
+      assert.equal(await store.stat(sha256(small)), undefined);
+      assert.ok(!(await listAll(store)).includes(sha256(small)));
+      assert.deepEqual(await harness.leftovers(), []);
+    });
+
+    it('a source stream that errors midway rejects and leaves nothing visible', async () => {
+      const before = (await listAll(store)).sort();
+      await assert.rejects(store.put(failingSource(300 * 1024)), /client went away/);
+      assert.deepEqual((await listAll(store)).sort(), before);
+      assert.deepEqual(await harness.leftovers(), []);
+    });
+
+    it('get with a range returns exactly bytes start..end inclusive', async () => {
+      const bytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 31 + 3) % 256));
+      const { sha256: key } = await store.put(bytes);
+      const ranges: [number, number][] = [
+        [1, 1],
+        [0, 4999],
+        [10, 19],
+        [4096, 4999],
+        [4999, 4999],
+      ];
+      // s3rver reads `bytes=0-0` as the whole object (it tests `end || Infinity`); real S3 does not.
+      if (kind === 'fs') ranges.push([0, 0]);
+      for (const [start, end] of ranges) {
+        const got = await readAll(await store.get(key, { start, end }));
+        assert.deepEqual(got, bytes.subarray(start, end + 1), `bytes ${start}-${end}`);
+      }
+      // Like HTTP, an end past the last byte is clamped.
+      assert.deepEqual(await readAll(await store.get(key, { start: 4990, end: 9999 })), bytes.subarray(4990));
+    });
+
+    it('a range that covers no byte rejects with RangeError', async () => {
+      const { sha256: key } = await store.put(Buffer.from('0123456789'));
+      await assert.rejects(store.get(key, { start: 10, end: 20 }), RangeError);
+      await assert.rejects(store.get(key, { start: 5, end: 4 }), RangeError);
+      await assert.rejects(store.get(key, { start: -1, end: 4 }), RangeError);
+    });
+
+    it('get of an unknown key throws BlobNotFound; stat gives undefined', async () => {
+      const unknown = sha256(Buffer.from('never stored'));
+      await assert.rejects(store.get(unknown), (error: unknown) => {
+        assert.ok(error instanceof BlobNotFound);
+        assert.equal(error.sha256, unknown);
+        return true;
+      });
+      await assert.rejects(store.get(unknown, { start: 0, end: 1 }), BlobNotFound);
+      assert.equal(await store.stat(unknown), undefined);
+    });
+
+    it('a key that is not a SHA-256 (path traversal) is BlobNotFound', async () => {
+      for (const key of ['../../etc/passwd', '../tmp', '', 'A'.repeat(64), `${'a'.repeat(64)}/..`]) {
+        await assert.rejects(store.get(key), BlobNotFound, key);
+        assert.equal(await store.stat(key), undefined, key);
+        await store.delete(key);
+      }
+    });
+
+    it('delete then get is BlobNotFound; deleting an unknown key resolves', async () => {
+      const bytes = Buffer.from('to be deleted');
+      const { sha256: key } = await store.put(bytes);
+      await store.delete(key);
+      await assert.rejects(store.get(key), BlobNotFound);
+      assert.equal(await store.stat(key), undefined);
+      assert.ok(!(await listAll(store)).includes(key));
+      await store.delete(key);
+      await store.delete(sha256(Buffer.from('never stored either')));
+    });
+
+    if (kind === 'fs') {
+      it('the blob lives at its content-addressed path', async () => {
+        const bytes = Buffer.from('content-addressed');
+        const { sha256: key } = await store.put(bytes);
+        assert.ok(fsRoot !== undefined);
+        const path = join(fsRoot, key.slice(0, 2), key.slice(2, 4), key);
+        assert.deepEqual(await readFile(path), bytes);
+        assert.deepEqual(await harness.leftovers(), []);
+      });
+    }
+  });
+}

@@ -1,0 +1,1007 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Download, Request } from 'playwright-core';
+import { ManualClock } from '../../src/clock.js';
+import { SIGNER_PAGE_CSP } from '../../src/http/routes/signer-page.js';
+import { shareMail } from '../../src/notify/mail/share-mail.js';
+import { LANGUAGES } from '../../web/src/i18n.js';
+import { startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
+import { makePdf } from '../helpers/pdf.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { decode, shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
+import { ensureBuiltPage, hasChromium, launchChromium, Session } from './browser.js';
+import { startProxy, type TestProxy } from './proxy.js';
+
+describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API server', () => {
+  const clock = new ManualClock(new Date());
+  const logLines: string[] = [];
+  let smtp: TestSmtp;
+  let server: TestServer;
+  let owner: string;
+  let space: Workspace;
+  // PUBLIC_URL is a proxy in front of the server: the identity provider registers its callback under
+  // it before the server (and its port) exists. Links that go through a provider open there.
+  let proxy: TestProxy;
+  let idp: TestIdentityProvider;
+
+  before(async () => {
+    ensureBuiltPage();
+    smtp = await startSmtp();
+    proxy = await startProxy();
+    idp = await startIdentityProvider({
+      redirectUris: [`${proxy.url}/api/v1/share/oidc/corp/callback`],
+      accounts: [
+        { id: 'olga', email: 'olga@example.org', emailVerified: true },
+        { id: 'kurt', email: 'kurt@example.org', emailVerified: true },
+        { id: 'mallory', email: 'mallory@example.org', emailVerified: true },
+      ],
+    });
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    server = await startServer({
+      clock,
+      env: {
+        SMTP_URL: smtp.url,
+        PUBLIC_URL: proxy.url,
+        OIDC_PROVIDERS: JSON.stringify([idp.entry('corp', { label: 'Corporate login' })]),
+      },
+      logger: { level: 'info', stream },
+    });
+    proxy.target = server.url;
+    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
+    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Internal' });
+    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Schmidt' });
+    owner = await server.login('owner', 'user-password-1');
+    space = await workspace();
+  });
+  after(async () => {
+    await server?.close();
+    await proxy?.close();
+    await idp?.close();
+    await smtp?.close();
+    await space?.remove();
+  });
+
+  async function newDoc(title: string, pages = 2): Promise<string> {
+    const lines = ['This agreement is made between the parties named below.', 'Signed in good faith.'];
+    const pdf = await upload(server, owner, makePdf({ pages, lines }));
+    const created = await server.api('POST', '/documents', {
+      token: owner,
+      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
+    });
+    assert.equal(created.status, 200, created.text);
+    return created.body.results[0].documentId as string;
+  }
+
+  /** Shares with one recipient and, for an e-mail address, returns the link's token from the mail. */
+  async function shareExternal(
+    id: string,
+    email: string,
+    data: Record<string, unknown> = {},
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: { id, data: [{ sharePurpose: 'sign', shareTo: email, ...data }], ...extra },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    return shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
+  }
+
+  const ownerView = async (id: string) =>
+    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const link = (token: string) => `${server.url}/s/${token}`;
+  /** The link as the e-mail has it (PUBLIC_URL): identity providers send the browser back there. */
+  const publicLink = (token: string) => `${proxy.url}/s/${token}`;
+
+  async function assertSignedPdf(download: Download, signatures: number): Promise<void> {
+    const path = join(space.dir, `${Date.now()}-${download.suggestedFilename()}`);
+    await download.saveAs(path);
+    if (!hasTool('pdfsig')) return;
+    const verdicts = await pdfsig(path);
+    assert.equal(verdicts.length, signatures, `pdfsig sees ${signatures} signatures`);
+    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
+  }
+
+  describe('served from the same origin with a strict Content-Security-Policy', () => {
+    it('GET /s/:token, /sign and /sign/:id answer the page with the CSP, no-referrer and no-store; nothing inline', async () => {
+      for (const path of ['/s/shr_not-a-real-token', '/sign', '/sign/3f1c0b5e-0000-4000-8000-000000000000']) {
+        const response = await fetch(`${server.url}${path}`);
+        assert.equal(response.status, 200, path);
+        assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+        assert.equal(response.headers.get('content-security-policy'), SIGNER_PAGE_CSP);
+        assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+        assert.equal(response.headers.get('cache-control'), 'no-store');
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+        const html = await response.text();
+        assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+        assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+        assert.doesNotMatch(html, /shr_not-a-real-token/, 'the token is not echoed into the page');
+      }
+      assert.match(SIGNER_PAGE_CSP, /default-src 'self'/);
+      assert.doesNotMatch(SIGNER_PAGE_CSP, /unsafe-inline|unsafe-eval|\*/);
+    });
+
+    it('assets have hashed names and a year of cache; unknown names are the Contract’s 404', async () => {
+      const html = await (await fetch(`${server.url}/sign`)).text();
+      const script = /<script[^>]*src="([^"]+)"/.exec(html)?.[1] ?? '';
+      assert.match(script, /^\/web\/assets\/index-[\w-]{8}\.js$/);
+      const asset = await fetch(`${server.url}${script}`);
+      assert.equal(asset.status, 200);
+      assert.match(asset.headers.get('content-type') ?? '', /^text\/javascript/);
+      assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      for (const path of ['/web/assets/nope.js', '/web/assets/..%2F..%2Fpackage.json']) {
+        const missing = await fetch(`${server.url}${path}`);
+        assert.equal(missing.status, 404, path);
+        const body = (await missing.json()) as Record<string, unknown>;
+        assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'statusCode']);
+        assert.equal(body.code, 'NOT_FOUND');
+      }
+    });
+
+    it('the share token reads its document’s files through GET /files/loadFile/hash (DESIGN Contract; the page needs it), nothing else', async () => {
+      const id = await newDoc('Readable');
+      const token = await shareExternal(id, 'reader@example.org');
+      const doc = (await server.api('GET', '/share/document', { token })).body.results[0];
+      const file = await fetch(`${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(file.status, 200, await file.text());
+      assert.equal(file.headers.get('content-type'), 'application/pdf');
+      // Another document's file does not exist for this link.
+      const other = (await server.api('GET', `/documents/${await newDoc('Not shared')}`, { token: owner }))
+        .body.results[0];
+      const foreign = await fetch(`${server.url}/api/v1/files/loadFile/hash/${other.pdfFile.content}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(foreign.status, 404);
+    });
+
+    it('speaks the share e-mails’ languages (en, de, fr) and no other', () => {
+      const subject = (language: string) =>
+        shareMail({ kind: 'invitation', to: 'a@example.org', language, documentTitle: 'T', from: 'x' })
+          .subject;
+      const english = subject('en');
+      assert.deepEqual(Object.keys(LANGUAGES).sort(), ['de', 'en', 'fr']);
+      for (const language of Object.keys(LANGUAGES))
+        if (language !== 'en') assert.notEqual(subject(language), english, `mail has ${language}`);
+      for (const language of ['es', 'it', 'nl', 'pt', 'pl'])
+        assert.equal(subject(language), english, `the mails have ${language}: add it to the page`);
+    });
+  });
+
+  describe(
+    'in headless Chromium (Debian’s chromium driven by playwright-core)',
+    {
+      skip: hasChromium
+        ? false
+        : 'Debian’s chromium is not installed at /usr/bin/chromium (apt-get install chromium): browser tests skipped',
+    },
+    () => {
+      let browser: Browser;
+      before(async () => {
+        browser = await launchChromium();
+      });
+      after(async () => {
+        await browser?.close();
+        const log = logLines.join('');
+        assert.doesNotMatch(log, /shr_[A-Za-z0-9_-]{20}/, 'no share token in the server’s logs');
+      });
+
+      /** Waits for the PDF: fails at once with the page's message when it could not be shown. */
+      async function waitForPdf(s: Session): Promise<void> {
+        const viewer = s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]');
+        await viewer.waitFor();
+        if ((await viewer.getAttribute('data-state')) === 'failed')
+          throw new Error(await s.page.locator('.viewer [role="alert"]').innerText());
+        await s.page.locator('.page[data-rendered]').first().waitFor();
+      }
+
+      async function download(s: Session, start: () => Promise<void>): Promise<Download> {
+        const [file] = await Promise.all([s.page.waitForEvent('download'), start()]);
+        return file;
+      }
+
+      /** Pointer flow: open the signature dialog from the field, draw, use it. */
+      async function drawSignature(s: Session, kind: 'mouse' | 'touch' | 'pen'): Promise<void> {
+        await s.page
+          .getByRole('button', { name: /^Signature, required/ })
+          .first()
+          .click();
+        const pad = s.page.getByRole('img', { name: /Drawing area/ });
+        await pad.waitFor();
+        await s.capture('signature-dialog');
+        const box = await pad.boundingBox();
+        assert.ok(box);
+        await s.draw(box, kind);
+        await s.capture(`drawn-with-${kind}`);
+        await s.page.getByRole('button', { name: 'Use it' }).click();
+        await s.page
+          .getByRole('button', { name: /^Signature, done/ })
+          .first()
+          .waitFor();
+      }
+
+      /** Keyboard flow: Next field, nudge the box, Enter, type a name (the dialog opens on Type), Enter. */
+      async function typeSignature(s: Session, name: string): Promise<void> {
+        await s.tabTo(/^Next field$/);
+        await s.page.keyboard.press('Enter');
+        await s.expectFocus(/^Signature, required/);
+        for (let i = 0; i < 5; i++) await s.page.keyboard.press('ArrowUp');
+        await s.page.keyboard.press('Enter');
+        await s.page.getByRole('tab', { name: 'Type', selected: true }).waitFor();
+        await s.expectFocus('Your full name');
+        await s.page.keyboard.type(name);
+        await s.capture('signature-typed');
+        await s.page.keyboard.press('Enter');
+        await s.page.getByRole('button', { name: /^Signature, done/ }).waitFor();
+        await s.expectFocus('Sign the document'); // focus moves on to the sign button
+      }
+
+      it('signing from the e-mail link with a finger on a phone: the field, the drawing, sign, download (pdfsig: valid)', async () => {
+        const id = await newDoc('Service agreement');
+        const token = await shareExternal(id, 'anna@example.org');
+        const s = await Session.open(browser, 'sign-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Service agreement' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('opened');
+          await drawSignature(s, 'touch');
+          await s.capture('signature-placed');
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          const file = await download(s, () =>
+            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
+          );
+          await assertSignedPdf(file, 2);
+          assert.equal((await ownerView(id)).workflow.shareStateName, 'completed');
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('zooming several times in a row renders the last zoom, with no page error (one render per canvas at a time)', async () => {
+        const id = await newDoc('Zoom test', 3);
+        const token = await shareExternal(id, 'zelda@example.org');
+        const s = await Session.open(browser, 'zoom-burst', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await waitForPdf(s);
+          // Four clicks in one task: every render request is made before any of them reaches pdf.js.
+          // The suite's TypeScript has no DOM types: page code is passed as text.
+          await s.page.evaluate(`(() => {
+            const zoomIn = document.querySelector('button[aria-label="Zoom in"]');
+            const zoomOut = document.querySelector('button[aria-label="Zoom out"]');
+            if (!zoomIn || !zoomOut) throw new Error('no zoom buttons');
+            zoomIn.click();
+            zoomIn.click();
+            zoomIn.click();
+            zoomOut.click();
+          })()`);
+          await s.page.waitForFunction(
+            `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
+          );
+          const { status, pageWidth, canvasWidth } = await s.page.evaluate<{
+            status: string;
+            pageWidth: number;
+            canvasWidth: number;
+          }>(`(() => {
+            const page = document.querySelector('.page[data-page="1"]');
+            const canvas = page?.querySelector('canvas');
+            return {
+              status: document.querySelector('.tool-status:last-of-type')?.textContent ?? '',
+              pageWidth: page?.getBoundingClientRect().width ?? 0,
+              canvasWidth: canvas ? Number.parseFloat(canvas.style.width) : 0,
+            };
+          })()`);
+          assert.match(status, /^\d+%$/);
+          assert.ok(
+            Math.abs(pageWidth - canvasWidth) <= 1,
+            `page ${pageWidth}px wide, its canvas ${canvasWidth}px`,
+          );
+          await s.capture('zoomed');
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('signing from the e-mail link with the keyboard only: Tab, arrows, Enter, typed signature (pdfsig: valid)', async () => {
+        const id = await newDoc('Keyboard agreement');
+        const token = await shareExternal(id, 'kai@example.org');
+        const s = await Session.open(browser, 'sign-keyboard', 'desktop');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Keyboard agreement' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('opened');
+          await typeSignature(s, 'Kai Keyboard');
+          await s.capture('signature-placed');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.expectFocus('Thank you, you have signed'); // focus goes to the outcome
+          await s.capture('signed');
+          await s.tabTo(/^Download the signed PDF$/);
+          const file = await download(s, () => s.page.keyboard.press('Enter'));
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('rejecting with a reason on a phone: the document becomes rejected and the owner reads the reason', async () => {
+        const id = await newDoc('Offer to reject');
+        const token = await shareExternal(id, 'rita@example.org');
+        const s = await Session.open(browser, 'reject-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Offer to reject' }).waitFor();
+          await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
+          await s.capture('opened');
+          await s.page.getByRole('button', { name: 'Reject' }).click();
+          await s.page.getByLabel('Reason (the sender will read it)').fill('The price is wrong');
+          await s.capture('reason');
+          await s.page.getByRole('button', { name: 'Reject the document' }).click();
+          await s.page.getByRole('heading', { name: 'This document was rejected' }).waitFor();
+          await s.capture('rejected');
+          assert.equal(await s.page.getByRole('button', { name: 'Sign the document' }).count(), 0);
+          assert.equal((await ownerView(id)).workflow.shareStateName, 'rejected');
+          await smtp.waitFor('owner@example.test', /The price is wrong/);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('rejecting with the keyboard only: Tab to Reject, the reason, Tab to confirm, Enter', async () => {
+        const id = await newDoc('Keyboard rejection');
+        const token = await shareExternal(id, 'rolf@example.org');
+        const s = await Session.open(browser, 'reject-keyboard', 'desktop');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Keyboard rejection' }).waitFor();
+          await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
+          await s.capture('opened');
+          await s.tabTo(/^Reject$/);
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus('Reason (the sender will read it)');
+          await s.page.keyboard.type('Not my department');
+          await s.capture('reason');
+          await s.tabTo(/^Reject the document$/, 3);
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'This document was rejected' }).waitFor();
+          await s.expectFocus('This document was rejected');
+          await s.capture('rejected');
+          assert.equal((await ownerView(id)).workflow.shareStateName, 'rejected');
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('a password-protected share on a phone: locked, a wrong password refused, the right one opens it; signed with a pen (pdfsig: valid)', async () => {
+        const id = await newDoc('Protected contract');
+        const token = await shareExternal(id, 'paula@example.org', { password: 'correct horse' });
+        const s = await Session.open(browser, 'password-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await s.capture('locked');
+          await s.page.getByLabel('Password').fill('wrong horse');
+          await s.page.getByRole('button', { name: 'Open the document' }).click();
+          await s.page.getByRole('alert').filter({ hasText: 'The password or code is not valid.' }).waitFor();
+          await s.capture('wrong-password');
+          await s.page.getByLabel('Password').fill('correct horse');
+          await s.page.getByRole('button', { name: 'Open the document' }).click();
+          await s.page.getByRole('heading', { name: 'Protected contract' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('unlocked');
+          await drawSignature(s, 'pen');
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          const file = await download(s, () =>
+            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
+          );
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('a password-protected share with the keyboard only: the password, Enter, then sign (pdfsig: valid)', async () => {
+        const id = await newDoc('Protected by keyboard');
+        const token = await shareExternal(id, 'peter@example.org', { password: 'open sesame' });
+        const s = await Session.open(browser, 'password-keyboard', 'desktop');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await s.capture('locked');
+          await s.tabTo(/^Password$/);
+          await s.page.keyboard.type('open sesame');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Protected by keyboard' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('unlocked');
+          await typeSignature(s, 'Peter Password');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          await s.tabTo(/^Download the signed PDF$/);
+          const file = await download(s, () => s.page.keyboard.press('Enter'));
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('a share protected by an SMS code: the page asks for the code (POST /share/otp, the server picks SMS) and unlocks with it', async () => {
+        const id = await newDoc('Coded offer');
+        const token = await shareExternal(id, 'sam@example.org', { phone: '+15550009999' });
+        const s = await Session.open(browser, 'sms-code-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await s.page.getByRole('button', { name: 'Send me a code' }).click();
+          await s.page.getByText('A code was sent by SMS. It is valid for 10 minutes.').waitFor();
+          await s.capture('code-sent');
+          let code: string | undefined;
+          for (let i = 0; i < 100 && !code; i++) {
+            for (const name of await readdir(join(server.dataDir, 'sms')).catch(() => [])) {
+              const sms = JSON.parse(await readFile(join(server.dataDir, 'sms', name), 'utf8')) as {
+                to: string;
+                text: string;
+              };
+              if (sms.to === '+15550009999') code = /(\d{6})/.exec(sms.text)?.[1];
+            }
+            if (!code) await sleep(50);
+          }
+          assert.ok(code, 'the SMS was written');
+          await s.page.getByLabel('Code', { exact: true }).fill(code);
+          await s.page.getByRole('button', { name: 'Open the document' }).click();
+          await s.page.getByRole('heading', { name: 'Coded offer' }).waitFor();
+          await s.expectFocus('Coded offer');
+          await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
+          await s.capture('unlocked');
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('an e-mail code (emailCode): the page asks for the code, the server mails it, and it unlocks the link', async () => {
+        const id = await newDoc('Emailed code');
+        const token = await shareExternal(id, 'emil@example.org', { emailCode: true });
+        const s = await Session.open(browser, 'email-code-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await s.capture('locked');
+          await s.page.getByRole('button', { name: 'Send me a code' }).click();
+          await s.page.getByText('A code was sent by e-mail. It is valid for 10 minutes.').waitFor();
+          await s.capture('code-sent');
+          const mail = await smtp.waitFor('emil@example.org', /one-time code/i);
+          const code = /<strong>(\d{6})<\/strong>/.exec(decode(mail.raw))?.[1];
+          assert.ok(code, 'the code is in the mail');
+          await s.page.getByLabel('Code', { exact: true }).fill(code);
+          await s.page.getByRole('button', { name: 'Open the document' }).click();
+          await s.page.getByRole('heading', { name: 'Emailed code' }).waitFor();
+          await s.expectFocus('Emailed code');
+          await waitForPdf(s);
+          await s.capture('unlocked');
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      /** The identity provider's development pages load a web font from the Internet: none here. */
+      async function offlineFonts(s: Session): Promise<void> {
+        await s.context.route('https://fonts.googleapis.com/**', (route) =>
+          route.fulfill({ status: 200, contentType: 'text/css', body: '' }),
+        );
+      }
+
+      const providerButton = (s: Session) =>
+        s.page.getByRole('button', { name: 'Continue with Corporate login' });
+
+      it('a share protected by an identity provider, on a phone: Continue with it, sign in at the provider, back unlocked, sign (pdfsig: valid)', async () => {
+        const id = await newDoc('Identity agreement');
+        const token = await shareExternal(id, 'olga@example.org', { allowedOAuths: ['corp'] });
+        const s = await Session.open(browser, 'identity-pointer', 'phone');
+        await offlineFonts(s);
+        const starts: URL[] = [];
+        s.page.on('request', (request: Request) => {
+          const url = new URL(request.url());
+          if (url.pathname === '/api/v1/share/oidc/corp') starts.push(url);
+        });
+        try {
+          await s.page.goto(publicLink(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await providerButton(s).waitFor();
+          assert.equal(await s.page.getByLabel('Password').count(), 0, 'the identity comes first');
+          await s.capture('locked');
+          await providerButton(s).click();
+          const login = s.page.locator('input[name="login"]');
+          await login.waitFor();
+          await s.capture('provider-sign-in', { axe: false });
+          await login.fill('olga');
+          await s.page.locator('input[name="password"]').fill('any');
+          await s.page.getByRole('button', { name: 'Sign-in' }).click();
+          await s.page.getByRole('button', { name: 'Continue', exact: true }).waitFor();
+          await s.capture('provider-consent', { axe: false });
+          await s.page.getByRole('button', { name: 'Continue', exact: true }).click();
+          await s.page.getByRole('heading', { name: 'Identity agreement' }).waitFor();
+          assert.equal(s.page.url(), publicLink(token), 'back on the link, `#isUnlocked` cleared');
+          await s.page.getByText('You confirmed who you are with Corporate login.').waitFor();
+          await waitForPdf(s);
+          await s.capture('unlocked');
+          // The start: the token for this one navigation, and the page's own address to come back to.
+          assert.equal(starts.length, 1);
+          assert.equal(starts[0]?.origin, proxy.url);
+          assert.equal(starts[0]?.searchParams.get('token'), token);
+          assert.equal(starts[0]?.searchParams.get('redirect'), publicLink(token));
+          await drawSignature(s, 'touch');
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          const file = await download(s, () =>
+            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
+          );
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('an identity provider and a password, with the keyboard only: the provider’s sign-in, back still locked, the password, then sign (pdfsig: valid)', async () => {
+        const id = await newDoc('Identity and password');
+        const token = await shareExternal(id, 'kurt@example.org', {
+          allowedOAuths: ['corp'],
+          password: 'open sesame',
+        });
+        const s = await Session.open(browser, 'identity-keyboard', 'desktop');
+        await offlineFonts(s);
+        const focusedName = () =>
+          s.page.evaluate<string>(`document.activeElement?.getAttribute('name') ?? ''`);
+        try {
+          await s.page.goto(publicLink(token));
+          await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await s.capture('locked');
+          await s.tabTo(/^Continue with Corporate login$/);
+          await s.page.keyboard.press('Enter');
+          // The provider's own pages: its login field and its Continue button take the focus.
+          await s.page.locator('input[name="login"]').waitFor();
+          for (let i = 0; i < 40 && (await focusedName()) !== 'login'; i++) await sleep(50);
+          assert.equal(await focusedName(), 'login');
+          await s.page.keyboard.type('kurt');
+          await s.page.keyboard.press('Tab');
+          await s.page.keyboard.type('any');
+          await s.capture('provider-sign-in', { axe: false });
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: 'Continue', exact: true }).waitFor();
+          await s.expectFocus('Continue');
+          await s.page.keyboard.press('Enter');
+          // Back on the link: the identity is proven, the password is still owed.
+          await s.page.getByText('Corporate login confirmed who you are.', { exact: false }).waitFor();
+          await s.expectFocus('Confirm that it is you');
+          assert.equal(s.page.url(), publicLink(token));
+          assert.equal(await providerButton(s).count(), 0);
+          await s.capture('identity-confirmed');
+          await s.tabTo(/^Password$/);
+          await s.page.keyboard.type('open sesame');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Identity and password' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('unlocked');
+          await typeSignature(s, 'Kurt Keyboard');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          await s.tabTo(/^Download the signed PDF$/);
+          const file = await download(s, () => s.page.keyboard.press('Enter'));
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('an identity that is not the share’s: the server refuses it (403), and back on the link the page says so and stays locked', async () => {
+        const id = await newDoc('Not for Mallory');
+        const token = await shareExternal(id, 'nina@example.org', { allowedOAuths: ['corp'] });
+        const s = await Session.open(browser, 'identity-refused', 'desktop');
+        await offlineFonts(s);
+        try {
+          await s.page.goto(publicLink(token));
+          await providerButton(s).click();
+          await s.page.locator('input[name="login"]').fill('mallory');
+          await s.page.locator('input[name="password"]').fill('any');
+          await s.page.getByRole('button', { name: 'Sign-in' }).click();
+          await s.page.getByRole('button', { name: 'Continue', exact: true }).click();
+          // The server's callback answers the refusal itself, as JSON (src/http/routes/share-oidc.ts).
+          await s.page.getByText('does not match this share').waitFor();
+          const refusal = JSON.parse(await s.page.locator('body').innerText()) as Record<string, unknown>;
+          assert.equal(refusal.statusCode, 403);
+          assert.equal(refusal.code, 'FORBIDDEN');
+          await s.capture('refused-by-the-server', { axe: false });
+          await s.page.goto(publicLink(token));
+          await s.page
+            .getByRole('alert')
+            .filter({ hasText: 'Signing in with Corporate login did not confirm who you are' })
+            .waitFor();
+          await providerButton(s).waitFor();
+          await s.capture('refused-back-on-the-link');
+          assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+          // Said once: opening the link again shows the usual screen.
+          await s.page.reload();
+          await providerButton(s).waitFor();
+          assert.equal(await s.page.getByRole('alert').count(), 0);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('the share’s own purpose, language, message and status from the link’s answer: approve in French, then “already responded”', async () => {
+        const id = await newDoc('Devis');
+        const shared = await server.api('POST', '/share', {
+          token: owner,
+          body: {
+            id,
+            data: [
+              {
+                sharePurpose: 'approve',
+                shareTo: 'fanny@example.org',
+                language: 'fr',
+                message: 'Merci de valider avant vendredi',
+              },
+              { sharePurpose: 'sign', shareTo: 'gus@example.org' },
+            ],
+          },
+        });
+        assert.equal(shared.status, 200, shared.text);
+        const token = shareTokenOf(await smtp.waitFor('fanny@example.org', /\/s\/shr_/));
+        const s = await Session.open(browser, 'approve-fr', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Devis' }).waitFor();
+          await waitForPdf(s);
+          assert.equal(await s.page.getAttribute('html', 'lang'), 'fr');
+          await s.page.getByText('Merci de valider avant vendredi').waitFor();
+          assert.equal(await s.page.getByRole('heading', { name: 'Vos champs' }).count(), 0);
+          assert.equal(await s.page.getByRole('button', { name: 'Signer le document' }).count(), 0);
+          await s.capture('opened');
+          await s.page.getByRole('button', { name: 'Approuver' }).click();
+          await s.page.getByRole('heading', { name: 'Merci : votre réponse a été enregistrée.' }).waitFor();
+          await s.capture('approved');
+          await s.page.reload();
+          await s.page.getByRole('heading', { name: 'Vous avez déjà répondu' }).waitFor();
+          assert.equal(await s.page.getByRole('button', { name: 'Approuver' }).count(), 0);
+          await s.capture('already-responded');
+          assert.deepEqual((await ownerView(id)).waitingFor, ['gus@example.org']);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('an internal user from their pending actions: sign in, open, move the box, draw with a mouse, initials on every page, sign (pdfsig: valid)', async () => {
+        const id = await newDoc('Internal memo', 3);
+        const shared = await server.api('POST', '/share', {
+          token: owner,
+          body: { id, data: [{ sharePurpose: 'sign', shareTo: 'ivy', message: 'Please sign by Friday' }] },
+        });
+        assert.equal(shared.status, 200, shared.text);
+        const s = await Session.open(browser, 'internal-pointer', 'desktop');
+        try {
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+          await s.capture('sign-in');
+          await s.page.getByLabel('User name').fill('ivy');
+          await s.page.getByLabel('Password').fill('user-password-1');
+          await s.page.getByRole('button', { name: 'Sign in' }).click();
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          await s.capture('pending-actions');
+          await s.page.getByRole('link', { name: 'Internal memo' }).click();
+          await s.page.getByRole('heading', { name: 'Internal memo' }).waitFor();
+          await waitForPdf(s);
+          await s.page.getByText('Please sign by Friday').waitFor();
+          await s.capture('opened');
+          // The viewer: pages, zoom, fit to width.
+          await s.page.getByRole('button', { name: 'Next page' }).click();
+          await s.page.locator('.tool-status', { hasText: 'Page 2 of 3' }).waitFor();
+          const fit = s.page.getByRole('button', { name: 'Fit to width' });
+          const width = (await s.page.locator('.page').first().boundingBox())?.width ?? 0;
+          await s.page.getByRole('button', { name: 'Zoom out' }).click();
+          assert.equal(await fit.getAttribute('aria-pressed'), 'false');
+          assert.ok(((await s.page.locator('.page').first().boundingBox())?.width ?? 0) < width);
+          await s.capture('zoomed-out');
+          await fit.click();
+          assert.equal(await fit.getAttribute('aria-pressed'), 'true');
+          assert.equal((await s.page.locator('.page').first().boundingBox())?.width, width);
+          const field = s.page.getByRole('button', { name: /^Signature, required, page 3/ });
+          await field.scrollIntoViewIfNeeded();
+          const before = await field.boundingBox();
+          assert.ok(before);
+          await s.page.mouse.move(before.x + before.width / 2, before.y + before.height / 2);
+          await s.page.mouse.down();
+          await s.page.mouse.move(before.x - 200, before.y - 150, { steps: 8 });
+          await s.page.mouse.up();
+          const moved = await field.boundingBox();
+          assert.ok(moved && moved.y < before.y - 100, 'the box follows the drag');
+          await s.capture('moved');
+          await drawSignature(s, 'mouse');
+          await s.page.getByLabel('Also put my initials on every page').check();
+          await s.page.getByRole('button', { name: /^Initials, required, page 1/ }).click();
+          await s.page.getByRole('tab', { name: 'Type' }).click();
+          await s.page.getByRole('textbox', { name: 'Your initials' }).fill('II');
+          await s.page.getByRole('button', { name: 'Use it' }).click();
+          await s.page.getByRole('button', { name: /^Initials, done, page 2/ }).waitFor();
+          await s.page.locator('.progress', { hasText: '2 of 2 fields completed' }).waitFor();
+          await s.capture('fields-done');
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('signed');
+          const file = await download(s, () =>
+            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
+          );
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('the share’s fields, highlighted and visited in order, in the share’s language (German), keyboard only on a phone: signature, text, initials, a requested file (pdfsig: valid)', async () => {
+        const id = await newDoc('Mietvertrag');
+        const at = (x: number, y: number, w = 0.3, height = 0.07) => ({
+          percentX: x,
+          percentY: y,
+          percentWidth: w,
+          percentHeight: height,
+        });
+        const signatureFields = [
+          {
+            type: 'annotation',
+            subtype: 'annotation_submitted_file',
+            user: ['jon'],
+            pages: [2],
+            position: at(0.1, 0.5),
+            order: 4,
+            customId: 'id-card',
+            required: true,
+          },
+          { type: 'signature', user: ['jon'], pages: [1], position: at(0.55, 0.8), order: 1, required: true },
+          {
+            type: 'annotation',
+            subtype: 'annotation_generic',
+            user: ['jon'],
+            pages: [1],
+            position: at(0.1, 0.8),
+            order: 2,
+            customId: 'city',
+            tooltip: 'Ort',
+            required: true,
+          },
+          {
+            type: 'initials',
+            user: ['jon'],
+            pages: [2],
+            position: at(0.8, 0.9, 0.12, 0.05),
+            order: 3,
+            required: true,
+          },
+        ];
+        const shared = await server.api('POST', '/share', {
+          token: owner,
+          body: { id, data: [{ sharePurpose: 'sign', shareTo: 'jon', language: 'de' }], signatureFields },
+        });
+        assert.equal(shared.status, 200, shared.text);
+        const s = await Session.open(browser, 'fields-keyboard-de', 'phone');
+        let signBody: unknown;
+        s.page.on('request', (request: Request) => {
+          if (request.method() === 'PUT' && request.url().includes('/share/document/sign/'))
+            signBody = request.postDataJSON();
+        });
+        try {
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+          await s.tabTo(/^User name$/);
+          await s.page.keyboard.type('jon');
+          await s.page.keyboard.press('Tab');
+          await s.page.keyboard.type('user-password-1');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          await s.tabTo(/^Mietvertrag$/);
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Mietvertrag' }).waitFor();
+          await waitForPdf(s);
+          assert.equal(await s.page.getAttribute('html', 'lang'), 'de');
+          await s.page.locator('.progress', { hasText: '0 von 4 Feldern ausgefüllt' }).waitFor();
+          await s.capture('opened');
+          await s.tabTo(/^Nächstes Feld$/);
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus(/^Unterschrift, Pflichtfeld, Seite 1/); // order 1 first
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('tab', { name: 'Tippen', selected: true }).waitFor();
+          await s.expectFocus('Ihr vollständiger Name');
+          await s.page.keyboard.type('Jon Schmidt');
+          await s.capture('signature');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: /^Unterschrift, erledigt/ }).waitFor();
+          await s.expectFocus(/^Textfeld, Pflichtfeld, Seite 1\. Ort/); // then order 2
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus('Text');
+          await s.page.keyboard.type('Berlin');
+          await s.capture('text');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: /^Textfeld, erledigt/ }).waitFor();
+          await s.expectFocus(/^Kürzel, Pflichtfeld, Seite 2/); // then order 3
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus('Ihr Kürzel');
+          await s.page.keyboard.type('JS');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: /^Kürzel, erledigt/ }).waitFor();
+          await s.expectFocus(/^Anzuhängende Datei, Pflichtfeld, Seite 2/); // then order 4
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus('Datei');
+          // Choosing the file is the system's own (keyboard-accessible) dialog: handed over here.
+          await s.page.locator('dialog input[type=file]').setInputFiles({
+            name: 'ausweis.pdf',
+            mimeType: 'application/pdf',
+            buffer: makePdf({ lines: ['ID card'] }),
+          });
+          await s.capture('file');
+          await s.tabTo(/^Anhängen$/, 3);
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: /^Anzuhängende Datei, erledigt/ }).waitFor();
+          await s.page.locator('.progress', { hasText: '4 von 4 Feldern ausgefüllt' }).waitFor();
+          await s.expectFocus('Dokument unterschreiben');
+          await s.capture('fields-done');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Danke, Sie haben unterschrieben' }).waitFor();
+          await waitForPdf(s);
+          await s.capture('signed');
+          assert.deepEqual(signBody, {
+            id,
+            signatures: [
+              {
+                type: 'signature',
+                blob: (signBody as { signatures: { blob: string }[] }).signatures[0]?.blob,
+                pages: [1],
+                position: at(0.55, 0.8),
+              },
+              {
+                type: 'initials',
+                blob: (signBody as { signatures: { blob: string }[] }).signatures[1]?.blob,
+                pages: [2],
+                position: at(0.8, 0.9, 0.12, 0.05),
+              },
+            ],
+            annotations: [{ fieldId: 'city', text: 'Berlin', pages: [1], position: at(0.1, 0.8) }],
+          });
+          const done = await ownerView(id);
+          assert.deepEqual(
+            done.submittedFiles.map((f: { documentname: string }) => f.documentname),
+            ['ausweis.pdf'],
+          );
+          await s.tabTo(/^Unterschriebenes PDF herunterladen$/);
+          const file = await download(s, () => s.page.keyboard.press('Enter'));
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('delegating when the share allows it: the new recipient gets their own link', async () => {
+        const id = await newDoc('To hand on');
+        const token = await shareExternal(id, 'dora@example.org', { rights: ['delegate'] });
+        const s = await Session.open(browser, 'delegate-pointer', 'desktop');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'To hand on' }).waitFor();
+          await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
+          await s.page.getByRole('button', { name: 'Delegate' }).click();
+          await s.page.getByLabel('Their e-mail address').fill('not an address');
+          await s.page.getByRole('button', { name: 'Delegate' }).last().click();
+          await s.page.getByRole('alert').filter({ hasText: 'Enter a valid e-mail address.' }).waitFor();
+          await s.page.getByLabel('Their e-mail address').fill('deputy@example.org');
+          await s.page.getByLabel('Message (optional)').fill('Could you take this one?');
+          await s.capture('delegate-dialog');
+          await s.page.getByRole('button', { name: 'Delegate' }).last().click();
+          await s.page.getByText('The request was passed on to deputy@example.org.').waitFor();
+          await s.capture('delegated');
+          await smtp.waitFor('deputy@example.org', /\/s\/shr_/);
+          assert.deepEqual((await ownerView(id)).waitingFor, ['deputy@example.org']);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('clear messages for a completed, a cancelled, an expired share and a link that does not work', async () => {
+        const completed = await newDoc('Already complete');
+        const completedToken = await shareExternal(completed, 'cora@example.org');
+        const version = (await server.api('GET', '/share/document', { token: completedToken })).body
+          .results[0]._version;
+        const signed = await server.api('PUT', `/share/document/sign/${version}`, {
+          token: completedToken,
+          body: {
+            id: completed,
+            signatures: [
+              {
+                type: 'signature',
+                position: { percentX: 0.1, percentY: 0.8, percentWidth: 0.3, percentHeight: 0.08 },
+              },
+            ],
+          },
+        });
+        assert.equal(signed.status, 200, signed.text);
+        const cancelled = await newDoc('Withdrawn offer');
+        const cancelledToken = await shareExternal(cancelled, 'carl@example.org');
+        assert.equal(
+          (await server.api('POST', '/share/cancel', { token: owner, body: { id: cancelled } })).status,
+          200,
+        );
+        const expired = await newDoc('Old offer');
+        const validUntil = new Date(clock.now().getTime() + 3_600_000).toISOString();
+        const expiredToken = await shareExternal(expired, 'eva@example.org', { validUntil });
+        clock.advance(2 * 3_600_000);
+        for (let i = 0; i < 100 && (await ownerView(expired)).workflow.shareStateName !== 'expired'; i++)
+          await sleep(100);
+
+        const s = await Session.open(browser, 'states', 'phone');
+        try {
+          for (const [token, heading, step] of [
+            [completedToken, 'This document is complete', 'completed'],
+            [cancelledToken, 'This request was cancelled', 'cancelled'],
+            [expiredToken, 'This request has expired', 'expired'],
+            ['shr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'This link does not work', 'invalid-link'],
+          ] as const) {
+            await s.page.goto(link(token));
+            await s.page.getByRole('heading', { name: heading }).waitFor();
+            await s.page
+              .locator('.viewer[data-state="ready"], .viewer[data-state="failed"], [data-view="invalid"]')
+              .first()
+              .waitFor();
+            assert.equal(await s.page.getByRole('button', { name: 'Sign the document' }).count(), 0, step);
+            assert.equal(await s.page.getByRole('button', { name: 'Reject' }).count(), 0, step);
+            await s.capture(step);
+            if (step === 'completed') {
+              await s.page.getByRole('button', { name: 'Download the signed PDF' }).waitFor();
+              // The language menu: the whole page follows, in place.
+              await s.page.getByLabel('Language').selectOption('fr');
+              await s.page.getByRole('heading', { name: 'Ce document est terminé' }).waitFor();
+              await s.page.getByRole('button', { name: 'Télécharger le PDF signé' }).waitFor();
+              assert.equal(await s.page.getAttribute('html', 'lang'), 'fr');
+              await s.capture('completed-in-french');
+              await s.page.getByLabel('Langue').selectOption('en');
+            }
+          }
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+    },
+  );
+});

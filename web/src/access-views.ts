@@ -1,0 +1,242 @@
+import { ApiFailure, type Api, type IdentityProvider, type ShareView } from './api.js';
+import { field, focusHeading, h, messageBox } from './dom.js';
+import { t, type MessageKey } from './i18n.js';
+import { describeError } from './signing-view.js';
+
+/** A message shown at the top of a screen, kept as a key so it follows a change of language. */
+export interface Note {
+  kind: 'error' | 'info' | 'success';
+  key: MessageKey;
+  values?: Record<string, string>;
+}
+
+const noteBox = (note: Note | undefined) => (note ? [messageBox(note.kind, t(note.key, note.values))] : []);
+
+/** A titled card with a form: the unlock, sign-in and verification screens. */
+function card(main: HTMLElement, view: string, title: string, ...content: HTMLElement[]): HTMLElement {
+  const heading = h('h1', { id: `${view}-title` }, title);
+  const section = h('section', { class: 'card', 'aria-labelledby': heading.id }, heading, ...content);
+  main.replaceChildren(section);
+  main.dataset.view = view;
+  focusHeading(heading);
+  return section;
+}
+
+/** What a share link shows when it is not valid (unknown token, 401). */
+export function showInvalidLink(main: HTMLElement): void {
+  card(main, 'invalid', t('invalid.title'), h('p', {}, t('invalid.body')));
+}
+
+/**
+ * A share whose recipient must first prove who they are at an identity provider (GET /share/oidc):
+ * one button per provider, each leaving for the provider's sign-in, which comes back to this page.
+ */
+export function showIdentity(
+  main: HTMLElement,
+  providers: IdentityProvider[],
+  onStart: (provider: IdentityProvider) => void,
+  note?: Note,
+): void {
+  const list = h('div', { class: 'provider-list' });
+  for (const provider of providers) {
+    const button = h(
+      'button',
+      { type: 'button', class: 'button button--primary', 'data-provider': provider.name },
+      t('identity.continue', { provider: provider.label }),
+    );
+    button.addEventListener('click', () => {
+      // Leaving the page: a second press would start a second sign-in.
+      for (const b of list.querySelectorAll('button')) b.disabled = true;
+      main.setAttribute('aria-busy', 'true');
+      onStart(provider);
+    });
+    list.append(button);
+  }
+  card(main, 'identity', t('unlock.title'), ...noteBox(note), h('p', {}, t('identity.intro')), list);
+}
+
+/**
+ * Unlocking a protected share (Contract: POST /share/otp, POST /share/unlock). While locked the page
+ * cannot read the share, so it does not know which protection it has: it offers the password and the
+ * one-time code together, and the recipient fills in what the sender told them (both when the share
+ * has both). The server sends the code where the share says (SMS to its phone, else e-mail).
+ * `onIdentityRequired`: the server wants an identity provider's sign-in first (403 MFA_REQUIRED).
+ */
+export function showUnlock(
+  main: HTMLElement,
+  api: Api,
+  onUnlocked: () => void,
+  options: { note?: Note; onIdentityRequired?: () => void } = {},
+): void {
+  const password = h('input', {
+    type: 'password',
+    class: 'input',
+    autocomplete: 'current-password',
+    maxlength: 200,
+  });
+  const code = h('input', {
+    type: 'text',
+    class: 'input',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    maxlength: 20,
+  });
+  const feedback = h('div', { class: 'form-feedback' });
+  const send = async () => {
+    try {
+      const { channel } = await api.sendCode();
+      feedback.replaceChildren(
+        messageBox('info', t(channel === 'sms' ? 'unlock.sentSms' : 'unlock.sentEmail')),
+      );
+      code.focus();
+    } catch (error) {
+      feedback.replaceChildren(messageBox('error', describeError(error)));
+    }
+  };
+  const form = h(
+    'form',
+    { class: 'form', novalidate: true },
+    field(t('unlock.password'), password),
+    h(
+      'fieldset',
+      { class: 'fieldset' },
+      h('legend', {}, t('unlock.codeGroup')),
+      h(
+        'div',
+        { class: 'button-row' },
+        h(
+          'button',
+          { type: 'button', class: 'button button--secondary', onclick: () => void send() },
+          t('unlock.send'),
+        ),
+      ),
+      field(t('unlock.code'), code),
+    ),
+    feedback,
+    h('button', { type: 'submit', class: 'button button--primary' }, t('unlock.submit')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const secret = {
+      ...(password.value ? { password: password.value } : {}),
+      ...(code.value.trim() ? { otp: code.value.trim() } : {}),
+    };
+    if (!secret.password && !secret.otp) {
+      feedback.replaceChildren(messageBox('error', t('unlock.empty')));
+      password.focus();
+      return;
+    }
+    void (async () => {
+      try {
+        await api.unlock(secret);
+        onUnlocked();
+      } catch (error) {
+        if (error instanceof ApiFailure && error.code === 'MFA_REQUIRED' && options.onIdentityRequired) {
+          options.onIdentityRequired();
+          return;
+        }
+        const key: MessageKey | undefined =
+          error instanceof ApiFailure
+            ? error.status === 429
+              ? 'unlock.tooMany'
+              : error.status === 401
+                ? 'unlock.failed'
+                : undefined
+            : undefined;
+        feedback.replaceChildren(messageBox('error', key ? t(key) : describeError(error)));
+        password.value = '';
+        code.value = '';
+        password.focus();
+      }
+    })();
+  });
+  card(main, 'unlock', t('unlock.title'), ...noteBox(options.note), h('p', {}, t('unlock.intro')), form);
+}
+
+/** Internal users: sign in with the session cookie (POST /login `cookie: true`). */
+export function showLogin(main: HTMLElement, api: Api, onLoggedIn: (unlocked: boolean) => void): void {
+  const name = h('input', { type: 'text', class: 'input', autocomplete: 'username', maxlength: 320 });
+  const password = h('input', {
+    type: 'password',
+    class: 'input',
+    autocomplete: 'current-password',
+    maxlength: 1024,
+  });
+  const feedback = h('div', { class: 'form-feedback' });
+  const form = h(
+    'form',
+    { class: 'form', novalidate: true },
+    field(t('login.name'), name),
+    field(t('login.password'), password),
+    feedback,
+    h('button', { type: 'submit', class: 'button button--primary' }, t('login.submit')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void (async () => {
+      try {
+        const state = await api.logIn(name.value.trim(), password.value);
+        onLoggedIn(state.isUnlocked !== false);
+      } catch (error) {
+        const refused = error instanceof ApiFailure && (error.status === 401 || error.status === 400);
+        feedback.replaceChildren(messageBox('error', refused ? t('login.failed') : describeError(error)));
+        password.value = '';
+        password.focus();
+      }
+    })();
+  });
+  card(main, 'login', t('login.title'), form);
+}
+
+/** Internal users with MFA: the session stays locked until a TOTP code (POST /login/totp). */
+export function showTotp(main: HTMLElement, api: Api, onUnlocked: () => void): void {
+  const code = h('input', {
+    type: 'text',
+    class: 'input',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    maxlength: 6,
+  });
+  const feedback = h('div', { class: 'form-feedback' });
+  const form = h(
+    'form',
+    { class: 'form', novalidate: true },
+    field(t('totp.code'), code),
+    feedback,
+    h('button', { type: 'submit', class: 'button button--primary' }, t('totp.submit')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void api.totp(code.value.trim()).then(onUnlocked, (error: unknown) => {
+      feedback.replaceChildren(messageBox('error', describeError(error)));
+      code.value = '';
+      code.focus();
+    });
+  });
+  card(main, 'totp', t('totp.title'), form);
+}
+
+/** Internal users' pending actions (GET /inbox), each a link to its document page. */
+export function showInbox(main: HTMLElement, shares: ShareView[]): void {
+  const list = h('ul', { class: 'inbox' });
+  for (const share of shares) {
+    const purpose = `purpose.${share.shareType}` as MessageKey;
+    list.append(
+      h(
+        'li',
+        { class: 'inbox-item' },
+        h(
+          'a',
+          { href: `/sign/${encodeURIComponent(share.sharedObjectEsId)}` },
+          share.documentTitle ?? share.sharedObjectEsId,
+        ),
+        h(
+          'span',
+          { class: 'inbox-meta' },
+          `${t(purpose)} · ${share.sharedBy ?? ''}${share.status === 'waiting' ? ` · ${t('inbox.notYet')}` : ''}`,
+        ),
+      ),
+    );
+  }
+  card(main, 'inbox', t('inbox.title'), shares.length > 0 ? list : h('p', {}, t('inbox.empty')));
+}

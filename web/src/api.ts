@@ -1,0 +1,286 @@
+/**
+ * The public API as the page uses it. An external recipient's share token lives only in this module's
+ * closure and travels in the `Authorization` header: never in a log line or storage, and in a query
+ * string only for the one navigation that starts an identity provider's sign-in (a navigation cannot
+ * send headers; the server redacts `token` in its logs). Internal users act with their session cookie
+ * (POST /login with `cookie: true`).
+ */
+
+export const API = '/api/v1';
+
+/** The Contract's error body. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  code: string;
+}
+
+export class ApiFailure extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, body: Partial<ErrorBody>) {
+    super(body.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body.code ?? 'UNKNOWN';
+  }
+}
+
+/** Thrown when the server could not be reached at all. */
+export class NetworkFailure extends Error {}
+
+export interface Position {
+  percentX: number;
+  percentY: number;
+  percentWidth: number;
+  percentHeight: number;
+}
+
+/** spec: Signature field (element of `signatureFields` in share). */
+export interface SignatureFieldSpec {
+  type?: string;
+  subtype?: string;
+  pages?: number[];
+  position?: Position;
+  required?: boolean;
+  order?: number;
+  tooltip?: string;
+  text?: string;
+  readOnly?: boolean;
+  customId?: string;
+  fontSize?: number;
+}
+
+/** spec: Share (the fields the page reads; src/sharing/share-view.ts `ShareView`). */
+export interface ShareView {
+  shareId: string;
+  /** The purpose: sign, view, edit, approve, review, accept, execute. */
+  shareType: string;
+  /** active (the recipient's turn), waiting, done, delegated, notRequired, cancelled, expired, ... */
+  status: string;
+  rights: string[];
+  language?: string;
+  privateMessage: string;
+  sharedBy: string;
+  validUntil?: string | null;
+  sharedObjectEsId: string;
+  passwordRequired?: boolean;
+  otpEnabled?: boolean;
+  otpPhone?: string;
+  identityProviders?: { name: string; label: string }[];
+  identityVerified?: { provider: string; at: string };
+  /** GET /inbox adds the document's title. */
+  documentTitle?: string;
+  signatureFields: SignatureFieldSpec[];
+}
+
+/** GET /share/oidc: the identity providers a share offers (answered while locked too). */
+export interface IdentityProvider {
+  name: string;
+  label: string;
+  /** PUBLIC_URL/api/v1/share/oidc/<name>: add `token` and `redirect`, and navigate there. */
+  start: string;
+}
+
+export interface ShareProviders {
+  providers: IdentityProvider[];
+  identityVerified?: { provider: string; at: string };
+  isUnlocked: boolean;
+}
+
+/** GET /share/document answers like GET /documents/:id (Contract). */
+export interface DocumentView {
+  documentId: string;
+  documentTitle: string;
+  pdfFile?: { content: string; mimetype: string; size: number; pages?: number };
+  _version: number;
+  isSigned: boolean;
+  workflow: { workflowType: string; shareStateName?: string };
+  owner: string;
+  waitingFor: string[];
+  submittedFiles?: { content: string; documentname: string }[];
+  /** The caller's own share: purpose, status, rights, language, message, fields, protections. */
+  share: ShareView;
+}
+
+export interface UploadAnswer {
+  file: { id: string; documentname: string; mimetype: string; size: number };
+}
+
+export interface SignEntry {
+  type: 'signature' | 'initials';
+  blob: string;
+  pages: number[];
+  position: Position;
+}
+
+export interface TextEntry {
+  /** The `customId` of the field this text answers. */
+  fieldId?: string;
+  text: string;
+  pages: number[];
+  position: Position;
+  fontSize?: number;
+}
+
+export interface LoginState {
+  logged: boolean;
+  isUnlocked?: boolean;
+}
+
+export type Credentials = { kind: 'share'; token: string } | { kind: 'session' };
+
+export class Api {
+  readonly #credentials: Credentials;
+
+  constructor(credentials: Credentials) {
+    this.#credentials = credentials;
+  }
+
+  get isShare(): boolean {
+    return this.#credentials.kind === 'share';
+  }
+
+  async #send(method: string, path: string, body?: BodyInit, contentType?: string): Promise<Response> {
+    const headers = new Headers({ accept: 'application/json' });
+    if (this.#credentials.kind === 'share') headers.set('authorization', `Bearer ${this.#credentials.token}`);
+    if (contentType) headers.set('content-type', contentType);
+    let response: Response;
+    try {
+      response = await fetch(`${API}${path}`, {
+        method,
+        headers,
+        body: body ?? null,
+        credentials: 'same-origin',
+        cache: 'no-store',
+        referrerPolicy: 'no-referrer',
+      });
+    } catch {
+      throw new NetworkFailure('network');
+    }
+    if (!response.ok) {
+      let error: Partial<ErrorBody> = {};
+      try {
+        error = (await response.json()) as ErrorBody;
+      } catch {
+        // Not JSON (a proxy's page): the status says enough.
+      }
+      throw new ApiFailure(response.status, error);
+    }
+    return response;
+  }
+
+  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.#send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? undefined : 'application/json',
+    );
+    return (await response.json()) as T;
+  }
+
+  async bytes(path: string): Promise<ArrayBuffer> {
+    return (await this.#send('GET', path)).arrayBuffer();
+  }
+
+  async upload(path: string, file: Blob, name: string, fields: Record<string, string> = {}) {
+    const form = new FormData();
+    // Fields first: the server decides on them before it stores the file's bytes.
+    for (const [key, value] of Object.entries(fields)) form.append(key, value);
+    form.append('file', file, name);
+    return (await this.#send('POST', path, form)).json() as Promise<UploadAnswer>;
+  }
+
+  // --- the recipient endpoints (Contract: sharing and external recipients) ---
+
+  document(documentId?: string): Promise<{ results: DocumentView[] }> {
+    const query = documentId ? `?id=${encodeURIComponent(documentId)}` : '';
+    return this.json('GET', `/share/document${query}`);
+  }
+
+  /** The server picks the channel: SMS when the share has a phone, else e-mail (it says which). */
+  sendCode(): Promise<{ channel: 'sms' | 'email' }> {
+    return this.json('POST', '/share/otp', {});
+  }
+
+  identityProviders(): Promise<ShareProviders> {
+    return this.json('GET', '/share/oidc');
+  }
+
+  /**
+   * Where to send the browser to prove who the recipient is at `provider` (GET /share/oidc/:provider);
+   * the server sends it back to `redirect` with `#isUnlocked=…`. Always on the page's own origin, so
+   * the token in the query string goes to no one else.
+   */
+  identityStartUrl(provider: IdentityProvider, redirect: string): string {
+    if (this.#credentials.kind !== 'share') throw new Error('Only a share link proves an identity');
+    const path = new URL(provider.start, window.location.href).pathname;
+    // `/` and `:` may stay as they are in a query (RFC 3986): the redirect's `/s/<token>` then reads
+    // as the page's path, which the server's logs redact like the page's own address; encoded as
+    // `%2Fs%2F<token>` it would pass their redaction and be written out.
+    const readable = encodeURIComponent(redirect).replace(/%2F/gi, '/').replace(/%3A/gi, ':');
+    return `${window.location.origin}${path}?token=${encodeURIComponent(this.#credentials.token)}&redirect=${readable}`;
+  }
+
+  unlock(secret: { password?: string; otp?: string }): Promise<{ status: string }> {
+    return this.json('POST', '/share/unlock', secret);
+  }
+
+  file(fileId: string): Promise<ArrayBuffer> {
+    return this.bytes(`/files/loadFile/hash/${encodeURIComponent(fileId)}`);
+  }
+
+  /** Signature and initials images: /share/upload/* for a link, /files/* for a user (spec Files rule 2). */
+  uploadImage(kind: 'signature' | 'initials', png: Blob): Promise<UploadAnswer> {
+    const path = this.isShare ? `/share/upload/${kind}` : `/files/${kind}`;
+    return this.upload(path, png, `${kind}.png`);
+  }
+
+  submitFile(documentId: string, fieldId: string, file: File): Promise<UploadAnswer> {
+    const fields: Record<string, string> = { fieldId };
+    if (!this.isShare) fields.id = documentId;
+    return this.upload('/share/upload/submittedFile', file, file.name, fields);
+  }
+
+  sign(
+    version: number,
+    body: { id: string; signatures: SignEntry[]; annotations?: TextEntry[] },
+  ): Promise<{ status: string; shareStateName: string | null }> {
+    return this.json('PUT', `/share/document/sign/${version}`, body);
+  }
+
+  reject(id: string, reason: string): Promise<{ status: string }> {
+    return this.json('PUT', '/share/reject', reason ? { id, reason } : { id });
+  }
+
+  delegate(id: string, shareTo: string, message: string): Promise<ShareView> {
+    return this.json('PUT', '/share/delegate', {
+      ...(this.isShare ? {} : { id }),
+      shareTo,
+      ...(message ? { message } : {}),
+    });
+  }
+
+  execute(id: string, action: string): Promise<{ status: string }> {
+    return this.json('POST', '/share/execute', { id, action });
+  }
+
+  // --- internal users (session cookie) ---
+
+  loginState(): Promise<LoginState> {
+    return this.json('GET', '/login?returnToken=false');
+  }
+
+  logIn(name: string, password: string): Promise<LoginState> {
+    return this.json('POST', '/login', { name, password, cookie: true, returnToken: false });
+  }
+
+  totp(code: string): Promise<unknown> {
+    return this.json('POST', '/login/totp', { code });
+  }
+
+  inbox(): Promise<{ total: number; results: ShareView[] }> {
+    return this.json('GET', '/inbox');
+  }
+}

@@ -1,0 +1,248 @@
+import './styles.css';
+import { Api, ApiFailure, type DocumentView, type IdentityProvider, type ShareProviders } from './api.js';
+import {
+  showIdentity,
+  showInbox,
+  showInvalidLink,
+  showLogin,
+  showTotp,
+  showUnlock,
+  type Note,
+} from './access-views.js';
+import { h, messageBox } from './dom.js';
+import { LANGUAGES, pickLanguage, setLanguage, supported, t, language } from './i18n.js';
+import { describeError, SigningPage } from './signing-view.js';
+
+/**
+ * The signer's page. `/s/<token>`: an external recipient's share link (Contract). `/sign`: an internal
+ * user's pending documents, `/sign/<documentId>`: one of them. The token is read once from the
+ * address and kept in memory (api.ts); nothing here writes it anywhere.
+ */
+
+const main = document.getElementById('main') as HTMLElement;
+let rerender: () => void = () => undefined;
+
+function route(): { kind: 'share'; token: string } | { kind: 'inbox' } | { kind: 'document'; id: string } {
+  const path = window.location.pathname;
+  const share = /^\/s\/([^/]+)\/?$/.exec(path);
+  if (share?.[1]) return { kind: 'share', token: decodeURIComponent(share[1]) };
+  const doc = /^\/sign\/([^/]+)\/?$/.exec(path);
+  if (doc?.[1]) return { kind: 'document', id: decodeURIComponent(doc[1]) };
+  return { kind: 'inbox' };
+}
+
+function chrome(): void {
+  const select = document.getElementById('language') as HTMLSelectElement | null;
+  const label = document.querySelector<HTMLLabelElement>('label[for="language"]');
+  const skip = document.querySelector<HTMLAnchorElement>('.skip-link');
+  if (label) label.textContent = t('language');
+  if (skip) skip.textContent = t('skip');
+  document.title = t('appName');
+  document.documentElement.lang = language();
+  if (!select) return;
+  if (select.options.length === 0) {
+    for (const [code, name] of Object.entries(LANGUAGES))
+      select.append(h('option', { value: code, lang: code }, name));
+    select.addEventListener('change', () => {
+      setLanguage(select.value);
+      chrome();
+      rerender();
+    });
+  }
+  select.value = language();
+}
+
+function loading(): void {
+  main.replaceChildren(h('p', { class: 'loading', role: 'status' }, t('loading')));
+  main.dataset.view = 'loading';
+}
+
+function fatal(error: unknown): void {
+  main.replaceChildren(messageBox('error', describeError(error)));
+  main.dataset.view = 'error';
+}
+
+/** The share's language, when the page speaks it (the share decides, as for its e-mails). */
+function followShareLanguage(doc: DocumentView): void {
+  const wanted = supported(doc.share?.language);
+  if (wanted && wanted !== language()) {
+    setLanguage(wanted);
+    chrome();
+  }
+}
+
+async function openDocument(
+  api: Api,
+  doc: DocumentView,
+  documentId: string | undefined,
+  focusTitle: boolean,
+) {
+  followShareLanguage(doc);
+  const back = documentId ? h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`) : undefined;
+  const page = new SigningPage(
+    main,
+    {
+      api,
+      ...(documentId ? { documentId } : {}),
+      ...(back ? { back } : {}),
+      onInvalid: () => showInvalidLink(main),
+    },
+    doc,
+  );
+  rerender = () => void page.render();
+  await page.render(focusTitle);
+}
+
+// --- identity providers (GET /share/oidc/:provider leaves the page and comes back to it) ---
+
+/** Remembers, for this tab only, which provider a sign-in was started with: never the token. */
+const SIGN_IN_KEY = 'signery.identitySignIn';
+const SIGN_IN_TTL_MS = 15 * 60_000;
+
+interface StartedSignIn {
+  provider: string;
+  label: string;
+  at: number;
+}
+
+function startSignIn(api: Api, provider: IdentityProvider): void {
+  try {
+    const started: StartedSignIn = { provider: provider.name, label: provider.label, at: Date.now() };
+    sessionStorage.setItem(SIGN_IN_KEY, JSON.stringify(started));
+  } catch {
+    // No storage: the page just cannot say afterwards that the sign-in did not succeed.
+  }
+  // Back to this very page, without any fragment: the server adds `#isUnlocked=…`.
+  const here = `${window.location.origin}${window.location.pathname}${window.location.search}`;
+  window.location.assign(api.identityStartUrl(provider, here));
+}
+
+/** The sign-in this tab started (and forgets it): the provider's answer is about to be read. */
+function takeStartedSignIn(): StartedSignIn | undefined {
+  try {
+    const raw = sessionStorage.getItem(SIGN_IN_KEY);
+    sessionStorage.removeItem(SIGN_IN_KEY);
+    const started = raw ? (JSON.parse(raw) as StartedSignIn) : undefined;
+    return started && Date.now() - started.at < SIGN_IN_TTL_MS ? started : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The server's answer after an identity provider's sign-in, `#isUnlocked=true|false`: read once, and
+ * the fragment cleared so that a reload or a bookmark does not replay it.
+ */
+function takeSignInResult(): boolean | undefined {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const value = fragment.get('isUnlocked');
+  if (value === null) return undefined;
+  history.replaceState(history.state, '', `${window.location.pathname}${window.location.search}`);
+  return value === 'true';
+}
+
+async function startShare(token: string): Promise<void> {
+  const api = new Api({ kind: 'share', token });
+  const result = takeSignInResult();
+  // A sign-in started here that never came back: the server answered the provider's return with an
+  // error (an identity that is not the share's, a refusal) and the recipient came back to the link.
+  let started = takeStartedSignIn();
+  // Back with the identity proven, but a password or code still owed.
+  let stillLocked = result === false;
+
+  const showLocked = async (): Promise<void> => {
+    let state: ShareProviders = { providers: [], isUnlocked: false };
+    try {
+      state = await api.identityProviders();
+    } catch {
+      // A server without identity providers for links: the password and the code, as always.
+    }
+    const labelOf = (name: string) => state.providers.find((p) => p.name === name)?.label ?? name;
+    const verified = state.identityVerified;
+    let note: Note | undefined;
+    if (state.providers.length > 0 && !verified) {
+      if (started) note = { kind: 'error', key: 'identity.failed', values: { provider: started.label } };
+      rerender = () => showIdentity(main, state.providers, (p) => startSignIn(api, p), note);
+    } else {
+      if (verified && (stillLocked || started))
+        note = {
+          kind: 'success',
+          key: 'identity.verified',
+          values: { provider: labelOf(verified.provider) },
+        };
+      rerender = () =>
+        showUnlock(main, api, () => void open(true), {
+          ...(note ? { note } : {}),
+          onIdentityRequired: () => void open(false),
+        });
+    }
+    // Said once: after this, the screens are the usual ones.
+    started = undefined;
+    stillLocked = false;
+    rerender();
+  };
+
+  const open = async (focusTitle: boolean): Promise<void> => {
+    loading();
+    try {
+      const doc = (await api.document()).results[0];
+      if (!doc) throw new Error('no document');
+      await openDocument(api, doc, undefined, focusTitle);
+    } catch (error) {
+      if (error instanceof ApiFailure && error.code === 'MFA_REQUIRED') await showLocked();
+      else if (error instanceof ApiFailure && (error.status === 401 || error.status === 404)) {
+        rerender = () => showInvalidLink(main);
+        rerender();
+      } else fatal(error);
+    }
+  };
+  // Back from a provider: the recipient took a step, so keyboard users start at the title.
+  await open(result !== undefined);
+}
+
+async function startSession(documentId?: string): Promise<void> {
+  const api = new Api({ kind: 'session' });
+  const proceed = async (): Promise<void> => {
+    loading();
+    try {
+      const state = await api.loginState();
+      if (!state.logged) {
+        rerender = () => showLogin(main, api, (unlocked) => void (unlocked ? proceed() : showTotpStep()));
+        rerender();
+        return;
+      }
+      if (state.isUnlocked === false) return showTotpStep();
+      if (!documentId) {
+        const inbox = await api.inbox();
+        rerender = () => showInbox(main, inbox.results);
+        rerender();
+        return;
+      }
+      const doc = (await api.document(documentId)).results[0];
+      if (!doc) throw new Error('no document');
+      await openDocument(api, doc, documentId, true);
+    } catch (error) {
+      fatal(error);
+    }
+  };
+  const showTotpStep = () => {
+    rerender = () => showTotp(main, api, () => void proceed());
+    rerender();
+  };
+  await proceed();
+}
+
+// The page is not kept in the back-forward cache (no-store), but should a browser restore it anyway
+// (after leaving for an identity provider), it starts over rather than show a page left half-way.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) window.location.reload();
+});
+
+setLanguage(
+  pickLanguage(new URLSearchParams(window.location.search).get('lang') ?? undefined, navigator.languages),
+);
+chrome();
+const target = route();
+void (target.kind === 'share'
+  ? startShare(target.token)
+  : startSession(target.kind === 'document' ? target.id : undefined));

@@ -1,0 +1,731 @@
+import { ApiFailure, NetworkFailure, type Api, type DocumentView, type ShareView } from './api.js';
+import { formDialog, signatureDialog } from './dialogs.js';
+import { announce, append, focusHeading, h, messageBox } from './dom.js';
+import {
+  clampPosition,
+  fieldsFromShare,
+  initialsOnEveryPage,
+  isDone,
+  placedSignature,
+  signBody,
+  type Field,
+} from './fields.js';
+import { t, type MessageKey } from './i18n.js';
+import type { PdfViewer } from './pdf-viewer.js';
+
+const SIMPLE_ACTIONS = ['approve', 'review', 'accept', 'execute'];
+/** The share's own statuses that end the recipient's part, with what the page says about each. */
+const SHARE_ENDED: Record<string, [MessageKey, MessageKey]> = {
+  done: ['share.done', 'share.doneBody'],
+  delegated: ['share.delegated', 'share.delegatedBody'],
+  notRequired: ['share.notRequired', 'share.notRequiredBody'],
+};
+const TERMINAL = ['completed', 'cancelled', 'expired', 'rejected'];
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface DocumentContext {
+  api: Api;
+  /** Internal users name the document; a share link knows its own. */
+  documentId?: string;
+  /** The link or session stopped working (401). */
+  onInvalid: () => void;
+  /** Shown above the title (internal users: back to their pending documents). */
+  back?: HTMLElement;
+}
+
+type Outcome = 'signed' | 'rejected' | 'delegated' | 'executed';
+
+/** A user's message for a failed call: the server's own text for refusals, ours for the network. */
+export function describeError(error: unknown): string {
+  if (error instanceof NetworkFailure) return t('error.network');
+  if (error instanceof ApiFailure) return t('error.generic', { message: error.message });
+  return t('error.generic', { message: error instanceof Error ? error.message : String(error) });
+}
+
+/**
+ * The document page: read the PDF, fill in the recipient's fields in order, then sign, reject,
+ * delegate or do the share's simple action; a clear notice for completed, cancelled, expired and
+ * rejected documents, and the signed PDF to download once complete.
+ */
+export class SigningPage {
+  readonly #main: HTMLElement;
+  readonly #ctx: DocumentContext;
+  #doc: DocumentView;
+  #fields: Field[] = [];
+  #fieldsFromShare: boolean;
+  #initialsEverywhere = false;
+  #images: Partial<Record<'signature' | 'initials', { fileId: string; url: string }>> = {};
+  #buttons = new Map<string, HTMLButtonElement[]>();
+  #visited = -1;
+  #outcome: Outcome | undefined;
+  #delegatedTo = '';
+  #delegateRefused = false;
+  #busy = false;
+  #pdfBytes: ArrayBuffer | undefined;
+  #pdfFileId: string | undefined;
+  #viewer: PdfViewer | undefined;
+  #notice!: HTMLElement;
+  #progress!: HTMLElement;
+  #actions!: HTMLElement;
+
+  constructor(main: HTMLElement, ctx: DocumentContext, doc: DocumentView) {
+    this.#main = main;
+    this.#ctx = ctx;
+    this.#doc = doc;
+    this.#fieldsFromShare = (doc.share?.signatureFields?.length ?? 0) > 0;
+  }
+
+  /** The caller's own share, as the last document answer had it (GET /share/document sends it). */
+  get #share(): ShareView | undefined {
+    return this.#doc.share;
+  }
+
+  /** What the share asks of the recipient; a document answer without its share asks nothing. */
+  get #purpose(): string {
+    return this.#share?.shareType ?? 'view';
+  }
+
+  get #documentId(): string {
+    return this.#doc.documentId;
+  }
+
+  get #state(): string | undefined {
+    return this.#doc.workflow.shareStateName;
+  }
+
+  get #canAct(): boolean {
+    if (this.#outcome || this.#busy) return false;
+    if (this.#state && TERMINAL.includes(this.#state)) return false;
+    // Only the share whose turn it is acts (the server answers 409 to the others).
+    if (this.#share?.status !== 'active') return false;
+    return this.#purpose === 'sign' || SIMPLE_ACTIONS.includes(this.#purpose);
+  }
+
+  get #signing(): boolean {
+    return this.#canAct && this.#purpose === 'sign';
+  }
+
+  /**
+   * Builds the page from the current state (also after a change of language). `focusTitle` after a
+   * step the user took (unlocking, opening from the list), so keyboard users start at the title.
+   */
+  async render(focusTitle = false): Promise<void> {
+    // pdf.js is the bulk of the page's code: loaded only here, so unlocking and signing in start fast.
+    const { PdfViewer } = await import('./pdf-viewer.js');
+    this.#viewer?.destroy();
+    this.#buttons.clear();
+    const title = h('h1', { class: 'doc-title', id: 'doc-title' }, this.#doc.documentTitle);
+    const header = h(
+      'header',
+      { class: 'doc-header' },
+      this.#ctx.back ?? null,
+      title,
+      h('p', { class: 'doc-meta' }, t('doc.from', { owner: this.#share?.sharedBy || this.#doc.owner })),
+    );
+    const verified = this.#share?.identityVerified;
+    if (verified) {
+      const provider =
+        this.#share?.identityProviders?.find((p) => p.name === verified.provider)?.label ?? verified.provider;
+      append(header, h('p', { class: 'doc-meta' }, t('doc.identity', { provider })));
+    }
+    if (this.#share?.privateMessage) {
+      const id = 'sender-message';
+      append(
+        header,
+        h(
+          'aside',
+          { class: 'sender-message', 'aria-labelledby': id },
+          h('h2', { id, class: 'small-heading' }, t('doc.message')),
+          h('p', {}, this.#share.privateMessage),
+        ),
+      );
+    }
+    this.#notice = h('div', { class: 'notice-area' });
+    this.#actions = h('div', { class: 'action-bar', role: 'group', 'aria-label': t('action.group') });
+    const viewer = new PdfViewer();
+    this.#viewer = viewer;
+    const layout = h('div', { class: 'doc-layout' }, header, this.#notice);
+    if (this.#signing) layout.append(this.#fieldsPanel());
+    layout.append(viewer.element, this.#actions);
+    this.#main.replaceChildren(layout);
+    this.#main.dataset.view = 'document';
+    if (focusTitle) focusHeading(title);
+    this.#renderNotice(false);
+    this.#renderActions();
+    await this.#loadPdf();
+  }
+
+  async #loadPdf(): Promise<void> {
+    const viewer = this.#viewer;
+    const fileId = this.#doc.pdfFile?.content;
+    if (!viewer || !fileId) return;
+    try {
+      if (!this.#pdfBytes || this.#pdfFileId !== fileId) {
+        this.#pdfBytes = await this.#ctx.api.file(fileId);
+        this.#pdfFileId = fileId;
+      }
+      // pdf.js takes the buffer over: it gets a copy so the page can render again later.
+      await viewer.load(this.#pdfBytes.slice(0));
+    } catch (error) {
+      const message =
+        error instanceof NetworkFailure
+          ? t('error.network')
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      viewer.fail(messageBox('error', t('viewer.failed', { message })));
+      return;
+    }
+    if (this.#fields.length === 0) this.#fields = this.#initialFields(viewer.pageCount);
+    if (this.#signing) this.#placeFields();
+    this.#updateProgress();
+  }
+
+  #initialFields(pageCount: number): Field[] {
+    if (this.#fieldsFromShare) return fieldsFromShare(this.#share?.signatureFields ?? [], pageCount);
+    return [placedSignature(pageCount)];
+  }
+
+  // --- fields ---
+
+  #fieldsPanel(): HTMLElement {
+    const headingId = 'fields-title';
+    this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
+    const panel = h(
+      'section',
+      { class: 'fields-panel', 'aria-labelledby': headingId },
+      h('h2', { id: headingId, class: 'small-heading' }, t('fields.title')),
+      this.#progress,
+      h(
+        'div',
+        { class: 'field-nav' },
+        h(
+          'button',
+          { type: 'button', class: 'button button--secondary', onclick: () => this.#visit(-1) },
+          t('fields.prev'),
+        ),
+        h(
+          'button',
+          { type: 'button', class: 'button button--secondary', onclick: () => this.#visit(1) },
+          t('fields.next'),
+        ),
+      ),
+    );
+    if (!this.#fieldsFromShare) {
+      const box = h('input', { type: 'checkbox', id: 'initials-everywhere' });
+      box.checked = this.#initialsEverywhere;
+      box.addEventListener('change', () => this.#toggleInitials(box.checked));
+      append(
+        panel,
+        h('p', { class: 'hint' }, t('fields.placeHint')),
+        h('div', { class: 'checkbox' }, box, h('label', { for: box.id }, t('fields.initialsEverywhere'))),
+      );
+    }
+    return panel;
+  }
+
+  #toggleInitials(on: boolean): void {
+    this.#initialsEverywhere = on;
+    const pageCount = this.#viewer?.pageCount ?? 1;
+    this.#fields = this.#fields.filter((f) => f.id !== 'placed-initials');
+    if (on) {
+      const initials = initialsOnEveryPage(pageCount);
+      const image = this.#images.initials;
+      if (image) Object.assign(initials, { fileId: image.fileId, previewUrl: image.url });
+      this.#fields.push(initials);
+    }
+    this.#placeFields();
+    this.#updateProgress();
+  }
+
+  #placeFields(): void {
+    const viewer = this.#viewer;
+    if (!viewer) return;
+    for (const buttons of this.#buttons.values()) for (const b of buttons) b.remove();
+    this.#buttons.clear();
+    // DOM order is visiting order, so Tab goes through the fields in order too.
+    for (const field of this.#fields) {
+      const buttons: HTMLButtonElement[] = [];
+      for (const page of field.pages) {
+        const overlay = viewer.overlay(page);
+        if (!overlay) continue;
+        const button = h('button', {
+          type: 'button',
+          class: `field field--${field.kind}`,
+          'data-field': field.id,
+        });
+        button.addEventListener('click', (event) => {
+          // The click that ends a drag is not a request to sign.
+          if (button.dataset.dragEnded === 'true') return;
+          void this.#activate(field, event.detail === 0);
+        });
+        if (field.movable) this.#makeMovable(field, button);
+        overlay.append(button);
+        buttons.push(button);
+      }
+      this.#buttons.set(field.id, buttons);
+      this.#paintField(field);
+    }
+  }
+
+  #paintField(field: Field): void {
+    const done = isDone(field);
+    for (const [i, button] of (this.#buttons.get(field.id) ?? []).entries()) {
+      const { percentX, percentY, percentWidth, percentHeight } = field.position;
+      button.style.left = `${percentX * 100}%`;
+      button.style.top = `${percentY * 100}%`;
+      button.style.width = `${percentWidth * 100}%`;
+      button.style.height = `${percentHeight * 100}%`;
+      button.classList.toggle('field--done', done);
+      button.classList.toggle('field--movable', field.movable);
+      button.disabled = !this.#signing;
+      const kindKey: MessageKey = `field.${field.kind}`;
+      const state = done ? t('field.done') : t(field.required ? 'field.required' : 'field.optional');
+      const cta: Record<string, MessageKey> = {
+        signature: 'field.signHere',
+        initials: 'field.initialHere',
+        text: 'field.fillHere',
+        file: 'field.attachHere',
+      };
+      // What the box shows is also part of its name (WCAG 2.5.3, label in name).
+      const visible =
+        done && field.previewUrl
+          ? ''
+          : done && field.kind === 'text'
+            ? (field.text ?? '')
+            : done && field.kind === 'file'
+              ? t('file.attached', { name: field.fileName ?? '' })
+              : t(cta[field.kind] ?? 'field.fillHere');
+      let label = t('field.label', { kind: t(kindKey), state, page: field.pages[i] ?? 1 });
+      if (field.tooltip) label += `. ${field.tooltip}`;
+      if (visible) label += `. ${visible}`;
+      if (field.movable) label += `. ${t('fields.placeHint')}`;
+      button.setAttribute('aria-label', label);
+      button.replaceChildren(
+        done && field.previewUrl ? h('img', { src: field.previewUrl, alt: '' }) : h('span', {}, visible),
+      );
+    }
+  }
+
+  #updateProgress(): void {
+    if (!this.#progress) return;
+    const total = this.#fields.length;
+    const done = this.#fields.filter(isDone).length;
+    this.#progress.textContent = t('fields.progress', { done, total });
+  }
+
+  /** Goes to the next (or previous) field in order, wrapping around. */
+  #visit(direction: 1 | -1): void {
+    if (this.#fields.length === 0) return;
+    this.#visited = (this.#visited + direction + this.#fields.length) % this.#fields.length;
+    this.#focusField(this.#fields[this.#visited]);
+  }
+
+  #focusField(field: Field | undefined): void {
+    const button = field ? this.#buttons.get(field.id)?.[0] : undefined;
+    if (!field || !button) return;
+    this.#visited = this.#fields.indexOf(field);
+    this.#viewer?.reveal(button);
+    button.focus({ preventScroll: true });
+  }
+
+  /** After a field is done: on to the next one still to do, else to the sign button. */
+  #advance(from: Field): void {
+    const start = this.#fields.indexOf(from);
+    const rest = [...this.#fields.slice(start + 1), ...this.#fields.slice(0, start)];
+    const next = rest.find((f) => !isDone(f) && f.required) ?? rest.find((f) => !isDone(f));
+    if (next) this.#focusField(next);
+    else this.#actions.querySelector<HTMLButtonElement>('[data-action="sign"]')?.focus();
+  }
+
+  async #activate(field: Field, byKeyboard: boolean): Promise<void> {
+    if (!this.#signing) return;
+    try {
+      if (field.kind === 'signature' || field.kind === 'initials') {
+        const kind = field.kind;
+        const existing = this.#images[kind];
+        if (existing && !isDone(field)) {
+          Object.assign(field, { fileId: existing.fileId, previewUrl: existing.url });
+        } else {
+          const png = await signatureDialog(kind, byKeyboard);
+          if (!png) return;
+          const uploaded = await this.#ctx.api.uploadImage(kind, png);
+          const image = { fileId: uploaded.file.id, url: URL.createObjectURL(png) };
+          this.#images[kind] = image;
+          Object.assign(field, { fileId: image.fileId, previewUrl: image.url });
+        }
+      } else if (field.kind === 'text') {
+        const answer = await formDialog({
+          title: t('text.title'),
+          ...(field.tooltip ? { intro: field.tooltip } : {}),
+          inputs: [
+            {
+              name: 'text',
+              label: t('text.label'),
+              kind: 'text',
+              value: field.text ?? '',
+              maxLength: 5000,
+              required: field.required,
+            },
+          ],
+          confirm: t('text.save'),
+        });
+        if (!answer) return;
+        field.text = answer.values.text ?? '';
+      } else {
+        // A submitted file cannot be replaced (spec Sharing rule 5: submittedFiles are immutable).
+        if (isDone(field) || !field.customId) return;
+        const answer = await formDialog({
+          title: t('file.title'),
+          ...(field.tooltip ? { intro: field.tooltip } : {}),
+          inputs: [{ name: 'file', label: t('file.label'), kind: 'file', required: true }],
+          confirm: t('file.save'),
+        });
+        const file = answer?.files.file;
+        if (!file) return;
+        await this.#ctx.api.submitFile(this.#documentId, field.customId, file);
+        field.fileName = file.name;
+      }
+    } catch (error) {
+      this.#showError(error);
+      return;
+    }
+    this.#paintField(field);
+    this.#updateProgress();
+    announce(t('fields.progress', { done: this.#fields.filter(isDone).length, total: this.#fields.length }));
+    this.#advance(field);
+  }
+
+  /** Drag with any pointer; arrow keys nudge (Shift: more), Page Up/Down change the page. */
+  #makeMovable(field: Field, button: HTMLButtonElement): void {
+    let start: { x: number; y: number; dragging: boolean } | undefined;
+    button.addEventListener('pointerdown', (event) => {
+      if (event.button !== 0 && event.pointerType === 'mouse') return;
+      start = { x: event.clientX, y: event.clientY, dragging: false };
+      button.setPointerCapture(event.pointerId);
+    });
+    button.addEventListener('pointermove', (event) => {
+      if (!start) return;
+      if (event.buttons === 0) {
+        start = undefined;
+        return;
+      }
+      const dx = event.clientX - start.x;
+      const dy = event.clientY - start.y;
+      if (Math.abs(dx) + Math.abs(dy) < 6 && !start.dragging) return;
+      start.dragging = true;
+      // A drag may end on another page: the field follows to the page under the pointer.
+      const page = document
+        .elementsFromPoint(event.clientX, event.clientY)
+        .find((e) => e instanceof HTMLElement && e.classList.contains('page')) as HTMLElement | undefined;
+      const pageNumber = Number(page?.dataset.page ?? field.pages[0]);
+      const box = (page ?? button.parentElement)?.getBoundingClientRect();
+      if (!box) return;
+      const { percentWidth, percentHeight } = field.position;
+      field.position = clampPosition({
+        percentX: (event.clientX - box.left) / box.width - percentWidth / 2,
+        percentY: (event.clientY - box.top) / box.height - percentHeight / 2,
+        percentWidth,
+        percentHeight,
+      });
+      if (pageNumber !== field.pages[0]) {
+        this.#moveToPage(field, pageNumber, false);
+        // Moving the button to another page's overlay released the capture: keep dragging it.
+        if (button.isConnected) button.setPointerCapture(event.pointerId);
+      } else this.#paintField(field);
+    });
+    const end = () => {
+      if (start?.dragging) {
+        // The browser sends that click right after this pointerup, before any timer runs.
+        button.dataset.dragEnded = 'true';
+        window.setTimeout(() => delete button.dataset.dragEnded, 0);
+      }
+      start = undefined;
+    };
+    button.addEventListener('pointerup', end);
+    button.addEventListener('pointercancel', end);
+    button.addEventListener('keydown', (event) => {
+      const step = event.shiftKey ? 0.05 : 0.01;
+      const moves: Record<string, [number, number]> = {
+        ArrowLeft: [-step, 0],
+        ArrowRight: [step, 0],
+        ArrowUp: [0, -step],
+        ArrowDown: [0, step],
+      };
+      const move = moves[event.key];
+      if (move) {
+        event.preventDefault();
+        field.position = clampPosition({
+          ...field.position,
+          percentX: field.position.percentX + move[0],
+          percentY: field.position.percentY + move[1],
+        });
+        this.#paintField(field);
+      } else if (event.key === 'PageUp' || event.key === 'PageDown') {
+        event.preventDefault();
+        this.#moveToPage(field, (field.pages[0] ?? 1) + (event.key === 'PageUp' ? -1 : 1), true);
+      }
+    });
+  }
+
+  #moveToPage(field: Field, page: number, refocus: boolean): void {
+    const count = this.#viewer?.pageCount ?? 1;
+    const target = Math.min(Math.max(page, 1), count);
+    if (target === field.pages[0]) return;
+    field.pages = [target];
+    const button = this.#buttons.get(field.id)?.[0];
+    const overlay = this.#viewer?.overlay(target);
+    if (!button || !overlay) return;
+    overlay.append(button);
+    this.#paintField(field);
+    announce(t('fields.movedTo', { page: target }));
+    if (refocus) {
+      this.#viewer?.reveal(button);
+      button.focus({ preventScroll: true });
+    }
+  }
+
+  // --- actions ---
+
+  #renderActions(): void {
+    const actions = this.#actions;
+    actions.replaceChildren();
+    const button = (key: MessageKey, kind: string, action: string, onClick: () => void) =>
+      h(
+        'button',
+        { type: 'button', class: `button button--${kind}`, 'data-action': action, onclick: onClick },
+        t(key),
+      );
+    if (this.#canAct) {
+      if (this.#purpose === 'sign')
+        actions.append(button('action.sign', 'primary', 'sign', () => void this.#sign()));
+      else {
+        const key: MessageKey = `action.${this.#purpose as 'approve' | 'review' | 'accept' | 'execute'}`;
+        actions.append(button(key, 'primary', 'execute', () => void this.#execute()));
+      }
+      const delegable = (this.#share?.rights ?? []).includes('delegate') && !this.#delegateRefused;
+      if (delegable)
+        actions.append(button('action.delegate', 'secondary', 'delegate', () => void this.#delegate()));
+      actions.append(button('action.reject', 'danger', 'reject', () => void this.#reject()));
+    }
+    if (this.#state === 'completed' && this.#doc.pdfFile) {
+      actions.append(button('action.download', 'primary', 'download', () => void this.#download()));
+    }
+    actions.hidden = actions.childElementCount === 0;
+  }
+
+  /** The notice above the document: what happened, or the state that ends the request. */
+  #renderNotice(focus: boolean): void {
+    const notice = (title: string, body: string, kind: 'success' | 'info' | 'error') => {
+      const id = 'notice-title';
+      return h(
+        'section',
+        { class: `notice notice--${kind}`, 'aria-labelledby': id },
+        h('h2', { id, class: 'notice-title' }, title),
+        h('p', {}, body),
+      );
+    };
+    let content: HTMLElement | undefined;
+    const state = this.#state;
+    const owesAction = this.#purpose === 'sign' || SIMPLE_ACTIONS.includes(this.#purpose);
+    const ended = owesAction && this.#share ? SHARE_ENDED[this.#share.status] : undefined;
+    if (this.#outcome === 'signed') {
+      const waiting = this.#doc.waitingFor;
+      content = notice(
+        t('sign.doneTitle'),
+        state === 'completed'
+          ? t('sign.completed')
+          : waiting.length > 0
+            ? t('sign.waiting', { names: waiting.join(', ') })
+            : '',
+        'success',
+      );
+    } else if (this.#outcome === 'rejected') content = notice(t('state.rejected'), t('reject.done'), 'info');
+    else if (this.#outcome === 'delegated')
+      content = notice(t('delegate.title'), t('delegate.done', { email: this.#delegatedTo }), 'success');
+    else if (this.#outcome === 'executed') content = notice(t('executed.done'), '', 'success');
+    else if (state === 'completed')
+      content = notice(t('state.completed'), t('state.completedBody'), 'success');
+    else if (state === 'cancelled') content = notice(t('state.cancelled'), t('state.cancelledBody'), 'info');
+    else if (state === 'expired') content = notice(t('state.expired'), t('state.expiredBody'), 'info');
+    else if (state === 'rejected') content = notice(t('state.rejected'), t('state.rejectedBody'), 'info');
+    else if (this.#share?.status === 'waiting')
+      content = notice(t('share.waiting'), t('share.waitingBody'), 'info');
+    else if (ended) content = notice(t(ended[0]), t(ended[1]), 'info');
+    else if (!this.#canAct) content = h('div', {}, messageBox('info', t('state.view')));
+    this.#notice.replaceChildren(...(content ? [content] : []));
+    if (focus) focusHeading(this.#notice.querySelector('h2') ?? document.getElementById('doc-title'));
+  }
+
+  #showError(error: unknown): void {
+    if (error instanceof ApiFailure && error.status === 401) {
+      this.#ctx.onInvalid();
+      return;
+    }
+    this.#notice.replaceChildren(messageBox('error', describeError(error)));
+  }
+
+  #setBusy(busy: boolean): void {
+    this.#busy = busy;
+    this.#main.setAttribute('aria-busy', String(busy));
+    for (const b of this.#actions.querySelectorAll('button')) b.disabled = busy;
+  }
+
+  async #refresh(): Promise<DocumentView> {
+    const answer = await this.#ctx.api.document(this.#ctx.documentId);
+    const doc = answer.results[0];
+    if (!doc) throw new Error('no document');
+    this.#doc = doc;
+    return doc;
+  }
+
+  /** After an outcome: the new state, the notice (focused), the actions, and the new PDF when it changed. */
+  async #finish(outcome: Outcome): Promise<void> {
+    this.#outcome = outcome;
+    try {
+      await this.#refresh();
+    } catch {
+      // The outcome stands; the document's new state shows on the next visit.
+    }
+    for (const buttons of this.#buttons.values()) for (const b of buttons) b.disabled = true;
+    this.#renderActions();
+    this.#renderNotice(true);
+    if (outcome === 'signed' && this.#doc.pdfFile?.content !== this.#pdfFileId) {
+      this.#fields = [];
+      await this.render();
+      this.#renderNotice(true);
+    }
+  }
+
+  async #sign(): Promise<void> {
+    const missing = this.#fields.filter((f) => f.required && !isDone(f));
+    if (missing.length > 0 || this.#fields.length === 0) {
+      this.#notice.replaceChildren(
+        messageBox('error', t('sign.incomplete', { count: Math.max(missing.length, 1) })),
+      );
+      this.#focusField(missing[0]);
+      return;
+    }
+    this.#setBusy(true);
+    this.#notice.replaceChildren(messageBox('info', t('sign.working')));
+    const body = signBody(this.#fields);
+    const request = {
+      id: this.#documentId,
+      signatures: body.signatures,
+      ...(body.annotations.length > 0 ? { annotations: body.annotations } : {}),
+    };
+    try {
+      // Uploads of requested files change the document's version: sign the current one, and once
+      // more when something else changed it in between (spec Documents rule 1).
+      let doc = await this.#refresh();
+      try {
+        await this.#ctx.api.sign(doc._version, request);
+      } catch (error) {
+        if (!(error instanceof ApiFailure && error.code === 'VERSION_MISMATCH')) throw error;
+        doc = await this.#refresh();
+        await this.#ctx.api.sign(doc._version, request);
+      }
+    } catch (error) {
+      this.#setBusy(false);
+      this.#showError(error);
+      return;
+    }
+    this.#setBusy(false);
+    await this.#finish('signed');
+  }
+
+  async #execute(): Promise<void> {
+    this.#setBusy(true);
+    try {
+      await this.#ctx.api.execute(this.#documentId, this.#purpose);
+    } catch (error) {
+      this.#setBusy(false);
+      this.#showError(error);
+      return;
+    }
+    this.#setBusy(false);
+    await this.#finish('executed');
+  }
+
+  async #reject(): Promise<void> {
+    const answer = await formDialog({
+      title: t('reject.title'),
+      inputs: [{ name: 'reason', label: t('reject.reason'), kind: 'textarea', maxLength: 2000 }],
+      confirm: t('reject.confirm'),
+      danger: true,
+    });
+    if (!answer) return;
+    this.#setBusy(true);
+    try {
+      await this.#ctx.api.reject(this.#documentId, answer.values.reason ?? '');
+    } catch (error) {
+      this.#setBusy(false);
+      this.#showError(error);
+      return;
+    }
+    this.#setBusy(false);
+    await this.#finish('rejected');
+  }
+
+  async #delegate(): Promise<void> {
+    const answer = await formDialog({
+      title: t('delegate.title'),
+      inputs: [
+        {
+          name: 'email',
+          label: t('delegate.email'),
+          kind: 'email',
+          required: true,
+          maxLength: 320,
+          autocomplete: 'off',
+        },
+        { name: 'message', label: t('delegate.message'), kind: 'textarea', maxLength: 5000 },
+      ],
+      confirm: t('delegate.confirm'),
+      check: (values) => (EMAIL.test(values.email ?? '') ? undefined : t('delegate.invalid')),
+    });
+    if (!answer) return;
+    this.#setBusy(true);
+    const email = answer.values.email ?? '';
+    try {
+      await this.#ctx.api.delegate(this.#documentId, email, answer.values.message ?? '');
+    } catch (error) {
+      this.#setBusy(false);
+      if (error instanceof ApiFailure && error.status === 403) {
+        // The share has no `delegate` right: the button goes, the server's reason stays on screen.
+        this.#delegateRefused = true;
+        this.#renderActions();
+      }
+      this.#showError(error);
+      return;
+    }
+    this.#setBusy(false);
+    this.#delegatedTo = email;
+    await this.#finish('delegated');
+  }
+
+  async #download(): Promise<void> {
+    const fileId = this.#doc.pdfFile?.content;
+    if (!fileId) return;
+    try {
+      const bytes = await this.#ctx.api.file(fileId);
+      const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+      const link = h('a', { href: url, download: `${safeName(this.#doc.documentTitle)}.pdf`, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      this.#showError(error);
+    }
+  }
+}
+
+function safeName(title: string): string {
+  return (
+    title
+      .replace(/[\\/:*?"<>|\p{Cc}]+/gu, ' ')
+      .trim()
+      .slice(0, 120) || 'document'
+  );
+}

@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/**
+ * The signer's page (issue 9). Built into dist/web and served by the API server from the same origin
+ * (src/http/routes/signer-page.ts): `/web/assets/*` carry content hashes and are cached for a year.
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/web/',
+  publicDir: false,
+  build: {
+    outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // Assets are always files: the page's Content-Security-Policy allows no data: URLs for scripts or fonts.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+    target: 'es2022',
+    chunkSizeWarningLimit: 2048,
+    reportCompressedSize: false,
+  },
+  server: { fs: { allow: ['..'] } },
+});
