@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { ringDoorbell } from '../jobs/doorbell.js';
 import type { Database } from '../store/db/schema.js';
-import { deliveryBody, enqueueDelivery } from './delivery-job.js';
+import {
+  DELIVERY_JOB_TYPE,
+  DELIVERY_WINDOW_MS,
+  deliveryBody,
+  enqueueDelivery,
+  webhookLane,
+} from './delivery-job.js';
 
 /** Webhook `event` values (Contract: Sharing and external recipients, Events). */
 export const EVENT_NAMES = [
@@ -50,6 +57,7 @@ export async function emitEvent(
   trx: Kysely<Database>,
   event: DocumentEvent,
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) return emitInOneStatement(trx, event);
   const eventId = randomUUID();
   const at = event.at.toISOString();
   await trx
@@ -103,4 +111,59 @@ export async function emitEvent(
     deliveryIds.push(deliveryId);
   }
   return { eventId, deliveryIds };
+}
+
+/**
+ * emitEvent on PostgreSQL, where each statement is a round trip that costs more than the work: the
+ * event, the covering webhooks, their lanes, jobs and deliveries in one statement (the same rows
+ * and the same lane locks, taken in webhook id order, as the steps above).
+ */
+async function emitInOneStatement(
+  trx: Kysely<Database>,
+  event: DocumentEvent,
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const eventId = randomUUID();
+  const at = event.at.toISOString();
+  const deadline = new Date(event.at.getTime() + DELIVERY_WINDOW_MS).toISOString();
+  const body = deliveryBody({ ...event, timestamp: at });
+  const lanePrefix = webhookLane('');
+  // `hooks` is materialized (it is read twice), so each webhook gets one delivery id and one job id.
+  const { rows } = await sql<{ id: string }>`
+    with event as (
+      insert into events (id, tenant_id, organization_id, document_id, event, actor, occurred_at)
+      values (${eventId}, ${event.tenantId}, ${event.organizationId}, ${event.documentId}, ${event.event},
+              ${event.actor}, ${at}::timestamptz)
+    ),
+    hooks as materialized (
+      select id as webhook_id, ${lanePrefix}::text || id as lane,
+             gen_random_uuid()::text as delivery_id, gen_random_uuid()::text as job_id
+      from webhooks
+      where tenant_id = ${event.tenantId}
+        and (type = 'tenant' or (type = 'organization' and organization_id = ${event.organizationId}))
+    ),
+    lanes as (
+      insert into job_lanes (key, last_seq, active, updated_at)
+      select lane, 1, 1, ${at}::timestamptz from hooks order by webhook_id
+      on conflict (key) do update
+        set last_seq = job_lanes.last_seq + 1, active = job_lanes.active + 1, updated_at = excluded.updated_at
+      returning key, last_seq, active
+    ),
+    queued as (
+      insert into jobs (id, type, payload, status, run_at, attempts, max_attempts, deadline_at,
+                        ordering_key, ordering_seq, created_at, updated_at)
+      select h.job_id, ${DELIVERY_JOB_TYPE},
+             jsonb_build_object('deliveryId', h.delivery_id, 'webhookId', h.webhook_id,
+                                'event', ${event.event}::text, 'body', ${body}::text),
+             'queued', case when l.active > 1 then null else ${at}::timestamptz end, 0, null,
+             ${deadline}::timestamptz, l.key, l.last_seq, ${at}::timestamptz, ${at}::timestamptz
+      from hooks h join lanes l on l.key = h.lane
+    )
+    insert into webhook_deliveries (id, webhook_id, event_id, seq, job_id, created_at)
+    select h.delivery_id, h.webhook_id, ${eventId}, l.last_seq, h.job_id, ${at}::timestamptz
+    from hooks h join lanes l on l.key = h.lane
+    order by h.webhook_id
+    returning id
+  `.execute(trx);
+  if (rows.length > 0) ringDoorbell();
+  return { eventId, deliveryIds: rows.map((row) => row.id) };
 }

@@ -51,7 +51,7 @@ export async function openPostgres(options: {
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   });
   const db = new Kysely<Database>({
-    dialect: new SchemaScopedPostgresDialect({ pool: namedSelects(pool) }, schema ?? 'public'),
+    dialect: new SchemaScopedPostgresDialect({ pool: namedStatements(pool) }, schema ?? 'public'),
   });
   return {
     db,
@@ -69,18 +69,23 @@ export async function openPostgres(options: {
 // Errors that mean a named statement cannot be reused as it was prepared: "cached plan must not change
 // result type" (a table changed under it) and "prepared statement does not exist".
 const STALE_STATEMENT = new Set(['0A000', '26000']);
+// Queries worth preparing (not BEGIN, COMMIT, SET or DDL).
+const STATEMENT = /^\s*(select|with|insert|update|delete)\b/i;
+const MAX_NAMED_STATEMENTS = 1_000;
 
 /**
- * Sends SELECTs as named prepared statements, so PostgreSQL parses and plans each distinct query once
- * per connection instead of on every execution (measured: the planner took ≈ 350 µs of PostgreSQL CPU
- * per authenticated request; bench/README.md). A statement that went stale (a migration changed a
- * table under it) is run once unnamed, which is always correct.
+ * Sends queries as named prepared statements, so PostgreSQL parses and plans each distinct query
+ * once per connection instead of on every execution (measured: the planner took ≈ 350 µs of
+ * PostgreSQL CPU per authenticated request; bench/README.md). Statements whose text varies with
+ * their input (a multi-row insert) would fill each connection with plans used once: past
+ * MAX_NAMED_STATEMENTS distinct texts, new ones go unnamed. A statement that went stale (a migration
+ * changed a table under it) is run once unnamed, which is always correct.
  */
-function namedSelects(pool: pg.Pool): pg.Pool {
+function namedStatements(pool: pg.Pool): pg.Pool {
   const names = new Map<string, string>();
-  const nameOf = (text: string) => {
+  const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
-    if (!name) {
+    if (!name && names.size < MAX_NAMED_STATEMENTS) {
       name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       names.set(text, name);
     }
@@ -91,10 +96,11 @@ function namedSelects(pool: pg.Pool): pg.Pool {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
         return (text: unknown, values?: unknown[]) => {
-          if (typeof text !== 'string' || !/^\s*select\b/i.test(text)) {
+          const name = typeof text === 'string' && STATEMENT.test(text) ? nameOf(text) : undefined;
+          if (typeof text !== 'string' || name === undefined) {
             return (target.query as (t: unknown, v?: unknown[]) => Promise<unknown>)(text, values);
           }
-          return target.query({ name: nameOf(text), text, values }).catch((error: { code?: string }) => {
+          return target.query({ name, text, values }).catch((error: { code?: string }) => {
             if (error.code && STALE_STATEMENT.has(error.code)) return target.query(text, values);
             throw error;
           });
