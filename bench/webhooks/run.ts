@@ -37,7 +37,7 @@ const USAGE = `Usage: npm run bench:webhooks -- [options]
   --db sqlite|postgres   only this database (default: sqlite, then postgres)
   --events N             events in the backlog drained for throughput (default 5000)
   --webhooks N           organizations, one webhook each; events spread over them (default 16)
-  --rate N               events per second in the latency run (default 500)
+  --rate N               events per second in the latency run (default 1000, the target)
   --seconds S            length of the latency run (default 5)
   --concurrency N        deliveries a worker runs at once (default 32)
 Environment: BENCH_DATABASE_URL (default ${DEFAULT_POSTGRES_URL}).`;
@@ -87,7 +87,7 @@ function readSettings(): Settings {
     databases: values.db ? [values.db] : ['sqlite', 'postgres'],
     events: positive(values.events, 'events', 5_000),
     webhooks: positive(values.webhooks, 'webhooks', 16),
-    rate: positive(values.rate, 'rate', 500),
+    rate: positive(values.rate, 'rate', 1_000),
     seconds: positive(values.seconds, 'seconds', 5),
     concurrency: positive(values.concurrency, 'concurrency', 32),
     postgresUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_POSTGRES_URL,
