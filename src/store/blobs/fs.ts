@@ -9,6 +9,10 @@ import { pipeline } from 'node:stream/promises';
 import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
 import type { BlobStore, ByteRange, PutOptions, StoredBlob } from './blob-store.js';
 
+// The temp file's write buffer: the request keeps being read and hashed while the thread pool writes
+// what came before (with the default 16 KiB, reading waited for each write in turn).
+const SINK_BUFFER_BYTES = 1024 * 1024;
+
 export interface FsBlobStoreOptions {
   /** Directory holding the blobs; created on first use. */
   root: string;
@@ -60,7 +64,7 @@ export class FsBlobStore implements BlobStore {
     let published = false;
     try {
       // flush: the temp file is fsynced before it closes, hence before the rename can publish it.
-      const sink = createWriteStream(tmpPath, { flags: 'wx', flush: true });
+      const sink = createWriteStream(tmpPath, { flags: 'wx', flush: true, highWaterMark: SINK_BUFFER_BYTES });
       // pipeline destroys the source too when anything fails, so an oversized upload stops being read.
       await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, meter, sink);
 
