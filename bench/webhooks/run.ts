@@ -270,6 +270,7 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     // The backlog, with a few transactions in flight (PostgreSQL runs them side by side; SQLite
     // serialises them on its one connection).
     let started = Date.now();
+    const emitCpuBefore = process.cpuUsage();
     let next = 0;
     let lastPrint = Date.now();
     const emitters = Array.from({ length: 8 }, async () => {
@@ -284,7 +285,11 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     });
     await Promise.all(emitters);
     const emittedPerSecond = settings.events / ((Date.now() - started) / 1000);
-    console.log(`  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s`);
+    const emitCpu = process.cpuUsage(emitCpuBefore);
+    const emitCpuMs = (emitCpu.user + emitCpu.system) / 1000 / settings.events;
+    console.log(
+      `  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s, ${emitCpuMs.toFixed(2)} ms CPU per event (this process)`,
+    );
 
     started = Date.now();
     const cpuBefore = process.cpuUsage();
