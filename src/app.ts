@@ -137,7 +137,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Sizes are enforced while streaming to storage (per tenant limits), not by the parser.
   await server.register(fastifyMultipart, {
     // Larger buffers than the 16 KiB default let parsing, hashing and the file writes overlap
-    // (bench/upload); an upload holds at most about 2 MiB of them.
+    // (bench/upload); with the temp file's (FsBlobStore) an upload holds at most about 3 MiB.
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
     limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
