@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { EVENT_NAMES } from '../../src/webhooks/emit-event.js';
+import { EVENT_NAMES, emitEvent } from '../../src/webhooks/emit-event.js';
 import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
 import {
   createWebhook,
@@ -203,6 +203,51 @@ describe('Contract: webhook delivery (signed, at-least-once, retried for 24 hour
             ['doc-c', 200],
           ],
         );
+      },
+    );
+  });
+
+  it('an event whose change rolls back is never sent, and leaves its webhook’s lane as it was', async () => {
+    await withReceiver(
+      () => 200,
+      async (receiver, hook) => {
+        const at = server.app.deps.clock.now();
+        await assert.rejects(
+          server.app.deps.db.transaction().execute(async (trx) => {
+            await emitEvent(trx, {
+              ...scope,
+              documentId: 'doc-undone',
+              event: 'documentEdited',
+              actor: 'a',
+              at,
+            });
+            throw new Error('the change failed after its event');
+          }),
+          /the change failed after its event/,
+        );
+        // Had the rolled-back event taken a place in the lane, this one would wait behind it for good.
+        await emit(server, scope, 'documentEdited', 'doc-after');
+        await waitFor(
+          () => receiver.received.some((r) => r.json.documentId === 'doc-after'),
+          10_000,
+          'the committed event',
+        );
+        server.app.worker?.wake();
+        await sleep(300);
+        assert.deepEqual(
+          receiver.received.map((r) => r.json.documentId),
+          ['doc-after'],
+        );
+        assert.deepEqual(
+          (await deliveries(hook.id)).map((d) => d.documentId),
+          ['doc-after'],
+        );
+        const undone = await server.app.deps.db
+          .selectFrom('events')
+          .select('id')
+          .where('document_id', '=', 'doc-undone')
+          .execute();
+        assert.deepEqual(undone, [], 'no event row either');
       },
     );
   });
