@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { ringDoorbell } from '../jobs/doorbell.js';
+import { dialectOf } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import {
   DELIVERY_JOB_TYPE,
@@ -57,7 +58,7 @@ export async function emitEvent(
   trx: Kysely<Database>,
   event: DocumentEvent,
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) return emitInOneStatement(trx, event);
+  if (dialectOf(trx).name === 'postgres') return emitInOneStatement(trx, event);
   const eventId = randomUUID();
   const at = event.at.toISOString();
   await trx

@@ -1,5 +1,5 @@
 import type { ColumnDataType, Expression, Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
@@ -39,6 +39,14 @@ export const postgresDialect: SqlDialect = Object.freeze({
   json: (value: string) => sql`${value}::jsonb`,
   skipLocked: true,
 });
+
+/**
+ * The dialect behind a Kysely instance or transaction, for code that receives only `trx` (an event
+ * emitted inside a document change).
+ */
+export function dialectOf<DB>(db: Kysely<DB>): SqlDialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? postgresDialect : sqliteDialect;
+}
 
 /** The open database: Kysely, the dialect's differences, and its lifecycle. */
 export interface DatabaseHandle<DB> {
