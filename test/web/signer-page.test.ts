@@ -342,6 +342,39 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         }
       });
 
+      it('after signing, a keyboard user who moved on keeps their place when the signed PDF arrives late', async () => {
+        const id = await newDoc('Slow signed copy');
+        const token = await shareExternal(id, 'sol@example.org');
+        const s = await Session.open(browser, 'sign-slow-pdf', 'desktop');
+        let slow = false;
+        try {
+          // Once signed, every PDF download takes a while: the page is usable before the new copy shows.
+          await s.page.route('**/files/loadFile/hash/**', async (route) => {
+            if (slow) await sleep(1_500);
+            await route.continue();
+          });
+          await s.page.goto(link(token));
+          await waitForPdf(s);
+          await typeSignature(s, 'Sol Slow');
+          slow = true;
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          // The outcome has the focus as soon as it shows (not once the new copy has loaded).
+          assert.equal(await s.focused(), 'Thank you, you have signed');
+          await s.tabTo(/^Download the signed PDF$/);
+          await waitForPdf(s);
+          await s.page.waitForFunction(
+            `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
+          );
+          await s.expectFocus('Download the signed PDF');
+          const file = await download(s, () => s.page.keyboard.press('Enter'));
+          await assertSignedPdf(file, 2);
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
       it('rejecting with a reason on a phone: the document becomes rejected and the owner reads the reason', async () => {
         const id = await newDoc('Offer to reject');
         const token = await shareExternal(id, 'rita@example.org');

@@ -90,7 +90,7 @@ async function openDocument(
     doc,
   );
   rerender = () => void page.render();
-  await page.render(focusTitle);
+  await page.render(focusTitle ? 'title' : undefined);
 }
 
 // --- identity providers (GET /share/oidc/:provider leaves the page and comes back to it) ---

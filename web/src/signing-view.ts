@@ -106,10 +106,12 @@ export class SigningPage {
   }
 
   /**
-   * Builds the page from the current state (also after a change of language). `focusTitle` after a
-   * step the user took (unlocking, opening from the list), so keyboard users start at the title.
+   * Builds the page from the current state (also after a change of language). `focus` after a step
+   * the user took: the title (unlocking, opening from the list), so keyboard users start there, or
+   * the notice (an outcome). Focus moves before the PDF loads, never after: by then the user may have
+   * moved on.
    */
-  async render(focusTitle = false): Promise<void> {
+  async render(focus: 'title' | 'notice' | undefined = undefined): Promise<void> {
     // pdf.js is the bulk of the page's code: loaded only here, so unlocking and signing in start fast.
     const { PdfViewer } = await import('./pdf-viewer.js');
     this.#viewer?.destroy();
@@ -149,8 +151,8 @@ export class SigningPage {
     layout.append(viewer.element, this.#actions);
     this.#main.replaceChildren(layout);
     this.#main.dataset.view = 'document';
-    if (focusTitle) focusHeading(title);
-    this.#renderNotice(false);
+    if (focus === 'title') focusHeading(title);
+    this.#renderNotice(focus === 'notice');
     this.#renderActions();
     await this.#loadPdf();
   }
@@ -587,14 +589,15 @@ export class SigningPage {
     } catch {
       // The outcome stands; the document's new state shows on the next visit.
     }
+    if (outcome === 'signed' && this.#doc.pdfFile?.content !== this.#pdfFileId) {
+      // The page is built again around the signed PDF, the outcome focused once.
+      this.#fields = [];
+      await this.render('notice');
+      return;
+    }
     for (const buttons of this.#buttons.values()) for (const b of buttons) b.disabled = true;
     this.#renderActions();
     this.#renderNotice(true);
-    if (outcome === 'signed' && this.#doc.pdfFile?.content !== this.#pdfFileId) {
-      this.#fields = [];
-      await this.render();
-      this.#renderNotice(true);
-    }
   }
 
   async #sign(): Promise<void> {
