@@ -72,7 +72,10 @@ export interface AppOptions {
   clock?: Clock;
   /** pino options, or false for no logs (tests). */
   logger?: boolean | Record<string, unknown>;
-  /** Job worker settings, or false to run none (tests that drive the queue by hand). */
+  /**
+   * Job worker settings (over the configuration's), or false to run none (tests that drive the queue
+   * by hand). Unset: as the configuration says (JOB_WORKER).
+   */
   worker?: false | WorkerOptions;
 }
 
@@ -204,8 +207,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { prefix: API_PREFIX },
   );
 
-  const worker =
-    options.worker === false ? undefined : new Worker(deps, { logger: server.log, ...options.worker });
+  const runWorker = options.worker === undefined ? config.jobs.worker : options.worker !== false;
+  const worker = runWorker
+    ? new Worker(deps, {
+        logger: server.log,
+        concurrency: config.jobs.concurrency,
+        pollIntervalMs: config.jobs.pollIntervalMs,
+        wakeUps: database.listenForJobs,
+        ...(options.worker || {}),
+      })
+    : undefined;
   if (worker) {
     registerWebhookJobs(worker, deps);
     registerNotificationJobs(worker, {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { serve } from './main.js';
+import { serve, work } from './main.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { migrateToLatest } from './store/db/migrate.js';
 import { openDatabase } from './store/db/open-database.js';
@@ -11,6 +11,7 @@ const USAGE = `Usage: signery <command>
 
 Commands:
   serve                         start the API server (same as npm start)
+  worker                        run the job worker only, no HTTP (beside API nodes with JOB_WORKER=false)
   migrate                       apply pending database migrations and exit
   create-admin <name> [tenant]  create a super-administrator; the password is read from
                                 ADMIN_PASSWORD or, when unset, from standard input
@@ -30,6 +31,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       await serve();
+      return -1;
+    case 'worker':
+      await work();
       return -1;
     case 'migrate': {
       const database = await openDatabase(loadConfig());

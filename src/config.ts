@@ -38,6 +38,17 @@ export interface Config {
   trustProxy: boolean;
   /** OpenID Connect providers users may sign in with (OIDC_PROVIDERS); empty when none. */
   oidcProviders: OidcProviderConfig[];
+  jobs: JobsConfig;
+}
+
+/** The background job worker of this process (webhook delivery, mail, reminders, expiry). */
+export interface JobsConfig {
+  /** Whether `serve` runs one (JOB_WORKER); `signery worker` always does. */
+  worker: boolean;
+  /** Jobs it runs at once (JOB_CONCURRENCY). */
+  concurrency: number;
+  /** How often it looks for due jobs when nothing woke it (JOB_POLL_INTERVAL_MS). */
+  pollIntervalMs: number;
 }
 
 export interface S3Config {
@@ -132,6 +143,11 @@ export function loadConfig(env: Env = process.env): Config {
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1),
     trustProxy: flag(env, 'TRUST_PROXY'),
     oidcProviders: oidcProviders(text(env, 'OIDC_PROVIDERS')),
+    jobs: {
+      worker: !/^(false|0|no)$/i.test(text(env, 'JOB_WORKER') ?? 'true'),
+      concurrency: integer(env, 'JOB_CONCURRENCY', 16, 1),
+      pollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 200, 10),
+    },
   };
 }
 

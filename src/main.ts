@@ -1,10 +1,28 @@
-import { buildApp } from './app.js';
+import { buildApp, type App } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
 /** `npm start` / `signery serve`: configuration → app → listen; SIGTERM/SIGINT drain and stop. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const app = await buildApp(config);
+  stopOnSignals(app);
+  await app.server.listen({ port: config.port, host: config.host });
+}
+
+/**
+ * `signery worker`: a node that runs the job worker only (webhook delivery, mail, reminders) and
+ * serves no HTTP, beside API nodes started with JOB_WORKER=false. SIGTERM/SIGINT let the jobs
+ * running finish.
+ */
+export async function work(): Promise<void> {
+  const app = await buildApp(loadConfig(), { worker: {} });
+  // The worker's timers do not hold a process open (see Worker); this node lives until a signal.
+  setInterval(() => undefined, 2 ** 30);
+  stopOnSignals(app);
+  app.server.log.info({ workerId: app.worker?.id }, 'job worker started (no HTTP)');
+}
+
+function stopOnSignals(app: App): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -22,7 +40,6 @@ export async function serve(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  await app.server.listen({ port: config.port, host: config.host });
 }
 
 // Runs when started as `node dist/main.js` (npm start), not when the CLI imports `serve`.

@@ -75,4 +75,14 @@ describe('the signery command', () => {
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /Usage: signery/);
   });
+
+  it('worker refuses a bad JOB_* setting by name before it starts', () => {
+    const refused = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
+      env: { ...env(), JOB_CONCURRENCY: '0' },
+      encoding: 'utf8',
+    });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /Configuration error: JOB_CONCURRENCY must be an integer of at least 1/);
+    assert.match(signery(['help']).stderr, /worker +run the job worker only/);
+  });
 });

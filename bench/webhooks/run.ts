@@ -15,7 +15,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +42,10 @@ const USAGE = `Usage: npm run bench:webhooks -- [options]
   --rate N               events per second in the latency run (default 1000, the target)
   --seconds S            length of the latency run (default 5)
   --concurrency N        deliveries a worker runs at once (default 32)
+  --worker inline|node   inline (default): one process emits and delivers, as one node (the API and its
+                         worker) does; node: a worker-only node (\`signery worker\`, a child process)
+                         delivers while this process emits as an API node with JOB_WORKER=false would
+                         (PostgreSQL wakes it with NOTIFY; on SQLite it finds jobs by polling)
 Environment: BENCH_DATABASE_URL (default ${DEFAULT_POSTGRES_URL}).`;
 
 interface Settings {
@@ -49,6 +55,7 @@ interface Settings {
   rate: number;
   seconds: number;
   concurrency: number;
+  worker: 'node' | 'inline' | undefined;
   postgresUrl: string;
 }
 
@@ -71,6 +78,7 @@ function readSettings(): Settings {
       rate: { type: 'string' },
       seconds: { type: 'string' },
       concurrency: { type: 'string' },
+      worker: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -83,6 +91,10 @@ function readSettings(): Settings {
     console.error(`--db must be sqlite or postgres\n\n${USAGE}`);
     process.exit(2);
   }
+  if (values.worker !== undefined && values.worker !== 'node' && values.worker !== 'inline') {
+    console.error(`--worker must be node or inline\n\n${USAGE}`);
+    process.exit(2);
+  }
   return {
     databases: values.db ? [values.db] : ['sqlite', 'postgres'],
     events: positive(values.events, 'events', 5_000),
@@ -90,6 +102,7 @@ function readSettings(): Settings {
     rate: positive(values.rate, 'rate', 1_000),
     seconds: positive(values.seconds, 'seconds', 5),
     concurrency: positive(values.concurrency, 'concurrency', 32),
+    worker: values.worker,
     postgresUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_POSTGRES_URL,
   };
 }
@@ -183,17 +196,18 @@ interface Result {
 async function setUp(
   kind: DatabaseKind,
   settings: Settings,
-): Promise<{ app: App; cleanup: () => Promise<void> }> {
+): Promise<{ app: App; env: Record<string, string>; cleanup: () => Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'signery-bench-webhooks-'));
   const schema = kind === 'postgres' ? `bench_${randomBytes(5).toString('hex')}` : undefined;
-  const config = loadConfig({
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'warn',
+    JOB_CONCURRENCY: String(settings.concurrency),
     ...(schema ? { DATABASE_URL: settings.postgresUrl, DATABASE_SCHEMA: schema } : {}),
-  });
+  };
   // The worker is started by the benchmark once the backlog is written.
-  const app = await buildApp(config, { logger: false, worker: false });
+  const app = await buildApp(loadConfig(env), { logger: false, worker: false });
   const cleanup = async () => {
     await app.close();
     await rm(dataDir, { recursive: true, force: true });
@@ -204,7 +218,76 @@ async function setUp(
       await client.end();
     }
   };
-  return { app, cleanup };
+  return { app, env, cleanup };
+}
+
+/** Who delivers: a worker in this process, or a worker-only node in a child process. */
+interface Deliverer {
+  readonly layout: string;
+  start(): Promise<void>;
+  /** CPU time (user + system) the delivering process has used so far, in ms; NaN when unknown. */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+function inlineDeliverer(app: App, concurrency: number): Deliverer {
+  const worker = new Worker(app.deps, { concurrency, wakeUps: app.database.listenForJobs });
+  registerWebhookJobs(worker, app.deps);
+  return {
+    layout: 'this process emits and delivers (one node: the API and its worker)',
+    start: async () => worker.start(),
+    cpuMs: () => {
+      const usage = process.cpuUsage();
+      return (usage.user + usage.system) / 1000;
+    },
+    stop: () => worker.stop(),
+  };
+}
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+/** `signery worker` in a child process, on the benchmark's database; woken by NOTIFY on PostgreSQL. */
+function nodeDeliverer(env: Record<string, string>): Deliverer {
+  let child: ChildProcess | undefined;
+  return {
+    layout: 'this process emits as an API node (JOB_WORKER=false) would; a `signery worker` node delivers',
+    async start() {
+      const started = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
+        env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      child = started;
+      await new Promise<void>((resolve, reject) => {
+        started.once('exit', (code) => reject(new Error(`signery worker exited (${code})`)));
+        let output = '';
+        let ready = false;
+        // Its log lines are read until it says it started, then dropped (the pipe must not fill).
+        started.stdout?.on('data', (chunk: Buffer) => {
+          if (ready) return;
+          output += chunk.toString('utf8');
+          ready = output.includes('job worker started');
+          if (ready) resolve();
+        });
+      });
+    },
+    cpuMs() {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat: user and system time in clock ticks (100 per second).
+        const stat = readFileSync(`/proc/${child?.pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return (Number(fields[11]) + Number(fields[12])) * 10;
+      } catch {
+        return Number.NaN;
+      }
+    },
+    async stop() {
+      if (!child || child.exitCode !== null) return;
+      child.removeAllListeners('exit');
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /** Organizations with one webhook each, written directly (no administrator needed for a benchmark). */
@@ -260,9 +343,10 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
   console.log(`\n${kind}: ${settings.webhooks} webhooks, worker concurrency ${settings.concurrency}`);
   const receiver = new Receiver();
   await receiver.start();
-  const { app, cleanup } = await setUp(kind, settings);
-  const worker = new Worker(app.deps, { concurrency: settings.concurrency });
-  registerWebhookJobs(worker, app.deps);
+  const { app, env, cleanup } = await setUp(kind, settings);
+  const deliverer =
+    settings.worker === 'node' ? nodeDeliverer(env) : inlineDeliverer(app, settings.concurrency);
+  console.log(`  ${deliverer.layout}`);
   try {
     const scopes = await createWebhooks(app, settings.webhooks, receiver.url);
     const scopeOf = (n: number) => scopes[n % scopes.length]!;
@@ -291,18 +375,17 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
       `  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s, ${emitCpuMs.toFixed(2)} ms CPU per event (this process)`,
     );
 
-    started = Date.now();
-    const cpuBefore = process.cpuUsage();
     const delivered = receiver.waitFor(settings.events, 'backlog');
-    worker.start();
+    await deliverer.start();
+    started = Date.now();
+    const cpuBefore = deliverer.cpuMs();
     await delivered;
     const eventsPerSecond = settings.events / ((Date.now() - started) / 1000);
-    const cpu = process.cpuUsage(cpuBefore);
-    // CPU time of this process (the worker and its HTTP client) per delivered event: unlike the
-    // rate, it hardly moves with what else runs on the machine.
-    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / settings.events;
+    // CPU time of the delivering process (the worker and its HTTP client) per delivered event:
+    // unlike the rate, it hardly moves with what else runs on the machine.
+    const cpuMsPerEvent = (deliverer.cpuMs() - cpuBefore) / settings.events;
     console.log(
-      `  delivery: the backlog went out at ${Math.round(eventsPerSecond)} events/s, ${cpuMsPerEvent.toFixed(2)} ms CPU per event (this process)`,
+      `  delivery: the backlog went out at ${Math.round(eventsPerSecond)} events/s, ${cpuMsPerEvent.toFixed(2)} ms CPU per event (the delivering process)`,
     );
     const burstDuplicates = receiver.duplicates;
 
@@ -344,7 +427,7 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     );
     return result;
   } finally {
-    await worker.stop();
+    await deliverer.stop();
     await cleanup();
     receiver.close();
   }
@@ -353,7 +436,7 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
 async function main(): Promise<void> {
   const settings = readSettings();
   console.log(
-    `webhook delivery benchmark — Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(1)}; app, worker and emitter share this process; the receiver runs in another`,
+    `webhook delivery benchmark — Node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(1)}; the receiver runs in a process of its own`,
   );
   const results: Result[] = [];
   for (const kind of settings.databases) {

@@ -10,7 +10,7 @@ import {
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { Database, JobTable } from '../store/db/schema.js';
-import { ringDoorbell } from './doorbell.js';
+import { ringDoorbellWith } from './doorbell.js';
 
 /**
  * The durable job queue (DESIGN: Stack, jobs): one `jobs` table, claimed with
@@ -138,7 +138,7 @@ export async function enqueue(trx: Kysely<Database>, options: EnqueueOptions): P
     })
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) ringDoorbell();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) await ringDoorbellWith(trx);
   return { id, orderingSeq };
 }
 
@@ -333,7 +333,7 @@ export async function runNow(trx: Kysely<Database>, jobId: string, now: Date): P
     .where('run_at', '>', now.toISOString())
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
-  ringDoorbell();
+  await ringDoorbellWith(trx);
   return true;
 }
 

@@ -66,6 +66,11 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Names this worker in `jobs.locked_by`. Default host/pid/random. */
   id?: string;
+  /**
+   * Wake-ups from other processes (DatabaseHandle.listenForJobs on PostgreSQL): jobs enqueued on
+   * another node are then claimed at once, not at the next poll.
+   */
+  wakeUps?: ((wake: () => void, onError: (error: unknown) => void) => () => void) | undefined;
   logger?: JobLogger;
 }
 
@@ -97,6 +102,7 @@ export class Worker {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #log: JobLogger;
+  readonly #wakeUps: WorkerOptions['wakeUps'];
   readonly #handlers = new Map<string, JobHandler>();
   readonly #schedules: { schedule: Schedule; lastTick: number }[] = [];
   readonly #running = new Set<Promise<void>>();
@@ -105,7 +111,7 @@ export class Worker {
   #stopping = false;
   #woken = false;
   #wakeSleeper: (() => void) | undefined;
-  #unlisten: (() => void) | undefined;
+  #unlisten: (() => void)[] = [];
   #consecutiveErrors = 0;
   #lastSweep = 0;
 
@@ -115,6 +121,7 @@ export class Worker {
     this.#concurrency = Math.max(1, options.concurrency ?? 16);
     this.#leaseMs = options.leaseMs ?? 15_000;
     this.#log = options.logger ?? SILENT;
+    this.#wakeUps = options.wakeUps;
     this.id = options.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   }
 
@@ -145,11 +152,17 @@ export class Worker {
     return this;
   }
 
-  /** Starts polling; also woken at once by enqueues in this process. */
+  /** Starts polling; also woken at once by enqueues in this process (and others', with `wakeUps`). */
   start(): void {
     if (this.#loop) return;
     this.#stopping = false;
-    this.#unlisten = listenToDoorbell(() => this.wake());
+    const wake = () => this.wake();
+    this.#unlisten = [listenToDoorbell(wake)];
+    this.#unlisten.push(
+      this.#wakeUps?.(wake, (error) => {
+        this.#log.warn({ err: error, workerId: this.id }, 'lost the wake-up connection; polling meanwhile');
+      }) ?? (() => undefined),
+    );
     this.#loop = this.#run();
   }
 
@@ -162,8 +175,7 @@ export class Worker {
   /** Stops claiming, then waits for the handlers running now to finish. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#unlisten?.();
-    this.#unlisten = undefined;
+    for (const unlisten of this.#unlisten.splice(0)) unlisten();
     this.wake();
     await this.#loop;
     this.#loop = undefined;

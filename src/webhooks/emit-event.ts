@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { ringDoorbell } from '../jobs/doorbell.js';
+import { NOTIFY_WORKERS, ringDoorbell } from '../jobs/doorbell.js';
 import { dialectOf } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import {
@@ -158,10 +158,13 @@ async function emitInOneStatement(
              'queued', case when l.active > 1 then null else ${at}::timestamptz end, 0, null,
              ${deadline}::timestamptz, l.key, l.last_seq, ${at}::timestamptz, ${at}::timestamptz
       from hooks h join lanes l on l.key = h.lane
-    )
+    ),
+    -- Wakes the workers of every node when this transaction commits; nothing to wake them for
+    -- without a covering webhook.
+    notified as (select ${NOTIFY_WORKERS} from (select from hooks limit 1) covered)
     insert into webhook_deliveries (id, webhook_id, event_id, seq, job_id, created_at)
     select h.delivery_id, h.webhook_id, ${eventId}, l.last_seq, h.job_id, ${at}::timestamptz
-    from hooks h join lanes l on l.key = h.lane
+    from hooks h join lanes l on l.key = h.lane left join notified on true
     order by h.webhook_id
     returning id
   `.execute(trx);

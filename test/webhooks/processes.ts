@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import pg from 'pg';
 import { ADMIN } from '../helpers/server.js';
 
 /** A Signery server in its own process, as `npm run dev` starts it. */
@@ -47,6 +49,30 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   };
 }
 
+/** `signery worker` (the job worker alone, no HTTP) in its own process; resolves once it has started. */
+export async function spawnWorkerNode(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], { env, stdio: 'pipe' });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('job worker started')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${output}`)));
+  });
+  return {
+    url: '',
+    child,
+    output: () => output,
+    async stop(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
 /** Runs a TypeScript file with tsx and resolves with its standard output when it exits 0. */
 export async function runScript(file: string, args: string[], env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { env, stdio: 'pipe' });
@@ -77,4 +103,21 @@ export async function createTenantWebhook(url: string, token: string, callbackUr
   });
   if (response.status !== 200) throw new Error(`webhook creation failed: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
+}
+
+/** Ends a several-node test: stops the nodes, closes what it opened, drops its PostgreSQL schema. */
+export async function tearDownNodes(setup: {
+  nodes: ServerProcess[];
+  closers: ({ close(): Promise<void> } | undefined)[];
+  dataDirs: string[];
+  databaseUrl: string;
+  schema: string;
+}): Promise<void> {
+  for (const node of setup.nodes) await node.stop('SIGTERM');
+  for (const closer of setup.closers) await closer?.close();
+  for (const dir of setup.dataDirs) await rm(dir, { recursive: true, force: true });
+  const client = new pg.Client({ connectionString: setup.databaseUrl });
+  await client.connect();
+  await client.query(`drop schema if exists "${setup.schema}" cascade`);
+  await client.end();
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import type { DatabaseHandle } from '../../src/store/db/dialect.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
@@ -12,7 +11,14 @@ import type { Database } from '../../src/store/db/schema.js';
 import { emitEvent } from '../../src/webhooks/emit-event.js';
 import { ADMIN, TEST_DATABASE_URL } from '../helpers/server.js';
 import { sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
-import { createTenantWebhook, logIn, serverEnv, spawnServer, type ServerProcess } from './processes.js';
+import {
+  createTenantWebhook,
+  logIn,
+  serverEnv,
+  spawnServer,
+  tearDownNodes,
+  type ServerProcess,
+} from './processes.js';
 
 const EVENTS = 60;
 const BURST = 4;
@@ -34,16 +40,15 @@ describe(
         await mkdtemp(join(tmpdir(), 'signery-node-b-')),
       ];
     });
-    after(async () => {
-      for (const server of servers) await server.stop('SIGTERM');
-      await database?.close();
-      await receiver.close();
-      for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    });
+    after(() =>
+      tearDownNodes({
+        nodes: servers,
+        closers: [database, receiver],
+        dataDirs,
+        databaseUrl: TEST_DATABASE_URL ?? '',
+        schema,
+      }),
+    );
 
     it('two server processes with the same DATABASE_URL and DATABASE_SCHEMA share the work without double delivery', async () => {
       const url = TEST_DATABASE_URL ?? '';

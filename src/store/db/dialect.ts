@@ -54,6 +54,13 @@ export interface DatabaseHandle<DB> {
   readonly dialect: SqlDialect;
   /** The PostgreSQL schema everything lives in (undefined on SQLite). */
   readonly schema: string | undefined;
+  /**
+   * PostgreSQL: calls `listener` when a transaction that enqueued a job commits on any node sharing
+   * the schema (LISTEN/NOTIFY; jobs/doorbell.ts), until the returned function is called; `onError`
+   * hears of a lost listening connection (it is opened again). Absent on SQLite.
+   */
+  readonly listenForJobs?:
+    ((listener: () => void, onError?: (error: unknown) => void) => () => void) | undefined;
   /** Resolves when the database answers a query (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

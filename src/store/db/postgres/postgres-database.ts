@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Kysely, sql } from 'kysely';
 import { postgresDialect, type DatabaseHandle } from '../dialect.js';
 import type { Database } from '../schema.js';
+import { JobNotifications } from './job-notifications.js';
 import { SchemaScopedPostgresDialect } from './schema-introspector.js';
 
 const TIMESTAMPTZ = 1184;
@@ -44,23 +45,26 @@ export async function openPostgres(options: {
       await admin.end();
     }
   }
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: options.url,
-    max: options.maxConnections ?? 10,
     types,
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10 });
   const db = new Kysely<Database>({
     dialect: new SchemaScopedPostgresDialect({ pool: namedStatements(pool) }, schema ?? 'public'),
   });
+  const notifications = new JobNotifications(connection);
   return {
     db,
     dialect: postgresDialect,
     schema: schema ?? 'public',
+    listenForJobs: (listener, onError) => notifications.subscribe(listener, onError),
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
+      notifications.close();
       await db.destroy();
     },
   };
