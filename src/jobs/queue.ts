@@ -10,7 +10,7 @@ import {
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { Database, JobTable } from '../store/db/schema.js';
-import { ringDoorbellWith } from './doorbell.js';
+import { NOTIFY_WORKERS, ringDoorbellWith } from './doorbell.js';
 
 /**
  * The durable job queue (DESIGN: Stack, jobs): one `jobs` table, claimed with
@@ -419,7 +419,8 @@ async function finish(
         return true;
       }
     }
-    await next.set({ run_at: at, updated_at: at }).execute();
+    const due = await next.set({ run_at: at, updated_at: at }).executeTakeFirst();
+    if (due.numUpdatedRows > 0n) await ringDoorbellWith(trx);
   }
   return true;
 }
@@ -547,6 +548,8 @@ async function settleInOneStatement(
             returning *
           )`
       : sql`, next as (select * from jobs where false)`;
+  // A next job made due rather than taken wakes the workers of every node, as an enqueue does.
+  const wake = sql`, woken as (select ${NOTIFY_WORKERS} from next where status = 'queued')`;
   const recordStep = record
     ? sql`, record as (
           insert into ${sql.table(record.into)} (${sql.join(Object.keys(record.values).map((c) => sql.ref(c)))})
@@ -557,8 +560,9 @@ async function settleInOneStatement(
     with ${laneSteps}
     job as (update jobs set ${jobSet} where ${owned} and (select ok from ok) returning id)
     ${nextSteps}
+    ${wake}
     ${recordStep}
-    select ok.ok, exists (select from job) as settled, next.*
+    select ok.ok, exists (select from job) as settled, (select count(*) from woken) as woken, next.*
     from ok left join next on true`.execute(db);
   const row = result.rows[0];
   if (!row?.ok) return 'lane changed';
@@ -579,5 +583,7 @@ export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Dat
       updated_at: now.toISOString(),
     }))
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  if (result.numUpdatedRows === 0n) return false;
+  await ringDoorbellWith(db);
+  return true;
 }

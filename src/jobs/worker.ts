@@ -158,11 +158,10 @@ export class Worker {
     this.#stopping = false;
     const wake = () => this.wake();
     this.#unlisten = [listenToDoorbell(wake)];
-    this.#unlisten.push(
-      this.#wakeUps?.(wake, (error) => {
-        this.#log.warn({ err: error, workerId: this.id }, 'lost the wake-up connection; polling meanwhile');
-      }) ?? (() => undefined),
-    );
+    const stopWakeUps = this.#wakeUps?.(wake, (error) => {
+      this.#log.warn({ err: error, workerId: this.id }, 'lost the wake-up connection; polling meanwhile');
+    });
+    if (stopWakeUps) this.#unlisten.push(stopWakeUps);
     this.#loop = this.#run();
   }
 
