@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 
 // USER_HZ: the unit of /proc/<pid>/stat and /proc/stat. 100 on every mainstream Linux build.
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 export interface CpuSnapshot {
   at: number;
@@ -46,7 +46,7 @@ function processTicks(pid: number): number {
 
 // PostgreSQL is a system service, not pinned: its backends share the cores with the server and the
 // load generator, so their time is counted apart rather than mistaken for foreign noise.
-function allPostgresTicks(): number {
+export function allPostgresTicks(): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -60,7 +60,7 @@ function allPostgresTicks(): number {
   return ticks;
 }
 
-function cpuBusyTicks(): number[] {
+export function cpuBusyTicks(): number[] {
   const busy: number[] = [];
   for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
     const match = /^cpu(\d+) (.*)$/.exec(line);

@@ -29,6 +29,7 @@ import { Worker } from '../../src/jobs/worker.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { emitEvent } from '../../src/webhooks/emit-event.js';
 import { registerWebhookJobs } from '../../src/webhooks/webhook-jobs.js';
+import { allPostgresTicks, cpuBusyTicks, TICKS_PER_SECOND } from '../api/cpu.js';
 import type { ReceiverMessage } from './receiver.js';
 
 type DatabaseKind = 'sqlite' | 'postgres';
@@ -46,6 +47,7 @@ const USAGE = `Usage: npm run bench:webhooks -- [options]
                          worker) does; node: a worker-only node (\`signery worker\`, a child process)
                          delivers while this process emits as an API node with JOB_WORKER=false would
                          (PostgreSQL wakes it with NOTIFY; on SQLite it finds jobs by polling)
+  --cpu-prof-dir DIR     with --worker node: the worker node writes a V8 CPU profile into DIR
 Environment: BENCH_DATABASE_URL (default ${DEFAULT_POSTGRES_URL}).`;
 
 interface Settings {
@@ -56,6 +58,8 @@ interface Settings {
   seconds: number;
   concurrency: number;
   worker: 'node' | 'inline' | undefined;
+  /** With --worker node: the worker node writes a V8 CPU profile (.cpuprofile) into this directory. */
+  cpuProfileDir: string | undefined;
   postgresUrl: string;
 }
 
@@ -79,6 +83,7 @@ function readSettings(): Settings {
       seconds: { type: 'string' },
       concurrency: { type: 'string' },
       worker: { type: 'string' },
+      'cpu-prof-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -103,6 +108,7 @@ function readSettings(): Settings {
     seconds: positive(values.seconds, 'seconds', 5),
     concurrency: positive(values.concurrency, 'concurrency', 32),
     worker: values.worker,
+    cpuProfileDir: values['cpu-prof-dir'],
     postgresUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_POSTGRES_URL,
   };
 }
@@ -178,6 +184,30 @@ class Receiver {
   }
 }
 
+/** CPU time of every PostgreSQL process so far, in ms; NaN for SQLite or without /proc. */
+function postgresCpuMs(kind: DatabaseKind): number {
+  if (kind !== 'postgres') return Number.NaN;
+  try {
+    return (allPostgresTicks() * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** ", x ms CPU per event (who)", or nothing when it could not be measured. */
+function perEvent(cpuMs: number, events: number, who: string): string {
+  return Number.isFinite(cpuMs) ? `, ${(cpuMs / events).toFixed(2)} ms (${who})` : '';
+}
+
+/** The machine's busy CPU time so far (all cores, every process), in ms; NaN without /proc. */
+function machineBusyMs(): number {
+  try {
+    return (cpuBusyTicks().reduce((sum, ticks) => sum + ticks, 0) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -247,15 +277,25 @@ function inlineDeliverer(app: App, concurrency: number): Deliverer {
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 /** `signery worker` in a child process, on the benchmark's database; woken by NOTIFY on PostgreSQL. */
-function nodeDeliverer(env: Record<string, string>): Deliverer {
+function nodeDeliverer(env: Record<string, string>, cpuProfileDir: string | undefined): Deliverer {
   let child: ChildProcess | undefined;
   return {
     layout: 'this process emits as an API node (JOB_WORKER=false) would; a `signery worker` node delivers',
     async start() {
-      const started = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
-        env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const started = spawn(
+        process.execPath,
+        [
+          ...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []),
+          '--import',
+          'tsx',
+          CLI,
+          'worker',
+        ],
+        {
+          env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       child = started;
       await new Promise<void>((resolve, reject) => {
         started.once('exit', (code) => reject(new Error(`signery worker exited (${code})`)));
@@ -345,7 +385,9 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
   await receiver.start();
   const { app, env, cleanup } = await setUp(kind, settings);
   const deliverer =
-    settings.worker === 'node' ? nodeDeliverer(env) : inlineDeliverer(app, settings.concurrency);
+    settings.worker === 'node'
+      ? nodeDeliverer(env, settings.cpuProfileDir)
+      : inlineDeliverer(app, settings.concurrency);
   console.log(`  ${deliverer.layout}`);
   try {
     const scopes = await createWebhooks(app, settings.webhooks, receiver.url);
@@ -355,6 +397,7 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     // serialises them on its one connection).
     let started = Date.now();
     const emitCpuBefore = process.cpuUsage();
+    const emitPostgresBefore = postgresCpuMs(kind);
     let next = 0;
     let lastPrint = Date.now();
     const emitters = Array.from({ length: 8 }, async () => {
@@ -372,20 +415,21 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     const emitCpu = process.cpuUsage(emitCpuBefore);
     const emitCpuMs = (emitCpu.user + emitCpu.system) / 1000 / settings.events;
     console.log(
-      `  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s, ${emitCpuMs.toFixed(2)} ms CPU per event (this process)`,
+      `  emit: ${settings.events} events written at ${Math.round(emittedPerSecond)} events/s, ${emitCpuMs.toFixed(2)} ms CPU per event (this process)${perEvent(postgresCpuMs(kind) - emitPostgresBefore, settings.events, 'PostgreSQL')}`,
     );
 
     const delivered = receiver.waitFor(settings.events, 'backlog');
     await deliverer.start();
     started = Date.now();
     const cpuBefore = deliverer.cpuMs();
+    const deliveryPostgresBefore = postgresCpuMs(kind);
     await delivered;
     const eventsPerSecond = settings.events / ((Date.now() - started) / 1000);
     // CPU time of the delivering process (the worker and its HTTP client) per delivered event:
     // unlike the rate, it hardly moves with what else runs on the machine.
     const cpuMsPerEvent = (deliverer.cpuMs() - cpuBefore) / settings.events;
     console.log(
-      `  delivery: the backlog went out at ${Math.round(eventsPerSecond)} events/s, ${cpuMsPerEvent.toFixed(2)} ms CPU per event (the delivering process)`,
+      `  delivery: the backlog went out at ${Math.round(eventsPerSecond)} events/s, ${cpuMsPerEvent.toFixed(2)} ms CPU per event (the delivering process)${perEvent(postgresCpuMs(kind) - deliveryPostgresBefore, settings.events, 'PostgreSQL')}`,
     );
     const burstDuplicates = receiver.duplicates;
 
@@ -393,6 +437,8 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     receiver.reset();
     const total = settings.rate * settings.seconds;
     const arrived = receiver.waitFor(total, `steady ${settings.rate}/s`);
+    const steadyStarted = performance.now();
+    const busyBefore = machineBusyMs();
     const perTick = settings.rate / 100;
     let sent = 0;
     let owed = 0;
@@ -413,6 +459,8 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     });
     await Promise.all(pending);
     await arrived;
+    const steadyMs = performance.now() - steadyStarted;
+    const busyMs = machineBusyMs() - busyBefore;
     const result: Result = {
       database: kind,
       emittedPerSecond,
@@ -425,6 +473,10 @@ async function measure(kind: DatabaseKind, settings: Settings): Promise<Result> 
     console.log(
       `  steady ${settings.rate}/s: delay from emit to delivery p50 ${result.p50} ms, p99 ${result.p99} ms`,
     );
+    if (Number.isFinite(busyMs))
+      console.log(
+        `  steady ${settings.rate}/s: the machine was ${Math.round((busyMs / steadyMs / cpus().length) * 100)} % busy (all ${cpus().length} CPUs, every process), ${(busyMs / total).toFixed(2)} ms of CPU per event`,
+      );
     return result;
   } finally {
     await deliverer.stop();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   sql,
   type Insertable,
+  type RawBuilder,
   type Kysely,
   type Selectable,
   type UpdateQueryBuilder,
@@ -439,14 +440,33 @@ export interface Settlement {
 
 export type SettleOutcome = { outcome: 'done' } | FailOutcome;
 
-// A PostgreSQL settlement that met a lane changed under it is run again this often, then in a
+/** One claimed job to settle, and whether its lane's next job may be handed to its worker. */
+export interface SettleRequest {
+  job: ClaimedJob;
+  settlement: Settlement;
+  handOff?: HandOff | undefined;
+}
+
+/** What became of one request of a batch: its outcome, or the error that kept it from being written. */
+export type SettleResult = { ok: true; outcome: SettleOutcome } | { ok: false; error: Error };
+
+/** A request with its outcome decided: what the statement or transaction writes. */
+interface PlannedSettlement {
+  job: ClaimedJob;
+  record: RecordedRow | undefined;
+  handOff: HandOff | undefined;
+  /** The trimmed failure text, null when the job is done. */
+  error: string | null;
+  next: SettleOutcome;
+}
+
+// A PostgreSQL settlement that met its lane changed under it is written again this often, then in a
 // transaction.
 const SETTLE_TRIES = 3;
 
 /**
- * Settles a claimed job, done or failed (see completeJob and failJob), and writes `record` with it:
- * on PostgreSQL in one statement, which is atomic by itself and costs one round trip instead of a
- * transaction's six; on SQLite in one write transaction.
+ * Settles one claimed job, done or failed (see completeJob and failJob), and writes `record` with it,
+ * as `settleJobs` does for several. Throws what kept it from being written.
  *
  * ```ts
  * await settleJob(db, dialect, job, { error: null, record: { into: 'webhook_attempts', values } }, now);
@@ -460,30 +480,128 @@ export async function settleJob(
   now: Date,
   options: { random?: () => number; handOff?: HandOff | undefined } = {},
 ): Promise<SettleOutcome> {
-  const error = settlement.error?.slice(0, 1000) ?? null;
-  const next: SettleOutcome = error === null ? { outcome: 'done' } : afterFailure(job, now, options);
+  const [result] = await settleJobs(
+    db,
+    dialect,
+    [{ job, settlement, handOff: options.handOff }],
+    now,
+    options,
+  );
+  if (!result) throw new Error('the settlement was not written');
+  if (!result.ok) throw result.error;
+  return result.outcome;
+}
+
+/**
+ * Settles several claimed jobs at once (a worker's jobs that finished while its previous settlement
+ * was being written), each with its record: on PostgreSQL in one statement for all of them, which is
+ * atomic by itself and costs one round trip instead of one per job (or a transaction's six each); on
+ * SQLite in one write transaction, so one commit (one fsync) for all. When the batch cannot be
+ * written (one record breaks a constraint, say), each job is settled alone, so one job's error
+ * reaches that job only. Never throws: each request gets its outcome or its error, in order.
+ * Two requests for jobs of one lane belong in different batches (the lane is locked once per batch).
+ */
+export async function settleJobs(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  requests: readonly SettleRequest[],
+  now: Date,
+  options: { random?: (() => number) | undefined } = {},
+): Promise<SettleResult[]> {
+  const plans = requests.map((request): PlannedSettlement => {
+    const error = request.settlement.error?.slice(0, 1000) ?? null;
+    return {
+      job: request.job,
+      record: request.settlement.record,
+      handOff: request.handOff,
+      error,
+      next: error === null ? { outcome: 'done' } : afterFailure(request.job, now, options),
+    };
+  });
+  const results: SettleResult[] = [];
+  let pending = plans.map((_, index) => index);
   if (dialect.name === 'postgres') {
-    for (let tries = 0; tries < SETTLE_TRIES; tries++) {
-      const settled = await settleInOneStatement(
-        db,
-        job,
-        next,
-        error,
-        settlement.record,
-        now,
-        options.handOff,
-      );
-      if (settled === 'lane changed') continue;
-      return settled ? next : { outcome: 'lost' };
+    for (let tries = 0; tries < SETTLE_TRIES && pending.length > 0; tries++) {
+      let settled: Map<number, boolean>;
+      try {
+        settled = await settleInOneStatement(
+          db,
+          pending.map((index) => plans[index] as PlannedSettlement),
+          now,
+        );
+      } catch {
+        // Settled alone below, where the request at fault gets its own error.
+        break;
+      }
+      pending = pending.filter((index, position) => {
+        const written = settled.get(position);
+        // Absent: its lane changed under the statement; it is written again.
+        if (written === undefined) return true;
+        const plan = plans[index] as PlannedSettlement;
+        results[index] = { ok: true, outcome: written ? plan.next : { outcome: 'lost' } };
+        return false;
+      });
     }
   }
-  return writeTransaction(db, dialect, async (trx) => {
-    if (settlement.record) await insertRecord(trx, settlement.record);
-    if (error === null) {
-      return (await completeJob(trx, job, now, options.handOff)) ? next : { outcome: 'lost' };
+  if (pending.length > 1) {
+    const chosen = pending.map((index) => plans[index] as PlannedSettlement);
+    try {
+      const outcomes = await settleInTransaction(db, dialect, chosen, now, options);
+      pending.forEach((index, position) => {
+        results[index] = { ok: true, outcome: outcomes[position] as SettleOutcome };
+      });
+      pending = [];
+    } catch {
+      // Settled alone below.
     }
-    return failJob(trx, job, error, now, { ...options, retry: next.outcome === 'retry' });
+  }
+  for (const index of pending) {
+    try {
+      const [outcome] = await settleInTransaction(
+        db,
+        dialect,
+        [plans[index] as PlannedSettlement],
+        now,
+        options,
+      );
+      results[index] = { ok: true, outcome: outcome as SettleOutcome };
+    } catch (error) {
+      results[index] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  }
+  return results;
+}
+
+/**
+ * The settlements in one write transaction, one after the other. Jobs handed off are given to their
+ * workers only once the transaction has committed: a rolled-back hand-off claimed nothing.
+ */
+async function settleInTransaction(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  plans: readonly PlannedSettlement[],
+  now: Date,
+  options: { random?: (() => number) | undefined },
+): Promise<SettleOutcome[]> {
+  const taken: (() => void)[] = [];
+  const deferred = (handOff: HandOff | undefined): HandOff | undefined =>
+    handOff && { ...handOff, take: (job) => taken.push(() => handOff.take(job)) };
+  const outcomes = await writeTransaction(db, dialect, async (trx) => {
+    const written: SettleOutcome[] = [];
+    for (const plan of plans) {
+      if (plan.record) await insertRecord(trx, plan.record);
+      const handOff = deferred(plan.handOff);
+      if (plan.error === null) {
+        written.push((await completeJob(trx, plan.job, now, handOff)) ? plan.next : { outcome: 'lost' });
+      } else {
+        const retry = plan.next.outcome === 'retry';
+        written.push(await failJob(trx, plan.job, plan.error, now, { ...options, retry, handOff }));
+      }
+    }
+    return written;
   });
+  for (const take of taken) take();
+  return outcomes;
 }
 
 function insertRecord(trx: Kysely<Database>, record: RecordedRow): Promise<unknown> {
@@ -491,85 +609,171 @@ function insertRecord(trx: Kysely<Database>, record: RecordedRow): Promise<unkno
 }
 
 /**
- * The settlement as one PostgreSQL statement: the job's update, the record, and for a lane's head
- * that finishes, the lane's count and its next job (made due, or handed off) — what `finish` does
- * in three statements. A statement reads one snapshot, taken before it waits for the lane's lock:
- * had an enqueue to this lane committed in between, its job would be invisible here and left
- * waiting for good. So the lane's `last_seq` as of the snapshot is compared with the one locked
- * (the latest), and when they differ nothing is written and 'lane changed' is returned: the caller
- * runs it again, with a snapshot that sees that job. Lock order as in `finish`: lane, then jobs.
+ * The settlements as one PostgreSQL statement: for each job, its update and its record, and for a
+ * lane's head that finishes, the lane's count and its next job (made due, or handed off) — what
+ * `finish` does in three statements per job. The jobs travel as arrays, one element per job, and
+ * the records as JSON, typed by their table's row type, so the statement's text depends only on
+ * which tables get records: it is prepared once.
+ *
+ * A statement reads one snapshot, taken before it waits for the lanes' locks: had an enqueue to a
+ * lane committed in between, its job would be invisible here. That matters only when the snapshot
+ * shows the head no next job (an invisible job comes after every visible one: sequence numbers are
+ * taken under the lane's lock, in commit order); then the lane's `last_seq` as of the snapshot is
+ * compared with the one locked (the latest), and when they differ the job is left out — nothing of
+ * it is written — to be written again with a snapshot that sees the new job. Lock order as in
+ * `finish`: lanes (in key order, as emitters take them), then jobs.
+ *
+ * The planner cannot know how many jobs a batch holds; the `= any(array)` conditions beside the
+ * joins let it look rows up by key instead of scanning the jobs table (whose size grows with the
+ * backlog).
+ *
+ * Returns, for each plan's slot, whether its job was settled (false: the claim was lost); a
+ * slot is absent when its lane changed.
  */
 async function settleInOneStatement(
   db: Kysely<Database>,
-  job: ClaimedJob,
-  next: SettleOutcome,
-  error: string | null,
-  record: RecordedRow | undefined,
+  plans: readonly PlannedSettlement[],
   now: Date,
-  handOff: HandOff | undefined,
-): Promise<boolean | 'lane changed'> {
+): Promise<Map<number, boolean>> {
   const at = now.toISOString();
-  const lane = job.orderingKey !== null && job.orderingSeq !== null ? job.orderingKey : undefined;
-  const finishing = next.outcome !== 'retry';
-  const jobSet =
-    next.outcome === 'retry'
-      ? sql`status = 'queued', run_at = ${next.runAt.toISOString()}, locked_by = null, lease_until = null, last_error = ${error}, updated_at = ${at}`
-      : sql`status = ${next.outcome === 'done' ? 'done' : 'dead'}, run_at = null, lease_until = null, last_error = ${error}, updated_at = ${at}`;
-  const owned = sql`id = ${job.id} and status = 'running' and locked_by = ${job.lockedBy} and attempts = ${job.attempts}`;
-  const laneSteps =
-    finishing && lane !== undefined
-      ? sql`seen as materialized (select last_seq from job_lanes where key = ${lane}),
-          locked as materialized (select last_seq from job_lanes where key = ${lane} for update),
-          ok as materialized (
-            select (select last_seq from seen) is not distinct from (select last_seq from locked) as ok
-          ),`
-      : sql`ok as materialized (select true as ok),`;
-  const take = sql`(${handOff !== undefined}::boolean and type = any(${handOff ? [...handOff.types] : []}::text[]))`;
-  const nextSteps =
-    finishing && lane !== undefined
-      ? sql`, lane as (
-            update job_lanes set active = active - 1, updated_at = ${at}
-            where key = ${lane} and exists (select from job)
-            returning active
-          ),
-          next as (
-            update jobs set
-              status = case when ${take} then 'running' else status end,
-              run_at = ${at},
-              locked_by = case when ${take} then ${handOff?.workerId ?? null} else locked_by end,
-              lease_until = case when ${take} then ${handOff ? new Date(now.getTime() + handOff.leaseMs).toISOString() : null} else lease_until end,
-              attempts = case when ${take} then attempts + 1 else attempts end,
-              updated_at = ${at}
-            where id = (
-                select id from jobs where ordering_key = ${lane} and ordering_seq > ${job.orderingSeq}
-                order by ordering_seq limit 1
-              )
-              and status = 'queued' and run_at is null and (select active from lane) > 0
-            returning *
-          )`
-      : sql`, next as (select * from jobs where false)`;
-  // A next job made due rather than taken wakes the workers of every node, as an enqueue does.
-  const wake = sql`, woken as (select ${NOTIFY_WORKERS} from next where status = 'queued')`;
-  const recordStep = record
-    ? sql`, record as (
-          insert into ${sql.table(record.into)} (${sql.join(Object.keys(record.values).map((c) => sql.ref(c)))})
-          select ${sql.join(Object.values(record.values))} where (select ok from ok)
-        )`
-    : sql``;
-  const result = await sql<Selectable<JobTable> & { ok: boolean; settled: boolean }>`
-    with ${laneSteps}
-    job as (update jobs set ${jobSet} where ${owned} and (select ok from ok) returning id)
-    ${nextSteps}
-    ${wake}
-    ${recordStep}
-    select ok.ok, exists (select from job) as settled, (select count(*) from woken) as woken, next.*
-    from ok left join next on true`.execute(db);
-  const row = result.rows[0];
-  if (!row?.ok) return 'lane changed';
-  if (!row.settled) return false;
-  if (handOff && row.id !== null && row.status === 'running') handOff.take(claimedJob(row));
-  return true;
+  const column = <T>(value: (plan: PlannedSettlement) => T): T[] => plans.map(value);
+  const finishingLane = (plan: PlannedSettlement) =>
+    plan.next.outcome !== 'retry' && plan.job.orderingSeq !== null ? plan.job.orderingKey : null;
+  const lanesOfPlans = column(finishingLane);
+  const lanes = lanesOfPlans.filter((lane) => lane !== null);
+  const recordSteps = recordInserts(plans);
+  const result = await sql<Selectable<JobTable> & { slot: number; ok: boolean; settled: boolean }>`
+    with batch as materialized (
+      select * from unnest(
+        ${plans.map((_, slot) => slot)}::int[],
+        ${column((p) => p.job.id)}::text[],
+        ${column((p) => p.job.lockedBy)}::text[],
+        ${column((p) => p.job.attempts)}::int[],
+        ${column((p) => (p.next.outcome === 'retry' ? 'queued' : p.next.outcome === 'done' ? 'done' : 'dead'))}::text[],
+        ${column((p) => (p.next.outcome === 'retry' ? p.next.runAt.toISOString() : null))}::timestamptz[],
+        ${column((p) => p.error)}::text[],
+        ${lanesOfPlans}::text[],
+        ${column((p) => p.job.orderingSeq)}::bigint[],
+        ${column((p) => p.handOff?.workerId ?? null)}::text[],
+        ${column((p) => (p.handOff ? new Date(now.getTime() + p.handOff.leaseMs).toISOString() : null))}::timestamptz[],
+        ${column((p) => JSON.stringify(p.handOff?.types ?? []))}::jsonb[]
+      ) as i (slot, id, locked_by, attempts, status, run_at, error, lane, seq, taker, lease_until, take_types)
+    ),
+    seen as materialized (select key, last_seq from job_lanes where key = any(${lanes}::text[])),
+    locked as materialized (
+      select key, last_seq from job_lanes where key = any(${lanes}::text[]) order by key for update
+    ),
+    -- Each finishing head's next job as the snapshot sees it.
+    candidate as materialized (
+      select i.slot, n.id, n.type, n.status, n.run_at
+      from batch i
+      cross join lateral (
+        select id, type, status, run_at from jobs
+        where ordering_key = i.lane and ordering_seq > i.seq
+        order by ordering_seq limit 1
+      ) n
+      where i.lane is not null
+    ),
+    ok as materialized (
+      select i.* from batch i
+      where i.lane is null
+        or exists (select from candidate c where c.slot = i.slot)
+        or (select last_seq from seen s where s.key = i.lane)
+          is not distinct from (select last_seq from locked l where l.key = i.lane)
+    ),
+    job as (
+      update jobs j set
+        status = ok.status,
+        run_at = ok.run_at,
+        locked_by = case when ok.status = 'queued' then null else j.locked_by end,
+        lease_until = null,
+        last_error = ok.error,
+        updated_at = ${at}
+      from ok
+      where j.id = any(${column((p) => p.job.id)}::text[])
+        and j.id = ok.id and j.status = 'running' and j.locked_by = ok.locked_by and j.attempts = ok.attempts
+      returning ok.slot
+    ),
+    lane as (
+      update job_lanes l set active = l.active - 1, updated_at = ${at}
+      from ok
+      where l.key = any(${lanes}::text[]) and l.key = ok.lane and ok.slot in (select slot from job)
+      returning ok.slot, l.active
+    ),
+    successor as (
+      select ok.slot, ok.taker, ok.lease_until, c.id, c.status, c.run_at,
+        (ok.taker is not null and ok.take_types ? c.type) as take
+      from lane
+      join ok on ok.slot = lane.slot
+      join candidate c on c.slot = lane.slot
+      where lane.active > 0 and c.status = 'queued' and c.run_at is null
+    ),
+    next as (
+      update jobs j set
+        status = case when f.take then 'running' else j.status end,
+        run_at = ${at},
+        locked_by = case when f.take then f.taker else j.locked_by end,
+        lease_until = case when f.take then f.lease_until else j.lease_until end,
+        attempts = case when f.take then j.attempts + 1 else j.attempts end,
+        updated_at = ${at}
+      from successor f
+      where j.id = f.id and j.status = f.status and j.run_at is not distinct from f.run_at
+      returning j.*, f.slot as after_slot
+    ),
+    -- A next job made due rather than taken wakes the workers of every node, as an enqueue does.
+    woken as (select ${NOTIFY_WORKERS} where exists (select from next where status = 'queued'))
+    ${recordSteps}
+    select i.slot,
+      i.slot in (select slot from ok) as ok,
+      i.slot in (select slot from job) as settled,
+      (select count(*) from woken) as woken,
+      n.*
+    from batch i left join next n on n.after_slot = i.slot
+    order by i.slot`.execute(db);
+  const settled = new Map<number, boolean>();
+  for (const row of result.rows) {
+    if (!row.ok) continue;
+    settled.set(Number(row.slot), row.settled);
+    const handOff = plans[Number(row.slot)]?.handOff;
+    if (handOff && row.id !== null && row.status === 'running') handOff.take(claimedJob(row));
+  }
+  return settled;
 }
+
+/**
+ * One insert per table (and set of columns) that gets records, each written only for the jobs whose
+ * settlement is (`ok`). The rows travel as one JSON array per insert; `json_populate_record` turns
+ * each element into the table's row type, so the values keep their columns' types.
+ */
+function recordInserts(plans: readonly PlannedSettlement[]): RawBuilder<unknown> {
+  const groups = new Map<string, { into: string; columns: string[]; rows: Record<string, unknown>[] }>();
+  plans.forEach((plan, slot) => {
+    if (!plan.record) return;
+    const columns = Object.keys(plan.record.values).sort();
+    const key = `${plan.record.into}(${columns.join(',')})`;
+    const group = groups.get(key) ?? { into: plan.record.into, columns, rows: [] };
+    group.rows.push({ ...plan.record.values, [SLOT_KEY]: slot });
+    groups.set(key, group);
+  });
+  if (groups.size === 0) return sql``;
+  return sql.join(
+    [...groups.values()].map(
+      (group, index) => sql`, ${sql.raw(`record_${index}`)} as (
+        insert into ${sql.table(group.into)} (${sql.join(group.columns.map((c) => sql.ref(c)))})
+        select ${sql.join(group.columns.map((c) => sql`(r.rec).${sql.ref(c)}`))}
+        from (
+          select json_populate_record(null::${sql.table(group.into)}, e) as rec, (e ->> ${SLOT_KEY})::int as slot
+          from json_array_elements(${JSON.stringify(group.rows)}::json) e
+        ) r
+        where r.slot in (select slot from ok)
+      )`,
+    ),
+    sql``,
+  );
+}
+
+// The key that ties a record to its job's slot in a batch; not a column of any table.
+const SLOT_KEY = '__settled_slot';
 
 /** Gives back a claim without counting it as an attempt: the job is due again at once. */
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Date): Promise<boolean> {

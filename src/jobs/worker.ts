@@ -13,11 +13,11 @@ import {
   releaseJob,
   type ClaimedJob,
   type FailOutcome,
-  settleJob,
   type HandOff,
   type SettleOutcome,
   type Settlement,
 } from './queue.js';
+import { SettlementQueue } from './settlement-queue.js';
 import { currentTick, enqueueTick, scheduleJobType, type Schedule } from './schedules.js';
 
 /** What a handler may do with the job it runs. */
@@ -33,8 +33,9 @@ export interface JobContext {
   fail(trx: Kysely<Database>, error: string, options?: { retry?: boolean }): Promise<FailOutcome>;
   /**
    * Settles the job, done (`error` null) or failed, together with one row of the handler's own (a
-   * delivery attempt), in one round trip where the database allows it (see settleJob). An error
-   * must reach the worker, as with `complete`.
+   * delivery attempt). Settlements of this worker's jobs that finish together are written
+   * together (SettlementQueue: one statement or one transaction for all). An error must reach the
+   * worker, as with `complete`.
    */
   settle(settlement: Settlement): Promise<SettleOutcome>;
 }
@@ -107,6 +108,7 @@ export class Worker {
   readonly #schedules: { schedule: Schedule; lastTick: number }[] = [];
   readonly #running = new Set<Promise<void>>();
   readonly #stopHooks: (() => Promise<void>)[] = [];
+  readonly #settlements: SettlementQueue;
   #loop: Promise<void> | undefined;
   #stopping = false;
   #woken = false;
@@ -117,6 +119,7 @@ export class Worker {
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
     this.#deps = deps;
+    this.#settlements = new SettlementQueue(deps);
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.#concurrency = Math.max(1, options.concurrency ?? 16);
     this.#leaseMs = options.leaseMs ?? 15_000;
@@ -308,7 +311,7 @@ export class Worker {
       },
       settle: async (settlement) => {
         settled = true;
-        return settleJob(db, dialect, job, settlement, clock.now(), { handOff: handOff() });
+        return this.#settlements.settle({ job, settlement, handOff: handOff() });
       },
     };
     const heartbeat = setInterval(() => {

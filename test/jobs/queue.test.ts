@@ -8,6 +8,7 @@ import {
   retryDelayMs,
   RETRY_MAX_MS,
   settleJob,
+  settleJobs,
   type ClaimedJob,
 } from '../../src/jobs/queue.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
@@ -31,6 +32,21 @@ describe('durable job queue (DESIGN: jobs)', () => {
     writeTransaction(db(), dialect(), (trx) => completeJob(trx, job, now));
   const fail = (job: ClaimedJob, now: Date, retry?: boolean) =>
     writeTransaction(db(), dialect(), (trx) => failJob(trx, job, 'boom', now, { retry, random: () => 1 }));
+  // A row written with a settlement (any table will do; deliveries write their attempts).
+  const record = (id: string) => ({
+    into: 'events' as const,
+    values: {
+      id,
+      tenant_id: 't',
+      organization_id: 'o',
+      document_id: 'd',
+      event: 'documentCreated',
+      actor: 'a',
+      occurred_at: T0.toISOString(),
+    },
+  });
+  const recorded = async (id: string) =>
+    (await db().selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 
   it('a job enqueued in a transaction exists only if that transaction commits', async () => {
     await assert.rejects(
@@ -250,20 +266,6 @@ describe('durable job queue (DESIGN: jobs)', () => {
     await db()
       .transaction()
       .execute((trx) => enqueue(trx, { type: 'settle', payload: {}, now: T0, maxAttempts: 2 }));
-    const record = (id: string) => ({
-      into: 'events' as const,
-      values: {
-        id,
-        tenant_id: 't',
-        organization_id: 'o',
-        document_id: 'd',
-        event: 'documentCreated',
-        actor: 'a',
-        occurred_at: T0.toISOString(),
-      },
-    });
-    const recorded = async (id: string) =>
-      (await db().selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
     const [job] = await claim('w', ['settle'], T0);
     const retry = await settleJob(db(), dialect(), job!, { error: 'boom', record: record('r1') }, T0, {
       random: () => 1,
@@ -315,6 +317,92 @@ describe('durable job queue (DESIGN: jobs)', () => {
     assert.deepEqual(await settling, { outcome: 'done' });
     assert.equal(taken?.payload.n, 2, 'handed on, not left waiting');
     assert.equal(await complete(taken, T0), true);
+  });
+
+  it('several jobs settle in one go, each with its outcome and record; each lane hands on or makes due its next job; a lost claim changes nothing', async () => {
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (const lane of ['A', 'B'])
+          for (const n of [1, 2])
+            await enqueue(trx, {
+              type: 'batch',
+              payload: { lane, n },
+              now: T0,
+              orderingKey: `batch-${lane}`,
+            });
+        await enqueue(trx, { type: 'batch', payload: { lane: 'C' }, now: T0, maxAttempts: 2 });
+        await enqueue(trx, { type: 'batch', payload: { lane: 'D' }, now: T0, maxAttempts: 1 });
+        await enqueue(trx, { type: 'batch', payload: { lane: 'E' }, now: T0 });
+      });
+    const claimed = new Map((await claim('w', ['batch'], T0)).map((job) => [String(job.payload.lane), job]));
+    const job = (lane: string) => claimed.get(lane) as ClaimedJob;
+    assert.deepEqual([...claimed.keys()].sort(), ['A', 'B', 'C', 'D', 'E']);
+    let taken: ClaimedJob | undefined;
+    const handOff = {
+      workerId: 'w',
+      leaseMs: 15_000,
+      types: ['batch'],
+      take: (next: ClaimedJob) => (taken = next),
+    };
+    const results = await settleJobs(
+      db(),
+      dialect(),
+      [
+        { job: job('A'), settlement: { error: null, record: record('batch-A') }, handOff },
+        { job: job('B'), settlement: { error: null, record: record('batch-B') } },
+        { job: job('C'), settlement: { error: 'boom', record: record('batch-C') } },
+        { job: job('D'), settlement: { error: 'boom' } },
+        // A claim that is no longer this worker's (its lease expired and the job was claimed again).
+        { job: { ...job('E'), attempts: 7 }, settlement: { error: null, record: record('batch-E') } },
+      ],
+      T0,
+      { random: () => 1 },
+    );
+    assert.deepEqual(results, [
+      { ok: true, outcome: { outcome: 'done' } },
+      { ok: true, outcome: { outcome: 'done' } },
+      { ok: true, outcome: { outcome: 'retry', runAt: at(20_000) } },
+      { ok: true, outcome: { outcome: 'dead' } },
+      { ok: true, outcome: { outcome: 'lost' } },
+    ]);
+    for (const id of ['batch-A', 'batch-B', 'batch-C', 'batch-E']) assert.equal(await recorded(id), true, id);
+    assert.deepEqual(taken?.payload, { lane: 'A', n: 2 }, 'lane A’s next job is handed to the worker');
+    assert.equal(taken?.lockedBy, 'w');
+    const due = await claim('other', ['batch'], T0);
+    assert.deepEqual(
+      due.map((next) => next.payload),
+      [{ lane: 'B', n: 2 }],
+      'lane B’s next job is due; C waits for its retry, D is dead',
+    );
+    assert.equal(await complete(job('E'), T0), true, 'E still runs under its real claim');
+    assert.ok(taken);
+    for (const next of [taken, ...due]) assert.equal(await complete(next, T0), true);
+  });
+
+  it('a settlement that cannot be written fails alone: the others of its batch are written', async () => {
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (const n of [1, 2]) await enqueue(trx, { type: 'isolate', payload: { n }, now: T0 });
+      });
+    const [first, second] = await claim('w', ['isolate'], T0);
+    assert.ok(first && second);
+    await db().insertInto('events').values(record('isolate-taken').values).execute();
+    const [broken, written] = await settleJobs(
+      db(),
+      dialect(),
+      [
+        // Its record's id is taken: the insert breaks the primary key.
+        { job: first, settlement: { error: null, record: record('isolate-taken') } },
+        { job: second, settlement: { error: null, record: record('isolate-written') } },
+      ],
+      T0,
+    );
+    assert.equal(broken?.ok, false);
+    assert.deepEqual(written, { ok: true, outcome: { outcome: 'done' } });
+    assert.equal(await recorded('isolate-written'), true);
+    assert.equal(await complete(first, T0), true, 'nothing was written for the broken one: still claimed');
   });
 
   it('a worker claims only the job types it handles', async () => {
