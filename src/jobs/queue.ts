@@ -639,6 +639,7 @@ async function settleInOneStatement(
   const column = <T>(value: (plan: PlannedSettlement) => T): T[] => plans.map(value);
   const finishingLane = (plan: PlannedSettlement) =>
     plan.next.outcome !== 'retry' && plan.job.orderingSeq !== null ? plan.job.orderingKey : null;
+  const ids = column((p) => p.job.id);
   const lanesOfPlans = column(finishingLane);
   const lanes = lanesOfPlans.filter((lane) => lane !== null);
   const recordSteps = recordInserts(plans);
@@ -646,7 +647,7 @@ async function settleInOneStatement(
     with batch as materialized (
       select * from unnest(
         ${plans.map((_, slot) => slot)}::int[],
-        ${column((p) => p.job.id)}::text[],
+        ${ids}::text[],
         ${column((p) => p.job.lockedBy)}::text[],
         ${column((p) => p.job.attempts)}::int[],
         ${column((p) => (p.next.outcome === 'retry' ? 'queued' : p.next.outcome === 'done' ? 'done' : 'dead'))}::text[],
@@ -674,12 +675,15 @@ async function settleInOneStatement(
       ) n
       where i.lane is not null
     ),
+    -- Joined, not looked up only when needed: every lane is locked (in key order) whether or not
+    -- its head needs the comparison, before any job is written.
     ok as materialized (
       select i.* from batch i
+      left join seen s on s.key = i.lane
+      left join locked l on l.key = i.lane
       where i.lane is null
         or exists (select from candidate c where c.slot = i.slot)
-        or (select last_seq from seen s where s.key = i.lane)
-          is not distinct from (select last_seq from locked l where l.key = i.lane)
+        or s.last_seq is not distinct from l.last_seq
     ),
     job as (
       update jobs j set
@@ -690,7 +694,7 @@ async function settleInOneStatement(
         last_error = ok.error,
         updated_at = ${at}
       from ok
-      where j.id = any(${column((p) => p.job.id)}::text[])
+      where j.id = any(${ids}::text[])
         and j.id = ok.id and j.status = 'running' and j.locked_by = ok.locked_by and j.attempts = ok.attempts
       returning ok.slot
     ),

@@ -11,7 +11,9 @@ import {
   settleJobs,
   type ClaimedJob,
 } from '../../src/jobs/queue.js';
+import { sql } from 'kysely';
 import { writeTransaction } from '../../src/store/db/dialect.js';
+import { TEST_DATABASE_URL } from '../helpers/server.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -404,6 +406,70 @@ describe('durable job queue (DESIGN: jobs)', () => {
     assert.equal(await recorded('isolate-written'), true);
     assert.equal(await complete(first, T0), true, 'nothing was written for the broken one: still claimed');
   });
+
+  it(
+    'a batch locks its lanes in key order, as emitters take them, also when every head has a next job',
+    {
+      skip: TEST_DATABASE_URL
+        ? false
+        : 'SQLite writes one transaction at a time: there are no row locks to order',
+    },
+    async () => {
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          for (const lane of ['order-A', 'order-B'])
+            for (const n of [1, 2])
+              await enqueue(trx, { type: 'order', payload: { lane, n }, now: T0, orderingKey: lane });
+        });
+      const heads = new Map((await claim('w', ['order'], T0)).map((job) => [String(job.payload.lane), job]));
+      let inLane!: () => void;
+      const enqueued = new Promise<void>((resolve) => (inLane = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // An emitter holds lane B, uncommitted.
+      const enqueuing = db()
+        .transaction()
+        .execute(async (trx) => {
+          await enqueue(trx, {
+            type: 'order',
+            payload: { lane: 'order-B', n: 3 },
+            now: T0,
+            orderingKey: 'order-B',
+          });
+          inLane();
+          await held;
+        });
+      await enqueued;
+      // B's head first in the batch: locked in the batch's order, lane A would wait behind lane B.
+      const settling = settleJobs(
+        db(),
+        dialect(),
+        ['order-B', 'order-A'].map((lane) => ({
+          job: heads.get(lane) as ClaimedJob,
+          settlement: { error: null },
+        })),
+        T0,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      try {
+        const other = await test.openAnother();
+        await assert.rejects(
+          sql`select key from job_lanes where key = 'order-A' for update nowait`.execute(other.db),
+          { code: '55P03' },
+          'lane A is locked by the batch while it waits for lane B',
+        );
+      } finally {
+        // Released also when the check fails, so the batch and the emitter can finish.
+        release();
+      }
+      await enqueuing;
+      assert.deepEqual(
+        (await settling).map((result) => result.ok && result.outcome),
+        [{ outcome: 'done' }, { outcome: 'done' }],
+      );
+    },
+  );
 
   it('a worker claims only the job types it handles', async () => {
     await db()
