@@ -10,6 +10,7 @@ import {
   settleJob,
   settleJobs,
   type ClaimedJob,
+  type EnqueueOptions,
 } from '../../src/jobs/queue.js';
 import { sql } from 'kysely';
 import { writeTransaction } from '../../src/store/db/dialect.js';
@@ -47,6 +48,22 @@ describe('durable job queue (DESIGN: jobs)', () => {
       occurred_at: T0.toISOString(),
     },
   });
+  /** Enqueues in a transaction left open, holding its lane's lock, until `release()`; then it commits. */
+  const holdLane = async (options: EnqueueOptions) => {
+    let inLane!: () => void;
+    const enqueued = new Promise<void>((resolve) => (inLane = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const committed = db()
+      .transaction()
+      .execute(async (trx) => {
+        await enqueue(trx, options);
+        inLane();
+        await held;
+      });
+    await Promise.race([enqueued, committed]);
+    return { release, committed };
+  };
   const recorded = async (id: string) =>
     (await db().selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 
@@ -295,27 +312,16 @@ describe('durable job queue (DESIGN: jobs)', () => {
       .transaction()
       .execute((trx) => enqueue(trx, { type: 'race', payload: { n: 1 }, now: T0, orderingKey: 'R' }));
     const [head] = await claim('w', ['race'], T0);
-    let inLane!: () => void;
-    const enqueued = new Promise<void>((resolve) => (inLane = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
     // The enqueue holds the lane's lock, uncommitted, while the head is settled.
-    const enqueuing = db()
-      .transaction()
-      .execute(async (trx) => {
-        await enqueue(trx, { type: 'race', payload: { n: 2 }, now: T0, orderingKey: 'R' });
-        inLane();
-        await held;
-      });
-    await enqueued;
+    const enqueuing = await holdLane({ type: 'race', payload: { n: 2 }, now: T0, orderingKey: 'R' });
     let taken: ClaimedJob | undefined;
     const settling = settleJob(db(), dialect(), head!, { error: null }, T0, {
       handOff: { workerId: 'w', leaseMs: 15_000, types: ['race'], take: (job) => (taken = job) },
     });
     // Lets the settlement start (and, on PostgreSQL, take its snapshot) before the enqueue commits.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    release();
-    await enqueuing;
+    enqueuing.release();
+    await enqueuing.committed;
     assert.deepEqual(await settling, { outcome: 'done' });
     assert.equal(taken?.payload.n, 2, 'handed on, not left waiting');
     assert.equal(await complete(taken, T0), true);
@@ -423,24 +429,13 @@ describe('durable job queue (DESIGN: jobs)', () => {
               await enqueue(trx, { type: 'order', payload: { lane, n }, now: T0, orderingKey: lane });
         });
       const heads = new Map((await claim('w', ['order'], T0)).map((job) => [String(job.payload.lane), job]));
-      let inLane!: () => void;
-      const enqueued = new Promise<void>((resolve) => (inLane = resolve));
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
       // An emitter holds lane B, uncommitted.
-      const enqueuing = db()
-        .transaction()
-        .execute(async (trx) => {
-          await enqueue(trx, {
-            type: 'order',
-            payload: { lane: 'order-B', n: 3 },
-            now: T0,
-            orderingKey: 'order-B',
-          });
-          inLane();
-          await held;
-        });
-      await enqueued;
+      const enqueuing = await holdLane({
+        type: 'order',
+        payload: { lane: 'order-B', n: 3 },
+        now: T0,
+        orderingKey: 'order-B',
+      });
       // B's head first in the batch: locked in the batch's order, lane A would wait behind lane B.
       const settling = settleJobs(
         db(),
@@ -461,9 +456,9 @@ describe('durable job queue (DESIGN: jobs)', () => {
         );
       } finally {
         // Released also when the check fails, so the batch and the emitter can finish.
-        release();
+        enqueuing.release();
       }
-      await enqueuing;
+      await enqueuing.committed;
       assert.deepEqual(
         (await settling).map((result) => result.ok && result.outcome),
         [{ outcome: 'done' }, { outcome: 'done' }],
