@@ -301,6 +301,31 @@ for (const kind of ['fs', 's3'] as const) {
         assert.deepEqual(await readFile(path), bytes);
         assert.deepEqual(await harness.leftovers(), []);
       });
+
+      it('a put after tmp/ and its fan-out directories were removed by hand makes them again', async () => {
+        assert.ok(fsRoot !== undefined);
+        const first = Buffer.from('made before the directories went away');
+        const { sha256: key } = await store.put(first);
+        await rm(join(fsRoot, 'tmp'), { recursive: true });
+        await rm(join(fsRoot, key.slice(0, 2)), { recursive: true });
+        // Same bytes (same fan-out directory) from memory, then from a stream.
+        assert.equal((await store.put(first)).sha256, key);
+        await rm(join(fsRoot, 'tmp'), { recursive: true });
+        await rm(join(fsRoot, key.slice(0, 2)), { recursive: true });
+        assert.equal((await store.put(Readable.from([first]))).sha256, key);
+        assert.deepEqual(await readFile(join(fsRoot, key.slice(0, 2), key.slice(2, 4), key)), first);
+        assert.deepEqual(await harness.leftovers(), []);
+      });
+
+      it('concurrent puts into one new fan-out directory all land', async () => {
+        // Distinct bytes whose keys share their first four hex digits are rare; instead the same bytes
+        // put many times at once race on making one directory and on renaming onto one key.
+        const bytes = Buffer.from('raced');
+        const keys = await Promise.all(Array.from({ length: 20 }, () => store.put(Buffer.from(bytes))));
+        assert.deepEqual(new Set(keys.map((k) => k.sha256)).size, 1);
+        assert.deepEqual(await store.stat(keys[0]!.sha256), { size: bytes.length });
+        assert.deepEqual(await harness.leftovers(), []);
+      });
     }
   });
 }

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
+import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import type { TransformCallback } from 'node:stream';
+import { Transform } from 'node:stream';
+import type { TransformCallback, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
 import type { BlobStore, ByteRange, PutOptions, StoredBlob } from './blob-store.js';
@@ -34,6 +34,8 @@ const FANOUT_DIR = /^[0-9a-f]{2}$/;
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #tmp: string;
+  /** Directories made or being made by this store: tmp/ and at most 65,536 fan-out directories. */
+  readonly #dirs = new Map<string, Promise<void>>();
 
   constructor(options: FsBlobStoreOptions) {
     this.#root = options.root;
@@ -45,49 +47,94 @@ export class FsBlobStore implements BlobStore {
     if (Buffer.isBuffer(source) && maxBytes !== undefined && source.length > maxBytes) {
       throw new BlobTooLarge(maxBytes);
     }
-    await mkdir(this.#tmp, { recursive: true });
-    const tmpPath = join(this.#tmp, randomUUID());
-    const hash = createHash('sha256');
-    let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-        size += chunk.length;
-        if (maxBytes !== undefined && size > maxBytes) {
-          callback(new BlobTooLarge(maxBytes));
-          return;
-        }
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
-
+    const { path: tmpPath, handle } = await this.#createTmp();
     let published = false;
     try {
-      // flush: the temp file is fsynced before it closes, hence before the rename can publish it.
-      const sink = createWriteStream(tmpPath, { flags: 'wx', flush: true, highWaterMark: SINK_BUFFER_BYTES });
-      // pipeline destroys the source too when anything fails, so an oversized upload stops being read.
-      await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, meter, sink);
-
-      const sha256 = hash.digest('hex');
-      const finalPath = this.#path(sha256);
-      const dir = dirname(finalPath);
-      const created = await mkdir(dir, { recursive: true });
-      if (created !== undefined) {
-        // New fan-out directories are only durable once their own parents record them.
-        await fsyncDir(dirname(dir));
-        await fsyncDir(this.#root);
-      }
-      if (await exists(finalPath)) {
-        await unlink(tmpPath);
+      let sha256: string;
+      let size: number;
+      if (Buffer.isBuffer(source)) {
+        // Bytes in memory: the key is known before writing, so the fan-out directory is made (and made
+        // durable) while the temp file is written, instead of after it.
+        sha256 = createHash('sha256').update(source).digest('hex');
+        size = source.length;
+        await Promise.all([writeDurably(handle, source), this.#ensureDir(sha256)]);
       } else {
-        await rename(tmpPath, finalPath);
-        await fsyncDir(dir);
+        ({ sha256, size } = await streamDurably(source, handle, maxBytes));
+        await this.#ensureDir(sha256);
       }
+      await this.#publish(tmpPath, sha256);
       published = true;
       return { sha256, size };
     } finally {
       if (!published) await unlink(tmpPath).catch(() => undefined);
     }
+  }
+
+  /** A new temp file, open for writing; tmp/ is made again if it was removed by hand. */
+  async #createTmp(): Promise<{ path: string; handle: FileHandle }> {
+    const path = join(this.#tmp, randomUUID());
+    await this.#ensureTmp();
+    try {
+      return { path, handle: await open(path, 'wx') };
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.#dirs.delete(this.#tmp);
+      await this.#ensureTmp();
+      return { path, handle: await open(path, 'wx') };
+    }
+  }
+
+  /**
+   * Renames the durable temp file to its key and makes the rename durable. A blob already stored under
+   * that key has the same bytes, so replacing it changes nothing a reader could see.
+   */
+  async #publish(tmpPath: string, sha256: string): Promise<void> {
+    const finalPath = this.#path(sha256);
+    try {
+      await rename(tmpPath, finalPath);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      // The fan-out directory went away under us (removed by hand): make it again, once.
+      this.#dirs.delete(dirname(finalPath));
+      await this.#ensureDir(sha256);
+      await rename(tmpPath, finalPath);
+    }
+    await fsyncDir(dirname(finalPath));
+  }
+
+  #ensureTmp(): Promise<void> {
+    return this.#ensure(this.#tmp, async () => {
+      await mkdir(this.#tmp, { recursive: true });
+    });
+  }
+
+  /**
+   * Makes the key's fan-out directory exist durably: each directory created is recorded by an fsync of
+   * its parent (together: on a journalling filesystem they share one commit). Most puts find it made.
+   */
+  #ensureDir(sha256: string): Promise<void> {
+    const dir = dirname(this.#path(sha256));
+    return this.#ensure(dir, async () => {
+      const firstCreated = await mkdir(dir, { recursive: true });
+      if (firstCreated === undefined) return;
+      const parents = [dirname(dir)];
+      if (firstCreated !== dir) parents.push(this.#root);
+      await Promise.all(parents.map(fsyncDir));
+    });
+  }
+
+  /**
+   * Runs `make` once per directory: later and concurrent callers wait for the same durable result, so
+   * none publishes a blob into a directory whose own entry is not yet durable. A failure is forgotten.
+   */
+  #ensure(dir: string, make: () => Promise<void>): Promise<void> {
+    let made = this.#dirs.get(dir);
+    if (!made) {
+      made = make();
+      this.#dirs.set(dir, made);
+      made.catch(() => this.#dirs.delete(dir));
+    }
+    return made;
   }
 
   async get(sha256: string, range?: ByteRange): Promise<Readable> {
@@ -160,6 +207,41 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
+/** Writes all of `bytes` and fsyncs them, then closes the file. */
+async function writeDurably(handle: FileHandle, bytes: Buffer): Promise<void> {
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Streams `source` into the file, fsynced before it closes, hashing and counting on the way. */
+async function streamDurably(
+  source: Readable,
+  handle: FileHandle,
+  maxBytes: number | undefined,
+): Promise<StoredBlob> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      size += chunk.length;
+      if (maxBytes !== undefined && size > maxBytes) {
+        callback(new BlobTooLarge(maxBytes));
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  // flush: fsynced before the stream closes the file, hence before a rename can publish it. pipeline
+  // destroys the source too when anything fails, so an oversized upload stops being read.
+  await pipeline(source, meter, handle.createWriteStream({ flush: true, highWaterMark: SINK_BUFFER_BYTES }));
+  return { sha256: hash.digest('hex'), size };
+}
+
 async function fsyncDir(path: string): Promise<void> {
   let handle: FileHandle;
   try {
@@ -173,16 +255,6 @@ async function fsyncDir(path: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw error;
   }
 }
 
