@@ -1,6 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  fsync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  write,
+  writeSync,
+} from 'node:fs';
+import { promisify } from 'node:util';
+import { access, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -8,6 +19,11 @@ import type { TransformCallback, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
 import type { BlobStore, ByteRange, PutOptions, StoredBlob } from './blob-store.js';
+
+// Bytes in memory up to this size are written into the page cache synchronously (tens of
+// microseconds, where each trip through the thread pool costs a wake-up); their fsync, which waits for
+// the disk, stays asynchronous. So do open, rename and mkdir: metadata calls of microseconds.
+const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
 
 // The temp file's write buffer: the request keeps being read and hashed while the thread pool writes
 // what came before (with the default 16 KiB, reading waited for each write in turn).
@@ -17,6 +33,9 @@ export interface FsBlobStoreOptions {
   /** Directory holding the blobs; created on first use. */
   root: string;
 }
+
+const fsyncAsync = promisify(fsync);
+const writeAsync = promisify(write);
 
 const FANOUT_DIR = /^[0-9a-f]{2}$/;
 
@@ -47,40 +66,35 @@ export class FsBlobStore implements BlobStore {
     if (Buffer.isBuffer(source) && maxBytes !== undefined && source.length > maxBytes) {
       throw new BlobTooLarge(maxBytes);
     }
-    const { path: tmpPath, handle } = await this.#createTmp();
+    const tmp = this.#createTmp();
     let published = false;
     try {
-      let sha256: string;
-      let size: number;
+      let blob: StoredBlob;
       if (Buffer.isBuffer(source)) {
-        // Bytes in memory: the key is known before writing, so the fan-out directory is made (and made
-        // durable) while the temp file is written, instead of after it.
-        sha256 = createHash('sha256').update(source).digest('hex');
-        size = source.length;
-        await Promise.all([writeDurably(handle, source), this.#ensureDir(sha256)]);
+        blob = { sha256: createHash('sha256').update(source).digest('hex'), size: source.length };
+        // The key is known before writing, so the fan-out directory is made (durably) meanwhile.
+        await Promise.all([writeDurably(tmp.fd, source), this.#ensureDir(blob.sha256)]);
       } else {
-        ({ sha256, size } = await streamDurably(source, handle, maxBytes));
-        await this.#ensureDir(sha256);
+        blob = await streamDurably(source, tmp.fd, maxBytes);
+        await this.#ensureDir(blob.sha256);
       }
-      await this.#publish(tmpPath, sha256);
+      await this.#publish(tmp.path, blob.sha256);
       published = true;
-      return { sha256, size };
+      return blob;
     } finally {
-      if (!published) await unlink(tmpPath).catch(() => undefined);
+      if (!published) await unlink(tmp.path).catch(() => undefined);
     }
   }
 
-  /** A new temp file, open for writing; tmp/ is made again if it was removed by hand. */
-  async #createTmp(): Promise<{ path: string; handle: FileHandle }> {
+  /** A new temp file, open for writing; tmp/ (and the root) are made when missing. */
+  #createTmp(): { path: string; fd: number } {
     const path = join(this.#tmp, randomUUID());
-    await this.#ensureTmp();
     try {
-      return { path, handle: await open(path, 'wx') };
+      return { path, fd: openSync(path, 'wx') };
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      this.#dirs.delete(this.#tmp);
-      await this.#ensureTmp();
-      return { path, handle: await open(path, 'wx') };
+      mkdirSync(this.#tmp, { recursive: true });
+      return { path, fd: openSync(path, 'wx') };
     }
   }
 
@@ -91,46 +105,34 @@ export class FsBlobStore implements BlobStore {
   async #publish(tmpPath: string, sha256: string): Promise<void> {
     const finalPath = this.#path(sha256);
     try {
-      await rename(tmpPath, finalPath);
+      renameSync(tmpPath, finalPath);
     } catch (error) {
       if (!isNotFound(error)) throw error;
       // The fan-out directory went away under us (removed by hand): make it again, once.
       this.#dirs.delete(dirname(finalPath));
       await this.#ensureDir(sha256);
-      await rename(tmpPath, finalPath);
+      renameSync(tmpPath, finalPath);
     }
     await fsyncDir(dirname(finalPath));
   }
 
-  #ensureTmp(): Promise<void> {
-    return this.#ensure(this.#tmp, async () => {
-      await mkdir(this.#tmp, { recursive: true });
-    });
-  }
-
   /**
-   * Makes the key's fan-out directory exist durably: each directory created is recorded by an fsync of
-   * its parent (together: on a journalling filesystem they share one commit). Most puts find it made.
+   * Makes the key's fan-out directory exist durably, once per directory: each directory created is
+   * recorded by an fsync of its parent (together: on a journalling filesystem they share one commit).
+   * Later and concurrent callers wait for the same result, so none publishes a blob into a directory
+   * whose own entry is not yet durable. A failure is forgotten, to be tried again.
    */
   #ensureDir(sha256: string): Promise<void> {
     const dir = dirname(this.#path(sha256));
-    return this.#ensure(dir, async () => {
-      const firstCreated = await mkdir(dir, { recursive: true });
-      if (firstCreated === undefined) return;
-      const parents = [dirname(dir)];
-      if (firstCreated !== dir) parents.push(this.#root);
-      await Promise.all(parents.map(fsyncDir));
-    });
-  }
-
-  /**
-   * Runs `make` once per directory: later and concurrent callers wait for the same durable result, so
-   * none publishes a blob into a directory whose own entry is not yet durable. A failure is forgotten.
-   */
-  #ensure(dir: string, make: () => Promise<void>): Promise<void> {
     let made = this.#dirs.get(dir);
     if (!made) {
-      made = make();
+      made = (async () => {
+        const firstCreated = mkdirSync(dir, { recursive: true });
+        if (firstCreated === undefined) return;
+        const parents = [dirname(dir)];
+        if (firstCreated !== dir) parents.push(this.#root);
+        await Promise.all(parents.map(fsyncDir));
+      })();
       this.#dirs.set(dir, made);
       made.catch(() => this.#dirs.delete(dir));
     }
@@ -208,19 +210,23 @@ export class FsBlobStore implements BlobStore {
 }
 
 /** Writes all of `bytes` and fsyncs them, then closes the file. */
-async function writeDurably(handle: FileHandle, bytes: Buffer): Promise<void> {
+async function writeDurably(fd: number, bytes: Buffer): Promise<void> {
   try {
-    await handle.writeFile(bytes);
-    await handle.sync();
+    if (bytes.length <= SYNC_WRITE_MAX_BYTES) {
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    } else {
+      for (let at = 0; at < bytes.length;) at += (await writeAsync(fd, bytes, at)).bytesWritten;
+    }
+    await fsyncAsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** Streams `source` into the file, fsynced before it closes, hashing and counting on the way. */
 async function streamDurably(
   source: Readable,
-  handle: FileHandle,
+  fd: number,
   maxBytes: number | undefined,
 ): Promise<StoredBlob> {
   const hash = createHash('sha256');
@@ -238,23 +244,24 @@ async function streamDurably(
   });
   // flush: fsynced before the stream closes the file, hence before a rename can publish it. pipeline
   // destroys the source too when anything fails, so an oversized upload stops being read.
-  await pipeline(source, meter, handle.createWriteStream({ flush: true, highWaterMark: SINK_BUFFER_BYTES }));
+  const sink = createWriteStream('', { fd, flush: true, highWaterMark: SINK_BUFFER_BYTES });
+  await pipeline(source, meter, sink);
   return { sha256: hash.digest('hex'), size };
 }
 
 async function fsyncDir(path: string): Promise<void> {
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(path, 'r');
+    fd = openSync(path, 'r');
   } catch (error) {
     // Windows cannot open a directory; its rename is durable without this step.
     if (process.platform === 'win32') return;
     throw error;
   }
   try {
-    await handle.sync();
+    await fsyncAsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
