@@ -7,35 +7,29 @@ import type { FileRecord } from '../store/files/file-store.js';
 import type { EventName } from '../webhooks/emit-event.js';
 
 /**
- * Stores the bytes of a document's next main file inside the caller's transaction: a new file id over
- * the new bytes, used by the document, with the page count of the file it follows (signing, sealing and
- * annotating never add pages).
+ * Stores the bytes of a document's next main file inside the caller's transaction and runs `then` (the
+ * rest of it) while the bytes are made durable: a new file id over the new bytes, used by the document,
+ * with the page count of the file it follows (signing, sealing and annotating never add pages).
  */
-export async function saveNextMainFile(
+export function saveNextMainFile<T>(
   trx: Kysely<Database>,
   deps: Deps,
   options: { doc: DocumentRow; previous: FileRecord; bytes: Uint8Array; now: Date },
-): Promise<FileRecord> {
+  then: (saved: FileRecord) => Promise<T>,
+): Promise<T> {
   const { doc, previous, now } = options;
-  const saved = await deps.files.save(
-    Buffer.from(options.bytes),
-    {
-      tenantId: doc.tenant_id,
-      organizationId: doc.organization_id,
-      ownerId: doc.owner_id,
-      name: previous.name,
-      mimetype: 'application/pdf',
-      kind: 'signed',
-    },
-    now,
-    trx,
-  );
-  await trx
-    .updateTable('files')
-    .set({ used_by: `document:${doc.id}`, used_at: now.toISOString(), pages: previous.pages })
-    .where('id', '=', saved.id)
-    .execute();
-  return { ...saved, used_by: `document:${doc.id}`, pages: previous.pages };
+  const bytes = Buffer.from(options.bytes.buffer, options.bytes.byteOffset, options.bytes.byteLength);
+  const file = {
+    tenantId: doc.tenant_id,
+    organizationId: doc.organization_id,
+    ownerId: doc.owner_id,
+    name: previous.name,
+    mimetype: 'application/pdf',
+    kind: 'signed',
+    usedBy: `document:${doc.id}`,
+    pages: previous.pages,
+  };
+  return deps.files.saveWith(trx, bytes, file, now, then);
 }
 
 /**
@@ -61,23 +55,24 @@ export async function replaceMainFile(
     bumpVersion?: boolean | undefined;
   },
 ): Promise<DocumentRow> {
-  const saved = await saveNextMainFile(trx, deps, options);
-  const updated = await changeDocument(trx, options.by, {
-    doc: options.doc,
-    expectedVersion: options.expectedVersion,
-    set: { main_file_id: saved.id, ...(options.signed ? { is_signed: 1 } : {}) },
-    activityType: options.activityType,
-    event: options.event,
-    data: { file: saved.id, ...options.data },
-    now: options.now,
-    bumpVersion: options.bumpVersion,
+  return saveNextMainFile(trx, deps, options, async (saved) => {
+    const updated = await changeDocument(trx, options.by, {
+      doc: options.doc,
+      expectedVersion: options.expectedVersion,
+      set: { main_file_id: saved.id, ...(options.signed ? { is_signed: 1 } : {}) },
+      activityType: options.activityType,
+      event: options.event,
+      data: { file: saved.id, ...options.data },
+      now: options.now,
+      bumpVersion: options.bumpVersion,
+    });
+    await addRevision(trx, {
+      documentId: options.doc.id,
+      fileId: saved.id,
+      reason: options.reason,
+      actor: options.by.name,
+      now: options.now,
+    });
+    return updated;
   });
-  await addRevision(trx, {
-    documentId: options.doc.id,
-    fileId: saved.id,
-    reason: options.reason,
-    actor: options.by.name,
-    now: options.now,
-  });
-  return updated;
 }

@@ -179,20 +179,21 @@ export async function commitSignature(
       now,
     });
   }
-  const saved = await saveNextMainFile(trx, deps, { doc, previous, bytes: options.bytes, now });
-  const current = await loadDocumentForUpdate(trx, doc.id);
-  if (current.version !== options.expectedVersion) throw new VersionMismatch();
-  const updated = await completeShare(trx, deps, {
-    share,
-    by,
-    now,
-    event: 'documentSigned',
-    activityType: 'documentSigned',
-    data: { ...options.data, file: saved.id },
-    set: { main_file_id: saved.id, is_signed: 1 },
+  return saveNextMainFile(trx, deps, { doc, previous, bytes: options.bytes, now }, async (saved) => {
+    const current = await loadDocumentForUpdate(trx, doc.id);
+    if (current.version !== options.expectedVersion) throw new VersionMismatch();
+    const updated = await completeShare(trx, deps, {
+      share,
+      by,
+      now,
+      event: 'documentSigned',
+      activityType: 'documentSigned',
+      data: { ...options.data, file: saved.id },
+      set: { main_file_id: saved.id, is_signed: 1 },
+    });
+    await addRevision(trx, { documentId: doc.id, fileId: saved.id, reason: 'signed', actor: by.name, now });
+    return updated;
   });
-  await addRevision(trx, { documentId: doc.id, fileId: saved.id, reason: 'signed', actor: by.name, now });
-  return updated;
 }
 
 /** After a committed signature: seals a document it completed when `sealOnComplete` is on; its share state. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { text } from 'node:stream/consumers';
+import type { BlobStore } from '../../src/store/blobs/blob-store.js';
 import { FileStore } from '../../src/store/files/file-store.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -48,5 +49,79 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       .where('name', '=', 'big.bin')
       .execute();
     assert.equal(rows.length, 0);
+  });
+
+  describe('saveWith: bytes saved inside a transaction while the rest of it runs', () => {
+    const meta = (name: string) => ({
+      tenantId,
+      ownerId: null,
+      name,
+      mimetype: 'text/plain',
+      kind: 'signed',
+    });
+
+    /** The real blob store, with its puts held until `release` and their progress logged. */
+    function heldBlobs(log: string[], fail = false) {
+      const blobs = server.app.blobs;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const store: BlobStore = {
+        get: (key, range) => blobs.get(key, range),
+        stat: (key) => blobs.stat(key),
+        delete: (key) => blobs.delete(key),
+        list: () => blobs.list(),
+        ping: () => blobs.ping(),
+        close: () => blobs.close(),
+        put: async (source, options) => {
+          log.push('put started');
+          await released;
+          if (fail) throw new Error('disk full');
+          const stored = await blobs.put(source, options);
+          log.push('blob durable');
+          return stored;
+        },
+      };
+      return { files: new FileStore(server.app.deps.db, store), release };
+    }
+
+    it('the rest of the transaction runs before the blob is durable; the row commits after it', async () => {
+      const log: string[] = [];
+      const { files: held, release } = heldBlobs(log);
+      const bytes = Buffer.from('saved alongside the transaction');
+      const record = await server.app.deps.db.transaction().execute(async (trx) => {
+        const saved = await held.saveWith(trx, bytes, meta('alongside.txt'), new Date(), async (file) => {
+          log.push('rest of the transaction');
+          assert.equal(await server.app.blobs.stat(file.sha256), undefined, 'not stored yet');
+          release();
+          return file;
+        });
+        log.push('saveWith returned');
+        return saved;
+      });
+      assert.deepEqual(log, ['put started', 'rest of the transaction', 'blob durable', 'saveWith returned']);
+      const found = await files.find(tenantId, record.id);
+      assert.equal(found?.sha256, record.sha256);
+      assert.equal(await text(await files.open(found)), 'saved alongside the transaction');
+    });
+
+    it('a blob that cannot be stored fails the transaction: no row', async () => {
+      const log: string[] = [];
+      const { files: held, release } = heldBlobs(log, true);
+      await assert.rejects(
+        server.app.deps.db.transaction().execute((trx) =>
+          held.saveWith(trx, Buffer.from('never stored'), meta('unstored.txt'), new Date(), async () => {
+            release();
+            return undefined;
+          }),
+        ),
+        /disk full/,
+      );
+      const rows = await server.app.deps.db
+        .selectFrom('files')
+        .select('id')
+        .where('name', '=', 'unstored.txt')
+        .execute();
+      assert.equal(rows.length, 0);
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
-import type { BlobStore, ByteRange } from '../blobs/blob-store.js';
+import { BlobTooLarge } from '../blobs/blob-store.js';
+import type { BlobStore, ByteRange, StoredBlob } from '../blobs/blob-store.js';
 import type { Database, FileTable } from '../db/schema.js';
 
 export type FileRecord = Selectable<FileTable>;
@@ -16,6 +17,9 @@ export interface NewFile {
   maxBytes?: number;
   /** Recipient uploads: the share they come through (spec Files usage rule 2). */
   shareId?: string | null;
+  /** Already in use when saved (a document's next main file): `used_by` and `used_at` set at once. */
+  usedBy?: string;
+  pages?: number | null;
 }
 
 /**
@@ -63,25 +67,51 @@ export class FileStore {
       body = source.pipe(tap);
     }
     const blob = await this.#blobs.put(body, file.maxBytes !== undefined ? { maxBytes: file.maxBytes } : {});
-    const record: FileRecord = {
-      id: randomBytes(16).toString('hex'),
-      tenant_id: file.tenantId,
-      sha256: blob.sha256,
-      size: blob.size,
-      name: file.name,
-      mimetype: file.mimetype,
-      kind: file.kind,
-      owner_id: file.ownerId,
-      organization_id: file.organizationId ?? null,
-      created_at: now.toISOString(),
-      used_by: null,
-      used_at: null,
-      checksum: sha512.digest('hex'),
-      pages: null,
-      share_id: file.shareId ?? null,
-    };
+    const record = newRecord(file, blob, sha512.digest('hex'), now);
     await db.insertInto('files').values(record).execute();
     return record;
+  }
+
+  /**
+   * Saves bytes held in memory inside the caller's transaction `trx`, and runs `work` (the rest of that
+   * transaction) while the blob is being made durable, then waits for it. The row is written early but
+   * commits only after the blob is durable, so blob first, then the row still holds for anyone who can
+   * see the row; the request just stops waiting for the filesystem and the database one after the other.
+   *
+   * ```ts
+   * await db.transaction().execute((trx) =>
+   *   files.saveWith(trx, signedPdf, { tenantId, ownerId, name, mimetype, kind: 'signed' }, now, (file) =>
+   *     trx.updateTable('documents').set({ main_file_id: file.id }).where('id', '=', id).execute(),
+   *   ),
+   * );
+   * ```
+   */
+  async saveWith<T>(
+    trx: Kysely<Database>,
+    bytes: Buffer,
+    file: NewFile,
+    now: Date,
+    work: (record: FileRecord) => Promise<T>,
+  ): Promise<T> {
+    if (file.maxBytes !== undefined && bytes.length > file.maxBytes) throw new BlobTooLarge(file.maxBytes);
+    const stored = this.#blobs.put(bytes);
+    // Awaited below, maybe only after it settles: a rejection meanwhile must not count as unhandled.
+    stored.catch(() => undefined);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const checksum = createHash('sha512').update(bytes).digest('hex');
+    const record = newRecord(file, { sha256, size: bytes.length }, checksum, now);
+    let result: T;
+    try {
+      await trx.insertInto('files').values(record).execute();
+      result = await work(record);
+    } catch (error) {
+      // The blob may still land: at worst unreferenced, for the sweep. Its own failure is this one's.
+      await stored.catch(() => undefined);
+      throw error;
+    }
+    const blob = await stored;
+    if (blob.sha256 !== sha256) throw new Error(`blob stored as ${blob.sha256}, expected ${sha256}`);
+    return result;
   }
 
   /** The file record of a tenant, or undefined: ids of other tenants do not exist for the caller. */
@@ -97,4 +127,24 @@ export class FileStore {
   async open(file: FileRecord, range?: ByteRange): Promise<Readable> {
     return this.#blobs.get(file.sha256, range);
   }
+}
+
+function newRecord(file: NewFile, blob: StoredBlob, checksum: string, now: Date): FileRecord {
+  return {
+    id: randomBytes(16).toString('hex'),
+    tenant_id: file.tenantId,
+    sha256: blob.sha256,
+    size: blob.size,
+    name: file.name,
+    mimetype: file.mimetype,
+    kind: file.kind,
+    owner_id: file.ownerId,
+    organization_id: file.organizationId ?? null,
+    created_at: now.toISOString(),
+    used_by: file.usedBy ?? null,
+    used_at: file.usedBy !== undefined ? now.toISOString() : null,
+    checksum,
+    pages: file.pages ?? null,
+    share_id: file.shareId ?? null,
+  };
 }
