@@ -1,9 +1,9 @@
-import { X509Certificate } from 'node:crypto';
 import { PdfDict, PdfName, PdfString } from '@libpdf/core';
 import { digest, type DigestAlgorithm } from '../pki/algorithms.js';
 import { buildSignedAttributes } from '../pki/cms/signed-attributes.js';
 import { CertificateInvalid } from '../pki/errors.js';
 import type { KeyAlgorithm } from '../pki/signers/signer.js';
+import { publicKeyOf } from '../pki/verify-signature-value.js';
 import { appendPageAnnotations, pdfDate } from './annotations.js';
 import { pageGeometries } from './geometry.js';
 import { openPdf } from './open-pdf.js';
@@ -126,7 +126,7 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
 function keyAlgorithmOfCertificate(certificate: Uint8Array): KeyAlgorithm {
   let type: string | undefined;
   try {
-    type = new X509Certificate(certificate).publicKey.asymmetricKeyType;
+    type = publicKeyOf(certificate).asymmetricKeyType;
   } catch {
     throw new CertificateInvalid('The signer certificate cannot be read');
   }

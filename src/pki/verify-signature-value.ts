@@ -160,7 +160,8 @@ function readPssParameters(parameters: Asn1 | undefined): {
 // Seal signers and validation check against the same certificate arrays again and again.
 const publicKeys = new WeakMap<Uint8Array, KeyObject>();
 
-function publicKeyOf(certificate: Uint8Array): KeyObject {
+/** The certificate's public key, parsed once per certificate array (a seal signer passes the same one). */
+export function publicKeyOf(certificate: Uint8Array): KeyObject {
   let key = publicKeys.get(certificate);
   if (!key) {
     key = new X509Certificate(certificate).publicKey;

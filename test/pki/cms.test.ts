@@ -5,6 +5,7 @@ import type * as asn1js from 'asn1js';
 import { OID, digest } from '../../src/pki/algorithms.js';
 import { buildSignedAttributes, readSignedAttributes } from '../../src/pki/cms/signed-attributes.js';
 import { buildSignedData } from '../../src/pki/cms/signed-data.js';
+import { pkijsSignedData } from './pkijs-signed-data.js';
 import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
 import { verifySignedData } from '../../src/pki/cms/verify-signed-data.js';
 import { pem } from '../../src/pki/dev-ca.js';
@@ -90,6 +91,46 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
       }
     } finally {
       await space.remove();
+    }
+  });
+
+  it('the CMS is byte for byte what pkijs builds from the same parts (RSA, ECDSA, timestamp, SHA-512)', async () => {
+    for (const key of ['RSA', 'ECDSA'] as const) {
+      const signer = await pki.signer({ name: `Bytes ${key}`, key });
+      const signedAttributes = buildSignedAttributes({
+        messageDigest: digest('SHA-256', content),
+        certificate: signer.certificate,
+      });
+      const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
+      const parts = {
+        signedAttributes,
+        signatureValue,
+        certificate: signer.certificate,
+        // The signer's certificate again in the chain: embedded once.
+        chain: [...signer.chain, signer.certificate],
+        digestAlgorithm: 'SHA-256' as const,
+        keyAlgorithm: signer.keyAlgorithm,
+      };
+      const variants = [
+        parts,
+        // Any DER value stands in for the token: it is embedded as it is.
+        { ...parts, timestampToken: pki.root.certificate },
+        { ...parts, digestAlgorithm: 'SHA-512' as const },
+      ];
+      for (const [i, variant] of variants.entries()) {
+        assert.equal(
+          Buffer.from(buildSignedData(variant)).toString('hex'),
+          Buffer.from(pkijsSignedData(variant)).toString('hex'),
+          `${key} variant ${i}`,
+        );
+      }
+      // Encapsulated content (a TSA's TSTInfo): a primitive OCTET STRING, as DER wants (pkijs writes
+      // a constructed BER one), read back as it went in.
+      const encapsulated = readSignedData({
+        der: buildSignedData({ ...parts, contentType: OID.tstInfo, content }),
+      });
+      assert.equal(encapsulated.contentType, OID.tstInfo);
+      assert.deepEqual(Buffer.from(encapsulated.content!), Buffer.from(content));
     }
   });
 

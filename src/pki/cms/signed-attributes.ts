@@ -42,7 +42,11 @@ export function buildSignedAttributes(options: BuildSignedAttributesOptions): Ui
       values: [signingCertificateV2(options.certificate, certificate)],
     }),
   ];
-  return encodeAttributeSet(sortForDer(attributes));
+  const sorted = sortForDer(attributes);
+  const der = encodeAttributeSet(sorted);
+  // Finishing reads them back (its digest check): built here, they need no parsing nor re-check.
+  attributeSets.set(der, sorted);
+  return der;
 }
 
 /**
@@ -66,7 +70,7 @@ export function readSignedAttributes(der: Uint8Array): pkijs.Attribute[] {
   return attributes;
 }
 
-// Finishing reads the same signed attributes twice (digest check, then the CMS).
+// Attributes known to encode to these very bytes: built here, or read and checked once.
 const attributeSets = new WeakMap<Uint8Array, pkijs.Attribute[]>();
 
 /**

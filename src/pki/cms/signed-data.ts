@@ -1,9 +1,7 @@
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
 import { OID, digestOid, signatureAlgorithmOid, type DigestAlgorithm } from '../algorithms.js';
-import { parseDer, toDer } from '../der.js';
+import { NULL, children, octetString, oid, readTlv, sequence, set, smallInteger, tlv } from '../der-bytes.js';
+import { CertificateInvalid } from '../errors.js';
 import type { KeyAlgorithm } from '../signers/signer.js';
-import { readCertificate, readSignedAttributes } from './signed-attributes.js';
 
 export interface BuildSignedDataOptions {
   /** DER SET of signed attributes, exactly as signed. */
@@ -23,95 +21,73 @@ export interface BuildSignedDataOptions {
 
 /**
  * A CMS ContentInfo(SignedData) around signed attributes and a signature value produced elsewhere
- * (a token, a two-step client, a PKCS#12 key), built with pkijs. Detached (no eContent) for PAdES,
- * SubFilter ETSI.CAdES.detached.
+ * (a token, a two-step client, a PKCS#12 key). Detached (no eContent) for PAdES, SubFilter
+ * ETSI.CAdES.detached. Written as bytes around the parts, which are embedded exactly as given
+ * (certificates, the signed attributes, a timestamp token): byte for byte what pkijs builds from the
+ * same parts (tested), in a fraction of its time.
  *
  * ```ts
  * const cms = buildSignedData({ signedAttributes, signatureValue, certificate, chain, digestAlgorithm: 'SHA-256', keyAlgorithm: 'RSA' });
  * ```
  */
 export function buildSignedData(options: BuildSignedDataOptions): Uint8Array {
-  const certificate = readCertificate(options.certificate);
-  const digestAlgorithm = new pkijs.AlgorithmIdentifier({ algorithmId: digestOid(options.digestAlgorithm) });
-  const sigOid = signatureAlgorithmOid(options.keyAlgorithm, options.digestAlgorithm);
-  const signerInfo = new pkijs.SignerInfo({
-    version: 1,
-    sid: new pkijs.IssuerAndSerialNumber({
-      issuer: certificate.issuer,
-      serialNumber: certificate.serialNumber,
-    }),
+  const { issuer, serialNumber } = issuerAndSerialOf(options.certificate);
+  if (options.signedAttributes[0] !== 0x31)
+    throw new CertificateInvalid('Signed attributes must be a DER SET');
+  const digestAlgorithm = sequence(oid(digestOid(options.digestAlgorithm)));
+  const sigOid = oid(signatureAlgorithmOid(options.keyAlgorithm, options.digestAlgorithm));
+  // The [0] IMPLICIT signedAttrs field and the signed SET differ only in their first byte (RFC 5652 5.4).
+  const signedAttrs = options.signedAttributes.slice();
+  signedAttrs[0] = 0xa0;
+  const signerInfo = sequence(
+    smallInteger(1),
+    sequence(issuer, serialNumber),
     digestAlgorithm,
-    signedAttrs: new pkijs.SignedAndUnsignedAttributes({
-      type: 0,
-      attributes: readSignedAttributes(options.signedAttributes),
-    }),
+    signedAttrs,
     // RSA algorithm identifiers carry an explicit NULL parameter; ECDSA ones carry none (RFC 5754).
-    signatureAlgorithm: new pkijs.AlgorithmIdentifier(
-      options.keyAlgorithm === 'RSA'
-        ? { algorithmId: sigOid, algorithmParams: new asn1js.Null() }
-        : { algorithmId: sigOid },
-    ),
-    signature: new asn1js.OctetString({ valueHex: options.signatureValue }),
-  });
-  if (options.timestampToken) {
-    signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
-      type: 1,
-      attributes: [
-        new pkijs.Attribute({
-          type: OID.signatureTimeStampToken,
-          values: [parseDer(options.timestampToken, 'Timestamp token')],
-        }),
-      ],
-    });
-  }
+    options.keyAlgorithm === 'RSA' ? sequence(sigOid, NULL) : sequence(sigOid),
+    octetString(options.signatureValue),
+    ...(options.timestampToken
+      ? [tlv(0xa1, sequence(oid(OID.signatureTimeStampToken), set(options.timestampToken)))]
+      : []),
+  );
   const seen = new Set<string>();
-  const certificates = [options.certificate, ...options.chain]
-    .filter((der) => {
-      const key = Buffer.from(der).toString('base64');
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .map((der) => new EncodedCertificate(der));
-  const signedData = new pkijs.SignedData({
+  const certificates = [options.certificate, ...options.chain].filter((der) => {
+    const key = Buffer.from(der).toString('base64');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const contentType = options.contentType ?? OID.data;
+  const signedData = sequence(
     // RFC 5652 5.1: version 3 when the encapsulated content is not id-data (a TSA's TSTInfo).
-    version: (options.contentType ?? OID.data) === OID.data ? 1 : 3,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({
-      eContentType: options.contentType ?? OID.data,
-      ...(options.content ? { eContent: new asn1js.OctetString({ valueHex: options.content }) } : {}),
-    }),
-    digestAlgorithms: [digestAlgorithm],
-    certificates,
-    signerInfos: [signerInfo],
-  });
-  const contentInfo = new pkijs.ContentInfo({
-    contentType: OID.signedData,
-    content: signedData.toSchema(true),
-  });
-  return toDer(contentInfo.toSchema());
+    smallInteger(contentType === OID.data ? 1 : 3),
+    set(digestAlgorithm),
+    sequence(oid(contentType), ...(options.content ? [tlv(0xa0, octetString(options.content))] : [])),
+    tlv(0xa0, ...certificates),
+    set(signerInfo),
+  );
+  return sequence(oid(OID.signedData), tlv(0xa0, signedData));
 }
 
-/**
- * A certificate that encodes back to its original bytes, parsed once per array. pkijs would re-parse
- * its TBS part on every encoding (slow) and rebuild the structure from fields.
- */
-class EncodedCertificate extends pkijs.Certificate {
-  readonly #der: Uint8Array;
-
-  constructor(der: Uint8Array) {
-    super();
-    this.#der = der;
-  }
-
-  override toSchema(): asn1js.Sequence {
-    let schema = schemas.get(this.#der);
-    if (!schema) {
-      // asn1js re-encodes a parsed DER value to the same bytes (definite, minimal lengths).
-      schema = parseDer(this.#der, 'Certificate') as asn1js.Sequence;
-      schemas.set(this.#der, schema);
+/** The issuer Name and serialNumber INTEGER of a certificate, as encoded in it (its SignerIdentifier). */
+function issuerAndSerialOf(certificate: Uint8Array): { issuer: Uint8Array; serialNumber: Uint8Array } {
+  let found = issuersAndSerials.get(certificate);
+  if (!found) {
+    try {
+      const tbs = children(readTlv(certificate))[0];
+      const fields = tbs ? children(tbs) : [];
+      // TBSCertificate: [0] version (absent in v1), serialNumber, signature, issuer, ...
+      const [serial, , issuer] = fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
+      if (serial?.tag !== 0x02 || issuer?.tag !== 0x30) throw new RangeError('not a certificate');
+      found = { issuer: issuer.bytes, serialNumber: serial.bytes };
+    } catch {
+      throw new CertificateInvalid('The certificate cannot be read');
     }
-    return schema;
+    issuersAndSerials.set(certificate, found);
   }
+  return found;
 }
 
-const schemas = new WeakMap<Uint8Array, asn1js.Sequence>();
+// A seal signer passes the same certificate array every time.
+const issuersAndSerials = new WeakMap<Uint8Array, { issuer: Uint8Array; serialNumber: Uint8Array }>();
