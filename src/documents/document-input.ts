@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
 import { FileNotUsable, ValidationError } from '../errors.js';
@@ -24,7 +23,7 @@ export async function assertUsablePdf(
   if (!(FROM_SAVE_FILE as readonly string[]).includes(file.kind)) {
     throw new FileNotUsable(`${field}: the file must be uploaded with POST /files/saveFile`);
   }
-  const inspection = await inspectPdf(await buffer(await deps.files.open(file)));
+  const inspection = await inspectPdf(await deps.files.read(file));
   if (!inspection.ok) throw new ValidationError(`${field}: ${inspection.problem}`);
   return inspection.pages;
 }

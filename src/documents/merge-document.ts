@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
@@ -26,10 +25,10 @@ export async function mergeDocument(
   for (const [i, id] of options.files.entries()) await assertUsablePdf(deps, actor, id, `files[${i}]`);
   const main = await deps.files.find(actor.tenantId, doc.main_file_id);
   if (!main) throw new ValidationError('The document’s main file is missing');
-  const sources = [await buffer(await deps.files.open(main))];
+  const sources = [await deps.files.read(main)];
   for (const id of options.files) {
     const file = await deps.files.find(actor.tenantId, id);
-    if (file) sources.push(await buffer(await deps.files.open(file)));
+    if (file) sources.push(await deps.files.read(file));
   }
   const merged = await mergePdfs(sources);
   const saved = await deps.files.save(Buffer.from(merged), {

@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { findAnchors, type AnchorPosition, type AnchorRequest } from '../pdf/anchors.js';
@@ -14,7 +13,7 @@ export async function locateAnchors(
   file: FileRecord,
   anchors: AnchorRequest[],
 ): Promise<AnchorPosition[]> {
-  const bytes = new Uint8Array(await buffer(await deps.files.open(file)));
+  const bytes = new Uint8Array(await deps.files.read(file));
   const inspection = await inspectPdf(bytes);
   if (!inspection.ok) throw new ValidationError(`signatureAnchors: ${inspection.problem}`);
   return findAnchors({ pdf: bytes, anchors });

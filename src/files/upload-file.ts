@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
@@ -68,7 +67,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
       : new LimitExceeded(`The organization's storage quota is used up (${storage.limit} bytes)`);
   }
   if (isPdf(saved) && saved.size <= PAGE_COUNT_MAX_BYTES) {
-    const inspection = await inspectPdf(await buffer(await deps.files.open(saved)));
+    const inspection = await inspectPdf(await deps.files.read(saved));
     if (inspection.ok) {
       saved.pages = inspection.pages;
       await deps.db

@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
@@ -76,7 +75,7 @@ export async function mainFileBytes(
   if (!doc.main_file_id) throw new ValidationError('The document has no main file to sign');
   const file = await deps.files.find(doc.tenant_id, doc.main_file_id);
   if (!file) throw new ValidationError('The document’s main file is missing');
-  return { file, bytes: new Uint8Array(await buffer(await deps.files.open(file))) };
+  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
@@ -98,7 +97,7 @@ export async function applyVisualsInCall(
     );
   }
   const applied = await applyVisuals(trx, deps, {
-    pdf: new Uint8Array(await buffer(await deps.files.open(previous))),
+    pdf: new Uint8Array(await deps.files.read(previous)),
     placer: { kind: 'user', actor },
     request: prepared.request,
     stamps: prepared.stamps,

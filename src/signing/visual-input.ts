@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import { FileNotUsable } from '../errors.js';
@@ -100,7 +99,7 @@ export async function resolveVisuals(
 ): Promise<ResolvedVisuals> {
   const { placer, request, document } = options;
   const at = options.fieldPrefix ?? '';
-  const bytes = async (file: FileRecord) => new Uint8Array(await buffer(await deps.files.open(file)));
+  const bytes = async (file: FileRecord) => new Uint8Array(await deps.files.read(file));
   const imageUses: FileUse[] = [];
   const signatures: SignatureVisual[] = [];
   for (const [i, entry] of (request.signatures ?? []).entries()) {
@@ -222,7 +221,7 @@ export async function loadStampImages(
   for (const [i, entry] of (signatures ?? []).entries()) {
     if (entry.type !== 'stamp' || !entry.blob) continue;
     const { file } = await loadUsableStamp(deps, user, entry.blob, `${fieldPrefix}signatures[${i}].blob`);
-    images.set(i, new Uint8Array(await buffer(await deps.files.open(file))));
+    images.set(i, new Uint8Array(await deps.files.read(file)));
   }
   return images;
 }

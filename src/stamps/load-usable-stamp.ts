@@ -32,7 +32,7 @@ function callerOf(user: StampUser): RecipientCaller {
  *
  * ```ts
  * const { stamp, file } = await loadUsableStamp(deps, caller, entry.blob, `signatures[${i}].blob`);
- * const image = await buffer(await deps.files.open(file));
+ * const image = await deps.files.read(file);
  * ```
  */
 export async function loadUsableStamp(

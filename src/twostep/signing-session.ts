@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { buffer } from 'node:stream/consumers';
 import type { Selectable } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
@@ -298,7 +297,7 @@ function stateOf(session: SessionRow): PreparedSignatureState {
 async function preparedBytes(deps: Deps, session: SessionRow): Promise<Uint8Array> {
   const file = await deps.files.find(session.tenant_id, session.prepared_file_id);
   if (!file) throw new NotFound('The prepared file of this session is gone');
-  return new Uint8Array(await buffer(await deps.files.open(file)));
+  return new Uint8Array(await deps.files.read(file));
 }
 
 /** The digest of the signed byte ranges (what a whole-file signer puts in its message-digest). */

@@ -270,12 +270,21 @@ for (const kind of ['fs', 's3'] as const) {
         return true;
       });
       await assert.rejects(store.get(unknown, { start: 0, end: 1 }), BlobNotFound);
+      await assert.rejects(store.read(unknown), BlobNotFound);
       assert.equal(await store.stat(unknown), undefined);
+    });
+
+    it('read gives the whole blob in one buffer, as get streams it', async () => {
+      const bytes = Buffer.alloc(3 * CHUNK + 17, 'read whole ');
+      const { sha256: key } = await store.put(bytes);
+      assert.deepEqual(await store.read(key), bytes);
+      assert.deepEqual(await store.read((await store.put(Buffer.alloc(0))).sha256), Buffer.alloc(0));
     });
 
     it('a key that is not a SHA-256 (path traversal) is BlobNotFound', async () => {
       for (const key of ['../../etc/passwd', '../tmp', '', 'A'.repeat(64), `${'a'.repeat(64)}/..`]) {
         await assert.rejects(store.get(key), BlobNotFound, key);
+        await assert.rejects(store.read(key), BlobNotFound, key);
         assert.equal(await store.stat(key), undefined, key);
         await store.delete(key);
       }

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
  * - `put` of bytes already stored succeeds and returns the same key.
  * - `maxBytes`: more bytes than that aborts the put with BlobTooLarge.
  * - `get` of an unknown key throws BlobNotFound; `range` is inclusive on both ends, like HTTP.
+ * - `read` gives the same bytes as `get` without a range, in one buffer.
  *
  * ```ts
  * const { sha256, size } = await blobs.put(request.file.stream, { maxBytes: 40 * 1024 * 1024 });
@@ -20,6 +21,8 @@ import type { Readable } from 'node:stream';
 export interface BlobStore {
   put(source: Readable | Buffer, options?: PutOptions): Promise<StoredBlob>;
   get(sha256: string, range?: ByteRange): Promise<Readable>;
+  /** The whole blob in memory, for bytes worked on whole (a PDF to sign); BlobNotFound like `get`. */
+  read(sha256: string): Promise<Buffer>;
   /** Size of a stored blob, or undefined when there is none. */
   stat(sha256: string): Promise<{ size: number } | undefined>;
   /** Removes a blob; removing an unknown key is not an error. */

@@ -161,6 +161,22 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async read(sha256: string): Promise<Buffer> {
+    if (!isSha256(sha256)) throw new BlobNotFound(sha256);
+    let handle: FileHandle;
+    try {
+      handle = await open(this.#path(sha256), 'r');
+    } catch (error) {
+      if (isNotFound(error)) throw new BlobNotFound(sha256);
+      throw error;
+    }
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
   async stat(sha256: string): Promise<{ size: number } | undefined> {
     // An invalid key names no blob, so it gets the same answer as an unknown one.
     if (!isSha256(sha256)) return undefined;

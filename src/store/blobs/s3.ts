@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -201,6 +202,10 @@ export class S3BlobStore implements BlobStore {
       if (isNotFound(error)) throw new BlobNotFound(sha256);
       throw error;
     }
+  }
+
+  async read(sha256: string): Promise<Buffer> {
+    return buffer(await this.get(sha256));
   }
 
   async stat(sha256: string): Promise<{ size: number } | undefined> {

@@ -127,6 +127,11 @@ export class FileStore {
   async open(file: FileRecord, range?: ByteRange): Promise<Readable> {
     return this.#blobs.get(file.sha256, range);
   }
+
+  /** The file's bytes in one buffer. */
+  read(file: FileRecord): Promise<Buffer> {
+    return this.#blobs.read(file.sha256);
+  }
 }
 
 function newRecord(file: NewFile, blob: StoredBlob, checksum: string, now: Date): FileRecord {
