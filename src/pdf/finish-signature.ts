@@ -1,7 +1,6 @@
-import * as asn1js from 'asn1js';
-import { OID, digest } from '../pki/algorithms.js';
+import { digest } from '../pki/algorithms.js';
 import { buildSignedData } from '../pki/cms/signed-data.js';
-import { readSignedAttributes } from '../pki/cms/signed-attributes.js';
+import { messageDigestOf } from '../pki/cms/signed-attributes.js';
 import { bytesEqual } from '../pki/der.js';
 import { TimestampUnavailable } from '../pki/errors.js';
 import { requestTimestamp } from '../pki/tsa-client.js';
@@ -60,7 +59,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
   }
   if (
     !bytesEqual(
-      messageDigestOf(prepared.signedAttributes),
+      expectedDigest(prepared.signedAttributes),
       digest(prepared.digestAlgorithm, signedBytes(pdf, prepared.byteRange)),
     )
   ) {
@@ -115,10 +114,8 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
   };
 }
 
-function messageDigestOf(signedAttributes: Uint8Array): Uint8Array {
-  const attribute = readSignedAttributes(signedAttributes).find((a) => a.type === OID.messageDigest);
-  const value: unknown = attribute?.values[0];
-  if (!(value instanceof asn1js.OctetString))
-    throw new PreparedSignatureMismatch('The signed attributes have no message digest');
-  return new Uint8Array(value.valueBlock.valueHexView);
+function expectedDigest(signedAttributes: Uint8Array): Uint8Array {
+  const value = messageDigestOf(signedAttributes);
+  if (!value) throw new PreparedSignatureMismatch('The signed attributes have no message digest');
+  return value;
 }

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { CertificateInvalid } from './errors.js';
 import { childAt, childrenOf, isContext, octetsOf, originalBytes, parseDer } from './der.js';
 import { digest } from './algorithms.js';
+import { children, readTlv } from './der-bytes.js';
 
 export interface CertificateFields {
   /** Content octets of the serial number INTEGER. */
@@ -63,3 +64,25 @@ function readFields(der: Uint8Array): CertificateFields {
     isCa: x509.ca,
   };
 }
+
+/** The issuer Name and serialNumber INTEGER of a certificate, as encoded in it (its SignerIdentifier). */
+export function issuerAndSerialOf(certificate: Uint8Array): { issuer: Uint8Array; serialNumber: Uint8Array } {
+  let found = issuersAndSerials.get(certificate);
+  if (!found) {
+    try {
+      const tbs = children(readTlv(certificate))[0];
+      const fields = tbs ? children(tbs) : [];
+      // TBSCertificate: [0] version (absent in v1), serialNumber, signature, issuer, ...
+      const [serial, , issuer] = fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
+      if (serial?.tag !== 0x02 || issuer?.tag !== 0x30) throw new RangeError('not a certificate');
+      found = { issuer: issuer.bytes, serialNumber: serial.bytes };
+    } catch {
+      throw new CertificateInvalid('The certificate cannot be read');
+    }
+    issuersAndSerials.set(certificate, found);
+  }
+  return found;
+}
+
+// A seal signer passes the same certificate array every time.
+const issuersAndSerials = new WeakMap<Uint8Array, { issuer: Uint8Array; serialNumber: Uint8Array }>();

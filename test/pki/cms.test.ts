@@ -3,13 +3,18 @@ import { sign } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import type * as asn1js from 'asn1js';
 import { OID, digest } from '../../src/pki/algorithms.js';
-import { buildSignedAttributes, readSignedAttributes } from '../../src/pki/cms/signed-attributes.js';
+import {
+  buildSignedAttributes,
+  messageDigestOf,
+  readSignedAttributes,
+} from '../../src/pki/cms/signed-attributes.js';
+import { readTlv } from '../../src/pki/der-bytes.js';
 import { buildSignedData } from '../../src/pki/cms/signed-data.js';
-import { pkijsSignedData } from './pkijs-signed-data.js';
+import { pkijsSignedAttributes, pkijsSignedData } from './pkijs-signed-data.js';
 import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
 import { verifySignedData } from '../../src/pki/cms/verify-signed-data.js';
 import { pem } from '../../src/pki/dev-ca.js';
-import { SignatureValueInvalid } from '../../src/pki/errors.js';
+import { CertificateInvalid, SignatureValueInvalid } from '../../src/pki/errors.js';
 import { verifySignatureValue } from '../../src/pki/verify-signature-value.js';
 import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
 import { hasTool, opensslVerifies, workspace } from '../pdf/oracles.js';
@@ -47,6 +52,41 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
         Buffer.from(digest('SHA-256', signer.certificate)),
       ),
     );
+  });
+
+  it('signed attributes are byte for byte what pkijs builds; their digest reads back, also from a copy', async () => {
+    for (const key of ['RSA', 'ECDSA'] as const) {
+      const signer = await pki.signer({ name: `Attributes ${key}`, key });
+      for (const contentType of [undefined, OID.tstInfo]) {
+        const options = {
+          messageDigest: digest('SHA-256', content),
+          certificate: signer.certificate,
+          contentType,
+        };
+        const built = buildSignedAttributes(options);
+        assert.equal(
+          Buffer.from(built).toString('hex'),
+          Buffer.from(pkijsSignedAttributes(options)).toString('hex'),
+          `${key} ${contentType ?? 'id-data'}`,
+        );
+        // A copy is not known as built here: read after the DER check, as a two-step finish does.
+        for (const der of [built, new Uint8Array(built)]) {
+          assert.deepEqual(Buffer.from(messageDigestOf(der)!), Buffer.from(options.messageDigest));
+        }
+      }
+    }
+  });
+
+  it('attributes from outside that are not DER (a length in more bytes than needed) are refused', async () => {
+    const signer = await pki.signer({ name: 'Not DER' });
+    const der = buildSignedAttributes({
+      messageDigest: digest('SHA-256', content),
+      certificate: signer.certificate,
+    });
+    const { content: members } = readTlv(der);
+    assert.ok(members.length > 127 && members.length < 256);
+    const padded = Uint8Array.from([0x31, 0x82, 0x00, members.length, ...members]);
+    assert.throws(() => messageDigestOf(padded), CertificateInvalid);
   });
 
   it('the CMS built from attributes and a raw signature verifies with openssl and with our reader', async () => {

@@ -1,8 +1,13 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, digestOid, signatureAlgorithmOid } from '../../src/pki/algorithms.js';
+import { OID, digest, digestOid, signatureAlgorithmOid } from '../../src/pki/algorithms.js';
 import { parseDer, toDer } from '../../src/pki/der.js';
-import { readCertificate, readSignedAttributes } from '../../src/pki/cms/signed-attributes.js';
+import {
+  encodeAttributeSet,
+  readCertificate,
+  readSignedAttributes,
+  type BuildSignedAttributesOptions,
+} from '../../src/pki/cms/signed-attributes.js';
 import type { BuildSignedDataOptions } from '../../src/pki/cms/signed-data.js';
 
 /**
@@ -94,3 +99,54 @@ class EncodedCertificate extends pkijs.Certificate {
 }
 
 const schemas = new WeakMap<Uint8Array, asn1js.Sequence>();
+
+/** The signed attributes as pkijs builds them: the reference for src/pki/cms/signed-attributes.ts. Test-only. */
+export function pkijsSignedAttributes(options: BuildSignedAttributesOptions): Uint8Array {
+  const certificate = readCertificate(options.certificate);
+  const attributes = [
+    new pkijs.Attribute({
+      type: OID.contentType,
+      values: [new asn1js.ObjectIdentifier({ value: options.contentType ?? OID.data })],
+    }),
+    new pkijs.Attribute({
+      type: OID.messageDigest,
+      values: [new asn1js.OctetString({ valueHex: options.messageDigest })],
+    }),
+    new pkijs.Attribute({
+      type: OID.signingCertificateV2,
+      values: [signingCertificateV2(options.certificate, certificate)],
+    }),
+  ];
+  return encodeAttributeSet(sortForDer(attributes));
+}
+
+function sortForDer(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
+  return attributes
+    .map((attribute) => ({ attribute, der: Buffer.from(toDer(attribute.toSchema())) }))
+    .sort((a, b) => Buffer.compare(a.der, b.der))
+    .map((entry) => entry.attribute);
+}
+
+/**
+ * SigningCertificateV2 (RFC 5035): one ESSCertIDv2 with the SHA-256 hash of the certificate (the
+ * default hashAlgorithm, so omitted) and issuerSerial, binding the signature to that certificate.
+ */
+function signingCertificateV2(der: Uint8Array, certificate: pkijs.Certificate): asn1js.Sequence {
+  const issuerSerial = new asn1js.Sequence({
+    value: [
+      new asn1js.Sequence({
+        value: [
+          new asn1js.Constructed({
+            idBlock: { tagClass: 3, tagNumber: 4 },
+            value: [certificate.issuer.toSchema()],
+          }),
+        ],
+      }),
+      certificate.serialNumber,
+    ],
+  });
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.OctetString({ valueHex: digest('SHA-256', der) }), issuerSerial],
+  });
+  return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
+}

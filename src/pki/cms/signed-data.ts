@@ -1,5 +1,6 @@
 import { OID, digestOid, signatureAlgorithmOid, type DigestAlgorithm } from '../algorithms.js';
-import { NULL, children, octetString, oid, readTlv, sequence, set, smallInteger, tlv } from '../der-bytes.js';
+import { issuerAndSerialOf } from '../certificate-fields.js';
+import { NULL, octetString, oid, sequence, set, smallInteger, tlv } from '../der-bytes.js';
 import { CertificateInvalid } from '../errors.js';
 import type { KeyAlgorithm } from '../signers/signer.js';
 
@@ -69,25 +70,3 @@ export function buildSignedData(options: BuildSignedDataOptions): Uint8Array {
   );
   return sequence(oid(OID.signedData), tlv(0xa0, signedData));
 }
-
-/** The issuer Name and serialNumber INTEGER of a certificate, as encoded in it (its SignerIdentifier). */
-function issuerAndSerialOf(certificate: Uint8Array): { issuer: Uint8Array; serialNumber: Uint8Array } {
-  let found = issuersAndSerials.get(certificate);
-  if (!found) {
-    try {
-      const tbs = children(readTlv(certificate))[0];
-      const fields = tbs ? children(tbs) : [];
-      // TBSCertificate: [0] version (absent in v1), serialNumber, signature, issuer, ...
-      const [serial, , issuer] = fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
-      if (serial?.tag !== 0x02 || issuer?.tag !== 0x30) throw new RangeError('not a certificate');
-      found = { issuer: issuer.bytes, serialNumber: serial.bytes };
-    } catch {
-      throw new CertificateInvalid('The certificate cannot be read');
-    }
-    issuersAndSerials.set(certificate, found);
-  }
-  return found;
-}
-
-// A seal signer passes the same certificate array every time.
-const issuersAndSerials = new WeakMap<Uint8Array, { issuer: Uint8Array; serialNumber: Uint8Array }>();
