@@ -140,16 +140,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async get(sha256: string, range?: ByteRange): Promise<Readable> {
-    if (!isSha256(sha256)) throw new BlobNotFound(sha256);
-    let handle: FileHandle;
-    try {
-      // Opening (rather than stat then createReadStream by path) pins the file: a concurrent delete
-      // cannot turn into a stream error after this promise has resolved.
-      handle = await open(this.#path(sha256), 'r');
-    } catch (error) {
-      if (isNotFound(error)) throw new BlobNotFound(sha256);
-      throw error;
-    }
+    const handle = await this.#open(sha256);
     try {
       if (range === undefined) return handle.createReadStream();
       const { size } = await handle.stat();
@@ -162,18 +153,25 @@ export class FsBlobStore implements BlobStore {
   }
 
   async read(sha256: string): Promise<Buffer> {
-    if (!isSha256(sha256)) throw new BlobNotFound(sha256);
-    let handle: FileHandle;
-    try {
-      handle = await open(this.#path(sha256), 'r');
-    } catch (error) {
-      if (isNotFound(error)) throw new BlobNotFound(sha256);
-      throw error;
-    }
+    const handle = await this.#open(sha256);
     try {
       return await handle.readFile();
     } finally {
       await handle.close();
+    }
+  }
+
+  /**
+   * Opens a blob for reading. Opening (rather than stat then a read by path) pins the file: a
+   * concurrent delete cannot turn into a read error once this has resolved.
+   */
+  async #open(sha256: string): Promise<FileHandle> {
+    if (!isSha256(sha256)) throw new BlobNotFound(sha256);
+    try {
+      return await open(this.#path(sha256), 'r');
+    } catch (error) {
+      if (isNotFound(error)) throw new BlobNotFound(sha256);
+      throw error;
     }
   }
 
