@@ -8,7 +8,7 @@ import {
   messageDigestOf,
   readSignedAttributes,
 } from '../../src/pki/cms/signed-attributes.js';
-import { readTlv } from '../../src/pki/der-bytes.js';
+import { children, readTlv, set } from '../../src/pki/der-bytes.js';
 import { buildSignedData } from '../../src/pki/cms/signed-data.js';
 import { pkijsSignedAttributes, pkijsSignedData } from './pkijs-signed-data.js';
 import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
@@ -77,7 +77,7 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
     }
   });
 
-  it('attributes from outside that are not DER (a length in more bytes than needed) are refused', async () => {
+  it('attributes from outside that are not DER (a length in more bytes than needed, members out of order) are refused', async () => {
     const signer = await pki.signer({ name: 'Not DER' });
     const der = buildSignedAttributes({
       messageDigest: digest('SHA-256', content),
@@ -87,6 +87,13 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
     assert.ok(members.length > 127 && members.length < 256);
     const padded = Uint8Array.from([0x31, 0x82, 0x00, members.length, ...members]);
     assert.throws(() => messageDigestOf(padded), CertificateInvalid);
+    // The same members out of their DER order (X.690 11.6).
+    const unsorted = set(
+      ...children(readTlv(der))
+        .map((member) => member.bytes)
+        .reverse(),
+    );
+    assert.throws(() => messageDigestOf(unsorted), CertificateInvalid);
   });
 
   it('the CMS built from attributes and a raw signature verifies with openssl and with our reader', async () => {

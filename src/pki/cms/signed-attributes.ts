@@ -87,11 +87,17 @@ export function readSignedAttributes(der: Uint8Array): pkijs.Attribute[] {
   const set = parseDer(der, 'Signed attributes');
   if (!(set instanceof asn1js.Set)) throw new CertificateInvalid('Signed attributes must be a DER SET');
   const attributes = set.valueBlock.value.map((schema) => new pkijs.Attribute({ schema }));
-  if (!bytesEqual(encodeAttributeSet(attributes), der)) {
+  if (!bytesEqual(encodeAttributeSet(attributes), der) || !inDerOrder(der)) {
     throw new CertificateInvalid('Signed attributes are not in DER form');
   }
   attributeSets.set(der, attributes);
   return attributes;
+}
+
+/** X.690 11.6: the members of a DER SET OF come in the order of their encodings. */
+function inDerOrder(der: Uint8Array): boolean {
+  const members = children(readTlv(der)).map((member) => Buffer.from(member.bytes));
+  return members.every((member, i) => i === 0 || Buffer.compare(members[i - 1]!, member) <= 0);
 }
 
 // Attributes read and checked once (a two-step finish reads them for the digest, then the CMS).
