@@ -4,7 +4,6 @@ import { OID, digest, digestOid, signatureAlgorithmOid } from '../../src/pki/alg
 import { parseDer, toDer } from '../../src/pki/der.js';
 import {
   encodeAttributeSet,
-  readCertificate,
   readSignedAttributes,
   type BuildSignedAttributesOptions,
 } from '../../src/pki/cms/signed-attributes.js';
@@ -149,4 +148,8 @@ function signingCertificateV2(der: Uint8Array, certificate: pkijs.Certificate): 
     value: [new asn1js.OctetString({ valueHex: digest('SHA-256', der) }), issuerSerial],
   });
   return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
+}
+
+function readCertificate(der: Uint8Array): pkijs.Certificate {
+  return pkijs.Certificate.fromBER(der);
 }

@@ -18,10 +18,11 @@ export interface BuildSignedAttributesOptions {
 /**
  * The CMS signed attributes of a PAdES signature, as the DER SET that is hashed and signed.
  *
- * DESIGN ("Lessons"): exactly content-type, message-digest and signing-certificate-v2 (written as
- * bytes: byte for byte what pkijs builds, tested, at a fraction of the cost); no signing-time attribute (EN 319 142-1 forbids it in PAdES baseline; the claimed time is the
- * signature dictionary's /M). The SET is DER: its members are sorted by their encodings (X.690 11.6),
- * so the bytes an external party signs are the bytes we embed.
+ * DESIGN ("Lessons"): exactly content-type, message-digest and signing-certificate-v2, written as
+ * bytes (byte for byte what pkijs builds, tested, at a fraction of the cost); no signing-time attribute
+ * (EN 319 142-1 forbids it in PAdES baseline; the claimed time is the signature dictionary's /M). The
+ * SET is DER: its members are sorted by their encodings (X.690 11.6), so the bytes an external party
+ * signs are the bytes we embed.
  *
  * ```ts
  * const signedAttributes = buildSignedAttributes({ messageDigest, certificate: signer.certificate });
@@ -74,23 +75,21 @@ export function messageDigestOf(der: Uint8Array): Uint8Array | undefined {
 }
 
 /**
- * Reads signed attributes back (two-step finish gets them as plain data) and checks that pkijs
- * re-encodes them to the very same bytes, since those bytes are what the signature covers.
+ * Reads signed attributes back (two-step finish gets them as plain data) and checks that they are DER:
+ * pkijs re-encodes them to the very same bytes and their members are in order, since those bytes are
+ * what the signature covers.
  *
  * ```ts
  * const messageDigest = readSignedAttributes(state.signedAttributes).find((a) => a.type === OID.messageDigest);
  * ```
  */
 export function readSignedAttributes(der: Uint8Array): pkijs.Attribute[] {
-  const cached = attributeSets.get(der);
-  if (cached) return cached;
   const set = parseDer(der, 'Signed attributes');
   if (!(set instanceof asn1js.Set)) throw new CertificateInvalid('Signed attributes must be a DER SET');
   const attributes = set.valueBlock.value.map((schema) => new pkijs.Attribute({ schema }));
   if (!bytesEqual(encodeAttributeSet(attributes), der) || !inDerOrder(der)) {
     throw new CertificateInvalid('Signed attributes are not in DER form');
   }
-  attributeSets.set(der, attributes);
   return attributes;
 }
 
@@ -99,9 +98,6 @@ function inDerOrder(der: Uint8Array): boolean {
   const members = children(readTlv(der)).map((member) => Buffer.from(member.bytes));
   return members.every((member, i) => i === 0 || Buffer.compare(members[i - 1]!, member) <= 0);
 }
-
-// Attributes read and checked once (a two-step finish reads them for the digest, then the CMS).
-const attributeSets = new WeakMap<Uint8Array, pkijs.Attribute[]>();
 
 /**
  * The DER SET of attributes. The `[0] IMPLICIT` SignerInfo field and the signed SET differ only in
@@ -115,26 +111,4 @@ export function encodeAttributeSet(attributes: pkijs.Attribute[]): Uint8Array {
   const implicit = toDer(new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes }).toSchema());
   implicit[0] = 0x31;
   return implicit;
-}
-
-// Parsing a certificate with pkijs costs ~2 ms; a seal signer passes the same arrays every time.
-const parsed = new WeakMap<Uint8Array, pkijs.Certificate>();
-
-/**
- * A certificate parsed by pkijs (memoised per array: callers must not mutate certificate bytes).
- *
- * ```ts
- * const { issuer, serialNumber } = readCertificate(signer.certificate);
- * ```
- */
-export function readCertificate(der: Uint8Array): pkijs.Certificate {
-  const cached = parsed.get(der);
-  if (cached) return cached;
-  try {
-    const certificate = pkijs.Certificate.fromBER(der);
-    parsed.set(der, certificate);
-    return certificate;
-  } catch {
-    throw new CertificateInvalid('The certificate cannot be read');
-  }
 }
