@@ -465,34 +465,6 @@ interface PlannedSettlement {
 const SETTLE_TRIES = 3;
 
 /**
- * Settles one claimed job, done or failed (see completeJob and failJob), and writes `record` with it,
- * as `settleJobs` does for several. Throws what kept it from being written.
- *
- * ```ts
- * await settleJob(db, dialect, job, { error: null, record: { into: 'webhook_attempts', values } }, now);
- * ```
- */
-export async function settleJob(
-  db: Kysely<Database>,
-  dialect: SqlDialect,
-  job: ClaimedJob,
-  settlement: Settlement,
-  now: Date,
-  options: { random?: () => number; handOff?: HandOff | undefined } = {},
-): Promise<SettleOutcome> {
-  const [result] = await settleJobs(
-    db,
-    dialect,
-    [{ job, settlement, handOff: options.handOff }],
-    now,
-    options,
-  );
-  if (!result) throw new Error('the settlement was not written');
-  if (!result.ok) throw result.error;
-  return result.outcome;
-}
-
-/**
  * Settles several claimed jobs at once (a worker's jobs that finished while its previous settlement
  * was being written), each with its record: on PostgreSQL in one statement for all of them, which is
  * atomic by itself and costs one round trip instead of one per job (or a transaction's six each); on

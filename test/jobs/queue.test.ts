@@ -7,7 +7,6 @@ import {
   failJob,
   retryDelayMs,
   RETRY_MAX_MS,
-  settleJob,
   settleJobs,
   type ClaimedJob,
   type EnqueueOptions,
@@ -16,6 +15,7 @@ import { sql } from 'kysely';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { TEST_DATABASE_URL } from '../helpers/server.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
+import { settleJob } from './settle-job.js';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

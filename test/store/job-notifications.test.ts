@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { claimJobs, enqueue, settleJob } from '../../src/jobs/queue.js';
+import { claimJobs, enqueue } from '../../src/jobs/queue.js';
 import type { DatabaseHandle } from '../../src/store/db/dialect.js';
 import { migrateToLatest } from '../../src/store/db/migrate.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { TEST_DATABASE_URL } from '../helpers/server.js';
+import { settleJob } from '../jobs/settle-job.js';
 import { waitFor } from '../webhooks/helpers.js';
 
 // PostgreSQL only: SQLite has no NOTIFY (its workers poll). The SQLite run reports this as skipped.
