@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { text } from 'node:stream/consumers';
 import type { BlobStore } from '../../src/store/blobs/blob-store.js';
@@ -89,8 +90,10 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       const log: string[] = [];
       const { files: held, release } = heldBlobs(log);
       const bytes = Buffer.from('saved alongside the transaction');
+      const now = new Date('2026-11-23T12:00:00.000Z');
+      const next = { ...meta('alongside.txt'), usedBy: 'document:d1', pages: 3 };
       const record = await server.app.deps.db.transaction().execute(async (trx) => {
-        const saved = await held.saveWith(trx, bytes, meta('alongside.txt'), new Date(), async (file) => {
+        const saved = await held.saveWith(trx, bytes, next, now, async (file) => {
           log.push('rest of the transaction');
           assert.equal(await server.app.blobs.stat(file.sha256), undefined, 'not stored yet');
           release();
@@ -101,7 +104,14 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       });
       assert.deepEqual(log, ['put started', 'rest of the transaction', 'blob durable', 'saveWith returned']);
       const found = await files.find(tenantId, record.id);
-      assert.equal(found?.sha256, record.sha256);
+      assert.deepEqual(found, record, 'the row as returned');
+      // Contract File record: SHA-512 checksum of the bytes; content-addressed by SHA-256.
+      assert.equal(found.sha256, createHash('sha256').update(bytes).digest('hex'));
+      assert.equal(found.checksum, createHash('sha512').update(bytes).digest('hex'));
+      assert.equal(found.size, bytes.length);
+      assert.equal(found.used_by, 'document:d1');
+      assert.equal(found.used_at, now.toISOString());
+      assert.equal(found.pages, 3);
       assert.equal(await text(await files.open(found)), 'saved alongside the transaction');
     });
 

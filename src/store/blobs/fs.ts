@@ -53,7 +53,7 @@ const FANOUT_DIR = /^[0-9a-f]{2}$/;
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #tmp: string;
-  /** Directories made or being made by this store: tmp/ and at most 65,536 fan-out directories. */
+  /** Fan-out directories made or being made by this store (at most 65,536). */
   readonly #dirs = new Map<string, Promise<void>>();
 
   constructor(options: FsBlobStoreOptions) {
