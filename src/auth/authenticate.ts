@@ -1,6 +1,6 @@
-import type { CompiledQuery } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { LoginRow } from './login-response.js';
+import { BatchedLookup } from '../store/db/batched-lookup.js';
 import { readJson } from '../store/db/json.js';
 import { effectiveRights, type Role } from '../users/roles.js';
 import type { Actor } from './actor.js';
@@ -16,16 +16,18 @@ export type Authentication =
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Resolves a session token or API key to its actor with one indexed lookup. Suspension is read on
- * every request, so it takes effect at once on existing sessions and keys (spec: User account table).
+ * The users and tenants behind a list of token hashes, with one indexed lookup per hash. Suspension
+ * is read on every request, so it takes effect at once on existing sessions and keys (spec: User
+ * account table).
  */
-function lookupQuery(db: Deps['db']) {
+function lookupQuery(db: Deps['db'], dialect: Deps['dialect']) {
   return db
     .selectFrom('auth_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .innerJoin('tenants as n', 'n.id', 't.tenant_id')
     .selectAll('u')
     .select([
+      't.token_hash',
       't.id as token_id',
       't.kind',
       't.unlocked',
@@ -42,7 +44,7 @@ function lookupQuery(db: Deps['db']) {
           .whereRef('c.user_id', '=', 'u.id')
           .as('certificate_count'),
     ])
-    .where('t.token_hash', '=', '');
+    .where(dialect.isInTextList('t.token_hash', dialect.textList([])));
 }
 
 type LookupRow = Awaited<ReturnType<ReturnType<typeof lookupQuery>['executeTakeFirstOrThrow']>>;
@@ -50,21 +52,32 @@ type LookupRow = Awaited<ReturnType<ReturnType<typeof lookupQuery>['executeTakeF
 /** The user and tenant row behind a token: GET /login answers from it without a second query. */
 export type AuthenticatedRow = LoginRow;
 
-// Built and compiled once per database: rebuilding the query on every request costs as much as running it.
-const compiled = new WeakMap<object, CompiledQuery<LookupRow>>();
+/**
+ * One lookup per database, built and compiled once (rebuilding the query on every request costs as
+ * much as running it). The tokens of requests that arrive together are looked up by one statement.
+ */
+const lookups = new WeakMap<object, BatchedLookup<string, LookupRow>>();
+
+function lookupOf(deps: Deps): BatchedLookup<string, LookupRow> {
+  let lookup = lookups.get(deps.db);
+  if (!lookup) {
+    const { db, dialect } = deps;
+    const query = lookupQuery(db, dialect).compile();
+    lookup = new BatchedLookup(async (hashes: string[]) => {
+      const { rows } = await db.executeQuery<LookupRow>({ ...query, parameters: [dialect.textList(hashes)] });
+      return new Map(rows.map((row) => [row.token_hash, row]));
+    });
+    lookups.set(db, lookup);
+  }
+  return lookup;
+}
 
 /**
- * Resolves a session token or API key to its actor with one indexed lookup. Suspension is read on
- * every request, so it takes effect at once on existing sessions and keys (spec: User account table).
+ * Resolves a session token or API key to its actor. Suspension is read on every request, so it takes
+ * effect at once on existing sessions and keys (spec: User account table).
  */
 export async function authenticate(deps: Deps, token: string, requestId: string): Promise<Authentication> {
-  let query = compiled.get(deps.db);
-  if (!query) {
-    query = lookupQuery(deps.db).compile();
-    compiled.set(deps.db, query);
-  }
-  const result = await deps.db.executeQuery<LookupRow>({ ...query, parameters: [hashToken(token)] });
-  const row = result.rows[0];
+  const row = await lookupOf(deps).get(hashToken(token));
   if (!row) return { outcome: 'unknown' };
   const now = deps.clock.now();
   if (new Date(row.expires_at) <= now) return { outcome: 'expired' };

@@ -1,4 +1,4 @@
-import type { ColumnDataType, Expression, Kysely } from 'kysely';
+import type { ColumnDataType, Expression, Kysely, SqlBool } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 
 /**
@@ -20,6 +20,13 @@ export interface SqlDialect {
    * writer at a time, taken up front by `writeTransaction`.
    */
   readonly skipLocked: boolean;
+  /**
+   * `column` is one of the texts of `list`, a single parameter made by `textList`: the statement's
+   * text does not change with the list's length, so it is compiled and prepared once.
+   */
+  isInTextList(column: string, list: unknown): Expression<SqlBool>;
+  /** A list of texts as the one parameter `isInTextList` expects (an array; JSON text on SQLite). */
+  textList(values: readonly string[]): unknown;
 }
 
 export const sqliteDialect: SqlDialect = Object.freeze({
@@ -29,6 +36,9 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   serialType: 'integer',
   json: (value: string) => sql`${value}`,
   skipLocked: false,
+  isInTextList: (column: string, list: unknown) =>
+    sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${list}))`,
+  textList: (values: readonly string[]) => JSON.stringify(values),
 });
 
 export const postgresDialect: SqlDialect = Object.freeze({
@@ -38,6 +48,8 @@ export const postgresDialect: SqlDialect = Object.freeze({
   serialType: 'bigserial',
   json: (value: string) => sql`${value}::jsonb`,
   skipLocked: true,
+  isInTextList: (column: string, list: unknown) => sql<SqlBool>`${sql.ref(column)} = any(${list}::text[])`,
+  textList: (values: readonly string[]) => [...values],
 });
 
 /**
