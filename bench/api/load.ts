@@ -1,10 +1,16 @@
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AutocannonJob } from './autocannon.js';
 import { spawnPlaced, type Placement } from './processes.js';
 
 export interface LoadOptions {
   root: string;
   placement: Placement;
-  url: string;
+  /** The server's origin, http://127.0.0.1:port. */
+  origin: string;
+  /** One path, or several (one per token) that the connections go through from different offsets. */
+  paths: string[];
+  /** A text every answer's body must contain (others count as mismatches). */
+  expect?: string;
   connections: number;
   seconds: number;
   method?: 'GET' | 'POST';
@@ -22,12 +28,15 @@ export interface LoadResult {
   non2xx: number;
   /** Connection errors, resets and timeouts (autocannon counts timeouts among errors). */
   errors: number;
+  /** Answers whose body lacked the expected text. */
+  mismatches: number;
   timeouts: number;
   statusCodes: Record<string, number>;
 }
 
 interface AutocannonJson {
   errors: number;
+  mismatches: number;
   timeouts: number;
   non2xx: number;
   statusCodeStats?: Record<string, { count: number }>;
@@ -36,27 +45,25 @@ interface AutocannonJson {
 }
 
 /**
- * Runs the autocannon CLI in its own process (pinned to the load generator's CPU) and reads its
- * `--json` result. A separate process rather than the API in this one, so the orchestrator's own
+ * Runs autocannon (autocannon.ts) in its own process, pinned to the load generator's CPU, and reads
+ * its JSON result. A separate process rather than the API in this one, so the orchestrator's own
  * work never shares a core or an event loop with the load generator.
  */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const autocannon = join(options.root, 'node_modules', '.bin', 'autocannon');
-  const args = [
-    '--json',
-    '--connections',
-    String(options.connections),
-    '--duration',
-    String(options.seconds),
-    '--method',
-    options.method ?? 'GET',
-  ];
-  if (options.body !== undefined)
-    args.push('--headers', 'content-type=application/json', '--body', options.body);
-  args.push(options.url);
+  const job: AutocannonJob = {
+    origin: options.origin,
+    paths: options.paths,
+    connections: options.connections,
+    seconds: options.seconds,
+    method: options.method ?? 'GET',
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.expect !== undefined ? { expect: options.expect } : {}),
+  };
+  const script = fileURLToPath(new URL('./autocannon.ts', import.meta.url));
+  const args = ['--import', 'tsx', script, JSON.stringify(job)];
 
   return new Promise((resolve, reject) => {
-    const child = spawnPlaced(options.placement, autocannon, args, {
+    const child = spawnPlaced(options.placement, process.execPath, args, {
       cwd: options.root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -94,6 +101,7 @@ function toResult(json: AutocannonJson): LoadResult {
     p99Ms: json.latency.p99,
     non2xx: json.non2xx,
     errors: json.errors,
+    mismatches: json.mismatches,
     timeouts: json.timeouts,
     statusCodes: Object.fromEntries(
       Object.entries(json.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count]),

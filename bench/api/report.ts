@@ -55,7 +55,7 @@ export function describeTarget(target: Target | undefined): string {
 
 export function verdict(measurement: Measurement): string {
   const { result, target } = measurement;
-  if (result.errors > 0 || result.non2xx > 0) return 'BROKEN';
+  if (isBroken(measurement)) return 'BROKEN';
   if (!target) return '-';
   const misses = [
     result.requestsPerSecond < target.minRequestsPerSecond ? 'req/s' : undefined,
@@ -64,8 +64,9 @@ export function verdict(measurement: Measurement): string {
   return misses.length === 0 ? 'met' : `missed (${misses.join(', ')})`;
 }
 
+/** Errors, other statuses than 2xx, or answers without the case's expected text (a refused token). */
 export function isBroken(measurement: Measurement): boolean {
-  return measurement.result.errors > 0 || measurement.result.non2xx > 0;
+  return measurement.result.errors > 0 || measurement.result.non2xx > 0 || measurement.result.mismatches > 0;
 }
 
 /** The one line printed as soon as a case is measured. */
@@ -78,6 +79,7 @@ export function caseLine(m: Measurement): string {
     `${m.database} | ${m.caseName} | LOG_LEVEL=${m.logLevel} | ${integer.format(r.requestsPerSecond)} req/s | ` +
     `p50 ${r.p50Ms} ms | p99 ${r.p99Ms} ms | non-2xx ${r.non2xx} | errors ${r.errors}` +
     (r.timeouts > 0 ? ` (${r.timeouts} timeouts)` : '') +
+    (r.mismatches > 0 ? ` | ${r.mismatches} answers without the expected body` : '') +
     ` | server CPU ${percent(m.cpu?.server)}, ${micro(cpuPerRequestUs(m))} µs/request` +
     (m.cpu?.postgres !== undefined ? `, PostgreSQL CPU ${percent(m.cpu.postgres)}` : '') +
     (m.pinned ? `, others on CPU 0 ${percent(othersOnServerCore(m))}${isNoisy(m) ? ' (NOISY)' : ''}` : '') +

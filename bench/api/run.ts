@@ -23,7 +23,7 @@ import {
   type Measurement,
   type Target,
 } from './report.js';
-import { ADMIN, ensureBuilt, logIn, startServer, type RunningServer } from './server.js';
+import { ADMIN, ensureBuilt, logIn, makeApiKeys, startServer, type RunningServer } from './server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,6 +39,9 @@ type CaseId = (typeof CASE_IDS)[number];
 const USAGE = `Usage: npm run bench:api -- [options]
   --db sqlite|postgres   only this database (default: sqlite, then postgres)
   --connections N        concurrent connections (default 50)
+  --tokens N             the authenticated GET spreads its requests over N tokens of the administrator
+                         (its session and N-1 API keys; default: one per connection), as many callers'
+                         requests would arrive
   --warmup S             warm-up seconds before each measurement (default 3)
   --seconds S            measured seconds for the GET cases (default 10)
   --login-seconds S      measured seconds for POST /login (default 5; argon2 makes it slow anyway)
@@ -60,6 +63,7 @@ interface Settings {
   serverRoot: string;
   explicitDatabase: boolean;
   connections: number;
+  tokens: number | undefined;
   warmup: number;
   seconds: number;
   loginSeconds: number;
@@ -91,6 +95,7 @@ function readSettings(): Settings {
     options: {
       db: { type: 'string' },
       connections: { type: 'string' },
+      tokens: { type: 'string' },
       warmup: { type: 'string' },
       seconds: { type: 'string' },
       'login-seconds': { type: 'string' },
@@ -120,6 +125,7 @@ function readSettings(): Settings {
     serverRoot: values.root ? resolve(values.root) : ROOT,
     explicitDatabase: values.db !== undefined,
     connections: positive(values.connections, 'connections', 50),
+    tokens: values.tokens === undefined ? undefined : positive(values.tokens, 'tokens', 1),
     warmup: positive(values.warmup, 'warmup', 3),
     seconds: positive(values.seconds, 'seconds', 10),
     loginSeconds: positive(values['login-seconds'], 'login-seconds', 5),
@@ -217,6 +223,10 @@ interface BenchCase {
   name: string;
   method: 'GET' | 'POST';
   path: (token: string) => string;
+  /** One path per token (the authenticated GET), rather than the first token's alone. */
+  everyToken?: boolean;
+  /** A text every answer's body must contain. */
+  expect?: string;
   body?: string;
   seconds: number;
   target: Target | undefined;
@@ -229,12 +239,14 @@ async function measure(
   database: DatabaseKind,
   logLevel: string,
   benchCase: BenchCase,
-  token: string,
+  tokens: string[],
 ): Promise<Measurement> {
   const load: LoadOptions = {
     root: ROOT,
     placement: pinning.load,
-    url: `${server.baseUrl}${benchCase.path(token)}`,
+    origin: server.baseUrl,
+    paths: (benchCase.everyToken ? tokens : tokens.slice(0, 1)).map((token) => benchCase.path(token)),
+    ...(benchCase.expect !== undefined ? { expect: benchCase.expect } : {}),
     connections: settings.connections,
     seconds: settings.warmup,
     method: benchCase.method,
@@ -308,8 +320,11 @@ async function withServer(
   try {
     progress(`${database}: server up at ${server.baseUrl}; logging in once for a token`);
     const token = await logIn(server.baseUrl);
+    const count = settings.tokens ?? settings.connections;
+    progress(`${database}: making ${count - 1} API keys, for ${count} tokens in all`);
+    const tokens = [token, ...(await makeApiKeys(server.baseUrl, token, count - 1))];
     for (const benchCase of cases) {
-      into.push(await measure(settings, pinning, server, database, logLevel, benchCase, token));
+      into.push(await measure(settings, pinning, server, database, logLevel, benchCase, tokens));
     }
   } catch (error) {
     console.error(`    server log (last lines):\n${indent(server.logTail(20))}`);
@@ -351,6 +366,9 @@ function authenticatedGet(database: DatabaseKind, settings: Settings): BenchCase
     name: 'authenticated GET',
     method: 'GET',
     path: (token) => `/api/v1/login?token=${encodeURIComponent(token)}`,
+    everyToken: true,
+    // GET /login answers 200 {logged:false} to a token it did not accept: the body tells.
+    expect: '"logged":true',
     seconds: settings.seconds,
     target: TARGETS[database],
   };
@@ -428,7 +446,7 @@ async function main(): Promise<number> {
     }
   }
 
-  console.log('\nSummary (targets are aims, not assertions; BROKEN = errors or non-2xx answers):\n');
+  console.log('\nSummary (targets are aims, not assertions; BROKEN = errors, non-2xx answers or bodies without the expected text):\n');
   console.log(measurements.length > 0 ? summaryTable(measurements) : '(nothing measured)');
   const noisy = measurements.filter(isNoisy);
   if (noisy.length > 0) {

@@ -198,3 +198,31 @@ export async function logIn(baseUrl: string): Promise<string> {
   }
   return body.token;
 }
+
+/**
+ * Makes `count` API keys with `token` (POST /api/key) and proves each is accepted by GET /login, so
+ * the authenticated GET can spread its requests over many callers' tokens.
+ */
+export async function makeApiKeys(baseUrl: string, token: string, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${baseUrl}/api/v1/api/key?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ description: `bench ${i + 1}` }),
+    });
+    const body = (await response.json()) as { id?: unknown };
+    if (!response.ok || typeof body.id !== 'string') {
+      throw new Error(`POST /api/v1/api/key answered ${response.status}: ${JSON.stringify(body)}`);
+    }
+    const check = await fetch(`${baseUrl}/api/v1/login?token=${encodeURIComponent(body.id)}`);
+    const session = (await check.json()) as { logged?: unknown };
+    if (!check.ok || session.logged !== true) {
+      throw new Error(
+        `GET /api/v1/login with API key ${i + 1} answered ${check.status}: ${JSON.stringify(session)}`,
+      );
+    }
+    keys.push(body.id);
+  }
+  return keys;
+}
