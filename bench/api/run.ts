@@ -446,7 +446,9 @@ async function main(): Promise<number> {
     }
   }
 
-  console.log('\nSummary (targets are aims, not assertions; BROKEN = errors, non-2xx answers or bodies without the expected text):\n');
+  console.log(
+    '\nSummary (targets are aims, not assertions; BROKEN = errors, non-2xx answers or bodies without the expected text):\n',
+  );
   console.log(measurements.length > 0 ? summaryTable(measurements) : '(nothing measured)');
   const noisy = measurements.filter(isNoisy);
   if (noisy.length > 0) {
