@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dialectOf } from '../store/db/dialect.js';
+import { afterCommit, dialectOf, runsAfterCommit } from '../store/db/dialect.js';
 
 /**
  * Wakes workers when a job is enqueued, so an event is delivered at once rather than at the next
@@ -14,7 +15,10 @@ import { dialectOf } from '../store/db/dialect.js';
  */
 const listeners = new Set<() => void>();
 
-/** Called by `enqueue`; the job may not be committed yet, so a woken worker also looks again shortly. */
+/**
+ * Wakes this process's workers now. Called for jobs enqueued in a transaction that cannot ring after
+ * its commit: the job may not be committed yet, so a woken worker also looks again shortly.
+ */
 export function ringDoorbell(): void {
   for (const listener of listeners) listener();
 }
@@ -38,10 +42,74 @@ export const JOBS_CHANNEL = `'signery_jobs_' || left(md5(current_schema()), 16)`
 export const NOTIFY_WORKERS: RawBuilder<unknown> = sql`pg_notify(${sql.raw(JOBS_CHANNEL)}, '')`;
 
 /**
- * Rings both bells for a job enqueued in `trx`: this process's workers now, other nodes' when the
- * transaction commits (PostgreSQL collapses a transaction's identical notifications into one).
+ * The payload of the NOTIFY this process sends after its own commits (`notifyOtherNodes`): its
+ * workers were woken in the process already, so its listening connection ignores it.
+ */
+export const THIS_PROCESS = randomUUID();
+
+/**
+ * Rings both bells for a job enqueued in `trx`. In a transaction of `writeTransaction`, once it has
+ * committed (so a woken worker finds the job on its first look): this process's workers, and other
+ * nodes' by a NOTIFY sent after the commit (`notifyOtherNodes`). In any other transaction: this
+ * process's workers now, other nodes' by a NOTIFY sent with the transaction (PostgreSQL collapses a
+ * transaction's identical notifications into one).
  */
 export async function ringDoorbellWith<DB>(trx: Kysely<DB>): Promise<void> {
+  if (runsAfterCommit(trx)) {
+    ringAfterCommit(trx);
+    return;
+  }
   if (dialectOf(trx).name === 'postgres') await sql`select ${NOTIFY_WORKERS}`.execute(trx);
   ringDoorbell();
+}
+
+/** Transactions that already ring after their commit: one ring each, however many jobs they enqueue. */
+const ringing = new WeakSet<object>();
+
+/**
+ * Rings both bells once `trx` (a transaction of `writeTransaction`, which sent no NOTIFY) has
+ * committed.
+ */
+export function ringAfterCommit<DB>(trx: Kysely<DB>): void {
+  if (ringing.has(trx)) return;
+  ringing.add(trx);
+  afterCommit(trx, (db) => {
+    ringDoorbell();
+    if (dialectOf(db).name === 'postgres') notifyOtherNodes(db);
+  });
+}
+
+/** Per database: whether a NOTIFY statement is being sent, and whether commits came meanwhile. */
+const notifying = new WeakMap<object, { again: boolean }>();
+
+/**
+ * Sends a NOTIFY for jobs already committed, one statement at a time: commits that come while one is
+ * being sent share the next. A NOTIFY inside each enqueuing transaction costs PostgreSQL a lock and a
+ * signal to every listening backend on each commit, and each listening node a wake-up; at 1,000
+ * events a second this sends a few hundred (bench/README.md: Webhooks). A NOTIFY that fails, or a
+ * process that stops between the commit and the NOTIFY, delays other nodes' workers until their next
+ * poll; nothing is lost.
+ */
+function notifyOtherNodes<DB>(db: Kysely<DB>): void {
+  const state = notifying.get(db);
+  if (state) {
+    state.again = true;
+    return;
+  }
+  const sending = { again: false };
+  notifying.set(db, sending);
+  const send = (): void => {
+    sql`select pg_notify(${sql.raw(JOBS_CHANNEL)}, ${THIS_PROCESS})`
+      .execute(db)
+      .catch(() => undefined)
+      .finally(() => {
+        if (!sending.again) {
+          notifying.delete(db);
+          return;
+        }
+        sending.again = false;
+        send();
+      });
+  };
+  send();
 }

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { enqueue } from '../../src/jobs/queue.js';
 import { Worker } from '../../src/jobs/worker.js';
+import { afterCommit, runsAfterCommit, writeTransaction } from '../../src/store/db/dialect.js';
+import type { Database } from '../../src/store/db/schema.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,6 +45,55 @@ describe('job worker: poll loop, concurrency, graceful stop, schedules', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('an enqueue in a writeTransaction wakes the worker once the transaction has committed', async () => {
+    const worker = new Worker(deps(), { pollIntervalMs: 60_000 });
+    const ran: number[] = [];
+    worker.register('wake-after-commit', async (job) => {
+      ran.push(Number(job.payload.n));
+    });
+    worker.start();
+    try {
+      await sleep(50);
+      const { db, dialect } = test.handle;
+      await writeTransaction(db, dialect, async (trx) => {
+        await enqueue(trx, { type: 'wake-after-commit', payload: { n: 1 }, now: clock.now() });
+        // Not before the commit: a worker woken now would find nothing and sleep for a minute.
+        await sleep(100);
+        assert.deepEqual(ran, []);
+      });
+      await waitFor(() => ran.length === 1, 15_000);
+      assert.deepEqual(ran, [1]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('what a writeTransaction runs after its commit: nothing after a rollback; a hook that throws changes nothing', async () => {
+    const { db, dialect } = test.handle;
+    const seen: string[] = [];
+    await assert.rejects(
+      writeTransaction(db, dialect, async (trx) => {
+        afterCommit(trx, () => seen.push('rolled back'));
+        throw new Error('the change fails');
+      }),
+      /the change fails/,
+    );
+    const result = await writeTransaction(db, dialect, async (trx) => {
+      assert.equal(runsAfterCommit(trx), true);
+      afterCommit(trx, () => {
+        throw new Error('a hook that fails');
+      });
+      afterCommit(trx, () => seen.push('committed'));
+      return 'the result';
+    });
+    assert.equal(result, 'the result');
+    assert.deepEqual(seen, ['committed']);
+    await db.transaction().execute(async (trx) => {
+      assert.equal(runsAfterCommit(trx), false);
+      assert.throws(() => afterCommit<Database>(trx, () => undefined), /not begun by writeTransaction/);
+    });
   });
 
   it('runs at most `concurrency` handlers at once, and stop() waits for the running ones', async () => {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
+import { JOBS_CHANNEL, THIS_PROCESS } from '../../src/jobs/doorbell.js';
 import { claimJobs, enqueue } from '../../src/jobs/queue.js';
-import type { DatabaseHandle } from '../../src/store/db/dialect.js';
+import { writeTransaction, type DatabaseHandle } from '../../src/store/db/dialect.js';
+import { emitEvent } from '../../src/webhooks/emit-event.js';
 import { migrateToLatest } from '../../src/store/db/migrate.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
 import type { Database } from '../../src/store/db/schema.js';
@@ -111,3 +114,164 @@ describe('cross-node wake-ups: DatabaseHandle.listenForJobs (LISTEN/NOTIFY)', { 
     }
   });
 });
+
+describe(
+  'wake-ups after the commit of a writeTransaction (one NOTIFY for the commits that come together)',
+  { skip },
+  () => {
+    const url = TEST_DATABASE_URL ?? '';
+    const schema = `t_notify_${randomBytes(5).toString('hex')}`;
+    let handle: DatabaseHandle<Database>;
+    let other: DatabaseHandle<Database>;
+    /** A plain connection listening on the schema's channel: it hears every NOTIFY, payload included. */
+    let raw: pg.Client;
+    const heard: string[] = [];
+
+    before(async () => {
+      handle = await openPostgres({ url, schema });
+      await migrateToLatest(handle);
+      other = await openPostgres({ url, schema });
+      raw = new pg.Client({ connectionString: url, options: `-c search_path="${schema}"` });
+      await raw.connect();
+      raw.on('notification', (message) => heard.push(message.payload ?? ''));
+      const { rows } = await raw.query<{ channel: string }>(`select ${JOBS_CHANNEL} as channel`);
+      await raw.query(`listen "${rows[0]!.channel}"`);
+    });
+    after(async () => {
+      await raw.end();
+      await other.close();
+      await handle.close();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`drop schema if exists "${schema}" cascade`);
+      await admin.end();
+    });
+
+    const enqueueJob = (trx: Parameters<typeof enqueue>[0]) =>
+      enqueue(trx, { type: 'test.after-commit', payload: {}, now: new Date() });
+    /** Waits until the raw listener has heard `count` notifications, then a little longer for strays. */
+    const heardAfter = async (count: number) => {
+      await waitFor(() => heard.length >= count, 10_000, `${count} notifications`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return heard.splice(0);
+    };
+
+    it('an enqueue wakes other nodes by a NOTIFY sent after the commit, carrying this process; a rollback sends none', async () => {
+      await writeTransaction(handle.db, handle.dialect, async (trx) => {
+        await enqueueJob(trx);
+        await enqueueJob(trx);
+      });
+      // Sent with the transaction it would carry an empty payload.
+      assert.deepEqual(await heardAfter(1), [THIS_PROCESS]);
+
+      await writeTransaction(handle.db, handle.dialect, async (trx) => {
+        await enqueueJob(trx);
+        throw new Rollback();
+      }).catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(heard.splice(0), []);
+    });
+
+    it('an event emitted in a writeTransaction sends no NOTIFY of its own: one after the commit', async () => {
+      const now = new Date().toISOString();
+      const tenantId = randomUUID();
+      const organizationId = randomUUID();
+      await handle.db
+        .insertInto('tenants')
+        .values({ id: tenantId, name: `t-${tenantId}`, properties: '{}', counters: '{}', created_at: now })
+        .execute();
+      await handle.db
+        .insertInto('organizations')
+        .values({ id: organizationId, tenant_id: tenantId, name: 'o', created_at: now })
+        .execute();
+      await handle.db
+        .insertInto('webhooks')
+        .values({
+          id: randomUUID(),
+          tenant_id: tenantId,
+          type: 'organization',
+          organization_id: organizationId,
+          name: 'w',
+          callback_url: 'http://127.0.0.1:9/',
+          hmac_secret: 'secret',
+          creator_id: 'test',
+          creator_name: 'test',
+          created_at: now,
+        })
+        .execute();
+      const event = {
+        tenantId,
+        organizationId,
+        documentId: 'd',
+        event: 'documentEdited' as const,
+        actor: 'a',
+        at: new Date(),
+      };
+      const { deliveryIds } = await writeTransaction(handle.db, handle.dialect, (trx) =>
+        emitEvent(trx, event),
+      );
+      assert.equal(deliveryIds.length, 1);
+      assert.deepEqual(await heardAfter(1), [THIS_PROCESS]);
+      // Outside writeTransaction the statement itself notifies, when the transaction commits.
+      await handle.db.transaction().execute((trx) => emitEvent(trx, event));
+      assert.deepEqual(await heardAfter(1), ['']);
+    });
+
+    it('commits that come while a NOTIFY is being sent share the next one', async () => {
+      // Holds the first NOTIFY statement's answer until five more transactions have committed.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const notifies = new Set<unknown>();
+      let sent = 0;
+      const gate: KyselyPlugin = {
+        transformQuery: (args) => {
+          if (args.node.kind === 'RawNode' && args.node.sqlFragments.join('').includes('pg_notify'))
+            notifies.add(args.queryId);
+          return args.node;
+        },
+        transformResult: async (args) => {
+          if (notifies.has(args.queryId)) {
+            sent++;
+            if (sent === 1) await held;
+          }
+          return args.result;
+        },
+      };
+      const db = handle.db.withPlugin(gate);
+      await writeTransaction(db, handle.dialect, enqueueJob);
+      await waitFor(() => sent === 1, 10_000, 'the first NOTIFY');
+      for (let i = 0; i < 5; i++) await writeTransaction(db, handle.dialect, enqueueJob);
+      assert.equal(sent, 1, 'nothing else is sent while the first is under way');
+      release();
+      await waitFor(() => sent === 2, 10_000, 'the NOTIFY for the five commits');
+      assert.deepEqual(await heardAfter(2), [THIS_PROCESS, THIS_PROCESS]);
+      assert.equal(sent, 2);
+    });
+
+    it('a node’s listening connection ignores the NOTIFY its own process sent, and hears every other', async () => {
+      assert.ok(other.listenForJobs);
+      let wakeUps = 0;
+      let connected = false;
+      const stop = other.listenForJobs(() => {
+        if (connected) wakeUps += 1;
+        connected = true;
+      });
+      try {
+        await waitFor(() => connected, 10_000, 'the listening connection');
+        const { rows } = await raw.query<{ channel: string }>(`select ${JOBS_CHANNEL} as channel`);
+        const channel = rows[0]!.channel;
+        // In order: had the first woken the listener, the count would reach 2 with the second.
+        await raw.query('select pg_notify($1, $2)', [channel, THIS_PROCESS]);
+        await raw.query('select pg_notify($1, $2)', [channel, 'another process']);
+        await waitFor(() => wakeUps >= 1, 10_000, 'a wake-up for the other process');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(wakeUps, 1);
+      } finally {
+        stop();
+        heard.splice(0);
+      }
+    });
+  },
+);

@@ -78,12 +78,44 @@ export interface DatabaseHandle<DB> {
   close(): Promise<void>;
 }
 
+/** What writeTransaction runs once a transaction of its own has committed, by transaction. */
+const commitHooks = new WeakMap<object, ((db: Kysely<never>) => void)[]>();
+
+/**
+ * Whether `trx` is a transaction run by `writeTransaction`, which can run code once it has committed
+ * (`afterCommit`). A transaction begun any other way cannot.
+ */
+export function runsAfterCommit(trx: object): boolean {
+  return commitHooks.has(trx);
+}
+
+/**
+ * Runs `hook` with the database once `trx` (a transaction for which `runsAfterCommit` is true) has
+ * committed; never when it rolls back. The change is committed by then: a hook that throws is
+ * ignored, so a hook must not be needed for correctness (a wake-up that a poll would also do).
+ */
+export function afterCommit<DB>(trx: Kysely<DB>, hook: (db: Kysely<DB>) => void): void {
+  const hooks = commitHooks.get(trx);
+  if (!hooks) throw new Error('afterCommit: the transaction was not begun by writeTransaction');
+  hooks.push(hook as unknown as (db: Kysely<never>) => void);
+}
+
+function runCommitHooks<DB>(db: Kysely<DB>, hooks: ((db: Kysely<never>) => void)[]): void {
+  for (const hook of hooks) {
+    try {
+      hook(db as unknown as Kysely<never>);
+    } catch {
+      // Committed already; see afterCommit.
+    }
+  }
+}
+
 /**
  * Runs `work` in a transaction that writes. On SQLite it starts with `BEGIN IMMEDIATE`, which takes
  * the write lock before the first read: a deferred `BEGIN` that reads and then writes fails with
  * SQLITE_BUSY when another process on the same file (a second node, the CLI) committed in between,
  * and the busy timeout cannot help it. PostgreSQL locks rows as they are written, so a plain
- * transaction is enough there.
+ * transaction is enough there. What `work` hands to `afterCommit` runs once the commit is done.
  *
  * ```ts
  * const claimed = await writeTransaction(db, dialect, (trx) => trx.updateTable('jobs')…execute());
@@ -94,20 +126,30 @@ export async function writeTransaction<DB, T>(
   dialect: SqlDialect,
   work: (trx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
-  if (dialect.name !== 'sqlite') return db.transaction().execute(work);
-  // One connection reserved for the whole transaction: Kysely's SQLite driver has a single
-  // connection behind a mutex, so nothing else of this process interleaves.
-  return db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (error) {
-      // SQLite may already have rolled back on its own (SQLITE_FULL, SQLITE_IOERR, a failed commit);
-      // `rollback` then fails too, and the error worth reporting is still the one that stopped the work.
-      await sql`rollback`.execute(connection).catch(() => undefined);
-      throw error;
-    }
-  });
+  const hooks: ((db: Kysely<never>) => void)[] = [];
+  const result =
+    dialect.name !== 'sqlite'
+      ? await db.transaction().execute((trx) => {
+          commitHooks.set(trx, hooks);
+          return work(trx);
+        })
+      : // One connection reserved for the whole transaction: Kysely's SQLite driver has a single
+        // connection behind a mutex, so nothing else of this process interleaves.
+        await db.connection().execute(async (connection) => {
+          commitHooks.set(connection, hooks);
+          await sql`begin immediate`.execute(connection);
+          try {
+            const result = await work(connection);
+            await sql`commit`.execute(connection);
+            return result;
+          } catch (error) {
+            // SQLite may already have rolled back on its own (SQLITE_FULL, SQLITE_IOERR, a failed
+            // commit); `rollback` then fails too, and the error worth reporting is still the one that
+            // stopped the work.
+            await sql`rollback`.execute(connection).catch(() => undefined);
+            throw error;
+          }
+        });
+  runCommitHooks(db, hooks);
+  return result;
 }

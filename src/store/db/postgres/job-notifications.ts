@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { JOBS_CHANNEL } from '../../../jobs/doorbell.js';
+import { JOBS_CHANNEL, THIS_PROCESS } from '../../../jobs/doorbell.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -46,7 +46,10 @@ export class JobNotifications {
   #connect(): void {
     const client = new pg.Client(this.#config);
     this.#client = client;
-    client.on('notification', () => this.#ring());
+    // A NOTIFY this process sent after its own commit: its workers were woken in the process.
+    client.on('notification', (message) => {
+      if (message.payload !== THIS_PROCESS) this.#ring();
+    });
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client, new Error('the LISTEN connection closed')));
     client
