@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import type { Actor } from './actor.js';
 import { apiKeyPrefix, hashToken, newApiKey } from './secrets.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** An API key as GET /api/key lists it: `id` is the public prefix, never the secret (Contract). */
 export interface ApiKeyItem {
@@ -26,7 +27,7 @@ export async function createApiKey(
 ): Promise<string> {
   const { key, prefix } = newApiKey();
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .insertInto('auth_tokens')
       .values({
@@ -82,7 +83,7 @@ export async function listApiKeys(deps: Deps, actor: Actor): Promise<ApiKeyItem[
 export async function revokeApiKey(deps: Deps, actor: Actor, options: { key: string }): Promise<void> {
   const prefix = apiKeyPrefix(options.key);
   if (!prefix) throw new NotFound('No such API key');
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const deleted = await trx
       .deleteFrom('auth_tokens')
       .where('prefix', '=', prefix)

@@ -77,7 +77,7 @@ export async function logIn(
 
   const unlocked = user.mfa_enabled === 0;
   const ttlDays = readProperties(user.properties, deps.config.sessionTtlDays).sessionTtlDays;
-  const { token } = await deps.db.transaction().execute(async (trx) => {
+  const { token } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const session = await createSession(trx, {
       userId: user.id,
       tenantId: user.tenant_id,

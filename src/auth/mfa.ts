@@ -6,6 +6,7 @@ import { Forbidden, Unauthenticated, ValidationError } from '../errors.js';
 import type { Actor } from './actor.js';
 import { assertNotThrottled, clearFailures, countFailure } from './login-throttle.js';
 import { hashToken, newRecoveryCode, normalizeRecoveryCode } from './secrets.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const RECOVERY_CODE_COUNT = 10;
 const MFA_FAILURES = 5;
@@ -34,7 +35,7 @@ export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment
   if (!actor.unlocked) throw new Forbidden('Unlock the session before changing its factors');
   const secret = otplib.authenticator.generateSecret(20);
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('users')
       .set({ mfa_enabled: 1, mfa_secret: secret, updated_at: deps.clock.now().toISOString() })
@@ -71,7 +72,7 @@ export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment
 
 /** DELETE /login/mfa: turns MFA off and drops the recovery codes. */
 export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('users')
       .set({ mfa_enabled: 0, mfa_secret: null, updated_at: deps.clock.now().toISOString() })
@@ -98,7 +99,7 @@ async function unlock(
 ) {
   const key = { key: `mfa:${actor.userId}`, max: MFA_FAILURES };
   await assertNotThrottled(deps, [key]);
-  const ok = await deps.db.transaction().execute(async (trx) => {
+  const ok = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     if (!(await apply(trx))) return false;
     await trx.updateTable('auth_tokens').set({ unlocked: 1 }).where('id', '=', actor.tokenId).execute();
     await record(trx, {

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { LimitExceeded } from '../errors.js';
 import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
 import { contactView, type ContactRow, type ContactView } from './contact-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewContact {
   name: string;
@@ -34,7 +35,7 @@ export async function createContacts(
     throw new LimitExceeded(`At most ${CONTACTS_BULK_LIMIT} contacts per request`);
   }
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const rows: ContactRow[] = [];
     for (const [i, contact] of contacts.entries()) {
       const id = randomUUID();

@@ -2,6 +2,7 @@ import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { loadOwnContact } from './contact-access.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /contacts/:id: removes one of the caller's contacts. Its photo stays used: a photo id is
@@ -10,7 +11,7 @@ import { loadOwnContact } from './contact-access.js';
 export async function deleteContact(deps: Deps, actor: Actor, id: string): Promise<void> {
   const contact = await loadOwnContact(deps.db, actor, id);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
     await record(trx, {
       tenantId: actor.tenantId,

@@ -7,6 +7,7 @@ import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
 import type { ContactTable } from '../store/db/schema.js';
 import { loadOwnContact } from './contact-access.js';
 import { contactView, type ContactView } from './contact-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** Fields to change; `null` clears an optional one. */
 export interface ContactChanges {
@@ -35,7 +36,7 @@ export async function updateContact(
   const expected = expectedVersion ?? contact.version;
   if (expected !== contact.version) throw new VersionMismatch();
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const set: Updateable<ContactTable> = {};
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.email !== undefined) set.email = changes.email;

@@ -6,6 +6,7 @@ import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
 import { DEFAULT_DEFINITION } from '../documents/definitions.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { assertAdmin } from '../users/access.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DefinitionData {
   templateFile?: string | undefined;
@@ -35,7 +36,7 @@ export async function saveDefinition(
     throw new ValidationError(`${DEFAULT_DEFINITION} is built in and cannot be changed`);
   const now = deps.clock.now();
   const { templateFile, ...data } = options.data;
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const existing = await trx
       .selectFrom('definitions')
       .selectAll()

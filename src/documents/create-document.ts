@@ -24,6 +24,7 @@ import {
   type SigningInCall,
   type VisualsInCall,
 } from '../signing/sign-in-call.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewDocument {
   documentTitle: string;
@@ -126,7 +127,7 @@ async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<
       }),
     ),
   );
-  const rows = await deps.db.transaction().execute(async (trx) => {
+  const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const created: { row: DocumentRow; signing: SigningInCall | undefined }[] = [];
     for (const [i, p] of prepared.entries()) {
       const barcode = barcodes[i];

@@ -5,6 +5,7 @@ import { LimitExceeded } from '../errors.js';
 import type { Database } from '../store/db/schema.js';
 import { canEdit, canView, type DocumentRow } from './access.js';
 import { changeDocument } from './change-document.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DeleteResult {
   /** True when anything asked for was not deleted (spec Errors 4). */
@@ -30,7 +31,7 @@ export async function deleteDocuments(
 ): Promise<DeleteResult> {
   if (options.ids.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} documents per request`);
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const result: DeleteResult = { errors: false, count: 0, items: [] };
     for (const id of new Set(options.ids)) {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();

@@ -9,6 +9,7 @@ import { changeDocument } from './change-document.js';
 import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
 import { loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from './document-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface MetadataChanges {
   documentTitle?: string | undefined;
@@ -64,7 +65,7 @@ export async function editDocument(
     }
   }
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute((trx) =>
+  const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>
     changeDocument(trx, actor, {
       doc,
       expectedVersion: options.version,

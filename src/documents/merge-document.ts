@@ -7,6 +7,7 @@ import { loadEditable } from './access.js';
 import { addRevision, changeDocument } from './change-document.js';
 import { assertUsablePdf } from './document-input.js';
 import { documentView, type DocumentView } from './document-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /documents/{id}/merge: appends PDFs to the main file, which gets a new id (the old one stays as
@@ -40,7 +41,7 @@ export async function mergeDocument(
     kind: 'merged',
   });
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await claimFiles(
       trx,
       actor,

@@ -5,6 +5,7 @@ import { getProperties } from '../settings/tenant-settings.js';
 import { loadEditable } from './access.js';
 import { changeDocument } from './change-document.js';
 import { documentView, type DocumentView } from './document-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /documents/owner (spec Versioning 4): moves ownership to another user of the tenant when the
@@ -29,7 +30,7 @@ export async function transferOwner(
     throw new ValidationError('Request validation errors: BODY ERRORS: "owner" must name an active user');
   }
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute((trx) =>
+  const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>
     changeDocument(trx, actor, {
       doc,
       expectedVersion: options.version ?? doc.version,

@@ -19,6 +19,7 @@ import {
   type SigningInCall,
   type VisualsInCall,
 } from '../signing/sign-in-call.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DocumentChanges {
   documentTitle?: string | undefined;
@@ -64,7 +65,7 @@ export async function updateDocument(
   const edits = Object.keys(changes).length > 0 || !visuals;
   const properties = await getProperties(deps, actor);
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const current = await trx
       .selectFrom('document_attachments')
       .selectAll()

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { NotFound, VersionMismatch } from '../errors.js';
 import { checkDraftFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
 import { readJson, writeJson } from '../store/db/json.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DraftData {
   pdfFile?: { content: string } | undefined;
@@ -37,7 +38,7 @@ export async function saveDraft(
   options: DraftOptions & { id?: string | undefined; version?: number | undefined },
 ): Promise<DraftView> {
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const existing = options.id
       ? await trx
           .selectFrom('drafts')

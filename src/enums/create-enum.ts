@@ -7,6 +7,7 @@ import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { assertMayCreateEnum } from './enum-access.js';
 import { enumView, type EnumRow, type EnumView } from './enum-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewEnum {
   name: string;
@@ -32,7 +33,7 @@ export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Prom
   const now = deps.clock.now();
   const id = randomUUID();
   try {
-    const row = await deps.db.transaction().execute(async (trx) => {
+    const row = await writeTransaction(deps.db, deps.dialect, async (trx) => {
       const taken = await trx
         .selectFrom('enums')
         .select('id')

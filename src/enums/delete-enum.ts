@@ -2,6 +2,7 @@ import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { loadChangeableEnum } from './enum-access.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /enums/:name: its creator or the organization's administrators. Its files stay used (a
@@ -10,7 +11,7 @@ import { loadChangeableEnum } from './enum-access.js';
 export async function deleteEnum(deps: Deps, actor: Actor, name: string): Promise<void> {
   const row = await loadChangeableEnum(deps.db, actor, name);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('enums').where('id', '=', row.id).execute();
     await record(trx, {
       tenantId: actor.tenantId,

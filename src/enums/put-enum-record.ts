@@ -6,6 +6,7 @@ import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { loadChangeableEnum } from './enum-access.js';
 import { enumRecords, enumView, type EnumView } from './enum-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** Records one enum may hold (the schema of POST /enums says the same). */
 export const ENUM_RECORDS_LIMIT = 1000;
@@ -33,7 +34,7 @@ export async function putEnumRecord(
     throw new LimitExceeded(`An enum holds at most ${ENUM_RECORDS_LIMIT} records`);
   }
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const [changed] = await claimRecordFiles(
       trx,
       actor,

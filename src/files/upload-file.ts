@@ -9,6 +9,7 @@ import type { FileRecord } from '../store/files/file-store.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { fileView, type FileView } from './file-view.js';
 import { uploadAllowance, type StorageUse } from './storage.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * Upload endpoints, and what each file may later be used for (spec Files, usage rules 1 and 2):
@@ -77,7 +78,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
         .execute();
     }
   }
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     if (options.kind === 'signature' || options.kind === 'initials') {
       // Contract: a signature or initials image belongs to its uploader and is listed in user.config.
       const user = await trx

@@ -6,6 +6,7 @@ import { Forbidden } from '../errors.js';
 import { loadTargetFolder } from '../documents/document-input.js';
 import { DEFAULT_WORKFLOW } from '../documents/definitions.js';
 import { writeJson } from '../store/db/json.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * POST /folders (spec Folder): a folder is a document of kind `folder`. `parentFolderId` null is the
@@ -25,7 +26,7 @@ export async function createFolder(
     : undefined;
   const id = randomUUID();
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .insertInto('documents')
       .values({

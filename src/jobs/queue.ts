@@ -86,10 +86,11 @@ export type FailOutcome =
 
 /**
  * Enqueues a job inside the caller's transaction, so the job exists exactly when the change that
- * asks for it commits (DESIGN: events go into the same transaction).
+ * asks for it commits (DESIGN: events go into the same transaction). In a transaction of
+ * `writeTransaction` the workers are woken once it has committed, otherwise at once (and again shortly).
  *
  * ```ts
- * await db.transaction().execute(async (trx) => {
+ * await writeTransaction(db, dialect, async (trx) => {
  *   await trx.insertInto('webhook_deliveries').values(delivery).execute();
  *   await enqueue(trx, { type: 'webhook.deliver', payload: { deliveryId }, now, orderingKey: `webhook:${id}` });
  * });

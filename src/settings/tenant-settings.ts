@@ -6,6 +6,7 @@ import { readJson, writeJson } from '../store/db/json.js';
 import { assertRole } from '../users/access.js';
 import type { WOPI_CLIENTS } from './properties.js';
 import { readProperties, type TenantProperties, type TenantPropertiesPatch } from './properties.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const TENANT_ADMINS = ['globalAdmin', 'superAdmin'];
 
@@ -40,7 +41,7 @@ export async function updateProperties(
       `Request validation errors: BODY ERRORS: "defaultPadesLevel" must be B-B or null: ${patch.defaultPadesLevel} needs a time-stamp authority and none is configured (TSA_URL)`,
     );
   }
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const tenant = await trx
       .selectFrom('tenants')
       .select('properties')
@@ -83,7 +84,7 @@ export async function updateCounters(
   counters: Record<string, number>,
 ): Promise<Record<string, number>> {
   assertRole(actor, ['superAdmin'], 'super administrators');
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const tenant = await trx
       .selectFrom('tenants')
       .select('counters')

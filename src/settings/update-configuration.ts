@@ -3,6 +3,7 @@ import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * Parts of a user's configuration that have their own endpoints (spec: PUT /configuration cannot
@@ -29,7 +30,7 @@ export async function updateConfiguration(
       );
     }
   }
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const user = await trx
       .selectFrom('users')
       .select('config')

@@ -22,6 +22,7 @@ import {
   type ShareRow,
 } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface RecipientInput {
   sharePurpose: string;
@@ -202,7 +203,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     .executeTakeFirst();
   const from = sender?.display_name ?? sender?.name ?? actor.name;
 
-  const rows = await deps.db.transaction().execute(async (trx) => {
+  const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The sharer signs before the shares go out: the recipients get the signed file.
     const current = visuals
       ? (

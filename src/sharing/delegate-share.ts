@@ -19,6 +19,7 @@ import { startsLocked } from './protect-share.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
 import { loadDocumentForUpdate } from './workflow.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /share/delegate (spec Sharing rule 3): a recipient whose share has the `delegate` right hands it
@@ -50,7 +51,7 @@ export async function delegateShare(
   const factors = checkOAuthFactors(options.oauthFactors, options.allowedOAuths, email, 'value');
   const token = newShareToken();
   const by = { tenantId: share.tenant_id, name: callerName(caller), requestId: callerRequestId(caller) };
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const row = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const created: ShareRow = {
       ...share,
       id: randomUUID(),

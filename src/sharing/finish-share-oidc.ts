@@ -9,6 +9,7 @@ import { claimsFor, mismatchedFactors, offeredProviders } from './identity-facto
 import { shareThrottleKey } from './protect-share.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
 import { shareCallbackUrl } from './start-share-oidc.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface FinishShareOidcOptions {
   provider: string;
@@ -105,7 +106,7 @@ export async function finishShareOidc(
   const mismatches = mismatchedFactors(factors, identity.claims, provider);
   if (mismatches.length > 0) {
     await countFailure(deps, [key]);
-    await deps.db.transaction().execute((trx) =>
+    await writeTransaction(deps.db, deps.dialect, (trx) =>
       record(trx, {
         ...audit,
         activityType: 'shareIdentityRefused',
@@ -125,7 +126,7 @@ export async function finishShareOidc(
   // Every protection set must be passed: a password or SMS code still owed keeps the link locked.
   // The identity is one protection; a password or a code (SMS or e-mail) the share also has still follows.
   const isUnlocked = !share.password_hash && !share.phone && shareOptions(share).emailCode !== true;
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('shares')
       .set({

@@ -13,6 +13,7 @@ import { startsLocked } from './protect-share.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const DAY_MS = 86_400_000;
 
@@ -31,7 +32,7 @@ export async function cancelSharing(
       `Only a document in progress can be cancelled (it is ${doc.share_state ?? 'not shared'})`,
     );
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await endProcess(trx, {
       doc: await loadDocumentForUpdate(trx, doc.id),
       state: 'cancelled',
@@ -120,7 +121,7 @@ export async function sendReminders(
     throw new ValidationError('No recipient of this document owes a sign, approve or review action');
   }
   const phones = new Map((options.shares ?? []).map((s) => [s.shareId, s.phone]));
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     for (const share of due) {
       const doc = docs.get(share.document_id);
       if (!doc) continue;
@@ -182,7 +183,7 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
   const hashed = await Promise.all(
     edits.map((e) => (e.password ? hashPassword(e.password) : Promise.resolve(null))),
   );
-  const rows = await deps.db.transaction().execute(async (trx) => {
+  const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const changed: ShareRow[] = [];
     for (const [i, edit] of edits.entries()) {
       const share = await trx

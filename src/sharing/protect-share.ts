@@ -7,6 +7,7 @@ import { queueMail, queueSms } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import type { Recipient } from './recipient.js';
 import { shareOptions, type ShareRow } from './share-types.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const CODE_TTL_MS = 10 * 60_000;
 const ATTEMPTS = 5;
@@ -66,7 +67,7 @@ export async function sendShareCode(
     .select('title')
     .where('id', '=', share.document_id)
     .executeTakeFirstOrThrow();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('shares')
       .set({

@@ -8,6 +8,7 @@ import { assertRequiredFilesSubmitted, showShareFields, type SignatureFieldView 
 import { shareViews, type ShareView } from './share-view.js';
 import { NOT_REQUIRED, shareOptions, type ShareRow } from './share-types.js';
 import { completeShare, endProcess, loadDocumentForUpdate, mailOwner } from './workflow.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** Why a share cannot act now, or nothing when it can (its turn, not ended, not expired). */
 export function assertShareCanAct(share: ShareRow, now: Date): void {
@@ -99,7 +100,7 @@ export async function rejectShare(
   const share = await loadCallerShare(deps, caller, options.id);
   const now = deps.clock.now();
   assertShareCanAct(share, now);
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const doc = await loadDocumentForUpdate(trx, share.document_id);
     await endProcess(trx, {
       doc,
@@ -136,7 +137,7 @@ export async function executeShare(
     throw new Forbidden(`This share allows ${share.purpose}, not ${options.action}`);
   }
   await assertRequiredFilesSubmitted(deps.db, share);
-  await deps.db.transaction().execute((trx) =>
+  await writeTransaction(deps.db, deps.dialect, (trx) =>
     completeShare(trx, deps, {
       share,
       by: by(caller, share.tenant_id),

@@ -4,6 +4,7 @@ import { queueMail } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { shareOptions } from './share-types.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const SYSTEM = { name: 'system', requestId: 'scheduler' };
 const BATCH = 200;
@@ -24,7 +25,7 @@ export async function expireShares(deps: Deps, now: Date): Promise<number> {
     .execute();
   let expired = 0;
   for (const share of due) {
-    await deps.db.transaction().execute(async (trx) => {
+    await writeTransaction(deps.db, deps.dialect, async (trx) => {
       const doc = await loadDocumentForUpdate(trx, share.document_id);
       if (doc.share_state !== 'inprogress') return;
       await endProcess(trx, {
@@ -59,7 +60,7 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     const interval = (options.automaticReminder?.intervalDays ?? 1) * 86_400_000;
     let next = new Date(share.next_reminder_at ?? now).getTime() + interval;
     while (next <= now.getTime()) next += interval;
-    await deps.db.transaction().execute(async (trx) => {
+    await writeTransaction(deps.db, deps.dialect, async (trx) => {
       if (share.email) {
         await queueMail(
           trx,

@@ -6,6 +6,7 @@ import { applyVisuals } from './apply-visuals.js';
 import { replaceMainFile } from './new-main-file.js';
 import { mainFileBytes } from './sign-document.js';
 import type { VisualRequest } from './visual-input.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /documents/annotate/:version: images (the document's barcode, subtype `image_barcode`, or unused
@@ -26,7 +27,7 @@ export async function annotateDocument(
   if (doc.version !== options.version) throw new VersionMismatch();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const { pdf: annotated, visuals } = await applyVisuals(trx, deps, {
       pdf: bytes,
       placer: { kind: 'user', actor },

@@ -5,6 +5,7 @@ import { ValidationError, VersionMismatch } from '../errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from './new-main-file.js';
 import { mainFileBytes, sealBytes, tenantDefaultLevel, type SignOutcome } from './sign-document.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /documents/seal/:version `{id, certificate: true, signatureProvider?, level?}`: the organisation
@@ -40,7 +41,7 @@ export async function sealDocument(
     reason: 'Sealed',
   });
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute((trx) =>
+  const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>
     replaceMainFile(trx, deps, {
       doc,
       previous,

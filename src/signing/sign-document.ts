@@ -17,6 +17,7 @@ import type { ShareRow } from '../sharing/share-types.js';
 import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
 import type { Database } from '../store/db/schema.js';
 import type { FileRecord } from '../store/files/file-store.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export type Signing = { kind: 'user'; actor: Actor } | { kind: 'share'; recipient: Recipient };
 
@@ -109,7 +110,7 @@ export async function signDocument(
 
   // Visuals are resolved (and their files claimed) in the same transaction that commits the result;
   // the PDF work in between reads only. A failure anywhere leaves the document as it was.
-  const outcome = await deps.db.transaction().execute(async (trx) => {
+  const outcome = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const { signature: signed } = await applyVisuals(trx, deps, {
       pdf: bytes,
       stamps,
@@ -217,7 +218,7 @@ async function sealCompleted(deps: Deps, doc: DocumentRow, by: DocumentChanger):
     reason: 'Completed',
   });
   const now = deps.clock.now();
-  return deps.db.transaction().execute((trx) =>
+  return writeTransaction(deps.db, deps.dialect, (trx) =>
     replaceMainFile(trx, deps, {
       doc,
       previous,

@@ -7,6 +7,7 @@ import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
 import { administersOrganization, type StampRow, type StampScope } from './stamp-access.js';
 import { assertStampImage } from './stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface CreateStampOptions {
   name: string;
@@ -40,7 +41,7 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
   }
   const now = deps.clock.now();
   const id = randomUUID();
-  const stamp = await deps.db.transaction().execute(async (trx) => {
+  const stamp = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const claimed = await claimFiles(
       trx,
       actor,

@@ -2,6 +2,7 @@ import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { loadManageableStamp } from './stamp-access.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /stamps/:id: the stamp can no longer be used. Documents already signed with it keep its
@@ -10,7 +11,7 @@ import { loadManageableStamp } from './stamp-access.js';
 export async function deleteStamp(deps: Deps, actor: Actor, id: string): Promise<void> {
   const stamp = await loadManageableStamp(deps.db, actor, id);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('stamps').where('id', '=', stamp.id).execute();
     await record(trx, {
       tenantId: actor.tenantId,

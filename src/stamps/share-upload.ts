@@ -198,7 +198,7 @@ export async function addUploadToDocument(
   const now = deps.clock.now();
   const uploader = shareUploader(share, upload.doc, callerRequestId(caller));
   const properties = await getProperties(deps, uploader);
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const doc = await trx
       .selectFrom('documents')
       .selectAll()

@@ -8,6 +8,7 @@ import type { StampTable } from '../store/db/schema.js';
 import { loadManageableStamp } from './stamp-access.js';
 import { assertStampImage } from './stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface UpdateStampOptions {
   name?: string | undefined;
@@ -32,7 +33,7 @@ export async function updateStamp(
   const expected = options.version ?? stamp.version;
   if (expected !== stamp.version) throw new VersionMismatch();
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const set: Updateable<StampTable> = {};
     if (options.name !== undefined) set.name = options.name;
     if (options.file !== undefined && options.file !== stamp.file_id) {

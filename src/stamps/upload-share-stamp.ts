@@ -6,6 +6,7 @@ import { callerName, callerRequestId, type RecipientCaller } from '../sharing/re
 import type { StampRow } from './stamp-access.js';
 import { assertStampImage } from './stamp-image.js';
 import { receiveShareUpload, type ReadUpload } from './share-upload.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 const MAX_NAME = 200;
 
@@ -38,7 +39,7 @@ export async function uploadShareStamp(
   await assertStampImage(deps, upload.record, 'file');
   const now = deps.clock.now();
   const id = randomUUID();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const claimed = await trx
       .updateTable('files')
       .set({ used_by: `stamp:${id}`, used_at: now.toISOString() })

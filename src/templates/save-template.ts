@@ -6,6 +6,7 @@ import { Forbidden, LimitExceeded, NotFound, VersionMismatch } from '../errors.j
 import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
 import { writeJson } from '../store/db/json.js';
 import { isAdmin, isTenantWide } from '../users/roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface TemplateData {
   name: string;
@@ -27,7 +28,7 @@ export async function createTemplate(
   const id = randomUUID();
   const now = deps.clock.now();
   const { file, ...data } = options.data;
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const files = file
       ? await claimFiles(
           trx,
@@ -86,7 +87,7 @@ export async function editTemplates(
 ): Promise<{ id: string; _version: number }[]> {
   if (edits.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} templates per request`);
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const results: { id: string; _version: number }[] = [];
     for (const [i, edit] of edits.entries()) {
       const row = await trx

@@ -9,6 +9,7 @@ import { derLength } from '../pki/der.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { UserCertificateTable } from '../store/db/schema.js';
 import { loadManagedUser } from '../users/access.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** A personal certificate as the API shows it (listed on the user as `certificates`). */
 export interface CertificateView {
@@ -81,7 +82,7 @@ export async function addCertificate(
     not_after: fields.notAfter.toISOString(),
     created_at: now.toISOString(),
   };
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const existing = await trx
       .selectFrom('user_certificates')
       .select('id')
@@ -113,7 +114,7 @@ export async function deleteCertificate(
 ): Promise<void> {
   await assertMayManageCertificates(deps, actor, userId);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const deleted = await trx
       .deleteFrom('user_certificates')
       .where('user_id', '=', userId)

@@ -24,6 +24,7 @@ import {
 } from '../signing/sign-document.js';
 import { loadStampImages, resolveVisuals, type VisualRequest } from '../signing/visual-input.js';
 import { findOwnCertificate } from './certificates.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export type TwoStepProvider = 'internalUsb' | 'internalNfc';
 export type TwoStepMode = 'digest' | 'file';
@@ -88,7 +89,7 @@ export async function startTwoStep(
   const sessionId = `tss_${randomBytes(24).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + deps.config.twoStepSessionSeconds * 1000);
 
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const visuals = await resolveVisuals(trx, deps, {
       stamps,
       placer,
@@ -228,7 +229,7 @@ async function commitSession(
   if (doc.version !== session.document_version) throw new VersionMismatch();
   const { file: previous } = await mainFileBytes(deps, doc);
   const now = deps.clock.now();
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // Finishing is a compare-and-set on the session too: of two concurrent finishes, one wins.
     const closed = await trx
       .updateTable('signing_sessions')

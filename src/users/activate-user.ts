@@ -5,6 +5,7 @@ import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { Unauthenticated } from '../errors.js';
 import { readProperties } from '../settings/properties.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /users/activate: a user created without a password sets one with the activation token they
@@ -16,7 +17,7 @@ export async function activateUser(
 ): Promise<{ token: string; response: LoginResponse }> {
   const now = deps.clock.now();
   const passwordHash = await hashPassword(options.password);
-  const session = await deps.db.transaction().execute(async (trx) => {
+  const session = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const activation = await trx
       .deleteFrom('activation_tokens')
       .where('token_hash', '=', hashToken(options.activationToken))

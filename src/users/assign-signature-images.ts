@@ -7,6 +7,7 @@ import { readJson, writeJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
 import { loadManagedUser } from './access.js';
 import { isAdmin, mayGrantRole, type Role } from './roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** The lists of `user.config` that hold signing images, and the upload endpoint each takes. */
 export const IMAGE_KINDS = ['signature', 'initials'] as const;
@@ -51,7 +52,7 @@ export async function assignSignatureImages(
     }
   }
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const config = await readConfig(trx, targetId);
     const transferred = new Set<string>();
     for (const kind of IMAGE_KINDS) {

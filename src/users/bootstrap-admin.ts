@@ -4,6 +4,7 @@ import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { writeJson } from '../store/db/json.js';
 import { RIGHTS } from './roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /** Finds a tenant by name, creating it (with its first organization) when missing. */
 export async function ensureTenant(
@@ -48,7 +49,7 @@ export async function ensureTenant(
  * (Contract: ADMIN_EMAIL/ADMIN_PASSWORD at start, and `signery create-admin`). Returns whether it did.
  */
 export async function bootstrapAdmin(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'dialect' | 'clock'>,
   options: { tenant: string; name: string; password: string },
 ): Promise<boolean> {
   const tenant = await ensureTenant(deps, options.tenant);
@@ -63,7 +64,7 @@ export async function bootstrapAdmin(
   const now = deps.clock.now();
   const id = randomUUID();
   const passwordHash = await hashPassword(options.password);
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .insertInto('users')
       .values({

@@ -11,6 +11,7 @@ import { writeJson } from '../store/db/json.js';
 import { assertAdmin } from './access.js';
 import { resolveOrganization } from './organizations.js';
 import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewUser {
   name: string;
@@ -62,7 +63,7 @@ export async function createUsers(
     users.map((u) => (u.password ? hashPassword(u.password) : Promise.resolve(null))),
   );
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const created: CreatedUser[] = [];
     for (const [i, user] of users.entries()) {
       const photoField = options.bulk ? `[${i}].photo` : 'photo';

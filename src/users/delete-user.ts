@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { Forbidden } from '../errors.js';
 import { loadManagedUser } from './access.js';
 import { mayGrantRole, type Role } from './roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /users/:id (administrators; spec: User account table): permanent; the account, its
@@ -14,7 +15,7 @@ export async function deleteUser(deps: Deps, actor: Actor, userId: string): Prom
   if (user.id === actor.userId) throw new Forbidden('You may not delete your own account');
   if (!mayGrantRole(actor.role, user.role as Role))
     throw new Forbidden('You may not manage a user above your role');
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('auth_tokens').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('recovery_codes').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('activation_tokens').where('user_id', '=', user.id).execute();

@@ -10,6 +10,7 @@ import type { Updateable } from 'kysely';
 import { loadManagedUser } from './access.js';
 import { resolveOrganization } from './organizations.js';
 import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface UserChanges {
   status?: 'active' | 'suspended' | undefined;
@@ -48,7 +49,7 @@ export async function updateUser(
 
   const passwordHash = changes.password ? await hashPassword(changes.password) : undefined;
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const set: Updateable<UserTable> = { updated_at: now.toISOString() };
     if (changes.status !== undefined) set.status = changes.status;
     if (changes.displayName !== undefined) set.display_name = changes.displayName;

@@ -7,6 +7,7 @@ import { isTenantWide } from '../users/roles.js';
 import { CallbackRefused, checkCallbackUrl } from './ssrf-guard.js';
 import { assertMayUseWebhooks } from './webhook-access.js';
 import { webhookView, type WebhookView } from './webhook-view.js';
+import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewWebhook {
   type: 'organization' | 'tenant';
@@ -67,7 +68,7 @@ export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook)
     creator_name: actor.name,
     created_at: now.toISOString(),
   };
-  await deps.db.transaction().execute(async (trx) => {
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.insertInto('webhooks').values(row).execute();
     await record(trx, {
       tenantId: actor.tenantId,

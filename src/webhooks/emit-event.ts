@@ -46,9 +46,10 @@ export interface DocumentEvent {
  * event, so both commit or neither does (the outbox: no event is lost to a crash after commit, and
  * none is sent for a change that rolled back). Make it the transaction's last step: it holds each
  * covering webhook's lane (the lock that keeps its deliveries in commit order) until the commit.
+ * In a transaction of `writeTransaction` the workers are woken once it has committed.
  *
  * ```ts
- * await deps.db.transaction().execute(async (trx) => {
+ * await writeTransaction(deps.db, deps.dialect, async (trx) => {
  *   await trx.insertInto('documents').values(row).execute();
  *   await emitEvent(trx, { tenantId, organizationId, documentId, event: 'documentCreated', actor: actor.name, at: now });
  * });

@@ -11,6 +11,7 @@ import { hashToken, sameHash } from '../secrets.js';
 import { findOidcAccount, type OidcIdentity } from './find-oidc-account.js';
 import { IdentityProviderFailed } from './identity-provider-failed.js';
 import { callbackUrl, type OidcProviders } from './oidc-providers.js';
+import { writeTransaction } from '../../store/db/dialect.js';
 
 export interface FinishOidcLoginOptions {
   provider: string;
@@ -94,7 +95,7 @@ async function finish(
   const unlocked = account.mfa_enabled === 0;
   const ttlDays = readProperties(account.properties, deps.config.sessionTtlDays).sessionTtlDays;
   const at = now.toISOString();
-  const { token } = await deps.db.transaction().execute(async (trx) => {
+  const { token } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const session = await createSession(trx, {
       userId: account.id,
       tenantId: account.tenant_id,
