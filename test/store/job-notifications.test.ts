@@ -3,13 +3,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
-import { JOBS_CHANNEL, THIS_PROCESS } from '../../src/jobs/doorbell.js';
+import { THIS_PROCESS } from '../../src/jobs/doorbell.js';
 import { claimJobs, enqueue } from '../../src/jobs/queue.js';
 import { writeTransaction, type DatabaseHandle } from '../../src/store/db/dialect.js';
 import { emitEvent } from '../../src/webhooks/emit-event.js';
 import { migrateToLatest } from '../../src/store/db/migrate.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
 import type { Database } from '../../src/store/db/schema.js';
+import { listenToJobChannel, type ChannelListener } from '../helpers/notifications.js';
 import { TEST_DATABASE_URL } from '../helpers/server.js';
 import { settleJob } from '../jobs/settle-job.js';
 import { waitFor } from '../webhooks/helpers.js';
@@ -123,22 +124,18 @@ describe(
     const schema = `t_notify_${randomBytes(5).toString('hex')}`;
     let handle: DatabaseHandle<Database>;
     let other: DatabaseHandle<Database>;
-    /** A plain connection listening on the schema's channel: it hears every NOTIFY, payload included. */
-    let raw: pg.Client;
-    const heard: string[] = [];
+    let listener: ChannelListener;
+    let heard: string[];
 
     before(async () => {
       handle = await openPostgres({ url, schema });
       await migrateToLatest(handle);
       other = await openPostgres({ url, schema });
-      raw = new pg.Client({ connectionString: url, options: `-c search_path="${schema}"` });
-      await raw.connect();
-      raw.on('notification', (message) => heard.push(message.payload ?? ''));
-      const { rows } = await raw.query<{ channel: string }>(`select ${JOBS_CHANNEL} as channel`);
-      await raw.query(`listen "${rows[0]!.channel}"`);
+      listener = await listenToJobChannel(url, schema);
+      heard = listener.heard;
     });
     after(async () => {
-      await raw.end();
+      await listener.close();
       await other.close();
       await handle.close();
       const admin = new pg.Client({ connectionString: url });
@@ -149,7 +146,7 @@ describe(
 
     const enqueueJob = (trx: Parameters<typeof enqueue>[0]) =>
       enqueue(trx, { type: 'test.after-commit', payload: {}, now: new Date() });
-    /** Waits until the raw listener has heard `count` notifications, then a little longer for strays. */
+    /** Waits until the channel listener has heard `count` notifications, then a little longer for strays. */
     const heardAfter = async (count: number) => {
       await waitFor(() => heard.length >= count, 10_000, `${count} notifications`);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -260,11 +257,10 @@ describe(
       });
       try {
         await waitFor(() => connected, 10_000, 'the listening connection');
-        const { rows } = await raw.query<{ channel: string }>(`select ${JOBS_CHANNEL} as channel`);
-        const channel = rows[0]!.channel;
+        const { client, channel } = listener;
         // In order: had the first woken the listener, the count would reach 2 with the second.
-        await raw.query('select pg_notify($1, $2)', [channel, THIS_PROCESS]);
-        await raw.query('select pg_notify($1, $2)', [channel, 'another process']);
+        await client.query('select pg_notify($1, $2)', [channel, THIS_PROCESS]);
+        await client.query('select pg_notify($1, $2)', [channel, 'another process']);
         await waitFor(() => wakeUps >= 1, 10_000, 'a wake-up for the other process');
         await new Promise((resolve) => setTimeout(resolve, 200));
         assert.equal(wakeUps, 1);

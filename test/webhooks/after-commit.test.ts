@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { JOBS_CHANNEL, THIS_PROCESS } from '../../src/jobs/doorbell.js';
+import { THIS_PROCESS } from '../../src/jobs/doorbell.js';
+import { listenToJobChannel, type ChannelListener } from '../helpers/notifications.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
 import { startReceiver, waitFor, type Receiver } from './helpers.js';
@@ -15,24 +15,15 @@ describe(
   () => {
     let server: TestServer;
     let receiver: Receiver;
-    let raw: pg.Client;
-    const heard: string[] = [];
+    let listener: ChannelListener;
 
     before(async () => {
       receiver = await startReceiver();
       server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-      // A plain connection on the server's channel: it hears every NOTIFY with its payload.
-      raw = new pg.Client({
-        connectionString: TEST_DATABASE_URL,
-        options: `-c search_path="${server.schema}"`,
-      });
-      await raw.connect();
-      raw.on('notification', (message) => heard.push(message.payload ?? ''));
-      const { rows } = await raw.query<{ channel: string }>(`select ${JOBS_CHANNEL} as channel`);
-      await raw.query(`listen "${rows[0]!.channel}"`);
+      listener = await listenToJobChannel(TEST_DATABASE_URL ?? '', server.schema ?? '');
     });
     after(async () => {
-      await raw.end();
+      await listener.close();
       await server.close();
       await receiver.close();
     });
@@ -45,18 +36,18 @@ describe(
       });
       assert.equal(hook.status, 200, hook.text);
       const content = await upload(server, token, makePdf());
-      heard.splice(0);
+      listener.heard.splice(0);
       const created = await server.api('POST', '/documents', {
         token,
         body: { body: { documentTitle: 'Woken', pdfFile: { content } } },
       });
       assert.equal(created.status, 200, created.text);
       await waitFor(() => receiver.received.some((r) => r.json.event === 'documentCreated'), 10_000);
-      await waitFor(() => heard.length > 0, 10_000);
+      await waitFor(() => listener.heard.length > 0, 10_000);
       // A NOTIFY sent inside the transaction would carry an empty payload.
       assert.ok(
-        heard.every((payload) => payload === THIS_PROCESS),
-        `payloads: ${JSON.stringify(heard)}`,
+        listener.heard.every((payload) => payload === THIS_PROCESS),
+        `payloads: ${JSON.stringify(listener.heard)}`,
       );
     });
   },
