@@ -85,10 +85,10 @@ const notifying = new WeakMap<object, { again: boolean }>();
 /**
  * Sends a NOTIFY for jobs already committed, one statement at a time: commits that come while one is
  * being sent share the next. A NOTIFY inside each enqueuing transaction costs PostgreSQL a lock and a
- * signal to every listening backend on each commit, and each listening node a wake-up; at 1,000
- * events a second this sends a few hundred (bench/README.md: Webhooks). A NOTIFY that fails, or a
- * process that stops between the commit and the NOTIFY, delays other nodes' workers until their next
- * poll; nothing is lost.
+ * signal to every listening backend on each commit, and each listening node a wake-up; this sends at
+ * most one per round trip, however many commits (bench/README.md: Webhooks). A NOTIFY that fails, or
+ * a process that stops between the commit and the NOTIFY, delays other nodes' workers until their
+ * next poll; nothing is lost.
  */
 function notifyOtherNodes<DB>(db: Kysely<DB>): void {
   const state = notifying.get(db);
