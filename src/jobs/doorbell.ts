@@ -70,7 +70,7 @@ const ringing = new WeakSet<object>();
  * Rings both bells once `trx` (a transaction of `writeTransaction`, which sent no NOTIFY) has
  * committed.
  */
-export function ringAfterCommit<DB>(trx: Kysely<DB>): void {
+function ringAfterCommit<DB>(trx: Kysely<DB>): void {
   if (ringing.has(trx)) return;
   ringing.add(trx);
   afterCommit(trx, (db) => {

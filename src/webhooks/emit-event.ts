@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { NOTIFY_WORKERS, ringAfterCommit, ringDoorbell } from '../jobs/doorbell.js';
-import { dialectOf, runsAfterCommit } from '../store/db/dialect.js';
+import { ringDoorbellWith } from '../jobs/doorbell.js';
+import { dialectOf } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import {
   DELIVERY_JOB_TYPE,
@@ -129,8 +129,6 @@ async function emitInOneStatement(
   const deadline = new Date(event.at.getTime() + DELIVERY_WINDOW_MS).toISOString();
   const body = deliveryBody({ ...event, timestamp: at });
   const lanePrefix = webhookLane('');
-  // In a transaction of writeTransaction the workers are woken after the commit, without a NOTIFY here.
-  const ringsAfterCommit = runsAfterCommit(trx);
   // `hooks` is materialized (it is read twice), so each webhook gets one delivery id and one job id.
   const { rows } = await sql<{ id: string }>`
     with event as (
@@ -161,19 +159,14 @@ async function emitInOneStatement(
              'queued', case when l.active > 1 then null else ${at}::timestamptz end, 0, null,
              ${deadline}::timestamptz, l.key, l.last_seq, ${at}::timestamptz, ${at}::timestamptz
       from hooks h join lanes l on l.key = h.lane
-    ),
-    -- Wakes the workers of every node when this transaction commits (unless that is done after the
-    -- commit); nothing to wake them for without a covering webhook.
-    notified as (select ${ringsAfterCommit ? sql.lit(1) : NOTIFY_WORKERS} from (select from hooks limit 1) covered)
+    )
     insert into webhook_deliveries (id, webhook_id, event_id, seq, job_id, created_at)
     select h.delivery_id, h.webhook_id, ${eventId}, l.last_seq, h.job_id, ${at}::timestamptz
-    from hooks h join lanes l on l.key = h.lane left join notified on true
+    from hooks h join lanes l on l.key = h.lane
     order by h.webhook_id
     returning id
   `.execute(trx);
-  if (rows.length > 0) {
-    if (ringsAfterCommit) ringAfterCommit(trx);
-    else ringDoorbell();
-  }
+  // Nothing to wake the workers for without a covering webhook.
+  if (rows.length > 0) await ringDoorbellWith(trx);
   return { eventId, deliveryIds: rows.map((row) => row.id) };
 }

@@ -211,7 +211,7 @@ describe(
       );
       assert.equal(deliveryIds.length, 1);
       assert.deepEqual(await heardAfter(1), [THIS_PROCESS]);
-      // Outside writeTransaction the statement itself notifies, when the transaction commits.
+      // Outside writeTransaction the transaction sends its own NOTIFY, when it commits.
       await handle.db.transaction().execute((trx) => emitEvent(trx, event));
       assert.deepEqual(await heardAfter(1), ['']);
     });

@@ -49,32 +49,28 @@ export class BatchedLookup<K, R> {
   #flush(): void {
     const waiting = this.#waiting;
     this.#waiting = [];
-    const batches = new Map<K, Waiting<K, R>[]>();
+    let batch = new Map<K, Waiting<K, R>[]>();
     for (const one of waiting) {
-      if (batches.size === this.#maxKeys && !batches.has(one.key)) {
-        this.#run(batches);
-        batches.clear();
+      if (batch.size === this.#maxKeys && !batch.has(one.key)) {
+        void this.#answer(batch);
+        batch = new Map();
       }
-      const same = batches.get(one.key);
+      const same = batch.get(one.key);
       if (same) same.push(one);
-      else batches.set(one.key, [one]);
+      else batch.set(one.key, [one]);
     }
-    this.#run(batches);
+    void this.#answer(batch);
   }
 
-  /** One statement for the keys of `batch` (read at once: the caller reuses the map). */
-  #run(batch: Map<K, Waiting<K, R>[]>): void {
-    void this.#answer([...batch]);
-  }
-
-  async #answer(callers: [K, Waiting<K, R>[]][]): Promise<void> {
+  /** One statement for the keys of `batch`, and each of their callers answered from it. */
+  async #answer(batch: Map<K, Waiting<K, R>[]>): Promise<void> {
     let rows: ReadonlyMap<K, R>;
     try {
-      rows = await this.#load(callers.map(([key]) => key));
+      rows = await this.#load([...batch.keys()]);
     } catch (error) {
-      for (const [, all] of callers) for (const one of all) one.reject(error);
+      for (const callers of batch.values()) for (const one of callers) one.reject(error);
       return;
     }
-    for (const [key, all] of callers) for (const one of all) one.resolve(rows.get(key));
+    for (const [key, callers] of batch) for (const one of callers) one.resolve(rows.get(key));
   }
 }

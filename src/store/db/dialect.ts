@@ -49,7 +49,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   json: (value: string) => sql`${value}::jsonb`,
   skipLocked: true,
   isInTextList: (column: string, list: unknown) => sql<SqlBool>`${sql.ref(column)} = any(${list}::text[])`,
-  textList: (values: readonly string[]) => [...values],
+  textList: (values: readonly string[]) => values,
 });
 
 /**

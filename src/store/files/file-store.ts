@@ -79,7 +79,7 @@ export class FileStore {
    * see the row; the request just stops waiting for the filesystem and the database one after the other.
    *
    * ```ts
-   * await db.transaction().execute((trx) =>
+   * await writeTransaction(db, dialect, (trx) =>
    *   files.saveWith(trx, signedPdf, { tenantId, ownerId, name, mimetype, kind: 'signed' }, now, (file) =>
    *     trx.updateTable('documents').set({ main_file_id: file.id }).where('id', '=', id).execute(),
    *   ),
