@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { ringDoorbellWith } from '../jobs/doorbell.js';
-import { dialectOf } from '../store/db/dialect.js';
+import { beforeCommit, dialectOf } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import {
   DELIVERY_JOB_TYPE,
@@ -44,9 +44,10 @@ export interface DocumentEvent {
  * tenant webhooks and the webhooks of the document's organization (spec: Webhooks, "a webhook
  * covers all events in its scope"). Call it inside the transaction of the change that causes the
  * event, so both commit or neither does (the outbox: no event is lost to a crash after commit, and
- * none is sent for a change that rolled back). Make it the transaction's last step: it holds each
- * covering webhook's lane (the lock that keeps its deliveries in commit order) until the commit.
- * In a transaction of `writeTransaction` the workers are woken once it has committed.
+ * none is sent for a change that rolled back). It locks each covering webhook's lane (the lock that
+ * keeps its deliveries in commit order) until the commit: on SQLite make it the transaction's last
+ * step; on PostgreSQL, in a transaction of `writeTransaction`, its statement goes with the COMMIT
+ * wherever it is called (`beforeCommit`). There the workers are woken once it has committed.
  *
  * ```ts
  * await writeTransaction(deps.db, deps.dialect, async (trx) => {
@@ -55,10 +56,7 @@ export interface DocumentEvent {
  * });
  * ```
  */
-export async function emitEvent(
-  trx: Kysely<Database>,
-  event: DocumentEvent,
-): Promise<{ eventId: string; deliveryIds: string[] }> {
+export async function emitEvent(trx: Kysely<Database>, event: DocumentEvent): Promise<{ eventId: string }> {
   if (dialectOf(trx).name === 'postgres') return emitInOneStatement(trx, event);
   const eventId = randomUUID();
   const at = event.at.toISOString();
@@ -88,7 +86,6 @@ export async function emitEvent(
     // never wait on each other in a cycle.
     .orderBy('id')
     .execute();
-  const deliveryIds: string[] = [];
   const body = deliveryBody({ ...event, timestamp: at });
   for (const webhook of webhooks) {
     const deliveryId = randomUUID();
@@ -110,27 +107,23 @@ export async function emitEvent(
         created_at: at,
       })
       .execute();
-    deliveryIds.push(deliveryId);
   }
-  return { eventId, deliveryIds };
+  return { eventId };
 }
 
 /**
  * emitEvent on PostgreSQL, where each statement is a round trip that costs more than the work: the
  * event, the covering webhooks, their lanes, jobs and deliveries in one statement (the same rows
- * and the same lane locks, taken in webhook id order, as the steps above).
+ * and the same lane locks, taken in webhook id order, as the steps above), sent with the COMMIT.
  */
-async function emitInOneStatement(
-  trx: Kysely<Database>,
-  event: DocumentEvent,
-): Promise<{ eventId: string; deliveryIds: string[] }> {
+async function emitInOneStatement(trx: Kysely<Database>, event: DocumentEvent): Promise<{ eventId: string }> {
   const eventId = randomUUID();
   const at = event.at.toISOString();
   const deadline = new Date(event.at.getTime() + DELIVERY_WINDOW_MS).toISOString();
   const body = deliveryBody({ ...event, timestamp: at });
   const lanePrefix = webhookLane('');
   // `hooks` is materialized (it is read twice), so each webhook gets one delivery id and one job id.
-  const { rows } = await sql<{ id: string }>`
+  const statement = sql<{ id: string }>`
     with event as (
       insert into events (id, tenant_id, organization_id, document_id, event, actor, occurred_at)
       values (${eventId}, ${event.tenantId}, ${event.organizationId}, ${event.documentId}, ${event.event},
@@ -165,8 +158,10 @@ async function emitInOneStatement(
     from hooks h join lanes l on l.key = h.lane
     order by h.webhook_id
     returning id
-  `.execute(trx);
-  // Nothing to wake the workers for without a covering webhook.
-  if (rows.length > 0) await ringDoorbellWith(trx);
-  return { eventId, deliveryIds: rows.map((row) => row.id) };
+  `;
+  await beforeCommit(trx, statement.compile(trx), async (rows) => {
+    // Nothing to wake the workers for without a covering webhook.
+    if (rows.length > 0) await ringDoorbellWith(trx);
+  });
+  return { eventId };
 }

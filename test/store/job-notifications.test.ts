@@ -206,10 +206,13 @@ describe(
         actor: 'a',
         at: new Date(),
       };
-      const { deliveryIds } = await writeTransaction(handle.db, handle.dialect, (trx) =>
-        emitEvent(trx, event),
-      );
-      assert.equal(deliveryIds.length, 1);
+      const { eventId } = await writeTransaction(handle.db, handle.dialect, (trx) => emitEvent(trx, event));
+      const deliveries = await handle.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('event_id', '=', eventId)
+        .execute();
+      assert.equal(deliveries.length, 1);
       assert.deepEqual(await heardAfter(1), [THIS_PROCESS]);
       // Outside writeTransaction the transaction sends its own NOTIFY, when it commits.
       await handle.db.transaction().execute((trx) => emitEvent(trx, event));

@@ -102,10 +102,17 @@ export async function emit(
   actor = 'admin@example.test',
 ): Promise<string[]> {
   const at = server.app.deps.clock.now();
-  const { deliveryIds } = await server.app.deps.db
+  const { db } = server.app.deps;
+  const { eventId } = await db
     .transaction()
     .execute((trx) => emitEvent(trx, { ...scope, documentId, event, actor, at }));
-  return deliveryIds;
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .orderBy('webhook_id')
+    .execute();
+  return deliveries.map((delivery) => delivery.id);
 }
 
 export async function createWebhook(

@@ -1,5 +1,5 @@
 import type { ColumnDataType, Expression, Kysely, SqlBool } from 'kysely';
-import { PostgresAdapter, sql } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
@@ -100,6 +100,68 @@ export function afterCommit<DB>(trx: Kysely<DB>, hook: (db: Kysely<DB>) => void)
   hooks.push(hook as unknown as (db: Kysely<never>) => void);
 }
 
+/** A statement kept for the commit (`beforeCommit`), and what to do with its rows. */
+interface KeptStatement {
+  query: CompiledQuery;
+  then: (rows: unknown[]) => Promise<void> | void;
+}
+
+/** What writeTransaction sends with its COMMIT, by transaction (PostgreSQL). */
+const keptForCommit = new WeakMap<object, KeptStatement[]>();
+
+/**
+ * The text by which writeTransaction hands the statements kept for its commit to the PostgreSQL
+ * pool's clients (postgres/pooled-clients.ts), which send them and the COMMIT in one round trip.
+ * Its parameters are the statements (FlightStatement); never sent to PostgreSQL as such.
+ */
+export const COMMIT_FLIGHT = '/* signery: the parameters, then COMMIT */';
+
+/** One statement of a COMMIT_FLIGHT. */
+export interface FlightStatement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * Runs `query` as one of the last statements of `trx` and hands its rows to `then`. In a PostgreSQL
+ * transaction of `writeTransaction` the statement is kept until `work` has returned, then sent
+ * together with the COMMIT (one round trip for both, and the rows it locks are held only while
+ * PostgreSQL runs it and commits); `then` runs before writeTransaction returns, and may call
+ * `afterCommit`. When the statement fails, so does the transaction. Anywhere else the statement runs
+ * at once. Meant for a statement whose rows nothing else in the transaction reads: an event's
+ * deliveries, which lock their webhooks' lanes.
+ *
+ * ```ts
+ * await beforeCommit(trx, sql`insert into events … returning id`.compile(trx), (rows) => {
+ *   if (rows.length > 0) wake();
+ * });
+ * ```
+ */
+export async function beforeCommit<DB>(
+  trx: Kysely<DB>,
+  query: CompiledQuery,
+  then: (rows: unknown[]) => Promise<void> | void,
+): Promise<void> {
+  const kept = keptForCommit.get(trx);
+  if (kept) {
+    kept.push({ query, then });
+    return;
+  }
+  const { rows } = await trx.executeQuery(query);
+  await then(rows);
+}
+
+/** Sends the statements kept for the commit of `trx`, with the COMMIT, and hands each its rows. */
+async function sendKeptStatements<DB>(trx: Kysely<DB>, kept: readonly KeptStatement[]): Promise<void> {
+  if (kept.length === 0) return;
+  const statements: FlightStatement[] = kept.map(({ query }) => ({
+    sql: query.sql,
+    parameters: query.parameters,
+  }));
+  const { rows } = await trx.executeQuery(CompiledQuery.raw(COMMIT_FLIGHT, statements));
+  for (const [index, { then }] of kept.entries()) await then((rows[index] as unknown[] | undefined) ?? []);
+}
+
 function runCommitHooks<DB>(db: Kysely<DB>, hooks: ((db: Kysely<never>) => void)[]): void {
   for (const hook of hooks) {
     try {
@@ -115,7 +177,8 @@ function runCommitHooks<DB>(db: Kysely<DB>, hooks: ((db: Kysely<never>) => void)
  * the write lock before the first read: a deferred `BEGIN` that reads and then writes fails with
  * SQLITE_BUSY when another process on the same file (a second node, the CLI) committed in between,
  * and the busy timeout cannot help it. PostgreSQL locks rows as they are written, so a plain
- * transaction is enough there. What `work` hands to `afterCommit` runs once the commit is done.
+ * transaction is enough there. What `work` hands to `afterCommit` runs once the commit is done; on
+ * PostgreSQL, what it hands to `beforeCommit` goes with the COMMIT.
  *
  * ```ts
  * const claimed = await writeTransaction(db, dialect, (trx) => trx.updateTable('jobs')…execute());
@@ -129,9 +192,13 @@ export async function writeTransaction<DB, T>(
   const hooks: ((db: Kysely<never>) => void)[] = [];
   const result =
     dialect.name !== 'sqlite'
-      ? await db.transaction().execute((trx) => {
+      ? await db.transaction().execute(async (trx) => {
           commitHooks.set(trx, hooks);
-          return work(trx);
+          const kept: KeptStatement[] = [];
+          keptForCommit.set(trx, kept);
+          const result = await work(trx);
+          await sendKeptStatements(trx, kept);
+          return result;
         })
       : // One connection reserved for the whole transaction: Kysely's SQLite driver has a single
         // connection behind a mutex, so nothing else of this process interleaves.

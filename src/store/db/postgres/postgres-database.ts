@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, sql } from 'kysely';
 import { postgresDialect, type DatabaseHandle } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { JobNotifications } from './job-notifications.js';
+import { pooledClients } from './pooled-clients.js';
 import { SchemaScopedPostgresDialect } from './schema-introspector.js';
 
 const TIMESTAMPTZ = 1184;
@@ -52,7 +52,7 @@ export async function openPostgres(options: {
   };
   const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10 });
   const db = new Kysely<Database>({
-    dialect: new SchemaScopedPostgresDialect({ pool: namedStatements(pool) }, schema ?? 'public'),
+    dialect: new SchemaScopedPostgresDialect({ pool: pooledClients(pool) }, schema ?? 'public'),
   });
   const notifications = new JobNotifications(connection);
   return {
@@ -68,56 +68,4 @@ export async function openPostgres(options: {
       await db.destroy();
     },
   };
-}
-
-// Errors that mean a named statement cannot be reused as it was prepared: "cached plan must not change
-// result type" (a table changed under it) and "prepared statement does not exist".
-const STALE_STATEMENT = new Set(['0A000', '26000']);
-// Queries worth preparing (not BEGIN, COMMIT, SET or DDL).
-const STATEMENT = /^\s*(select|with|insert|update|delete)\b/i;
-const MAX_NAMED_STATEMENTS = 1_000;
-
-/**
- * Sends queries as named prepared statements, so PostgreSQL parses and plans each distinct query
- * once per connection instead of on every execution (measured: the planner took ≈ 350 µs of
- * PostgreSQL CPU per authenticated request; bench/README.md). Statements whose text varies with
- * their input (a multi-row insert) would fill each connection with plans used once: past
- * MAX_NAMED_STATEMENTS distinct texts, new ones go unnamed. A statement that went stale (a migration
- * changed a table under it) is run once unnamed, which is always correct.
- */
-function namedStatements(pool: pg.Pool): pg.Pool {
-  const names = new Map<string, string>();
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (!name && names.size < MAX_NAMED_STATEMENTS) {
-      name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-      names.set(text, name);
-    }
-    return name;
-  };
-  const wrap = (client: pg.PoolClient): pg.PoolClient =>
-    new Proxy(client, {
-      get(target, property, receiver) {
-        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-        return (text: unknown, values?: unknown[]) => {
-          const name = typeof text === 'string' && STATEMENT.test(text) ? nameOf(text) : undefined;
-          if (typeof text !== 'string' || name === undefined) {
-            return (target.query as (t: unknown, v?: unknown[]) => Promise<unknown>)(text, values);
-          }
-          return target.query({ name, text, values }).catch((error: { code?: string }) => {
-            if (error.code && STALE_STATEMENT.has(error.code)) return target.query(text, values);
-            throw error;
-          });
-        };
-      },
-    });
-  return new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property === 'connect') {
-        return async () => wrap(await target.connect());
-      }
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
