@@ -191,6 +191,25 @@ describe('PostgreSQL transactions in as few round trips as they can (pooled-clie
     }
   });
 
+  it('a query object (a cursor, say) as first statement runs inside the transaction too', async () => {
+    const client = await pooledClients(pool).connect();
+    try {
+      await client.query('begin');
+      const viaObject = await new Promise<string>((resolve, reject) => {
+        client.query(
+          new pg.Query('select txid_current() as xid', [], (error, result) =>
+            error ? reject(error) : resolve(String(result.rows[0]?.xid)),
+          ),
+        );
+      });
+      const viaText = await client.query<{ xid: string }>('select txid_current() as xid');
+      assert.equal(viaObject, String(viaText.rows[0]?.xid));
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+  });
+
   it('nothing may follow the COMMIT a flight sent in its transaction', async () => {
     await assert.rejects(
       db.transaction().execute(async (trx) => {

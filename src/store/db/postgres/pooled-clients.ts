@@ -238,10 +238,16 @@ export function pooledClients(pool: pg.Pool): pg.Pool {
     new Proxy(client, {
       get(target, property, receiver) {
         if (property === 'query') {
-          return (text: unknown, values?: unknown[]) =>
-            typeof text === 'string'
-              ? query(target, text, values)
-              : (target.query as (t: unknown, v?: unknown[]) => Promise<unknown>)(text, values);
+          return (text: unknown, values?: unknown[]) => {
+            if (typeof text === 'string') return query(target, text, values);
+            // A query object (a cursor) goes as it is; a BEGIN still owed goes ahead of it.
+            const state = states.get(target);
+            if (state?.beginPending) {
+              state.beginPending = false;
+              void target.query('begin').catch(() => undefined);
+            }
+            return (target.query as (t: unknown, v?: unknown[]) => unknown)(text, values);
+          };
         }
         if (property === 'release') {
           return (error?: Error | boolean) => {
