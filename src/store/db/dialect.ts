@@ -78,15 +78,29 @@ export interface DatabaseHandle<DB> {
   close(): Promise<void>;
 }
 
-/** What writeTransaction runs once a transaction of its own has committed, by transaction. */
-const commitHooks = new WeakMap<object, ((db: Kysely<never>) => void)[]>();
+/** A statement kept for the commit (`beforeCommit`), and what to do with its rows. */
+interface KeptStatement {
+  query: CompiledQuery;
+  then: (rows: unknown[]) => Promise<void> | void;
+}
+
+/** What writeTransaction does around the commit of a transaction of its own. */
+interface AroundCommit {
+  /** Run once it has committed (`afterCommit`). */
+  hooks: ((db: Kysely<never>) => void)[];
+  /** PostgreSQL: sent with the COMMIT (`beforeCommit`). Undefined on SQLite, which runs them at once. */
+  kept: KeptStatement[] | undefined;
+}
+
+/** By transaction: only writeTransaction's own are here. */
+const aroundCommit = new WeakMap<object, AroundCommit>();
 
 /**
  * Whether `trx` is a transaction run by `writeTransaction`, which can run code once it has committed
  * (`afterCommit`). A transaction begun any other way cannot.
  */
 export function runsAfterCommit(trx: object): boolean {
-  return commitHooks.has(trx);
+  return aroundCommit.has(trx);
 }
 
 /**
@@ -95,19 +109,10 @@ export function runsAfterCommit(trx: object): boolean {
  * ignored, so a hook must not be needed for correctness (a wake-up that a poll would also do).
  */
 export function afterCommit<DB>(trx: Kysely<DB>, hook: (db: Kysely<DB>) => void): void {
-  const hooks = commitHooks.get(trx);
-  if (!hooks) throw new Error('afterCommit: the transaction was not begun by writeTransaction');
-  hooks.push(hook as unknown as (db: Kysely<never>) => void);
+  const around = aroundCommit.get(trx);
+  if (!around) throw new Error('afterCommit: the transaction was not begun by writeTransaction');
+  around.hooks.push(hook as unknown as (db: Kysely<never>) => void);
 }
-
-/** A statement kept for the commit (`beforeCommit`), and what to do with its rows. */
-interface KeptStatement {
-  query: CompiledQuery;
-  then: (rows: unknown[]) => Promise<void> | void;
-}
-
-/** What writeTransaction sends with its COMMIT, by transaction (PostgreSQL). */
-const keptForCommit = new WeakMap<object, KeptStatement[]>();
 
 /**
  * The text by which writeTransaction hands the statements kept for its commit to the PostgreSQL
@@ -142,7 +147,7 @@ export async function beforeCommit<DB>(
   query: CompiledQuery,
   then: (rows: unknown[]) => Promise<void> | void,
 ): Promise<void> {
-  const kept = keptForCommit.get(trx);
+  const kept = aroundCommit.get(trx)?.kept;
   if (kept) {
     kept.push({ query, then });
     return;
@@ -189,13 +194,12 @@ export async function writeTransaction<DB, T>(
   dialect: SqlDialect,
   work: (trx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
-  const hooks: ((db: Kysely<never>) => void)[] = [];
+  const hooks: AroundCommit['hooks'] = [];
   const result =
     dialect.name !== 'sqlite'
       ? await db.transaction().execute(async (trx) => {
-          commitHooks.set(trx, hooks);
           const kept: KeptStatement[] = [];
-          keptForCommit.set(trx, kept);
+          aroundCommit.set(trx, { hooks, kept });
           const result = await work(trx);
           await sendKeptStatements(trx, kept);
           return result;
@@ -203,7 +207,7 @@ export async function writeTransaction<DB, T>(
       : // One connection reserved for the whole transaction: Kysely's SQLite driver has a single
         // connection behind a mutex, so nothing else of this process interleaves.
         await db.connection().execute(async (connection) => {
-          commitHooks.set(connection, hooks);
+          aroundCommit.set(connection, { hooks, kept: undefined });
           await sql`begin immediate`.execute(connection);
           try {
             const result = await work(connection);

@@ -23,6 +23,8 @@ interface WireConnection extends pg.Connection {
 
 /** The parts of pg's Query that a query sending its own messages overrides or reads. */
 interface QueryInternals {
+  readonly text: string;
+  readonly name: string | undefined;
   callback: ((error: Error | null, result: unknown) => void) | undefined;
   prepare(connection: WireConnection): void;
 }
@@ -62,7 +64,8 @@ class Flight extends QueryBase {
   readonly #parts: readonly Part[];
 
   constructor(parts: readonly Part[]) {
-    super({ text: parts.map((part) => part.text).join(';\n'), queryMode: 'extended' });
+    // pg wants a text; the parts' own are what is sent.
+    super({ text: 'flight', queryMode: 'extended' });
     this.#parts = parts;
   }
 
@@ -70,8 +73,8 @@ class Flight extends QueryBase {
     // The parts' messages without the Sync each would end with; one Sync after the last.
     const withoutSync = Object.create(connection, { sync: { value: () => undefined } }) as WireConnection;
     for (const part of this.#parts) {
-      // A statement is parsed under its name only by a Prepare of its own (prepared() below), whose
-      // answer pg records; one not prepared yet is parsed unnamed here, for this flight only.
+      // A statement is parsed under its name only by a Prepare of its own (below), whose answer pg
+      // records; one not prepared yet is parsed unnamed here, for this flight only.
       const name = part.name !== undefined && isPrepared(connection, part.name) ? part.name : undefined;
       new QueryBase({ text: part.text, name, values: part.values, queryMode: 'extended' }).prepare(
         withoutSync,
@@ -83,20 +86,16 @@ class Flight extends QueryBase {
 
 /** Parses a named statement and nothing else: pg records it as prepared on this connection. */
 class Prepare extends QueryBase {
-  readonly #text: string;
-  readonly #name: string;
-
   constructor(text: string, name: string) {
     super({ text, name, queryMode: 'extended' });
-    this.#text = text;
-    this.#name = name;
   }
 
   override prepare(connection: WireConnection): void {
+    const name = this.name ?? '';
     // Two flights queued together may both have asked for it: the second only syncs.
-    if (!isPrepared(connection, this.#name)) {
-      connection.parse({ text: this.#text, name: this.#name, types: [] }, false);
-      connection.submittedNamedStatements[this.#name] = this.#text;
+    if (!isPrepared(connection, name)) {
+      connection.parse({ text: this.text, name, types: [] }, false);
+      connection.submittedNamedStatements[name] = this.text;
     }
     connection.sync();
   }
