@@ -29,33 +29,36 @@ describe('job worker: poll loop, concurrency, graceful stop, schedules', () => {
   const add = (type: string, payload: Record<string, unknown> = {}) =>
     test.handle.db.transaction().execute((trx) => enqueue(trx, { type, payload, now: clock.now() }));
 
-  it('an enqueue in this process wakes the worker at once, without waiting for the next poll', async () => {
+  /**
+   * Runs `work` beside a started worker that polls once a minute, so a job of `type` runs soon only
+   * if something wakes the worker; `ran` collects the `n` of each job run.
+   */
+  const withSleepyWorker = async (type: string, work: (ran: number[]) => Promise<void>) => {
     const worker = new Worker(deps(), { pollIntervalMs: 60_000 });
     const ran: number[] = [];
-    worker.register('wake', async (job) => {
+    worker.register(type, async (job) => {
       ran.push(Number(job.payload.n));
     });
     worker.start();
     try {
       await sleep(50);
+      await work(ran);
+    } finally {
+      await worker.stop();
+    }
+  };
+
+  it('an enqueue in this process wakes the worker at once, without waiting for the next poll', async () => {
+    await withSleepyWorker('wake', async (ran) => {
       await add('wake', { n: 1 });
       // Without the wake-up the job would wait for the next poll, a minute away.
       await waitFor(() => ran.length === 1, 15_000);
       assert.deepEqual(ran, [1]);
-    } finally {
-      await worker.stop();
-    }
+    });
   });
 
   it('an enqueue in a writeTransaction wakes the worker once the transaction has committed', async () => {
-    const worker = new Worker(deps(), { pollIntervalMs: 60_000 });
-    const ran: number[] = [];
-    worker.register('wake-after-commit', async (job) => {
-      ran.push(Number(job.payload.n));
-    });
-    worker.start();
-    try {
-      await sleep(50);
+    await withSleepyWorker('wake-after-commit', async (ran) => {
       const { db, dialect } = test.handle;
       await writeTransaction(db, dialect, async (trx) => {
         await enqueue(trx, { type: 'wake-after-commit', payload: { n: 1 }, now: clock.now() });
@@ -65,9 +68,7 @@ describe('job worker: poll loop, concurrency, graceful stop, schedules', () => {
       });
       await waitFor(() => ran.length === 1, 15_000);
       assert.deepEqual(ran, [1]);
-    } finally {
-      await worker.stop();
-    }
+    });
   });
 
   it('what a writeTransaction runs after its commit: nothing after a rollback; a hook that throws changes nothing', async () => {

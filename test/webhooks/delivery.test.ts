@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
 import { ManualClock } from '../../src/clock.js';
+import { writeTransaction } from '../../src/store/db/dialect.js';
+import type { Database } from '../../src/store/db/schema.js';
 import { EVENT_NAMES, emitEvent } from '../../src/webhooks/emit-event.js';
 import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
 import {
@@ -207,50 +210,62 @@ describe('Contract: webhook delivery (signed, at-least-once, retried for 24 hour
     );
   });
 
-  it('an event whose change rolls back is never sent, and leaves its webhook’s lane as it was', async () => {
-    await withReceiver(
-      () => 200,
-      async (receiver, hook) => {
-        const at = server.app.deps.clock.now();
-        await assert.rejects(
-          server.app.deps.db.transaction().execute(async (trx) => {
-            await emitEvent(trx, {
-              ...scope,
-              documentId: 'doc-undone',
-              event: 'documentEdited',
-              actor: 'a',
-              at,
-            });
-            throw new Error('the change failed after its event');
-          }),
-          /the change failed after its event/,
-        );
-        // Had the rolled-back event taken a place in the lane, this one would wait behind it for good.
-        await emit(server, scope, 'documentEdited', 'doc-after');
-        await waitFor(
-          () => receiver.received.some((r) => r.json.documentId === 'doc-after'),
-          10_000,
-          'the committed event',
-        );
-        server.app.worker?.wake();
-        await sleep(300);
-        assert.deepEqual(
-          receiver.received.map((r) => r.json.documentId),
-          ['doc-after'],
-        );
-        assert.deepEqual(
-          (await deliveries(hook.id)).map((d) => d.documentId),
-          ['doc-after'],
-        );
-        const undone = await server.app.deps.db
-          .selectFrom('events')
-          .select('id')
-          .where('document_id', '=', 'doc-undone')
-          .execute();
-        assert.deepEqual(undone, [], 'no event row either');
-      },
-    );
-  });
+  // writeTransaction (every use case) sends the event's statement with the COMMIT on PostgreSQL; a
+  // transaction begun any other way runs it at once.
+  const begins = {
+    writeTransaction: <T>(work: (trx: Kysely<Database>) => Promise<T>) =>
+      writeTransaction(server.app.deps.db, server.app.deps.dialect, work),
+    'db.transaction()': <T>(work: (trx: Kysely<Database>) => Promise<T>) =>
+      server.app.deps.db.transaction().execute(work),
+  };
+  for (const [begun, inTransaction] of Object.entries(begins)) {
+    it(`an event whose change rolls back is never sent, and leaves its webhook’s lane as it was (${begun})`, async () => {
+      await withReceiver(
+        () => 200,
+        async (receiver, hook) => {
+          const at = server.app.deps.clock.now();
+          const undoneId = `doc-undone-${begun}`;
+          const afterId = `doc-after-${begun}`;
+          await assert.rejects(
+            inTransaction(async (trx) => {
+              await emitEvent(trx, {
+                ...scope,
+                documentId: undoneId,
+                event: 'documentEdited',
+                actor: 'a',
+                at,
+              });
+              throw new Error('the change failed after its event');
+            }),
+            /the change failed after its event/,
+          );
+          // Had the rolled-back event taken a place in the lane, this one would wait behind it for good.
+          await emit(server, scope, 'documentEdited', afterId);
+          await waitFor(
+            () => receiver.received.some((r) => r.json.documentId === afterId),
+            10_000,
+            'the committed event',
+          );
+          server.app.worker?.wake();
+          await sleep(300);
+          assert.deepEqual(
+            receiver.received.map((r) => r.json.documentId),
+            [afterId],
+          );
+          assert.deepEqual(
+            (await deliveries(hook.id)).map((d) => d.documentId),
+            [afterId],
+          );
+          const undone = await server.app.deps.db
+            .selectFrom('events')
+            .select('id')
+            .where('document_id', '=', undoneId)
+            .execute();
+          assert.deepEqual(undone, [], 'no event row either');
+        },
+      );
+    });
+  }
 
   it('a delivery still failing 24 hours after its event is dead-lettered; the next one then goes out (skip ahead); a manual retry sends it again', async () => {
     let healthy = false;

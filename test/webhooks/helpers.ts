@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../helpers/server.js';
+import { writeTransaction } from '../../src/store/db/dialect.js';
 import { emitEvent, type EventName } from '../../src/webhooks/emit-event.js';
 import { signBody } from '../../src/webhooks/signature.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -93,7 +94,7 @@ export async function scopeOf(
   return { tenantId: row.tenant_id, organizationId: row.organization_id };
 }
 
-/** Emits an event the way a document change does: inside a transaction. */
+/** Emits an event the way a document change does: inside a writeTransaction. */
 export async function emit(
   server: TestServer,
   scope: { tenantId: string; organizationId: string },
@@ -103,9 +104,9 @@ export async function emit(
 ): Promise<string[]> {
   const at = server.app.deps.clock.now();
   const { db } = server.app.deps;
-  const { eventId } = await db
-    .transaction()
-    .execute((trx) => emitEvent(trx, { ...scope, documentId, event, actor, at }));
+  const { eventId } = await writeTransaction(db, server.app.deps.dialect, (trx) =>
+    emitEvent(trx, { ...scope, documentId, event, actor, at }),
+  );
   const deliveries = await db
     .selectFrom('webhook_deliveries')
     .select('id')
