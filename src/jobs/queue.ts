@@ -234,6 +234,36 @@ function claimedJob(row: Selectable<JobTable>): ClaimedJob {
 }
 
 /**
+ * The jobs waiting behind `after` in its lane, in lane order, up to `limit` and up to the first of
+ * a type not in `types`, as their next attempt sees them (`attempts` counts it; `lockedBy` is
+ * empty: nobody claims them). A worker that holds `after`'s claim may run them before settling it:
+ * a lane's later jobs wait (`run_at` null) until the job before them finishes, so no other worker
+ * can take them meanwhile. They are then settled with it (SettleRequest.followers).
+ */
+export async function readAhead(
+  db: Kysely<Database>,
+  after: ClaimedJob,
+  types: readonly string[],
+  limit: number,
+): Promise<ClaimedJob[]> {
+  if (after.orderingKey === null || after.orderingSeq === null || limit < 1) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('ordering_key', '=', after.orderingKey)
+    .where('ordering_seq', '>', after.orderingSeq)
+    .orderBy('ordering_seq')
+    .limit(limit)
+    .execute();
+  const ahead: ClaimedJob[] = [];
+  for (const row of rows) {
+    if (row.status !== 'queued' || row.run_at !== null || !types.includes(row.type)) break;
+    ahead.push({ ...claimedJob(row), attempts: Number(row.attempts) + 1, lockedBy: '' });
+  }
+  return ahead;
+}
+
+/**
  * Lets a worker finishing a lane's head take the lane's next job in the same transaction, instead of
  * releasing it for the next claim: one commit less per job of a busy lane. `take` receives the job
  * now claimed for `workerId`; it is the worker's only once the transaction commits.
@@ -441,25 +471,50 @@ export interface Settlement {
 
 export type SettleOutcome = { outcome: 'done' } | FailOutcome;
 
-/** One claimed job to settle, and whether its lane's next job may be handed to its worker. */
-export interface SettleRequest {
+/** A job that ran, and how it went. */
+export interface Attempted {
   job: ClaimedJob;
   settlement: Settlement;
-  handOff?: HandOff | undefined;
 }
 
-/** What became of one request of a batch: its outcome, or the error that kept it from being written. */
-export type SettleResult = { ok: true; outcome: SettleOutcome } | { ok: false; error: Error };
+/** One claimed job to settle, and whether its lane's next job may be handed to its worker. */
+export interface SettleRequest extends Attempted {
+  handOff?: HandOff | undefined;
+  /**
+   * Jobs of `job`'s lane that its worker ran after it, in lane order, before its settlement was
+   * written (see readAhead). They are settled with it when its claim holds and every one of them
+   * still waits, and the hand-off then follows the last; otherwise none of them is written (their
+   * outcomes are `lost`). Only the last of the run may fail.
+   */
+  followers?: readonly Attempted[] | undefined;
+}
 
-/** A request with its outcome decided: what the statement or transaction writes. */
-interface PlannedSettlement {
+/** How one request was written: its job's outcome and its followers' (SettleRequest.followers). */
+export interface Settled {
+  outcome: SettleOutcome;
+  followers: SettleOutcome[];
+}
+
+/** What became of one request of a batch: how it was written, or the error that kept it from that. */
+export type SettleResult = ({ ok: true } & Settled) | { ok: false; error: Error };
+
+/** One job of a request with its outcome decided. */
+interface PlannedAttempt {
   job: ClaimedJob;
   record: RecordedRow | undefined;
-  handOff: HandOff | undefined;
   /** The trimmed failure text, null when the job is done. */
   error: string | null;
   next: SettleOutcome;
 }
+
+/** A request with its outcomes decided: what the statement or transaction writes. */
+interface PlannedSettlement {
+  head: PlannedAttempt;
+  followers: PlannedAttempt[];
+  handOff: HandOff | undefined;
+}
+
+const LOST: SettleOutcome = { outcome: 'lost' };
 
 // A PostgreSQL settlement that met its lane changed under it is written again this often, then in a
 // transaction.
@@ -467,12 +522,13 @@ const SETTLE_TRIES = 3;
 
 /**
  * Settles several claimed jobs at once (a worker's jobs that finished while its previous settlement
- * was being written), each with its record: on PostgreSQL in one statement for all of them, which is
- * atomic by itself and costs one round trip instead of one per job (or a transaction's six each); on
- * SQLite in one write transaction, so one commit (one fsync) for all. When the batch cannot be
- * written (one record breaks a constraint, say), each job is settled alone, so one job's error
- * reaches that job only. Never throws: each request gets its outcome or its error, in order.
- * Two requests for jobs of one lane belong in different batches (the lane is locked once per batch).
+ * was being written), each with its record and its followers: on PostgreSQL in one statement for all
+ * of them, which is atomic by itself and costs one round trip instead of one per job (or a
+ * transaction's six each); on SQLite in one write transaction, so one commit (one fsync) for all.
+ * When the batch cannot be written (one record breaks a constraint, say), each request is settled
+ * alone, so one job's error reaches that request only. Never throws: each request gets its outcomes
+ * or its error, in order. Two requests for jobs of one lane belong in different batches (the lane is
+ * locked once per batch).
  */
 export async function settleJobs(
   db: Kysely<Database>,
@@ -481,47 +537,47 @@ export async function settleJobs(
   now: Date,
   options: { random?: (() => number) | undefined } = {},
 ): Promise<SettleResult[]> {
-  const plans = requests.map((request): PlannedSettlement => {
-    const error = request.settlement.error?.slice(0, 1000) ?? null;
-    return {
-      job: request.job,
-      record: request.settlement.record,
-      handOff: request.handOff,
-      error,
-      next: error === null ? { outcome: 'done' } : afterFailure(request.job, now, options),
-    };
-  });
   const results: SettleResult[] = [];
-  let pending = plans.map((_, index) => index);
+  const plans: (PlannedSettlement | Error)[] = [];
+  let pending: number[] = [];
+  requests.forEach((request, index) => {
+    const plan = planSettlement(request, now, options);
+    plans[index] = plan;
+    if (plan instanceof Error) results[index] = { ok: false, error: plan };
+    else pending.push(index);
+  });
+  const planOf = (index: number) => plans[index] as PlannedSettlement;
+  const written = (index: number, settled: readonly boolean[]): SettleResult => {
+    const plan = planOf(index);
+    return {
+      ok: true,
+      outcome: settled[0] ? plan.head.next : LOST,
+      followers: plan.followers.map((follower, position) => (settled[position + 1] ? follower.next : LOST)),
+    };
+  };
   if (dialect.name === 'postgres') {
     for (let tries = 0; tries < SETTLE_TRIES && pending.length > 0; tries++) {
-      let settled: Map<number, boolean>;
+      let settled: Map<number, boolean[]>;
       try {
-        settled = await settleInOneStatement(
-          db,
-          pending.map((index) => plans[index] as PlannedSettlement),
-          now,
-        );
+        settled = await settleInOneStatement(db, pending.map(planOf), now);
       } catch {
         // Settled alone below, where the request at fault gets its own error.
         break;
       }
       pending = pending.filter((index, position) => {
-        const written = settled.get(position);
+        const slot = settled.get(position);
         // Absent: its lane changed under the statement; it is written again.
-        if (written === undefined) return true;
-        const plan = plans[index] as PlannedSettlement;
-        results[index] = { ok: true, outcome: written ? plan.next : { outcome: 'lost' } };
+        if (slot === undefined) return true;
+        results[index] = written(index, slot);
         return false;
       });
     }
   }
   if (pending.length > 1) {
-    const chosen = pending.map((index) => plans[index] as PlannedSettlement);
     try {
-      const outcomes = await settleInTransaction(db, dialect, chosen, now, options);
+      const settled = await settleInTransaction(db, dialect, pending.map(planOf), now, options);
       pending.forEach((index, position) => {
-        results[index] = { ok: true, outcome: outcomes[position] as SettleOutcome };
+        results[index] = written(index, settled[position] as boolean[]);
       });
       pending = [];
     } catch {
@@ -530,14 +586,8 @@ export async function settleJobs(
   }
   for (const index of pending) {
     try {
-      const [outcome] = await settleInTransaction(
-        db,
-        dialect,
-        [plans[index] as PlannedSettlement],
-        now,
-        options,
-      );
-      results[index] = { ok: true, outcome: outcome as SettleOutcome };
+      const [settled] = await settleInTransaction(db, dialect, [planOf(index)], now, options);
+      results[index] = written(index, settled as boolean[]);
     } catch (error) {
       results[index] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
     }
@@ -545,9 +595,39 @@ export async function settleJobs(
   return results;
 }
 
+/** A request's outcomes, or why it cannot be written (a run that goes on after a job to retry). */
+function planSettlement(
+  request: SettleRequest,
+  now: Date,
+  options: { random?: (() => number) | undefined },
+): PlannedSettlement | Error {
+  const plan = (attempted: Attempted): PlannedAttempt => {
+    const error = attempted.settlement.error?.slice(0, 1000) ?? null;
+    return {
+      job: attempted.job,
+      record: attempted.settlement.record,
+      error,
+      next: error === null ? { outcome: 'done' } : afterFailure(attempted.job, now, options),
+    };
+  };
+  const head = plan(request);
+  const followers = (request.followers ?? []).map(plan);
+  const run = [head, ...followers];
+  // A job to retry holds its lane: nothing after it may have been run.
+  if (run.slice(0, -1).some((attempt) => attempt.next.outcome === 'retry'))
+    return new Error('a run of a lane goes on after a job that is to be retried');
+  if (followers.some((follower) => follower.job.orderingKey !== head.job.orderingKey))
+    return new Error('a follower belongs to another lane than the job it follows');
+  return { head, followers, handOff: request.handOff };
+}
+
 /**
- * The settlements in one write transaction, one after the other. Jobs handed off are given to their
- * workers only once the transaction has committed: a rolled-back hand-off claimed nothing.
+ * The settlements in one write transaction, one after the other. A request's followers are first
+ * claimed for its job's worker (when its claim holds and all of them wait), then settled one after
+ * the other like claimed jobs: finishing each makes nothing due, as the next is running, until the
+ * last. Jobs handed off are given to their workers only once the transaction has committed: a
+ * rolled-back hand-off claimed nothing. Returns, per request, which of its jobs were settled (its
+ * own first).
  */
 async function settleInTransaction(
   db: Kysely<Database>,
@@ -555,135 +635,243 @@ async function settleInTransaction(
   plans: readonly PlannedSettlement[],
   now: Date,
   options: { random?: (() => number) | undefined },
-): Promise<SettleOutcome[]> {
+): Promise<boolean[][]> {
   const taken: (() => void)[] = [];
   const deferred = (handOff: HandOff | undefined): HandOff | undefined =>
     handOff && { ...handOff, take: (job) => taken.push(() => handOff.take(job)) };
-  const outcomes = await writeTransaction(db, dialect, async (trx) => {
-    const written: SettleOutcome[] = [];
+  const settle = async (trx: Kysely<Database>, attempt: PlannedAttempt, handOff: HandOff | undefined) => {
+    if (attempt.error === null) return completeJob(trx, attempt.job, now, handOff);
+    const retry = attempt.next.outcome === 'retry';
+    const outcome = await failJob(trx, attempt.job, attempt.error, now, { ...options, retry, handOff });
+    return outcome.outcome !== 'lost';
+  };
+  const settled = await writeTransaction(db, dialect, async (trx) => {
+    const written: boolean[][] = [];
     for (const plan of plans) {
-      if (plan.record) await insertRecord(trx, plan.record);
-      const handOff = deferred(plan.handOff);
-      if (plan.error === null) {
-        written.push((await completeJob(trx, plan.job, now, handOff)) ? plan.next : { outcome: 'lost' });
-      } else {
-        const retry = plan.next.outcome === 'retry';
-        written.push(await failJob(trx, plan.job, plan.error, now, { ...options, retry, handOff }));
+      if (plan.head.record) await insertRecord(trx, plan.head.record);
+      const followers = await claimFollowers(trx, plan, now);
+      const run = [plan.head, ...followers];
+      const settledRun: boolean[] = [];
+      for (const [position, attempt] of run.entries()) {
+        if (position > 0 && attempt.record) await insertRecord(trx, attempt.record);
+        const last = position === run.length - 1;
+        settledRun.push(await settle(trx, attempt, last ? deferred(plan.handOff) : undefined));
       }
+      written.push([...settledRun, ...plan.followers.slice(followers.length).map(() => false)]);
     }
     return written;
   });
   for (const take of taken) take();
-  return outcomes;
+  return settled;
+}
+
+/**
+ * Claims a request's followers for the worker that holds its job, when that claim holds and each
+ * of them still waits as it was read; returns them as claimed, or none.
+ */
+async function claimFollowers(
+  trx: Kysely<Database>,
+  plan: PlannedSettlement,
+  now: Date,
+): Promise<PlannedAttempt[]> {
+  if (plan.followers.length === 0) return [];
+  const head = plan.head.job;
+  const held = await trx
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', '=', head.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', head.lockedBy)
+    .where('attempts', '=', head.attempts)
+    .executeTakeFirst();
+  if (!held) return [];
+  const ids = plan.followers.map((follower) => follower.job.id);
+  const waiting = await trx
+    .selectFrom('jobs')
+    .select(['id', 'attempts'])
+    .where('id', 'in', ids)
+    .where('status', '=', 'queued')
+    .where('run_at', 'is', null)
+    .execute();
+  const attemptsOf = new Map(waiting.map((row) => [row.id, Number(row.attempts)]));
+  if (plan.followers.some((follower) => attemptsOf.get(follower.job.id) !== follower.job.attempts - 1))
+    return [];
+  await trx
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      locked_by: head.lockedBy,
+      lease_until: head.leaseUntil.toISOString(),
+      attempts: eb('attempts', '+', 1),
+      updated_at: now.toISOString(),
+    }))
+    .where('id', 'in', ids)
+    .execute();
+  return plan.followers.map((follower) => ({
+    ...follower,
+    job: { ...follower.job, lockedBy: head.lockedBy, leaseUntil: head.leaseUntil },
+  }));
 }
 
 function insertRecord(trx: Kysely<Database>, record: RecordedRow): Promise<unknown> {
   return trx.insertInto(record.into).values(record.values).execute();
 }
 
+/** One row of a batch statement: a job of a request, its own (position 0) or a follower. */
+interface BatchRow {
+  slot: number;
+  position: number;
+  attempt: PlannedAttempt;
+  plan: PlannedSettlement;
+}
+
 /**
- * The settlements as one PostgreSQL statement: for each job, its update and its record, and for a
- * lane's head that finishes, the lane's count and its next job (made due, or handed off) — what
- * `finish` does in three statements per job. The jobs travel as arrays, one element per job, and
- * the records as JSON, typed by their table's row type, so the statement's text depends only on
- * which tables get records: it is prepared once.
+ * The settlements as one PostgreSQL statement: for each request, its job's update and record, its
+ * followers' (when its claim holds and every follower still waits), and, when the run's last job
+ * finishes, the lane's count and its next job (made due, or handed off) — what `finish` does in
+ * three statements per job. The jobs travel as arrays, one element per job, and the records as JSON,
+ * typed by their table's row type, so the statement's text depends only on which tables get
+ * records: it is prepared once.
  *
  * A statement reads one snapshot, taken before it waits for the lanes' locks: had an enqueue to a
  * lane committed in between, its job would be invisible here. That matters only when the snapshot
- * shows the head no next job (an invisible job comes after every visible one: sequence numbers are
+ * shows the run no next job (an invisible job comes after every visible one: sequence numbers are
  * taken under the lane's lock, in commit order); then the lane's `last_seq` as of the snapshot is
- * compared with the one locked (the latest), and when they differ the job is left out — nothing of
- * it is written — to be written again with a snapshot that sees the new job. Lock order as in
+ * compared with the one locked (the latest), and when they differ the request is left out — nothing
+ * of it is written — to be written again with a snapshot that sees the new job. Lock order as in
  * `finish`: lanes (in key order, as emitters take them), then jobs.
  *
  * The planner cannot know how many jobs a batch holds; the `= any(array)` conditions beside the
  * joins let it look rows up by key instead of scanning the jobs table (whose size grows with the
  * backlog).
  *
- * Returns, for each plan's slot, whether its job was settled (false: the claim was lost); a
- * slot is absent when its lane changed.
+ * Returns, for each request's slot, which of its jobs were settled (its own first: false when the
+ * claim was lost); a slot is absent when its lane changed.
  */
 async function settleInOneStatement(
   db: Kysely<Database>,
   plans: readonly PlannedSettlement[],
   now: Date,
-): Promise<Map<number, boolean>> {
+): Promise<Map<number, boolean[]>> {
   const at = now.toISOString();
-  const column = <T>(value: (plan: PlannedSettlement) => T): T[] => plans.map(value);
-  const finishingLane = (plan: PlannedSettlement) =>
-    plan.next.outcome !== 'retry' && plan.job.orderingSeq !== null ? plan.job.orderingKey : null;
-  const ids = column((p) => p.job.id);
-  const lanesOfPlans = column(finishingLane);
-  const lanes = lanesOfPlans.filter((lane) => lane !== null);
-  const recordSteps = recordInserts(plans);
-  const result = await sql<Selectable<JobTable> & { slot: number; ok: boolean; settled: boolean }>`
+  const rows: BatchRow[] = plans.flatMap((plan, slot) =>
+    [plan.head, ...plan.followers].map((attempt, position) => ({ slot, position, attempt, plan })),
+  );
+  const column = <T>(value: (row: BatchRow) => T): T[] => rows.map(value);
+  const ids = (own: boolean) =>
+    rows.filter((row) => (row.position === 0) === own).map((row) => row.attempt.job.id);
+  const laneOf = (job: ClaimedJob) => (job.orderingSeq === null ? null : job.orderingKey);
+  // The lanes whose count changes: those with a job that finishes (done or dead).
+  const lanes = plans
+    .filter((plan) => [plan.head, ...plan.followers].some((attempt) => attempt.next.outcome !== 'retry'))
+    .map((plan) => laneOf(plan.head.job))
+    .filter((lane) => lane !== null);
+  const recordSteps = recordInserts(rows);
+  const result = await sql<
+    Selectable<JobTable> & { slot: number; position: number; ok: boolean; settled: boolean }
+  >`
     with batch as materialized (
       select * from unnest(
-        ${plans.map((_, slot) => slot)}::int[],
-        ${ids}::text[],
-        ${column((p) => p.job.lockedBy)}::text[],
-        ${column((p) => p.job.attempts)}::int[],
-        ${column((p) => (p.next.outcome === 'retry' ? 'queued' : p.next.outcome === 'done' ? 'done' : 'dead'))}::text[],
-        ${column((p) => (p.next.outcome === 'retry' ? p.next.runAt.toISOString() : null))}::timestamptz[],
-        ${column((p) => p.error)}::text[],
-        ${lanesOfPlans}::text[],
-        ${column((p) => p.job.orderingSeq)}::bigint[],
-        ${column((p) => p.handOff?.workerId ?? null)}::text[],
-        ${column((p) => (p.handOff ? new Date(now.getTime() + p.handOff.leaseMs).toISOString() : null))}::timestamptz[],
-        ${column((p) => JSON.stringify(p.handOff?.types ?? []))}::jsonb[]
-      ) as i (slot, id, locked_by, attempts, status, run_at, error, lane, seq, taker, lease_until, take_types)
+        ${column((r) => r.slot)}::int[],
+        ${column((r) => r.position)}::int[],
+        ${column((r) => r.attempt.job.id)}::text[],
+        ${column((r) => r.plan.head.job.lockedBy)}::text[],
+        ${column((r) => r.attempt.job.attempts)}::int[],
+        ${column((r) => statusAfter(r.attempt.next))}::text[],
+        ${column((r) => (r.attempt.next.outcome === 'retry' ? r.attempt.next.runAt.toISOString() : null))}::timestamptz[],
+        ${column((r) => r.attempt.error)}::text[],
+        ${column((r) => laneOf(r.attempt.job))}::text[],
+        ${column((r) => r.attempt.job.orderingSeq)}::bigint[],
+        ${column((r) => r.plan.handOff?.workerId ?? null)}::text[],
+        ${column((r) => (r.plan.handOff ? new Date(now.getTime() + r.plan.handOff.leaseMs).toISOString() : null))}::timestamptz[],
+        ${column((r) => JSON.stringify(r.plan.handOff?.types ?? []))}::jsonb[]
+      ) as i (slot, position, id, locked_by, attempts, status, run_at, error, lane, seq, taker, lease_until, take_types)
     ),
+    -- A run's followers are written only if every one of them still waits, as when it was read ahead.
+    broken as materialized (
+      select distinct i.slot from batch i
+      left join jobs j on j.id = any(${ids(false)}::text[]) and j.id = i.id
+      where i.position > 0
+        and (j.id is null or j.status <> 'queued' or j.run_at is not null or j.attempts <> i.attempts - 1)
+    ),
+    member as materialized (
+      select * from batch where position = 0 or slot not in (select slot from broken)
+    ),
+    -- The last job each request settles: after it comes its lane's next job.
+    tail as materialized (select distinct on (slot) * from member order by slot, position desc),
     seen as materialized (select key, last_seq from job_lanes where key = any(${lanes}::text[])),
     locked as materialized (
       select key, last_seq from job_lanes where key = any(${lanes}::text[]) order by key for update
     ),
-    -- Each finishing head's next job as the snapshot sees it.
+    -- Each finishing run's next job as the snapshot sees it.
     candidate as materialized (
-      select i.slot, n.id, n.type, n.status, n.run_at
-      from batch i
+      select t.slot, n.id, n.type, n.status, n.run_at
+      from tail t
       cross join lateral (
         select id, type, status, run_at from jobs
-        where ordering_key = i.lane and ordering_seq > i.seq
+        where ordering_key = t.lane and ordering_seq > t.seq
         order by ordering_seq limit 1
       ) n
-      where i.lane is not null
+      where t.lane is not null and t.status <> 'queued'
     ),
     -- Joined, not looked up only when needed: every lane is locked (in key order) whether or not
-    -- its head needs the comparison, before any job is written.
+    -- its run needs the comparison, before any job is written.
     ok as materialized (
-      select i.* from batch i
-      left join seen s on s.key = i.lane
-      left join locked l on l.key = i.lane
-      where i.lane is null
-        or exists (select from candidate c where c.slot = i.slot)
+      select t.slot from tail t
+      left join seen s on s.key = t.lane
+      left join locked l on l.key = t.lane
+      where t.lane is null or t.status = 'queued'
+        or exists (select from candidate c where c.slot = t.slot)
         or s.last_seq is not distinct from l.last_seq
     ),
     job as (
       update jobs j set
-        status = ok.status,
-        run_at = ok.run_at,
-        locked_by = case when ok.status = 'queued' then null else j.locked_by end,
+        status = m.status,
+        run_at = m.run_at,
+        locked_by = case when m.status = 'queued' then null else j.locked_by end,
         lease_until = null,
-        last_error = ok.error,
+        last_error = m.error,
         updated_at = ${at}
-      from ok
-      where j.id = any(${ids}::text[])
-        and j.id = ok.id and j.status = 'running' and j.locked_by = ok.locked_by and j.attempts = ok.attempts
-      returning ok.slot
+      from member m
+      where m.position = 0 and m.slot in (select slot from ok)
+        and j.id = any(${ids(true)}::text[])
+        and j.id = m.id and j.status = 'running' and j.locked_by = m.locked_by and j.attempts = m.attempts
+      returning m.slot, m.position, m.status, m.lane
     ),
+    -- Followers were read while waiting: they ran under the head's claim, and that attempt counts.
+    follow as (
+      update jobs j set
+        status = m.status,
+        run_at = m.run_at,
+        locked_by = case when m.status = 'queued' then null else m.locked_by end,
+        attempts = m.attempts,
+        last_error = m.error,
+        updated_at = ${at}
+      from member m
+      where m.position > 0 and m.slot in (select slot from job)
+        and j.id = any(${ids(false)}::text[])
+        and j.id = m.id and j.status = 'queued' and j.run_at is null and j.attempts = m.attempts - 1
+      returning m.slot, m.position, m.status, m.lane
+    ),
+    settled as (select * from job union all select * from follow),
     lane as (
-      update job_lanes l set active = l.active - 1, updated_at = ${at}
-      from ok
-      where l.key = any(${lanes}::text[]) and l.key = ok.lane and ok.slot in (select slot from job)
-      returning ok.slot, l.active
+      update job_lanes l set active = l.active - f.finished, updated_at = ${at}
+      from (
+        select slot, lane, count(*) as finished from settled
+        where status <> 'queued' and lane is not null
+        group by slot, lane
+      ) f
+      where l.key = any(${lanes}::text[]) and l.key = f.lane
+      returning f.slot, l.active
     ),
     successor as (
-      select ok.slot, ok.taker, ok.lease_until, c.id, c.status, c.run_at,
-        (ok.taker is not null and ok.take_types ? c.type) as take
+      select t.slot, t.taker, t.lease_until, c.id, c.status, c.run_at,
+        (t.taker is not null and t.take_types ? c.type) as take
       from lane
-      join ok on ok.slot = lane.slot
+      join tail t on t.slot = lane.slot
       join candidate c on c.slot = lane.slot
       where lane.active > 0 and c.status = 'queued' and c.run_at is null
+        and exists (select from settled s where s.slot = t.slot and s.position = t.position)
     ),
     next as (
       update jobs j set
@@ -700,38 +888,47 @@ async function settleInOneStatement(
     -- A next job made due rather than taken wakes the workers of every node, as an enqueue does.
     woken as (select ${NOTIFY_WORKERS} where exists (select from next where status = 'queued'))
     ${recordSteps}
-    select i.slot,
+    select i.slot, i.position,
       i.slot in (select slot from ok) as ok,
-      i.slot in (select slot from job) as settled,
+      exists (select from settled s where s.slot = i.slot and s.position = i.position) as settled,
       (select count(*) from woken) as woken,
       n.*
-    from batch i left join next n on n.after_slot = i.slot
-    order by i.slot`.execute(db);
-  const settled = new Map<number, boolean>();
+    from batch i left join next n on n.after_slot = i.slot and i.position = 0
+    order by i.slot, i.position`.execute(db);
+  const settled = new Map<number, boolean[]>();
   for (const row of result.rows) {
     if (!row.ok) continue;
-    settled.set(Number(row.slot), row.settled);
-    const handOff = plans[Number(row.slot)]?.handOff;
+    const slot = Number(row.slot);
+    const run = settled.get(slot) ?? [];
+    run[Number(row.position)] = row.settled;
+    settled.set(slot, run);
+    const handOff = plans[slot]?.handOff;
     if (handOff && row.id !== null && row.status === 'running') handOff.take(claimedJob(row));
   }
   return settled;
 }
 
+function statusAfter(next: SettleOutcome): 'queued' | 'done' | 'dead' {
+  return next.outcome === 'retry' ? 'queued' : next.outcome === 'done' ? 'done' : 'dead';
+}
+
 /**
- * One insert per table (and set of columns) that gets records, each written only for the jobs whose
- * settlement is (`ok`). The rows travel as one JSON array per insert; `json_populate_record` turns
- * each element into the table's row type, so the values keep their columns' types.
+ * One insert per table (and set of columns) that gets records. A request's own record is written
+ * with its outcome, also when its claim turns out lost (the attempt did happen); a follower's only
+ * when the follower is settled (otherwise it runs again, and its attempt number with it). The rows
+ * travel as one JSON array per insert; `json_populate_record` turns each element into the table's
+ * row type, so the values keep their columns' types.
  */
-function recordInserts(plans: readonly PlannedSettlement[]): RawBuilder<unknown> {
+function recordInserts(rows: readonly BatchRow[]): RawBuilder<unknown> {
   const groups = new Map<string, { into: string; columns: string[]; rows: Record<string, unknown>[] }>();
-  plans.forEach((plan, slot) => {
-    if (!plan.record) return;
-    const columns = Object.keys(plan.record.values).sort();
-    const key = `${plan.record.into}(${columns.join(',')})`;
-    const group = groups.get(key) ?? { into: plan.record.into, columns, rows: [] };
-    group.rows.push({ ...plan.record.values, [SLOT_KEY]: slot });
+  for (const { attempt, slot, position } of rows) {
+    if (!attempt.record) continue;
+    const columns = Object.keys(attempt.record.values).sort();
+    const key = `${attempt.record.into}(${columns.join(',')})`;
+    const group = groups.get(key) ?? { into: attempt.record.into, columns, rows: [] };
+    group.rows.push({ ...attempt.record.values, [SLOT_KEY]: slot, [POSITION_KEY]: position });
     groups.set(key, group);
-  });
+  }
   if (groups.size === 0) return sql``;
   return sql.join(
     [...groups.values()].map(
@@ -739,18 +936,21 @@ function recordInserts(plans: readonly PlannedSettlement[]): RawBuilder<unknown>
         insert into ${sql.table(group.into)} (${sql.join(group.columns.map((c) => sql.ref(c)))})
         select ${sql.join(group.columns.map((c) => sql`(r.rec).${sql.ref(c)}`))}
         from (
-          select json_populate_record(null::${sql.table(group.into)}, e) as rec, (e ->> ${SLOT_KEY})::int as slot
+          select json_populate_record(null::${sql.table(group.into)}, e) as rec,
+            (e ->> ${SLOT_KEY})::int as slot, (e ->> ${POSITION_KEY})::int as position
           from json_array_elements(${JSON.stringify(group.rows)}::json) e
         ) r
-        where r.slot in (select slot from ok)
+        where (r.position = 0 and r.slot in (select slot from ok))
+          or exists (select from follow f where f.slot = r.slot and f.position = r.position)
       )`,
     ),
     sql``,
   );
 }
 
-// The key that ties a record to its job's slot in a batch; not a column of any table.
+// The keys that tie a record to its job's place in a batch; not columns of any table.
 const SLOT_KEY = '__settled_slot';
+const POSITION_KEY = '__settled_position';
 
 /** Gives back a claim without counting it as an attempt: the job is due again at once. */
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Date): Promise<boolean> {

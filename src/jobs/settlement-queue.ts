@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
-import { settleJobs, type SettleOutcome, type SettleRequest, type SettleResult } from './queue.js';
+import { settleJobs, type Settled, type SettleRequest, type SettleResult } from './queue.js';
 
 interface Waiting {
   request: SettleRequest;
-  resolve(outcome: SettleOutcome): void;
+  resolve(settled: Settled): void;
   reject(error: unknown): void;
 }
 
@@ -21,7 +21,7 @@ const MAX_BATCH = 64;
  *
  * ```ts
  * const settlements = new SettlementQueue({ db, dialect, clock });
- * const outcome = await settlements.settle({ job, settlement: { error: null } });
+ * const { outcome } = await settlements.settle({ job, settlement: { error: null } });
  * ```
  */
 export class SettlementQueue {
@@ -39,8 +39,8 @@ export class SettlementQueue {
     this.#write = write;
   }
 
-  /** Resolves with the job's outcome once written; rejects with what kept it from being written. */
-  settle(request: SettleRequest): Promise<SettleOutcome> {
+  /** Resolves with the outcomes once written; rejects with what kept the request from being written. */
+  settle(request: SettleRequest): Promise<Settled> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ request, resolve, reject });
       if (!this.#writing) void this.#drain();
@@ -66,7 +66,7 @@ export class SettlementQueue {
         );
         batch.forEach((waiting, index) => {
           const result = results[index];
-          if (result?.ok) waiting.resolve(result.outcome);
+          if (result?.ok) waiting.resolve(result);
           else waiting.reject(result?.error ?? new Error('the settlement was not written'));
         });
       }

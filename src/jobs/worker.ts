@@ -311,7 +311,8 @@ export class Worker {
       },
       settle: async (settlement) => {
         settled = true;
-        return this.#settlements.settle({ job, settlement, handOff: handOff() });
+        const written = await this.#settlements.settle({ job, settlement, handOff: handOff() });
+        return written.outcome;
       },
     };
     const heartbeat = setInterval(() => {

@@ -5,6 +5,7 @@ import {
   completeJob,
   enqueue,
   failJob,
+  readAhead,
   retryDelayMs,
   RETRY_MAX_MS,
   settleJobs,
@@ -368,11 +369,11 @@ describe('durable job queue (DESIGN: jobs)', () => {
       { random: () => 1 },
     );
     assert.deepEqual(results, [
-      { ok: true, outcome: { outcome: 'done' } },
-      { ok: true, outcome: { outcome: 'done' } },
-      { ok: true, outcome: { outcome: 'retry', runAt: at(20_000) } },
-      { ok: true, outcome: { outcome: 'dead' } },
-      { ok: true, outcome: { outcome: 'lost' } },
+      { ok: true, outcome: { outcome: 'done' }, followers: [] },
+      { ok: true, outcome: { outcome: 'done' }, followers: [] },
+      { ok: true, outcome: { outcome: 'retry', runAt: at(20_000) }, followers: [] },
+      { ok: true, outcome: { outcome: 'dead' }, followers: [] },
+      { ok: true, outcome: { outcome: 'lost' }, followers: [] },
     ]);
     for (const id of ['batch-A', 'batch-B', 'batch-C', 'batch-E']) assert.equal(await recorded(id), true, id);
     assert.deepEqual(taken?.payload, { lane: 'A', n: 2 }, 'lane A’s next job is handed to the worker');
@@ -408,7 +409,7 @@ describe('durable job queue (DESIGN: jobs)', () => {
       T0,
     );
     assert.equal(broken?.ok, false);
-    assert.deepEqual(written, { ok: true, outcome: { outcome: 'done' } });
+    assert.deepEqual(written, { ok: true, outcome: { outcome: 'done' }, followers: [] });
     assert.equal(await recorded('isolate-written'), true);
     assert.equal(await complete(first, T0), true, 'nothing was written for the broken one: still claimed');
   });
@@ -474,5 +475,219 @@ describe('durable job queue (DESIGN: jobs)', () => {
     const [mail] = await claim('w', ['mail'], T0);
     assert.equal(mail?.type, 'mail');
     await complete(mail, T0);
+  });
+
+  describe('a lane run ahead: jobs waiting behind a claimed head, run before it is settled', () => {
+    const enqueueLane = (type: string, lane: string, count: number) =>
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          for (let n = 1; n <= count; n++)
+            await enqueue(trx, {
+              type,
+              payload: { n },
+              now: T0,
+              orderingKey: lane,
+              deadline: at(86_400_000),
+            });
+        });
+    const jobRow = (id: string) =>
+      db().selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const active = async (lane: string) =>
+      Number(
+        (
+          await db()
+            .selectFrom('job_lanes')
+            .select('active')
+            .where('key', '=', lane)
+            .executeTakeFirstOrThrow()
+        ).active,
+      );
+    const handOffTo = (workerId: string, types: string[]) => {
+      const taken: ClaimedJob[] = [];
+      return {
+        taken,
+        handOff: { workerId, leaseMs: 15_000, types, take: (job: ClaimedJob) => taken.push(job) },
+      };
+    };
+
+    it('reads the jobs waiting behind a claimed head, in lane order, up to a job of a type it does not run', async () => {
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          for (const type of ['ahead', 'ahead', 'ahead', 'other', 'ahead'])
+            await enqueue(trx, { type, payload: {}, now: T0, orderingKey: 'read' });
+        });
+      const [head] = await claim('w', ['ahead'], T0);
+      assert.ok(head);
+      const ahead = await readAhead(db(), head, ['ahead'], 10);
+      assert.deepEqual(
+        ahead.map((job) => [job.orderingSeq, job.attempts, job.lockedBy]),
+        [
+          [2, 1, ''],
+          [3, 1, ''],
+        ],
+      );
+      assert.deepEqual((await readAhead(db(), head, ['ahead'], 1)).length, 1, 'at most the limit');
+      assert.deepEqual(
+        await claim('other', ['ahead', 'other'], T0),
+        [],
+        'they still wait: nobody may claim them',
+      );
+    });
+
+    it('followers are settled with the head in one write; the job after the last is handed on; a last follower that fails holds the lane', async () => {
+      await enqueueLane('run', 'run', 5);
+      const [head] = await claim('w', ['run'], T0);
+      assert.ok(head);
+      const [two, three, four] = await readAhead(db(), head, ['run'], 3);
+      assert.ok(two && three && four);
+      const first = handOffTo('w', ['run']);
+      const [written] = await settleJobs(
+        db(),
+        dialect(),
+        [
+          {
+            job: head,
+            settlement: { error: null, record: record('run-1') },
+            followers: [
+              { job: two, settlement: { error: null, record: record('run-2') } },
+              { job: three, settlement: { error: null, record: record('run-3') } },
+            ],
+            handOff: first.handOff,
+          },
+        ],
+        T0,
+      );
+      assert.deepEqual(written, {
+        ok: true,
+        outcome: { outcome: 'done' },
+        followers: [{ outcome: 'done' }, { outcome: 'done' }],
+      });
+      for (const id of ['run-1', 'run-2', 'run-3']) assert.equal(await recorded(id), true, id);
+      for (const job of [two, three]) {
+        const row = await jobRow(job.id);
+        assert.deepEqual([row.status, Number(row.attempts), row.locked_by], ['done', 1, 'w']);
+      }
+      assert.deepEqual(
+        first.taken.map((job) => [job.id, job.attempts, job.lockedBy]),
+        [[four.id, 1, 'w']],
+        'the job after the last follower is handed on',
+      );
+      assert.equal(await active('run'), 2, 'four (running) and five (waiting) are left');
+      assert.deepEqual(await claim('other', ['run'], T0), [], 'five waits behind four');
+
+      const [five] = await readAhead(db(), first.taken[0] as ClaimedJob, ['run'], 3);
+      assert.ok(five);
+      const second = handOffTo('w', ['run']);
+      const [failed] = await settleJobs(
+        db(),
+        dialect(),
+        [
+          {
+            job: first.taken[0] as ClaimedJob,
+            settlement: { error: null },
+            followers: [{ job: five, settlement: { error: 'HTTP 503', record: record('run-5') } }],
+            handOff: second.handOff,
+          },
+        ],
+        T0,
+        { random: () => 1 },
+      );
+      assert.deepEqual(failed, {
+        ok: true,
+        outcome: { outcome: 'done' },
+        followers: [{ outcome: 'retry', runAt: at(20_000) }],
+      });
+      assert.deepEqual(second.taken, [], 'nothing comes after a job to retry');
+      assert.equal(await recorded('run-5'), true);
+      const row = await jobRow(five.id);
+      assert.deepEqual([row.status, Number(row.attempts), row.last_error], ['queued', 1, 'HTTP 503']);
+      assert.equal(await active('run'), 1);
+      assert.deepEqual(await claim('other', ['run'], at(19_999)), [], 'five waits for its retry');
+      const [again] = await claim('other', ['run'], at(20_000));
+      assert.deepEqual([again?.id, again?.attempts], [five.id, 2]);
+      assert.equal(await complete(again as ClaimedJob, at(20_000)), true);
+      assert.equal(await active('run'), 0);
+    });
+
+    it('followers are written only under the head’s claim and only if every one still waits', async () => {
+      await enqueueLane('guard', 'guard', 3);
+      const [head] = await claim('w', ['guard'], T0);
+      assert.ok(head);
+      const followers = (await readAhead(db(), head, ['guard'], 5)).map((job, index) => ({
+        job,
+        settlement: { error: null, record: record(`guard-${String(index + 2)}`) },
+      }));
+      assert.equal(followers.length, 2);
+      const [stale] = await settleJobs(
+        db(),
+        dialect(),
+        [
+          {
+            job: { ...head, attempts: 7 },
+            settlement: { error: null, record: record('guard-1') },
+            followers,
+          },
+        ],
+        T0,
+      );
+      assert.deepEqual(stale, {
+        ok: true,
+        outcome: { outcome: 'lost' },
+        followers: [{ outcome: 'lost' }, { outcome: 'lost' }],
+      });
+      assert.equal(await recorded('guard-1'), true, 'the head’s attempt happened: recorded');
+      assert.equal(await recorded('guard-2'), false, 'a follower not settled runs again: not recorded');
+
+      // The last follower no longer waits (made due by someone else): none of them is written, and
+      // the head hands on the first, which still waits.
+      await db()
+        .updateTable('jobs')
+        .set({ run_at: T0.toISOString() })
+        .where('id', '=', followers[1]?.job.id as string)
+        .execute();
+      const { taken, handOff } = handOffTo('w', ['guard']);
+      const [guarded] = await settleJobs(
+        db(),
+        dialect(),
+        [{ job: head, settlement: { error: null, record: record('guard-1b') }, followers, handOff }],
+        T0,
+      );
+      assert.deepEqual(guarded, {
+        ok: true,
+        outcome: { outcome: 'done' },
+        followers: [{ outcome: 'lost' }, { outcome: 'lost' }],
+      });
+      assert.equal(await recorded('guard-2'), false);
+      assert.equal(await recorded('guard-3'), false);
+      assert.deepEqual(
+        taken.map((job) => [job.id, job.attempts]),
+        [[followers[0]?.job.id, 1]],
+      );
+      assert.equal(await active('guard'), 2);
+    });
+
+    it('a run that goes on after a job to retry is refused, and changes nothing', async () => {
+      await enqueueLane('refuse', 'refuse', 2);
+      const [head] = await claim('w', ['refuse'], T0);
+      assert.ok(head);
+      const [two] = await readAhead(db(), head, ['refuse'], 1);
+      const [refused] = await settleJobs(
+        db(),
+        dialect(),
+        [
+          {
+            job: head,
+            settlement: { error: 'boom' },
+            followers: [{ job: two as ClaimedJob, settlement: { error: null } }],
+          },
+        ],
+        T0,
+      );
+      assert.equal(refused?.ok, false);
+      assert.equal((await jobRow(head.id)).status, 'running');
+      assert.equal(await complete(head, T0), true);
+    });
   });
 });

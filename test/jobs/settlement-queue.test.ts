@@ -42,7 +42,9 @@ describe('settlement queue: a worker’s settlements written together (group com
     const jobs = await claim('group');
     assert.equal(jobs.length, 5);
     const { queue, batches } = watchedQueue();
-    const outcomes = await Promise.all(jobs.map((job) => queue.settle({ job, settlement: { error: null } })));
+    const outcomes = await Promise.all(
+      jobs.map(async (job) => (await queue.settle({ job, settlement: { error: null } })).outcome),
+    );
     assert.deepEqual(outcomes, Array(5).fill({ outcome: 'done' }));
     assert.deepEqual(batches, [1, 4]);
     assert.deepEqual(await claim('group'), [], 'all of them done');
@@ -57,13 +59,14 @@ describe('settlement queue: a worker’s settlements written together (group com
     const jobs = new Map((await claim('lanes')).map((job) => [String(job.payload.n), job]));
     const job = (n: string) => jobs.get(n) as ClaimedJob;
     const { queue, batches } = watchedQueue();
-    const outcomes = await Promise.all([
+    const settled = await Promise.all([
       queue.settle({ job: job('alone'), settlement: { error: null } }),
       queue.settle({ job: job('head'), settlement: { error: null } }),
       // The same job of lane L under an older claim (its lease had expired): written after the head.
       queue.settle({ job: { ...job('head'), attempts: 0 }, settlement: { error: null } }),
       queue.settle({ job: job('other'), settlement: { error: null } }),
     ]);
+    const outcomes = settled.map((written) => written.outcome);
     assert.deepEqual(outcomes, [
       { outcome: 'done' },
       { outcome: 'done' },
