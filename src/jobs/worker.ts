@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import { listenToDoorbell } from './doorbell.js';
+import { runLane, type LaneWorker } from './lane-run.js';
 import {
   claimJobs,
   completeJob,
@@ -105,6 +106,7 @@ export class Worker {
   readonly #log: JobLogger;
   readonly #wakeUps: WorkerOptions['wakeUps'];
   readonly #handlers = new Map<string, JobHandler>();
+  readonly #aheadHandlers = new Map<string, JobHandler>();
   readonly #schedules: { schedule: Schedule; lastTick: number }[] = [];
   readonly #running = new Set<Promise<void>>();
   readonly #stopHooks: (() => Promise<void>)[] = [];
@@ -128,10 +130,15 @@ export class Worker {
     this.id = options.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   }
 
-  /** Registers the handler of one job type (one handler per type). */
-  register(type: string, handler: JobHandler): this {
+  /**
+   * Registers the handler of one job type (one handler per type). With `runAhead`, jobs of a lane
+   * run one after the other without waiting for each settlement to be written (see runLane); the
+   * handler then settles through `context.settle` only (or by returning or throwing).
+   */
+  register(type: string, handler: JobHandler, options: { runAhead?: boolean } = {}): this {
     if (this.#handlers.has(type)) throw new Error(`a handler for ${type} is already registered`);
     this.#handlers.set(type, handler);
+    if (options.runAhead) this.#aheadHandlers.set(type, handler);
     return this;
   }
 
@@ -279,7 +286,23 @@ export class Worker {
   /** Runs a job, then the jobs of its lane handed to this worker as each one finishes. */
   async #execute(first: ClaimedJob): Promise<void> {
     let job: ClaimedJob | undefined = first;
-    while (job) job = await this.#runOne(job);
+    while (job) {
+      const runsAhead: boolean = job.orderingSeq !== null && this.#aheadHandlers.has(job.type);
+      job = runsAhead ? await runLane(this.#laneWorker(), job) : await this.#runOne(job);
+    }
+  }
+
+  #laneWorker(): LaneWorker {
+    return {
+      id: this.id,
+      deps: this.#deps,
+      leaseMs: this.#leaseMs,
+      settlements: this.#settlements,
+      log: this.#log,
+      aheadHandlers: this.#aheadHandlers,
+      types: [...this.#handlers.keys()],
+      stopping: () => this.#stopping,
+    };
   }
 
   async #runOne(job: ClaimedJob): Promise<ClaimedJob | undefined> {

@@ -20,10 +20,16 @@ export function registerWebhookJobs(worker: Worker, deps: Deps): void {
   // One pair of pinned agents for all deliveries, so connections to a receiver are kept and reused.
   let agents: GuardedAgents | undefined;
   const targets = new WebhookTargets();
-  worker.register(DELIVERY_JOB_TYPE, async (job, context) => {
-    agents ??= guardedAgents(policy);
-    await deliverWebhook(deps, job, context, { transport: { policy, agents }, targets });
-  });
+  // A webhook's deliveries go out one after the other, each without waiting for the one before to
+  // be written down (runAhead): the receiver, not the database, sets their pace.
+  worker.register(
+    DELIVERY_JOB_TYPE,
+    async (job, context) => {
+      agents ??= guardedAgents(policy);
+      await deliverWebhook(deps, job, context, { transport: { policy, agents }, targets });
+    },
+    { runAhead: true },
+  );
   worker.every('webhooks.purge', 3_600_000, async (tick) => {
     await purgeDeliveries(deps, tick);
   });

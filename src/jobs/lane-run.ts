@@ -1,0 +1,250 @@
+import { writeTransaction } from '../store/db/dialect.js';
+import {
+  extendLease,
+  failJob,
+  readAhead,
+  type ClaimedJob,
+  type HandOff,
+  type SettleOutcome,
+  type Settlement,
+} from './queue.js';
+import type { SettlementQueue } from './settlement-queue.js';
+import type { JobContext, JobHandler, JobLogger, WorkerDeps } from './worker.js';
+
+/** What a lane run needs of its worker. */
+export interface LaneWorker {
+  readonly id: string;
+  readonly deps: WorkerDeps;
+  readonly leaseMs: number;
+  readonly settlements: SettlementQueue;
+  readonly log: JobLogger;
+  /** The handlers of the types whose jobs may be run ahead (registered with `runAhead`). */
+  readonly aheadHandlers: ReadonlyMap<string, JobHandler>;
+  /** Every type the worker runs: a hand-off may bring a job of any of them. */
+  readonly types: readonly string[];
+  stopping(): boolean;
+}
+
+/** Jobs run ahead and not yet written, at most: one write settles them all. */
+const MAX_RUN = 32;
+/** Jobs read ahead at a time. */
+const READ_AHEAD = 16;
+const LOST: SettleOutcome = { outcome: 'lost' };
+
+/** One job that ran, waiting for its settlement to be written; `written` tells its handler how it went. */
+interface Ran {
+  job: ClaimedJob;
+  settlement: Settlement;
+  written: Deferred<SettleOutcome>;
+}
+
+/**
+ * Runs a lane's claimed job, then the jobs waiting behind it, each as soon as the one before has
+ * run, while their settlements are written behind them (one write at a time per lane). The jobs
+ * behind a claimed head wait (`run_at` null), so no other worker may take them before the head is
+ * settled; a write settles the head with the jobs run after it (SettleRequest.followers) and hands
+ * this worker the lane's next job, which the jobs run meanwhile follow. Jobs of a lane thus still
+ * run one at a time and in order, but a lane waits for its writes only when nothing else is due.
+ *
+ * A run stops reading ahead at a failure (a job to retry holds its lane), at `stop()`, and after
+ * MAX_RUN jobs not yet written. When a write hands on another job than the one run next (a claim
+ * lost meanwhile), or none, what ran after it is not written: those jobs run again later
+ * (at-least-once). A crash loses only writes: the head's lease expires and the lane runs again.
+ *
+ * Returns a job handed to this worker that is not run ahead (another type), for the caller to run.
+ */
+export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<ClaimedJob | undefined> {
+  const handlers = new Set<Promise<void>>();
+  let next: ClaimedJob | undefined = first;
+  let nextClaimed = true;
+  let readUpTo = first;
+  let buffered: ClaimedJob[] = [];
+  let halted = false;
+  let unsent: Ran[] = [];
+  let unsentClaimed = false;
+  let writing: Promise<ClaimedJob | undefined> | undefined;
+  let leftover: ClaimedJob | undefined;
+  // The claim this worker holds and has not seen settled: its lease is renewed.
+  let held = first;
+  const { db, clock } = worker.deps;
+  const heartbeat = setInterval(() => {
+    extendLease(db, held, clock.now(), worker.leaseMs).catch((error: unknown) => {
+      worker.log.warn({ err: error, jobId: held.id }, 'could not renew a job lease');
+    });
+  }, worker.leaseMs / 3);
+  heartbeat.unref();
+
+  const submit = () => {
+    if (writing || unsent.length === 0 || !unsentClaimed) return;
+    writing = write(worker, unsent);
+    unsent = [];
+    unsentClaimed = false;
+  };
+  const drop = (reason: string) => {
+    if (unsent.length > 0)
+      worker.log.warn(
+        { jobIds: unsent.map((ran) => ran.job.id), reason },
+        'jobs run ahead were not settled; they will run again',
+      );
+    for (const ran of unsent) ran.written.resolve(LOST);
+    unsent = [];
+    buffered = [];
+  };
+
+  try {
+    for (;;) {
+      if (!next && !halted && !worker.stopping() && unsent.length < MAX_RUN) {
+        if (buffered.length === 0) {
+          buffered = await readAhead(db, readUpTo, [...worker.aheadHandlers.keys()], READ_AHEAD).catch(
+            (error: unknown) => {
+              worker.log.warn({ err: error, jobId: readUpTo.id }, 'could not read ahead in a lane');
+              halted = true;
+              return [];
+            },
+          );
+          readUpTo = buffered.at(-1) ?? readUpTo;
+        }
+        next = buffered.shift();
+        nextClaimed = false;
+      }
+      // Read before a write is sent: the write may hand the next job on, and a read after it would
+      // see that job taken rather than waiting.
+      submit();
+      if (next) {
+        const ran = await attempt(worker, next, handlers);
+        if (unsent.length === 0) unsentClaimed = nextClaimed;
+        unsent.push(ran);
+        next = undefined;
+        // A job to retry holds its lane: nothing after it runs.
+        if (ran.settlement.error !== null) halted = true;
+        continue;
+      }
+      if (!writing) break;
+      const taken = await writing;
+      writing = undefined;
+      if (!taken) {
+        drop('the lane’s next job was not handed to this worker');
+        halted = true;
+      } else if (unsent[0]?.job.id === taken.id) {
+        // The job run next is this worker's now: its claim covers what ran after it.
+        held = taken;
+        unsent[0].job = taken;
+        unsentClaimed = true;
+      } else {
+        held = taken;
+        drop('the lane’s next job was not the one run next');
+        if (worker.aheadHandlers.has(taken.type)) {
+          next = taken;
+          nextClaimed = true;
+          readUpTo = taken;
+          halted = false;
+        } else {
+          leftover = taken;
+          halted = true;
+        }
+      }
+    }
+  } finally {
+    clearInterval(heartbeat);
+    await Promise.allSettled([...handlers]);
+  }
+  return leftover;
+}
+
+/**
+ * Runs one job's handler; resolves once the handler has settled it (or returned, or thrown), while
+ * the handler may still wait to learn how its settlement was written.
+ */
+function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void>>): Promise<Ran> {
+  const written = deferred<SettleOutcome>();
+  return new Promise((resolve) => {
+    let reported = false;
+    const report = (settlement: Settlement) => {
+      if (reported) return;
+      reported = true;
+      resolve({ job, settlement, written });
+    };
+    const runsAhead = () =>
+      Promise.reject(new Error(`a job of type ${job.type} (run ahead) settles through settle()`));
+    const context: JobContext = {
+      workerId: worker.id,
+      complete: runsAhead,
+      fail: runsAhead,
+      settle: (settlement) => {
+        report(settlement);
+        return written.promise;
+      },
+    };
+    const handler = worker.aheadHandlers.get(job.type);
+    const running = (async () => {
+      if (!handler) throw new Error(`no handler for job type ${job.type}`);
+      await handler(job, context);
+    })().then(
+      () => report({ error: null }),
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        worker.log.warn(
+          { jobId: job.id, type: job.type, attempt: job.attempts, error: message },
+          'job failed',
+        );
+        report({ error: message });
+      },
+    );
+    handlers.add(running);
+    void running.finally(() => handlers.delete(running));
+  });
+}
+
+/**
+ * Writes a run: its first job (claimed) settled with the others as followers. Resolves with the
+ * lane's next job when it was handed to this worker. When the write fails, the first job is failed
+ * on its own (retried later, holding the lane) and the others stay waiting behind it.
+ */
+async function write(worker: LaneWorker, run: readonly Ran[]): Promise<ClaimedJob | undefined> {
+  const [head, ...followers] = run as [Ran, ...Ran[]];
+  let taken: ClaimedJob | undefined;
+  const handOff: HandOff | undefined = worker.stopping()
+    ? undefined
+    : { workerId: worker.id, leaseMs: worker.leaseMs, types: worker.types, take: (job) => (taken = job) };
+  try {
+    const settled = await worker.settlements.settle({
+      job: head.job,
+      settlement: head.settlement,
+      followers: followers.map(({ job, settlement }) => ({ job, settlement })),
+      handOff,
+    });
+    head.written.resolve(settled.outcome);
+    followers.forEach((ran, index) => ran.written.resolve(settled.followers[index] ?? LOST));
+    return taken;
+  } catch (error) {
+    head.written.reject(error);
+    for (const ran of followers) ran.written.resolve(LOST);
+    const message = error instanceof Error ? error.message : String(error);
+    const { db, dialect, clock } = worker.deps;
+    await writeTransaction(db, dialect, (trx) => failJob(trx, head.job, message, clock.now())).catch(
+      (settleError: unknown) => {
+        // The job stays `running` until its lease expires, then runs again (at-least-once).
+        worker.log.error({ err: settleError, jobId: head.job.id }, 'could not record a job failure');
+      },
+    );
+    return undefined;
+  }
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A handler need not wait for its outcome: a rejection nobody awaits is not an error here.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
