@@ -46,8 +46,9 @@ interface Ran {
  * this worker the lane's next job, which the jobs run meanwhile follow. Jobs of a lane thus still
  * run one at a time and in order, but a lane waits for its writes only when nothing else is due.
  *
- * A run stops reading ahead at a failure (a job to retry holds its lane), at `stop()`, and after
- * MAX_RUN jobs not yet written. When a write hands on another job than the one run next (a claim
+ * It reads ahead only when a write has told it of jobs beyond those read (the lane's last sequence
+ * number, with the hand-off): a lane that keeps up costs no read. A run stops reading ahead at a
+ * failure (a job to retry holds its lane), at `stop()`, and after MAX_RUN jobs not yet written. When a write hands on another job than the one run next (a claim
  * lost meanwhile), or none, what ran after it is not written: those jobs run again later
  * (at-least-once). A crash loses only writes: the head's lease expires and the lane runs again.
  *
@@ -58,11 +59,13 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
   let next: ClaimedJob | undefined = first;
   let nextClaimed = true;
   let readUpTo = first;
+  // The lane's last job known to be enqueued: reading ahead beyond it would find nothing.
+  let laneEnd = Number(first.orderingSeq);
   let buffered: ClaimedJob[] = [];
   let halted = false;
   let unsent: Ran[] = [];
   let unsentClaimed = false;
-  let writing: Promise<ClaimedJob | undefined> | undefined;
+  let writing: Promise<HandedOn | undefined> | undefined;
   let leftover: ClaimedJob | undefined;
   // The claim this worker holds and has not seen settled: its lease is renewed.
   let held = first;
@@ -94,7 +97,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
   try {
     for (;;) {
       if (!next && !halted && !worker.stopping() && unsent.length < MAX_RUN) {
-        if (buffered.length === 0) {
+        if (buffered.length === 0 && laneEnd > Number(readUpTo.orderingSeq)) {
           buffered = await readAhead(db, readUpTo, [...worker.aheadHandlers.keys()], READ_AHEAD).catch(
             (error: unknown) => {
               worker.log.warn({ err: error, jobId: readUpTo.id }, 'could not read ahead in a lane');
@@ -103,6 +106,8 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
             },
           );
           readUpTo = buffered.at(-1) ?? readUpTo;
+          // Fewer than asked: that was all, for now; the next hand-off tells of more.
+          if (buffered.length < READ_AHEAD) laneEnd = Number(readUpTo.orderingSeq);
         }
         next = buffered.shift();
         nextClaimed = false;
@@ -120,8 +125,10 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
         continue;
       }
       if (!writing) break;
-      const taken = await writing;
+      const handedOn = await writing;
       writing = undefined;
+      const taken = handedOn?.job;
+      if (handedOn) laneEnd = Math.max(laneEnd, handedOn.laneLastSeq);
       if (!taken) {
         drop('the lane’s next job was not handed to this worker');
         halted = true;
@@ -146,6 +153,8 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
     }
   } finally {
     clearInterval(heartbeat);
+    // Nothing is left unsent when the loop ends; were it otherwise, its handlers would wait forever.
+    for (const ran of unsent) ran.written.resolve(LOST);
     await Promise.allSettled([...handlers]);
   }
   return leftover;
@@ -195,17 +204,28 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
   });
 }
 
+/** The lane's next job, handed to this worker by a write, and the lane's last job as it saw it. */
+interface HandedOn {
+  job: ClaimedJob;
+  laneLastSeq: number;
+}
+
 /**
  * Writes a run: its first job (claimed) settled with the others as followers. Resolves with the
  * lane's next job when it was handed to this worker. When the write fails, the first job is failed
  * on its own (retried later, holding the lane) and the others stay waiting behind it.
  */
-async function write(worker: LaneWorker, run: readonly Ran[]): Promise<ClaimedJob | undefined> {
+async function write(worker: LaneWorker, run: readonly Ran[]): Promise<HandedOn | undefined> {
   const [head, ...followers] = run as [Ran, ...Ran[]];
-  let taken: ClaimedJob | undefined;
+  let taken: HandedOn | undefined;
   const handOff: HandOff | undefined = worker.stopping()
     ? undefined
-    : { workerId: worker.id, leaseMs: worker.leaseMs, types: worker.types, take: (job) => (taken = job) };
+    : {
+        workerId: worker.id,
+        leaseMs: worker.leaseMs,
+        types: worker.types,
+        take: (job, laneLastSeq) => (taken = { job, laneLastSeq }),
+      };
   try {
     const settled = await worker.settlements.settle({
       job: head.job,

@@ -272,7 +272,11 @@ export interface HandOff {
   workerId: string;
   leaseMs: number;
   types: readonly string[];
-  take(job: ClaimedJob): void;
+  /**
+   * `laneLastSeq`: the lane's last sequence number as the hand-off saw it — jobs up to it were
+   * enqueued, so those after `job` wait behind it (worth reading ahead).
+   */
+  take(job: ClaimedJob, laneLastSeq: number): void;
 }
 
 /** Marks a claimed job done. False when the claim was lost (lease expired, another worker has it). */
@@ -404,7 +408,7 @@ async function finish(
       .updateTable('job_lanes')
       .set((eb) => ({ active: eb('active', change, 1), updated_at: at }))
       .where('key', '=', lane ?? '')
-      .returning('active')
+      .returning(['active', 'last_seq'])
       .executeTakeFirst();
   // Lane row first, as enqueue does: one lock order, so the two never deadlock.
   const left = lane === undefined ? undefined : await countInLane('-');
@@ -447,7 +451,7 @@ async function finish(
         .returningAll()
         .executeTakeFirst();
       if (taken) {
-        handOff.take(claimedJob(taken));
+        handOff.take(claimedJob(taken), Number(left?.last_seq));
         return true;
       }
     }
@@ -638,7 +642,7 @@ async function settleInTransaction(
 ): Promise<boolean[][]> {
   const taken: (() => void)[] = [];
   const deferred = (handOff: HandOff | undefined): HandOff | undefined =>
-    handOff && { ...handOff, take: (job) => taken.push(() => handOff.take(job)) };
+    handOff && { ...handOff, take: (job, lastSeq) => taken.push(() => handOff.take(job, lastSeq)) };
   const settle = async (trx: Kysely<Database>, attempt: PlannedAttempt, handOff: HandOff | undefined) => {
     if (attempt.error === null) return completeJob(trx, attempt.job, now, handOff);
     const retry = attempt.next.outcome === 'retry';
@@ -768,7 +772,13 @@ async function settleInOneStatement(
     .filter((lane) => lane !== null);
   const recordSteps = recordInserts(rows);
   const result = await sql<
-    Selectable<JobTable> & { slot: number; position: number; ok: boolean; settled: boolean }
+    Selectable<JobTable> & {
+      slot: number;
+      position: number;
+      ok: boolean;
+      settled: boolean;
+      lane_last_seq: number | string | null;
+    }
   >`
     with batch as materialized (
       select * from unnest(
@@ -821,7 +831,7 @@ async function settleInOneStatement(
       left join seen s on s.key = t.lane
       left join locked l on l.key = t.lane
       where t.lane is null or t.status = 'queued'
-        or exists (select from candidate c where c.slot = t.slot)
+        or t.slot in (select slot from candidate)
         or s.last_seq is not distinct from l.last_seq
     ),
     job as (
@@ -848,9 +858,12 @@ async function settleInOneStatement(
         last_error = m.error,
         updated_at = ${at}
       from member m
-      where m.position > 0 and m.slot in (select slot from job)
-        and j.id = any(${ids(false)}::text[])
-        and j.id = m.id and j.status = 'queued' and j.run_at is null and j.attempts = m.attempts - 1
+      where m.position > 0 and m.slot in (select slot from job) and j.id = m.id
+        -- Looked up by id, one follower at a time: an "= any(ids)" beside the join, as for the
+        -- heads, would be prepared again for each (runs are long: quadratic). Still waiting, checked
+        -- again on a row changed meanwhile; one expression, not three conditions: as conditions, the
+        -- planner may look followers up by them in the jobs_due index (every waiting job, for each).
+        and case when j.status = 'queued' and j.run_at is null then j.attempts = m.attempts - 1 else false end
       returning m.slot, m.position, m.status, m.lane
     ),
     settled as (select * from job union all select * from follow),
@@ -865,13 +878,14 @@ async function settleInOneStatement(
       returning f.slot, l.active
     ),
     successor as (
-      select t.slot, t.taker, t.lease_until, c.id, c.status, c.run_at,
+      select t.slot, t.taker, t.lease_until, c.id, c.status, c.run_at, l.last_seq,
         (t.taker is not null and t.take_types ? c.type) as take
       from lane
       join tail t on t.slot = lane.slot
       join candidate c on c.slot = lane.slot
+      join locked l on l.key = t.lane
       where lane.active > 0 and c.status = 'queued' and c.run_at is null
-        and exists (select from settled s where s.slot = t.slot and s.position = t.position)
+        and (t.slot, t.position) in (select slot, position from settled)
     ),
     next as (
       update jobs j set
@@ -883,14 +897,14 @@ async function settleInOneStatement(
         updated_at = ${at}
       from successor f
       where j.id = f.id and j.status = f.status and j.run_at is not distinct from f.run_at
-      returning j.*, f.slot as after_slot
+      returning j.*, f.slot as after_slot, f.last_seq as lane_last_seq
     ),
     -- A next job made due rather than taken wakes the workers of every node, as an enqueue does.
     woken as (select ${NOTIFY_WORKERS} where exists (select from next where status = 'queued'))
     ${recordSteps}
     select i.slot, i.position,
       i.slot in (select slot from ok) as ok,
-      exists (select from settled s where s.slot = i.slot and s.position = i.position) as settled,
+      (i.slot, i.position) in (select slot, position from settled) as settled,
       (select count(*) from woken) as woken,
       n.*
     from batch i left join next n on n.after_slot = i.slot and i.position = 0
@@ -903,7 +917,8 @@ async function settleInOneStatement(
     run[Number(row.position)] = row.settled;
     settled.set(slot, run);
     const handOff = plans[slot]?.handOff;
-    if (handOff && row.id !== null && row.status === 'running') handOff.take(claimedJob(row));
+    if (handOff && row.id !== null && row.status === 'running')
+      handOff.take(claimedJob(row), Number(row.lane_last_seq));
   }
   return settled;
 }
@@ -941,7 +956,7 @@ function recordInserts(rows: readonly BatchRow[]): RawBuilder<unknown> {
           from json_array_elements(${JSON.stringify(group.rows)}::json) e
         ) r
         where (r.position = 0 and r.slot in (select slot from ok))
-          or exists (select from follow f where f.slot = r.slot and f.position = r.position)
+          or (r.slot, r.position) in (select slot, position from follow)
       )`,
     ),
     sql``,

@@ -505,10 +505,12 @@ describe('durable job queue (DESIGN: jobs)', () => {
       );
     const handOffTo = (workerId: string, types: string[]) => {
       const taken: ClaimedJob[] = [];
-      return {
-        taken,
-        handOff: { workerId, leaseMs: 15_000, types, take: (job: ClaimedJob) => taken.push(job) },
+      const laneLastSeqs: number[] = [];
+      const take = (job: ClaimedJob, laneLastSeq: number) => {
+        taken.push(job);
+        laneLastSeqs.push(laneLastSeq);
       };
+      return { taken, laneLastSeqs, handOff: { workerId, leaseMs: 15_000, types, take } };
     };
 
     it('reads the jobs waiting behind a claimed head, in lane order, up to a job of a type it does not run', async () => {
@@ -574,6 +576,7 @@ describe('durable job queue (DESIGN: jobs)', () => {
         [[four.id, 1, 'w']],
         'the job after the last follower is handed on',
       );
+      assert.deepEqual(first.laneLastSeqs, [5], 'with the lane’s last job: five waits behind four');
       assert.equal(await active('run'), 2, 'four (running) and five (waiting) are left');
       assert.deepEqual(await claim('other', ['run'], T0), [], 'five waits behind four');
 
