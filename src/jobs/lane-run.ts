@@ -48,9 +48,10 @@ interface Ran {
  *
  * It reads ahead only when a write has told it of jobs beyond those read (the lane's last sequence
  * number, with the hand-off): a lane that keeps up costs no read. A run stops reading ahead at a
- * failure (a job to retry holds its lane), at `stop()`, and after MAX_RUN jobs not yet written. When a write hands on another job than the one run next (a claim
- * lost meanwhile), or none, what ran after it is not written: those jobs run again later
- * (at-least-once). A crash loses only writes: the head's lease expires and the lane runs again.
+ * failure (a job to retry holds its lane), at `stop()`, and after MAX_RUN jobs not yet written.
+ * When a write hands on another job than the one run next (a claim lost meanwhile), or none, what
+ * ran after it is not written: those jobs run again later (at-least-once). A crash loses only
+ * writes: the head's lease expires and the lane runs again.
  *
  * Returns a job handed to this worker that is not run ahead (another type), for the caller to run.
  */
@@ -115,6 +116,12 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
       // Read before a write is sent: the write may hand the next job on, and a read after it would
       // see that job taken rather than waiting.
       submit();
+      // Stopping began while reading: a write sent now hands nothing on (the lane's next job is due
+      // for other workers), so a job read ahead is no longer this worker's to run.
+      if (next && !nextClaimed && worker.stopping()) {
+        next = undefined;
+        buffered = [];
+      }
       if (next) {
         const ran = await attempt(worker, next, handlers);
         if (unsent.length === 0) unsentClaimed = nextClaimed;

@@ -28,7 +28,9 @@ import { NOTIFY_WORKERS, ringDoorbellWith } from './doorbell.js';
  * lane's head (`done` or `dead`) makes the next one due in the same transaction — or, handed off,
  * claims it at once for the worker that finished the head. Both steps lock the lane's row, so a job
  * enqueued while the head finishes is never left waiting. A retrying head keeps its lane waiting; a
- * dead one lets the next go (skip ahead).
+ * dead one lets the next go (skip ahead). The worker holding a lane's head may run the jobs waiting
+ * behind it before the head is settled (readAhead: nobody else can take them), and settles them with
+ * it (SettleRequest.followers).
  */
 
 export type JobPayload = Record<string, unknown>;
