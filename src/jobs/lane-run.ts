@@ -1,7 +1,7 @@
-import { writeTransaction } from '../store/db/dialect.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/db/schema.js';
 import {
-  extendLease,
-  failJob,
+  LOST,
   readAhead,
   type ClaimedJob,
   type HandOff,
@@ -9,27 +9,31 @@ import {
   type Settlement,
 } from './queue.js';
 import type { SettlementQueue } from './settlement-queue.js';
-import type { JobContext, JobHandler, JobLogger, WorkerDeps } from './worker.js';
+import type { JobContext, JobHandler, JobLogger } from './worker.js';
 
-/** What a lane run needs of its worker. */
+/** What a lane run needs of its worker (the Worker's own paths, shared with its other jobs). */
 export interface LaneWorker {
   readonly id: string;
-  readonly deps: WorkerDeps;
-  readonly leaseMs: number;
+  readonly db: Kysely<Database>;
   readonly settlements: SettlementQueue;
   readonly log: JobLogger;
   /** The handlers of the types whose jobs may be run ahead (registered with `runAhead`). */
   readonly aheadHandlers: ReadonlyMap<string, JobHandler>;
-  /** Every type the worker runs: a hand-off may bring a job of any of them. */
-  readonly types: readonly string[];
   stopping(): boolean;
+  /** A hand-off of the lane's next job to this worker; none while stopping. */
+  handOff(take: HandOff['take']): HandOff | undefined;
+  /** Renews the lease of the claim `held()` names until the returned function is called. */
+  keepLease(held: () => ClaimedJob): () => void;
+  /** Logs a handler's failure; returns its message. */
+  failed(job: ClaimedJob, error: unknown): string;
+  /** Records a claimed job's failure in a transaction of its own. */
+  failAlone(job: ClaimedJob, message: string): Promise<void>;
 }
 
 /** Jobs run ahead and not yet written, at most: one write settles them all. */
 const MAX_RUN = 32;
 /** Jobs read ahead at a time. */
 const READ_AHEAD = 16;
-const LOST: SettleOutcome = { outcome: 'lost' };
 
 /** One job that ran, waiting for its settlement to be written; `written` tells its handler how it went. */
 interface Ran {
@@ -70,13 +74,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
   let leftover: ClaimedJob | undefined;
   // The claim this worker holds and has not seen settled: its lease is renewed.
   let held = first;
-  const { db, clock } = worker.deps;
-  const heartbeat = setInterval(() => {
-    extendLease(db, held, clock.now(), worker.leaseMs).catch((error: unknown) => {
-      worker.log.warn({ err: error, jobId: held.id }, 'could not renew a job lease');
-    });
-  }, worker.leaseMs / 3);
-  heartbeat.unref();
+  const stopRenewing = worker.keepLease(() => held);
 
   const submit = () => {
     if (writing || unsent.length === 0 || !unsentClaimed) return;
@@ -99,7 +97,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
     for (;;) {
       if (!next && !halted && !worker.stopping() && unsent.length < MAX_RUN) {
         if (buffered.length === 0 && laneEnd > Number(readUpTo.orderingSeq)) {
-          buffered = await readAhead(db, readUpTo, [...worker.aheadHandlers.keys()], READ_AHEAD).catch(
+          buffered = await readAhead(worker.db, readUpTo, [...worker.aheadHandlers.keys()], READ_AHEAD).catch(
             (error: unknown) => {
               worker.log.warn({ err: error, jobId: readUpTo.id }, 'could not read ahead in a lane');
               halted = true;
@@ -159,7 +157,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
       }
     }
   } finally {
-    clearInterval(heartbeat);
+    stopRenewing();
     // Nothing is left unsent when the loop ends; were it otherwise, its handlers would wait forever.
     for (const ran of unsent) ran.written.resolve(LOST);
     await Promise.allSettled([...handlers]);
@@ -197,14 +195,7 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
       await handler(job, context);
     })().then(
       () => report({ error: null }),
-      (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        worker.log.warn(
-          { jobId: job.id, type: job.type, attempt: job.attempts, error: message },
-          'job failed',
-        );
-        report({ error: message });
-      },
+      (error: unknown) => report({ error: worker.failed(job, error) }),
     );
     handlers.add(running);
     void running.finally(() => handlers.delete(running));
@@ -225,14 +216,7 @@ interface HandedOn {
 async function write(worker: LaneWorker, run: readonly Ran[]): Promise<HandedOn | undefined> {
   const [head, ...followers] = run as [Ran, ...Ran[]];
   let taken: HandedOn | undefined;
-  const handOff: HandOff | undefined = worker.stopping()
-    ? undefined
-    : {
-        workerId: worker.id,
-        leaseMs: worker.leaseMs,
-        types: worker.types,
-        take: (job, laneLastSeq) => (taken = { job, laneLastSeq }),
-      };
+  const handOff = worker.handOff((job, laneLastSeq) => (taken = { job, laneLastSeq }));
   try {
     const settled = await worker.settlements.settle({
       job: head.job,
@@ -246,14 +230,7 @@ async function write(worker: LaneWorker, run: readonly Ran[]): Promise<HandedOn 
   } catch (error) {
     head.written.reject(error);
     for (const ran of followers) ran.written.resolve(LOST);
-    const message = error instanceof Error ? error.message : String(error);
-    const { db, dialect, clock } = worker.deps;
-    await writeTransaction(db, dialect, (trx) => failJob(trx, head.job, message, clock.now())).catch(
-      (settleError: unknown) => {
-        // The job stays `running` until its lease expires, then runs again (at-least-once).
-        worker.log.error({ err: settleError, jobId: head.job.id }, 'could not record a job failure');
-      },
-    );
+    await worker.failAlone(head.job, error instanceof Error ? error.message : String(error));
     return undefined;
   }
 }

@@ -520,7 +520,8 @@ interface PlannedSettlement {
   handOff: HandOff | undefined;
 }
 
-const LOST: SettleOutcome = { outcome: 'lost' };
+/** A settlement's outcome when the claim was lost or the job was not written. */
+export const LOST: SettleOutcome = { outcome: 'lost' };
 
 // A PostgreSQL settlement that met its lane changed under it is written again this often, then in a
 // transaction.

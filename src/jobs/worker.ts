@@ -111,6 +111,8 @@ export class Worker {
   readonly #running = new Set<Promise<void>>();
   readonly #stopHooks: (() => Promise<void>)[] = [];
   readonly #settlements: SettlementQueue;
+  /** What a lane run uses of this worker: the same lease renewal, hand-off and failure path as #runOne. */
+  readonly #lane: LaneWorker;
   #loop: Promise<void> | undefined;
   #stopping = false;
   #woken = false;
@@ -128,6 +130,18 @@ export class Worker {
     this.#log = options.logger ?? SILENT;
     this.#wakeUps = options.wakeUps;
     this.id = options.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+    this.#lane = {
+      id: this.id,
+      db: this.#deps.db,
+      settlements: this.#settlements,
+      log: this.#log,
+      aheadHandlers: this.#aheadHandlers,
+      stopping: () => this.#stopping,
+      handOff: (take) => this.#handOff(take),
+      keepLease: (held) => this.#keepLease(held),
+      failed: (job, message) => this.#failed(job, message),
+      failAlone: (job, message) => this.#failAlone(job, message),
+    };
   }
 
   /**
@@ -288,21 +302,8 @@ export class Worker {
     let job: ClaimedJob | undefined = first;
     while (job) {
       const runsAhead: boolean = job.orderingSeq !== null && this.#aheadHandlers.has(job.type);
-      job = runsAhead ? await runLane(this.#laneWorker(), job) : await this.#runOne(job);
+      job = runsAhead ? await runLane(this.#lane, job) : await this.#runOne(job);
     }
-  }
-
-  #laneWorker(): LaneWorker {
-    return {
-      id: this.id,
-      deps: this.#deps,
-      leaseMs: this.#leaseMs,
-      settlements: this.#settlements,
-      log: this.#log,
-      aheadHandlers: this.#aheadHandlers,
-      types: [...this.#handlers.keys()],
-      stopping: () => this.#stopping,
-    };
   }
 
   async #runOne(job: ClaimedJob): Promise<ClaimedJob | undefined> {
@@ -310,18 +311,10 @@ export class Worker {
     const handler = this.#handlers.get(job.type);
     let settled = false;
     let next: ClaimedJob | undefined;
-    // While stopping, the lane's next job is left for other workers instead.
-    const handOff = (): HandOff | undefined =>
-      this.#stopping
-        ? undefined
-        : {
-            workerId: this.id,
-            leaseMs: this.#leaseMs,
-            types: [...this.#handlers.keys()],
-            take: (taken) => {
-              next = taken;
-            },
-          };
+    const handOff = () =>
+      this.#handOff((taken) => {
+        next = taken;
+      });
     const context: JobContext = {
       workerId: this.id,
       complete: async (trx) => {
@@ -338,12 +331,7 @@ export class Worker {
         return written.outcome;
       },
     };
-    const heartbeat = setInterval(() => {
-      extendLease(db, job, clock.now(), this.#leaseMs).catch((error: unknown) => {
-        this.#log.warn({ err: error, jobId: job.id }, 'could not renew a job lease');
-      });
-    }, this.#leaseMs / 3);
-    heartbeat.unref();
+    const stopRenewing = this.#keepLease(() => job);
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       await handler(job, context);
@@ -351,21 +339,52 @@ export class Worker {
         await writeTransaction(db, dialect, (trx) => completeJob(trx, job, clock.now(), handOff()));
       return next;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.#log.warn({ jobId: job.id, type: job.type, attempt: job.attempts, error: message }, 'job failed');
+      const message = this.#failed(job, error);
       // Whether the handler's transaction committed is unknown: a job it may have taken over goes back.
       if (next) await this.#giveBack(next);
       // Settling is conditional on the claim: after a handler that already settled, this is a no-op.
-      await writeTransaction(db, dialect, (trx) => failJob(trx, job, message, clock.now())).catch(
-        (settleError: unknown) => {
-          // The job stays `running` until its lease expires, then runs again (at-least-once).
-          this.#log.error({ err: settleError, jobId: job.id }, 'could not record a job failure');
-        },
-      );
+      await this.#failAlone(job, message);
       return undefined;
     } finally {
-      clearInterval(heartbeat);
+      stopRenewing();
     }
+  }
+
+  /** Lets a job's settlement hand this worker its lane's next job; none while stopping (others take it). */
+  #handOff(take: HandOff['take']): HandOff | undefined {
+    if (this.#stopping) return undefined;
+    return { workerId: this.id, leaseMs: this.#leaseMs, types: [...this.#handlers.keys()], take };
+  }
+
+  /** Renews the lease of the claim `held()` names every third of a lease; returns how to stop. */
+  #keepLease(held: () => ClaimedJob): () => void {
+    const { db, clock } = this.#deps;
+    const heartbeat = setInterval(() => {
+      const job = held();
+      extendLease(db, job, clock.now(), this.#leaseMs).catch((error: unknown) => {
+        this.#log.warn({ err: error, jobId: job.id }, 'could not renew a job lease');
+      });
+    }, this.#leaseMs / 3);
+    heartbeat.unref();
+    return () => clearInterval(heartbeat);
+  }
+
+  /** Logs a handler's failure; returns its message (what the job records). */
+  #failed(job: ClaimedJob, error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#log.warn({ jobId: job.id, type: job.type, attempt: job.attempts, error: message }, 'job failed');
+    return message;
+  }
+
+  /** Records a claimed job's failure in a transaction of its own (retried later, or dead). */
+  async #failAlone(job: ClaimedJob, message: string): Promise<void> {
+    const { db, dialect, clock } = this.#deps;
+    await writeTransaction(db, dialect, (trx) => failJob(trx, job, message, clock.now())).catch(
+      (error: unknown) => {
+        // The job stays `running` until its lease expires, then runs again (at-least-once).
+        this.#log.error({ err: error, jobId: job.id }, 'could not record a job failure');
+      },
+    );
   }
 
   async #giveBack(job: ClaimedJob): Promise<void> {
