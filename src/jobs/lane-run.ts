@@ -17,8 +17,9 @@ export interface LaneWorker {
   readonly db: Kysely<Database>;
   readonly settlements: SettlementQueue;
   readonly log: JobLogger;
-  /** The handlers of the types whose jobs may be run ahead (registered with `runAhead`). */
-  readonly aheadHandlers: ReadonlyMap<string, JobHandler>;
+  /** The types whose jobs may be run ahead (registered with `runAhead`). */
+  readonly aheadTypes: ReadonlySet<string>;
+  handler(type: string): JobHandler | undefined;
   stopping(): boolean;
   /** A hand-off of the lane's next job to this worker; none while stopping. */
   handOff(take: HandOff['take']): HandOff | undefined;
@@ -97,7 +98,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
     for (;;) {
       if (!next && !halted && !worker.stopping() && unsent.length < MAX_RUN) {
         if (buffered.length === 0 && laneEnd > Number(readUpTo.orderingSeq)) {
-          buffered = await readAhead(worker.db, readUpTo, [...worker.aheadHandlers.keys()], READ_AHEAD).catch(
+          buffered = await readAhead(worker.db, readUpTo, [...worker.aheadTypes], READ_AHEAD).catch(
             (error: unknown) => {
               worker.log.warn({ err: error, jobId: readUpTo.id }, 'could not read ahead in a lane');
               halted = true;
@@ -145,7 +146,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
       } else {
         held = taken;
         drop('the lane’s next job was not the one run next');
-        if (worker.aheadHandlers.has(taken.type)) {
+        if (worker.aheadTypes.has(taken.type)) {
           next = taken;
           nextClaimed = true;
           readUpTo = taken;
@@ -189,7 +190,7 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
         return written.promise;
       },
     };
-    const handler = worker.aheadHandlers.get(job.type);
+    const handler = worker.handler(job.type);
     const running = (async () => {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       await handler(job, context);

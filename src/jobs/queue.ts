@@ -683,15 +683,11 @@ async function claimFollowers(
 ): Promise<PlannedAttempt[]> {
   if (plan.followers.length === 0) return [];
   const head = plan.head.job;
-  const held = await trx
-    .selectFrom('jobs')
-    .select('id')
-    .where('id', '=', head.id)
-    .where('status', '=', 'running')
-    .where('locked_by', '=', head.lockedBy)
-    .where('attempts', '=', head.attempts)
+  // The head's claim, checked (and on PostgreSQL its row locked) by touching it under the claim.
+  const held = await ownedBy(trx.updateTable('jobs'), head)
+    .set({ updated_at: now.toISOString() })
     .executeTakeFirst();
-  if (!held) return [];
+  if (held.numUpdatedRows === 0n) return [];
   const ids = plan.followers.map((follower) => follower.job.id);
   const waiting = await trx
     .selectFrom('jobs')

@@ -106,7 +106,8 @@ export class Worker {
   readonly #log: JobLogger;
   readonly #wakeUps: WorkerOptions['wakeUps'];
   readonly #handlers = new Map<string, JobHandler>();
-  readonly #aheadHandlers = new Map<string, JobHandler>();
+  /** Types registered with `runAhead`. */
+  readonly #aheadTypes = new Set<string>();
   readonly #schedules: { schedule: Schedule; lastTick: number }[] = [];
   readonly #running = new Set<Promise<void>>();
   readonly #stopHooks: (() => Promise<void>)[] = [];
@@ -135,7 +136,8 @@ export class Worker {
       db: this.#deps.db,
       settlements: this.#settlements,
       log: this.#log,
-      aheadHandlers: this.#aheadHandlers,
+      aheadTypes: this.#aheadTypes,
+      handler: (type) => this.#handlers.get(type),
       stopping: () => this.#stopping,
       handOff: (take) => this.#handOff(take),
       keepLease: (held) => this.#keepLease(held),
@@ -152,7 +154,7 @@ export class Worker {
   register(type: string, handler: JobHandler, options: { runAhead?: boolean } = {}): this {
     if (this.#handlers.has(type)) throw new Error(`a handler for ${type} is already registered`);
     this.#handlers.set(type, handler);
-    if (options.runAhead) this.#aheadHandlers.set(type, handler);
+    if (options.runAhead) this.#aheadTypes.add(type);
     return this;
   }
 
@@ -301,7 +303,7 @@ export class Worker {
   async #execute(first: ClaimedJob): Promise<void> {
     let job: ClaimedJob | undefined = first;
     while (job) {
-      const runsAhead: boolean = job.orderingSeq !== null && this.#aheadHandlers.has(job.type);
+      const runsAhead: boolean = job.orderingSeq !== null && this.#aheadTypes.has(job.type);
       job = runsAhead ? await runLane(this.#lane, job) : await this.#runOne(job);
     }
   }
