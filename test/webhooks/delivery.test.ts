@@ -210,6 +210,48 @@ describe('Contract: webhook delivery (signed, at-least-once, retried for 24 hour
     );
   });
 
+  it('a backlog behind a slow answer goes out in order, each delivery once, every attempt in the delivery log', async () => {
+    await withReceiver(
+      () => 200,
+      async (receiver, hook) => {
+        // The first answer is held while seven more events queue up behind it: the worker then sends
+        // them one after the other, ahead of their records (lanes run ahead), which follow in batches.
+        receiver.delayMs = 300;
+        await emit(server, scope, 'documentCreated', 'backlog-1');
+        await waitFor(() => receiver.received.length === 1, 10_000, 'the first request');
+        for (let n = 2; n <= 8; n++) await emit(server, scope, 'documentCreated', `backlog-${n}`);
+        receiver.delayMs = 0;
+        await waitFor(() => receiver.received.length === 8, 10_000, 'the backlog');
+        const sent = receiver.received.map((r) => r.json.documentId);
+        assert.deepEqual(
+          sent,
+          Array.from({ length: 8 }, (_, index) => `backlog-${String(index + 1)}`),
+          'in event order',
+        );
+        assert.equal(new Set(receiver.received.map((r) => r.headers['x-signery-delivery'])).size, 8);
+        await waitFor(
+          async () => (await deliveries(hook.id)).every((d) => d.status === 'delivered'),
+          10_000,
+          'recorded',
+        );
+        const list = await deliveries(hook.id);
+        assert.equal(list.length, 8);
+        for (const delivery of list) {
+          assert.equal(delivery.attempts.length, 1, delivery.documentId);
+          const [attempt] = delivery.attempts;
+          assert.deepEqual(
+            [attempt?.attempt, attempt?.statusCode, attempt?.success, attempt?.error],
+            [1, 200, true, null],
+            delivery.documentId,
+          );
+          assert.ok(Number.isInteger(attempt?.latencyMs) && (attempt?.latencyMs ?? -1) >= 0);
+        }
+        await sleep(200);
+        assert.equal(receiver.received.length, 8, 'nothing sent twice');
+      },
+    );
+  });
+
   // writeTransaction (every use case) sends the event's statement with the COMMIT on PostgreSQL; a
   // transaction begun any other way runs it at once.
   const begins = {
