@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/db/unavailable.js';
 import { validationMessage } from './validation.js';
 
 /** The Contract's error body. */
@@ -52,6 +53,9 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_PROTO_VIOLATION: 'Field names may not be __proto__ or constructor',
 };
 
+/** How long a client is asked to wait when the database cannot be reached. */
+const RETRY_UNAVAILABLE_SECONDS = 5;
+
 /** Turns every error, ours and Fastify's, into the Contract's shape: one place maps errors to HTTP. */
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[] }, request, reply) => {
@@ -81,6 +85,14 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       const message = FASTIFY_MESSAGES[error.code] ?? STATUS_CODES[status] ?? 'Bad request';
       void reply.status(status).send(errorBody(status, message));
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      void reply
+        .status(503)
+        .header('retry-after', String(RETRY_UNAVAILABLE_SECONDS))
+        .send(errorBody(503, 'The service is temporarily unavailable; try again shortly', 'UNAVAILABLE'));
       return;
     }
     request.log.error({ err: error }, 'request failed');

@@ -4,6 +4,17 @@ import type { DatabaseHandle } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';
 import { errorBody } from '../error-handler.js';
 
+/** Readiness answers within this, so a load balancer sees a partition as "not ready" at once. */
+const READY_DEADLINE_MS = 1_000;
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
 export function healthRoutes(
   app: FastifyInstance,
@@ -22,7 +33,10 @@ export function healthRoutes(
       schema: { tags: ['health'], summary: 'The database and the blob store answer' },
     },
     async (request, reply) => {
-      const checks = await Promise.allSettled([stores.database.ping(), stores.blobs.ping()]);
+      const checks = await Promise.allSettled([
+        withDeadline(stores.database.ping(), READY_DEADLINE_MS),
+        withDeadline(stores.blobs.ping(), READY_DEADLINE_MS),
+      ]);
       const [database, blobs] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unavailable'));
       if (database === 'ok' && blobs === 'ok') return { status: 'ok', database, blobs };
       for (const check of checks)

@@ -9,6 +9,7 @@ import { SchemaScopedPostgresDialect } from './schema-introspector.js';
 const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const INT8 = 20;
+const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Type parsers for this pool only (pg's global ones would leak into other pools in one process):
@@ -48,9 +49,18 @@ export async function openPostgres(options: {
   const connection: pg.ClientConfig = {
     connectionString: options.url,
     types,
+    // A connection that cannot be made in time fails its request (503) instead of holding it, and
+    // kept-alive sockets notice a peer that vanished without closing them.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   };
   const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10 });
+  // An idle pooled connection that PostgreSQL closes (a restart, a failover, pg_terminate_backend)
+  // or whose socket breaks is reported here; pg has already removed it from the pool and the next
+  // query opens a new one. Without a listener the 'error' event would end the process.
+  pool.on('error', () => undefined);
   const db = new Kysely<Database>({
     dialect: new SchemaScopedPostgresDialect({ pool: pooledClients(pool) }, schema ?? 'public'),
   });

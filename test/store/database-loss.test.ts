@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { startServer, TEST_DATABASE_URL, type TestServer } from '../helpers/server.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+const ON_SQLITE = 'the embedded SQLite file has no connections to lose';
+
+/** The PostgreSQL server processes serving connections that came through the proxy. */
+async function backendsBehind(proxy: TcpProxy): Promise<number[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where client_port = any($1::int[])',
+      [proxy.upstreamPorts()],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+async function terminate(pids: number[]): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]);
+  } finally {
+    await client.end();
+  }
+}
+
+describe(
+  'a node outlives its database connections (Operations: a node survives losing its database)',
+  {
+    skip: TEST_DATABASE_URL ? false : ON_SQLITE,
+  },
+  () => {
+    let proxy: TcpProxy;
+    let server: TestServer;
+    let token: string;
+
+    before(async () => {
+      const target = new URL(TEST_DATABASE_URL!);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const url = new URL(TEST_DATABASE_URL!);
+      url.port = String(proxy.port);
+      server = await startServer({ env: { DATABASE_URL: url.toString() } });
+      token = await server.adminToken();
+    });
+    after(async () => {
+      await server?.close();
+      await proxy?.close();
+    });
+
+    it('keeps serving after PostgreSQL terminates every connection it holds (pg_terminate_backend)', async () => {
+      assert.equal((await server.api('GET', '/login', { token })).status, 200);
+      const pids = await backendsBehind(proxy);
+      assert.ok(pids.length > 0, 'the node holds connections');
+      await terminate(pids);
+      // The process is still here (an unhandled pool error would have ended it) and answers from
+      // new connections.
+      for (let i = 0; i < 5; i++) {
+        const answer = await server.api('GET', '/login', { token });
+        assert.equal(answer.status, 200, answer.text);
+      }
+      assert.equal((await server.api('GET', '//readyz')).status, 200);
+    });
+
+    it('answers 503 while it cannot reach the database and recovers by itself when it can', async () => {
+      proxy.refuse();
+      const down = await server.api('GET', '/login', { token });
+      assert.equal(down.status, 503, down.text);
+      assert.equal(down.body.code, 'UNAVAILABLE');
+      assert.ok(down.headers.get('retry-after'), 'Retry-After tells clients when to come back');
+      const notReady = await server.api('GET', '//readyz');
+      assert.equal(notReady.status, 503);
+      assert.equal(notReady.body.database, 'unavailable');
+
+      proxy.restore();
+      const up = await server.api('GET', '/login', { token });
+      assert.equal(up.status, 200, up.text);
+      assert.equal((await server.api('GET', '//readyz')).status, 200);
+    });
+
+    it('answers readiness during a partition instead of hanging (connections that forward nothing)', async () => {
+      proxy.blackhole();
+      try {
+        // Without time-outs this request would wait for TCP to give up (minutes): the test's own
+        // time-out would fail it.
+        const notReady = await server.api('GET', '//readyz');
+        assert.equal(notReady.status, 503);
+        assert.equal(notReady.body.database, 'unavailable');
+      } finally {
+        proxy.restore();
+      }
+    });
+  },
+);
