@@ -71,7 +71,9 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
   let halted = false;
   let unsent: Ran[] = [];
   let unsentClaimed = false;
-  let writing: Promise<HandedOn | undefined> | undefined;
+  let writing: Promise<void> | undefined;
+  // What the write in flight answered, once it has: taken in at the next turn of the loop.
+  let written: { handedOn: HandedOn | undefined } | undefined;
   let leftover: ClaimedJob | undefined;
   // The claim this worker holds and has not seen settled: its lease is renewed.
   let held = first;
@@ -79,7 +81,12 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
 
   const submit = () => {
     if (writing || unsent.length === 0 || !unsentClaimed) return;
-    writing = write(worker, unsent);
+    writing = write(worker, unsent).then((handedOn) => {
+      // The job handed on is this worker's claim from now: its lease is renewed at once, not when
+      // the loop next looks, for a run of jobs read ahead can outlast a lease (a slow receiver).
+      if (handedOn) held = handedOn.job;
+      written = { handedOn };
+    });
     unsent = [];
     unsentClaimed = false;
   };
@@ -94,8 +101,44 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
     buffered = [];
   };
 
+  /** Takes in what a write answered: the claim it handed on decides what of the run is this worker's. */
+  const takeIn = ({ handedOn }: { handedOn: HandedOn | undefined }) => {
+    writing = undefined;
+    written = undefined;
+    const taken = handedOn?.job;
+    if (handedOn) laneEnd = Math.max(laneEnd, handedOn.laneLastSeq);
+    if (!taken) {
+      drop('the lane’s next job was not handed to this worker');
+      if (!nextClaimed) next = undefined;
+      halted = true;
+    } else if (unsent[0]?.job.id === taken.id) {
+      // The job run next is this worker's now: its claim covers what ran after it.
+      unsent[0].job = taken;
+      unsentClaimed = true;
+    } else if (unsent.length === 0 && next?.id === taken.id) {
+      // The job about to run is the one handed on: it runs under that claim.
+      next = taken;
+      nextClaimed = true;
+    } else {
+      drop('the lane’s next job was not the one run next');
+      next = undefined;
+      if (worker.aheadTypes.has(taken.type)) {
+        next = taken;
+        nextClaimed = true;
+        readUpTo = taken;
+        halted = false;
+      } else {
+        leftover = taken;
+        halted = true;
+      }
+    }
+  };
+
   try {
     for (;;) {
+      // A write that has answered is taken in before anything else runs: jobs run on only while
+      // this worker holds the lane.
+      if (written) takeIn(written);
       if (!next && !halted && !worker.stopping() && unsent.length < MAX_RUN) {
         if (buffered.length === 0 && laneEnd > Number(readUpTo.orderingSeq)) {
           buffered = await readAhead(worker.db, readUpTo, [...worker.aheadTypes], READ_AHEAD).catch(
@@ -131,31 +174,7 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
         continue;
       }
       if (!writing) break;
-      const handedOn = await writing;
-      writing = undefined;
-      const taken = handedOn?.job;
-      if (handedOn) laneEnd = Math.max(laneEnd, handedOn.laneLastSeq);
-      if (!taken) {
-        drop('the lane’s next job was not handed to this worker');
-        halted = true;
-      } else if (unsent[0]?.job.id === taken.id) {
-        // The job run next is this worker's now: its claim covers what ran after it.
-        held = taken;
-        unsent[0].job = taken;
-        unsentClaimed = true;
-      } else {
-        held = taken;
-        drop('the lane’s next job was not the one run next');
-        if (worker.aheadTypes.has(taken.type)) {
-          next = taken;
-          nextClaimed = true;
-          readUpTo = taken;
-          halted = false;
-        } else {
-          leftover = taken;
-          halted = true;
-        }
-      }
+      await writing;
     }
   } finally {
     stopRenewing();

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 
@@ -57,6 +57,8 @@ export async function startServer(
     logger?: Record<string, unknown>;
     /** A second node over the same database and files as this server (which keeps owning them). */
     sameStoreAs?: TestServer;
+    /** Job worker settings (AppOptions.worker). */
+    worker?: AppOptions['worker'];
   } = {},
 ): Promise<TestServer> {
   const shared = options.sameStoreAs;
@@ -76,7 +78,11 @@ export async function startServer(
     ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
     ...options.env,
   });
-  const app = await buildApp(config, { clock: options.clock, logger: options.logger ?? false });
+  const app = await buildApp(config, {
+    clock: options.clock,
+    logger: options.logger ?? false,
+    ...(options.worker !== undefined ? { worker: options.worker } : {}),
+  });
   const address = await app.server.listen({ port: 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
 
