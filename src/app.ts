@@ -57,6 +57,9 @@ import { registerSharingJobs } from './sharing/scheduled.js';
 
 export const API_PREFIX = '/api/v1';
 
+/** What an interrupted upload left behind is removed after this (longer than any upload takes). */
+const TEMPORARY_BLOB_GRACE_MS = 24 * 3_600_000;
+
 export interface App {
   server: FastifyInstance;
   deps: Deps;
@@ -230,6 +233,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     registerSharingJobs(worker, deps);
     worker.every('search.sweepScrolls', 300_000, async () => {
       await sweepScrollContexts(deps);
+    });
+    worker.every('blobs.sweepTemporary', 3_600_000, async (tick) => {
+      await blobs.sweepTemporary(new Date(tick.getTime() - TEMPORARY_BLOB_GRACE_MS));
     });
     worker.start();
   }

@@ -1,11 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BlobNotFound, BlobTooLarge } from '../../src/store/blobs/blob-store.js';
 import type { BlobStore } from '../../src/store/blobs/blob-store.js';
 import { FsBlobStore } from '../../src/store/blobs/fs.js';
@@ -19,6 +19,8 @@ interface Harness {
   store: BlobStore;
   /** Whatever an in-progress or failed put could have left behind in the backend. */
   leftovers(): Promise<string[]>;
+  /** Leaves what a put interrupted by a crash leaves: a temp file, or a temp object and an unfinished multipart upload. */
+  crashMidPut(): Promise<void>;
   teardown(): Promise<void>;
 }
 
@@ -31,6 +33,10 @@ async function fsHarness(): Promise<Harness & { root: string }> {
     store,
     root,
     leftovers: async () => (await readdir(join(root, 'tmp')).catch(() => [])).map(String),
+    crashMidPut: async () => {
+      await mkdir(join(root, 'tmp'), { recursive: true });
+      await writeFile(join(root, 'tmp', randomUUID()), 'half an upload');
+    },
     teardown: async () => {
       await store.close();
       await rm(dir, { recursive: true, force: true });
@@ -62,6 +68,11 @@ async function s3Harness(): Promise<Harness> {
         new ListObjectsV2Command({ Bucket: 'test-bucket', Prefix: 'signery/tmp/' }),
       );
       return (page.Contents ?? []).map(({ Key }) => Key ?? '');
+    },
+    crashMidPut: async () => {
+      await inspector.send(
+        new PutObjectCommand({ Bucket: 'test-bucket', Key: `signery/tmp/${randomUUID()}`, Body: 'half' }),
+      );
     },
     teardown: async () => {
       await store.close();
@@ -299,6 +310,19 @@ for (const kind of ['fs', 's3'] as const) {
       assert.ok(!(await listAll(store)).includes(key));
       await store.delete(key);
       await store.delete(sha256(Buffer.from('never stored either')));
+    });
+
+    it('what a put interrupted by a crash left behind is swept once older than the grace period, and only then', async () => {
+      await harness.crashMidPut();
+      await harness.crashMidPut();
+      assert.equal((await harness.leftovers()).length, 2);
+      const kept = await store.put(Buffer.from('a finished put is not temporary'));
+      // Younger than the grace period: a put that may still be running.
+      assert.equal(await store.sweepTemporary(new Date(Date.now() - 3_600_000)), 0);
+      assert.equal((await harness.leftovers()).length, 2);
+      assert.equal(await store.sweepTemporary(new Date(Date.now() + 60_000)), 2);
+      assert.deepEqual(await harness.leftovers(), []);
+      assert.deepEqual(await store.stat(kept.sha256), { size: 31 });
     });
 
     if (kind === 'fs') {

@@ -29,6 +29,12 @@ export interface BlobStore {
   delete(sha256: string): Promise<void>;
   /** Every stored key, for the sweep that removes blobs no row references. */
   list(): AsyncIterable<string>;
+  /**
+   * Removes what puts interrupted by a crash left behind (temp files, temp objects, unfinished
+   * multipart uploads) last written before `olderThan`; answers how many. A put in progress keeps
+   * writing, so a grace period longer than any upload leaves it alone.
+   */
+  sweepTemporary(olderThan: Date): Promise<number>;
   /** Resolves when the store answers (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

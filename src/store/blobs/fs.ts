@@ -86,6 +86,24 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async sweepTemporary(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for (const name of await listDir(this.#tmp)) {
+      const path = join(this.#tmp, name);
+      const info = await stat(path).catch(() => undefined);
+      if (!info || info.mtime >= olderThan) continue;
+      // Gone meanwhile (its put finished or failed and cleaned up): nothing to count.
+      if (
+        await unlink(path).then(
+          () => true,
+          () => false,
+        )
+      )
+        removed++;
+    }
+    return removed;
+  }
+
   /** A new temp file, open for writing; tmp/ (and the root) are made when missing. */
   #createTmp(): { path: string; fd: number } {
     const path = join(this.#tmp, randomUUID());

@@ -10,6 +10,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -241,6 +242,52 @@ export class S3BlobStore implements BlobStore {
       }
       ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (ContinuationToken !== undefined);
+  }
+
+  async sweepTemporary(olderThan: Date): Promise<number> {
+    const Prefix = `${this.#prefix}tmp/`;
+    let removed = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix, ContinuationToken }),
+      );
+      for (const { Key, LastModified } of page.Contents ?? []) {
+        if (Key === undefined || LastModified === undefined || LastModified >= olderThan) continue;
+        await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key }));
+        removed++;
+      }
+      ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken !== undefined);
+    removed += await this.#abortStaleUploads(Prefix, olderThan);
+    return removed;
+  }
+
+  /** Multipart uploads begun under `prefix` before `olderThan` and never completed. */
+  async #abortStaleUploads(Prefix: string, olderThan: Date): Promise<number> {
+    let aborted = 0;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.#client
+        .send(new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix, KeyMarker, UploadIdMarker }))
+        .catch((error: unknown) => {
+          // Some S3-compatible servers (s3rver) cannot list uploads: the bucket's lifecycle rule
+          // (README) is what aborts them there.
+          if (error instanceof S3ServiceException && error.name === 'NotImplemented') return undefined;
+          throw error;
+        });
+      if (page === undefined) return aborted;
+      for (const { Key, UploadId, Initiated } of page.Uploads ?? []) {
+        if (Key === undefined || UploadId === undefined || Initiated === undefined || Initiated >= olderThan)
+          continue;
+        await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key, UploadId }));
+        aborted++;
+      }
+      if (page.IsTruncated !== true) return aborted;
+      KeyMarker = page.NextKeyMarker;
+      UploadIdMarker = page.NextUploadIdMarker;
+    }
   }
 
   async ping(): Promise<void> {
