@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { isDatabaseUnavailable } from '../store/db/unavailable.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import { validationMessage } from './validation.js';
 
 /** The Contract's error body. */
@@ -53,7 +53,7 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_PROTO_VIOLATION: 'Field names may not be __proto__ or constructor',
 };
 
-/** How long a client is asked to wait when the database cannot be reached. */
+/** How long a client is asked to wait when a store cannot be reached. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
 /** Turns every error, ours and Fastify's, into the Contract's shape: one place maps errors to HTTP. */
@@ -87,8 +87,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       void reply.status(status).send(errorBody(status, message));
       return;
     }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ err: error }, 'store unavailable');
       void reply
         .status(503)
         .header('retry-after', String(RETRY_UNAVAILABLE_SECONDS))

@@ -1,11 +1,18 @@
 /**
- * Whether an error means the database could not be reached or dropped the connection (a restart, a
- * failover, a partition), rather than that the request was wrong: such a request can be retried, so
- * it is answered 503 with Retry-After, never 500.
+ * Whether an error means a store (the database, the blob store) could not be reached, dropped the
+ * connection or said it is unavailable (a restart, a failover, a partition, S3 answering 5xx), rather
+ * than that the request was wrong: such a request can be retried, so it is answered 503 with
+ * Retry-After, never 500.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function isStoreUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, $metadata } = error as {
+    code?: unknown;
+    message?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  // The AWS SDK's service errors carry the answer's status: 500 InternalError, 503 SlowDown.
+  if (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500) return true;
   if (typeof code === 'string') {
     // SQLSTATE class 08 (connection exception); 57P01–57P03: the server is shutting down, crashed or
     // is not accepting connections yet.
