@@ -41,6 +41,7 @@ import { Worker, type WorkerOptions } from './jobs/worker.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { sealKeys } from './pki/seal-keys.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
+import { DevPkiStore } from './store/dev-pki-store.js';
 import { FileStore } from './store/files/file-store.js';
 import type { DatabaseHandle } from './store/db/dialect.js';
 import { migrateToLatest } from './store/db/migrate.js';
@@ -95,7 +96,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
   const blobs = openBlobStore(config);
-  const seal = sealKeys(config);
+  // The dev CA opens on first use, which may be inside a transaction: on SQLite, whose one
+  // connection that transaction holds, it lives under DATA_DIR/pki (one node per file anyway); on
+  // PostgreSQL, where nodes share the installation, in the database.
+  const seal = sealKeys(
+    config,
+    database.dialect.name === 'postgres' ? new DevPkiStore(database.db) : undefined,
+  );
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,

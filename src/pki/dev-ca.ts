@@ -29,6 +29,47 @@ const FILES = {
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
+/** A dev CA as PEM text: what is stored, wherever it is stored. */
+export interface DevCaMaterial {
+  rootCertificate: string;
+  rootKey: string;
+  sealCertificate: string;
+  sealKey: string;
+}
+
+/**
+ * Where an installation keeps its one dev CA (the database, so every node shares it): `load` answers
+ * the stored one, `saveIfAbsent` stores one unless another is already there (first writer wins).
+ */
+export interface DevCaStore {
+  load(): Promise<DevCaMaterial | undefined>;
+  saveIfAbsent(material: DevCaMaterial): Promise<void>;
+}
+
+/**
+ * The installation's dev CA, shared by its nodes through `store`: the stored one, or else one made
+ * now (from `legacyDir`, the DATA_DIR/pki of installations older than the shared CA, when it holds
+ * one, so earlier signatures still chain to the same root) and stored, unless another node stored
+ * its own first: then that one is used.
+ *
+ * ```ts
+ * const ca = await openSharedDevCa({ store: new DevPkiStore(db), legacyDir: join(dataDir, 'pki') });
+ * ```
+ */
+export async function openSharedDevCa(options: {
+  store: DevCaStore;
+  legacyDir?: string;
+  organisation?: string;
+}): Promise<DevCa> {
+  const stored = await options.store.load();
+  if (stored) return devCaOf(stored);
+  const legacy = options.legacyDir ? await readMaterial(options.legacyDir) : undefined;
+  await options.store.saveIfAbsent(legacy ?? (await generateMaterial(options)));
+  const winner = await options.store.load();
+  if (!winner) throw new Error('The dev CA could not be stored');
+  return devCaOf(winner);
+}
+
 /**
  * The development certificate authority (DESIGN: "a dev CA and seal certificate are generated under
  * DATA_DIR/pki when none is configured"): a root CA and an organisation seal certificate signed by
@@ -105,25 +146,53 @@ export class DevCa {
 }
 
 async function load(dir: string): Promise<DevCa | undefined> {
+  const material = await readMaterial(dir);
+  return material && devCaOf(material);
+}
+
+async function readMaterial(dir: string): Promise<DevCaMaterial | undefined> {
   try {
-    const [rootPem, rootKeyPem, sealPem, sealKeyPem] = await Promise.all(
+    const [rootCertificate, rootKey, sealCertificate, sealKey] = await Promise.all(
       [FILES.rootCertificate, FILES.rootKey, FILES.sealCertificate, FILES.sealKey].map((name) =>
         readFile(join(dir, name), 'utf8'),
       ),
     );
-    return new DevCa({
-      rootCertificate: new Uint8Array(new X509Certificate(rootPem!).raw),
-      rootKey: createPrivateKey(rootKeyPem!),
-      sealCertificate: new Uint8Array(new X509Certificate(sealPem!).raw),
-      sealKey: createPrivateKey(sealKeyPem!),
-    });
+    return {
+      rootCertificate: rootCertificate!,
+      rootKey: rootKey!,
+      sealCertificate: sealCertificate!,
+      sealKey: sealKey!,
+    };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
 
+function devCaOf(material: DevCaMaterial): DevCa {
+  return new DevCa({
+    rootCertificate: new Uint8Array(new X509Certificate(material.rootCertificate).raw),
+    rootKey: createPrivateKey(material.rootKey),
+    sealCertificate: new Uint8Array(new X509Certificate(material.sealCertificate).raw),
+    sealKey: createPrivateKey(material.sealKey),
+  });
+}
+
 async function generate(dir: string, options: OpenDevCaOptions): Promise<void> {
+  const material = await generateMaterial(options);
+  await writeFile(join(dir, FILES.rootCertificate), material.rootCertificate);
+  await writeFile(join(dir, FILES.sealCertificate), material.sealCertificate);
+  for (const [name, key] of [
+    [FILES.rootKey, material.rootKey],
+    [FILES.sealKey, material.sealKey],
+  ] as const) {
+    const path = join(dir, name);
+    await writeFile(path, key, { mode: 0o600 });
+    await chmod(path, 0o600); // writeFile's mode applies only to a file it creates
+  }
+}
+
+async function generateMaterial(options: { organisation?: string; crlUrl?: string }): Promise<DevCaMaterial> {
   const organisation = options.organisation ?? 'Signery';
   const now = Date.now();
   const root = generateKeyPairSync('rsa', { modulusLength: 3072 });
@@ -144,16 +213,13 @@ async function generate(dir: string, options: OpenDevCaOptions): Promise<void> {
     keyUsage: ['digitalSignature', 'nonRepudiation'],
     ...(options.crlUrl ? { crlDistributionPoint: options.crlUrl } : {}),
   });
-  await writeFile(join(dir, FILES.rootCertificate), pem('CERTIFICATE', rootCertificate));
-  await writeFile(join(dir, FILES.sealCertificate), pem('CERTIFICATE', sealCertificate));
-  for (const [name, key] of [
-    [FILES.rootKey, root.privateKey],
-    [FILES.sealKey, seal.privateKey],
-  ] as const) {
-    const path = join(dir, name);
-    await writeFile(path, key.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    await chmod(path, 0o600); // writeFile's mode applies only to a file it creates
-  }
+  const keyPem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return {
+    rootCertificate: pem('CERTIFICATE', rootCertificate),
+    rootKey: keyPem(root.privateKey),
+    sealCertificate: pem('CERTIFICATE', sealCertificate),
+    sealKey: keyPem(seal.privateKey),
+  };
 }
 
 /**

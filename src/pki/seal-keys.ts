@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { openDevCa } from './dev-ca.js';
+import { openDevCa, openSharedDevCa, type DevCaStore } from './dev-ca.js';
 import { createP12Signer } from './signers/p12.js';
 import { createPkcs11Signer } from './signers/pkcs11.js';
 import type { Signer } from './signers/signer.js';
@@ -18,14 +18,19 @@ export interface SealKeys {
 
 /**
  * Opens the seal key once, on first use (DESIGN: keys): a PKCS#12 file (SEAL_P12), a PKCS#11 token
- * (SEAL_PKCS11_*), or else the dev CA generated under DATA_DIR/pki.
+ * (SEAL_PKCS11_*), or else the installation's dev CA: kept in `sharedDevCa` (the database) where
+ * several nodes share one installation, so that every node seals with the same key (one left under
+ * DATA_DIR/pki by an older release is taken over), else under DATA_DIR/pki.
  *
  * ```ts
- * const seal = sealKeys(config);
+ * const seal = sealKeys(config, new DevPkiStore(db));
  * const { signer } = await seal();
  * ```
  */
-export function sealKeys(config: Config): (() => Promise<SealKeys>) & { close(): Promise<void> } {
+export function sealKeys(
+  config: Config,
+  sharedDevCa?: DevCaStore,
+): (() => Promise<SealKeys>) & { close(): Promise<void> } {
   let opened: Promise<SealKeys> | undefined;
   const open = async (): Promise<SealKeys> => {
     const { seal } = config;
@@ -44,7 +49,10 @@ export function sealKeys(config: Config): (() => Promise<SealKeys>) & { close():
       });
       return { signer, trustAnchors: [], providers: ['internal'], close: async () => signer.close() };
     }
-    const ca = await openDevCa({ dir: join(config.dataDir, 'pki') });
+    const dir = join(config.dataDir, 'pki');
+    const ca = sharedDevCa
+      ? await openSharedDevCa({ store: sharedDevCa, legacyDir: dir })
+      : await openDevCa({ dir });
     return {
       signer: ca.sealSigner,
       trustAnchors: [ca.rootCertificate],

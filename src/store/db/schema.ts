@@ -43,6 +43,7 @@ export interface Database {
   oidc_login_states: OidcLoginStateTable;
   oidc_identities: OidcIdentityTable;
   share_oidc_states: ShareOidcStateTable;
+  dev_pki: DevPkiTable;
 }
 
 export type Json = string | Record<string, unknown> | unknown[];
@@ -541,4 +542,14 @@ export interface ShareOidcStateTable {
   redirect: string | null;
   created_at: string;
   expires_at: string;
+}
+
+/** The development PKI of the installation (PEM), when no seal key is configured. */
+export interface DevPkiTable {
+  name: string;
+  root_certificate: string;
+  root_key: string;
+  seal_certificate: string;
+  seal_key: string;
+  created_at: string;
 }
