@@ -26,7 +26,7 @@ describe('templates are visible to their owner, the users and groups named, and 
     for (const name of ['alice', 'bob', 'carol', 'team-admin', 'other-admin'])
       token[name] = await server.login(name, 'user-password-1');
     token.global = await server.adminToken();
-    const groups = await server.api('POST', '/groups/search', { token: token.alice, body: {} });
+    const groups = await server.api('POST', '/groups/search', { token: token.alice!, body: {} });
     assert.equal(groups.status, 200, groups.text);
     team = groups.body.results[0].id;
   });
@@ -34,9 +34,9 @@ describe('templates are visible to their owner, the users and groups named, and 
 
   /** alice's template over a fresh upload, shown to `audience`. */
   const aTemplate = async (audience: Record<string, unknown> = {}) => {
-    const file = await upload(server, token.alice, makePdf());
+    const file = await upload(server, token.alice!, makePdf());
     const created = await server.api('POST', '/templates', {
-      token: token.alice,
+      token: token.alice!,
       body: { data: { name: 'NDA', file, ...audience } },
     });
     assert.equal(created.status, 200, created.text);
@@ -88,14 +88,14 @@ describe('templates are visible to their owner, the users and groups named, and 
   it('the owner changes the audience with PUT; unknown users or groups are 400 VALIDATION_ERROR', async () => {
     const template = await aTemplate();
     const shown = await server.api('PUT', '/templates', {
-      token: token.alice,
+      token: token.alice!,
       body: { id: template.id, data: { name: 'NDA', __users: ['carol'] } },
     });
     assert.equal(shown.status, 200, shown.text);
     assert.equal((await server.api('GET', `/templates/${template.id}`, { token: token.carol })).status, 200);
     for (const audience of [{ __users: ['nobody'] }, { __groups: ['no-such-group'] }]) {
       const refused = await server.api('POST', '/templates', {
-        token: token.alice,
+        token: token.alice!,
         body: { data: { name: 'x', ...audience } },
       });
       assert.equal(refused.status, 400, refused.text);

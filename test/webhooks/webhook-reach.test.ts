@@ -31,7 +31,7 @@ describe('a webhook is changed or deleted only by its creator or an administrato
 
   /** ann's organization webhook with one delivery recorded. */
   const annsWebhook = async () => {
-    const hook = await createWebhook(server, token.ann, { type: 'organization', callbackUrl: receiver.url });
+    const hook = await createWebhook(server, token.ann!, { type: 'organization', callbackUrl: receiver.url });
     await emit(server, await scopeOf(server, 'ann'), 'documentCreated', `doc-${hook.id}`);
     await waitFor(async () => {
       const list = await server.api('GET', `/webhooks/${hook.id}/deliveries`, { token: token.ann });
@@ -86,7 +86,7 @@ describe('a webhook is changed or deleted only by its creator or an administrato
   });
 
   it('a tenant webhook is reached by global administrators only, not by organization administrators', async () => {
-    const hook = await createWebhook(server, token.global, { type: 'tenant', callbackUrl: receiver.url });
+    const hook = await createWebhook(server, token.global!, { type: 'tenant', callbackUrl: receiver.url });
     const none = { id: hook.id, delivery: 'no-such-delivery' };
     assert.deepEqual(await reach('sales-admin', none), {
       listed: false,
