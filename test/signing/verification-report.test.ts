@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createTestPki } from '../fixtures/test-pki.js';
+import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, upload, type TestServer } from '../helpers/server.js';
 
@@ -31,12 +33,15 @@ function numericBytes(value: unknown, path = '$'): string[] {
  * and the default report stays small.
  */
 describe('verification reports carry bytes as base64, never as arrays or objects of numbers; evidence is opt-in', () => {
+  let tsa: TestTsa;
   let server: TestServer;
   let token: string;
   let documentId: string;
 
+  /** Three seals at B-B, B-T and B-LT: timestamp tokens in the CMS, and a DSS. */
   before(async () => {
-    server = await startServer();
+    tsa = await startTestTsa(await (await createTestPki()).tsa());
+    server = await startServer({ env: { TSA_URL: tsa.url } });
     token = await server.adminToken();
     const pdf = await upload(server, token, makePdf());
     const created = await server.api('POST', '/documents', {
@@ -45,17 +50,25 @@ describe('verification reports carry bytes as base64, never as arrays or objects
     });
     assert.equal(created.status, 200, created.text);
     documentId = created.body.results[0].documentId;
-    for (const version of [1, 2, 3]) {
+    for (const [version, level] of [
+      [1, 'B-B'],
+      [2, 'B-T'],
+      [3, 'B-LT'],
+    ] as const) {
       const sealed = await server.api('PUT', `/documents/seal/${version}`, {
         token,
-        body: { id: documentId, certificate: true },
+        body: { id: documentId, certificate: true, level },
       });
       assert.equal(sealed.status, 200, sealed.text);
+      assert.equal(sealed.body.levelAchieved, level);
     }
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    await tsa.close();
+  });
 
-  it(`the default report of three signatures has no bytes at all and stays under ${DEFAULT_REPORT_LIMIT_3_SIGNATURES} bytes`, async () => {
+  it(`the default report of three signatures has no bytes at all and stays under ${DEFAULT_REPORT_LIMIT_3_SIGNATURES} bytes`, async (t) => {
     const report = await server.api('GET', `/documents/${documentId}/verify`, { token });
     assert.equal(report.status, 200, report.text);
     assert.equal(report.body.signatures.length, 3);
@@ -66,18 +79,20 @@ describe('verification reports carry bytes as base64, never as arrays or objects
     }
     assert.equal(report.body.evidence, undefined);
     assert.deepEqual(numericBytes(report.body), []);
+    t.diagnostic(`default report: ${report.text.length} bytes for three signatures`);
     assert.ok(
       report.text.length < DEFAULT_REPORT_LIMIT_3_SIGNATURES,
       `${report.text.length} bytes for three signatures`,
     );
   });
 
-  it('evidence=true adds each signature’s CMS, chain, CRLs and timestamp tokens and the document’s DSS, all base64 DER', async () => {
+  it('evidence=true adds each signature’s CMS, chain, CRLs and timestamp tokens and the document’s DSS, all base64 DER', async (t) => {
     const report = await server.api('GET', `/documents/${documentId}/verify`, {
       token,
       query: { evidence: 'true', dss: 'true' },
     });
     assert.equal(report.status, 200, report.text);
+    t.diagnostic(`with evidence and dss: ${report.text.length} bytes`);
     assert.deepEqual(numericBytes(report.body), []);
     for (const signature of report.body.signatures) {
       const { evidence } = signature;
@@ -94,10 +109,21 @@ describe('verification reports carry bytes as base64, never as arrays or objects
         signature.signer.sha256,
         'the chain starts with the signer',
       );
-      assert.deepEqual(evidence.crls, []);
+      for (const der of [...evidence.crls, ...evidence.timestampTokens])
+        assert.equal(Buffer.from(der, 'base64')[0], 0x30, 'DER');
       assert.ok(typeof evidence.signatureValue === 'string' && evidence.signatureValue.length > 0);
     }
-    assert.deepEqual(report.body.evidence, { dss: { certificates: [], crls: [], ocsps: [] } });
+    assert.deepEqual(
+      report.body.signatures.map(
+        (s: { evidence: { timestampTokens: string[] } }) => s.evidence.timestampTokens.length,
+      ),
+      [0, 1, 1],
+      'the B-T and B-LT signatures carry their signature timestamp',
+    );
+    const { dss } = report.body.evidence;
+    assert.ok(dss.certificates.length > 0, 'the B-LT seal added a DSS');
+    for (const der of dss.certificates) assert.ok(new X509Certificate(Buffer.from(der, 'base64')).subject);
+    for (const der of [...dss.crls, ...dss.ocsps]) assert.equal(Buffer.from(der, 'base64')[0], 0x30, 'DER');
     assert.match(report.body.dss.validationReport, /ValidationReport/);
   });
 
