@@ -1,11 +1,11 @@
 import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
-import { Conflict, NotFound, ValidationError } from '../errors.js';
+import { Conflict, Forbidden, NotFound, ValidationError } from '../errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
 import { DEFAULT_DEFINITION } from '../documents/definitions.js';
 import { readJson, writeJson } from '../store/db/json.js';
-import { assertAdmin } from '../users/access.js';
+import { isTenantWide } from '../users/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DefinitionData {
@@ -22,7 +22,8 @@ export interface DefinitionView {
 }
 
 /**
- * POST /definitions/documents/name and PUT /definitions/documents/:name (administrators): document
+ * POST /definitions/documents/name and PUT /definitions/documents/:name (global and super
+ * administrators: definitions are the tenant's): document
  * definitions beside the built-in `d_default`. A `templateFile` must be a new, unused upload (spec
  * Files usage rule 4).
  */
@@ -31,7 +32,12 @@ export async function saveDefinition(
   actor: Actor,
   options: { name: string; data: DefinitionData; create: boolean },
 ): Promise<DefinitionView> {
-  assertAdmin(actor);
+  // A definition is the tenant's (one name serves every organization): an organization administrator
+  // changing it would reach into the other organizations.
+  if (!isTenantWide(actor.role))
+    throw new Forbidden(
+      'Document definitions serve the whole tenant: only global and super administrators change them',
+    );
   if (options.name === DEFAULT_DEFINITION)
     throw new ValidationError(`${DEFAULT_DEFINITION} is built in and cannot be changed`);
   const now = deps.clock.now();

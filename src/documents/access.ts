@@ -1,4 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import { Forbidden, NotFound } from '../errors.js';
 import type { Database, DocumentTable } from '../store/db/schema.js';
@@ -23,8 +30,13 @@ export function canEdit(actor: Actor, doc: DocumentRow): boolean {
 
 /**
  * Who may see a document or folder: its owner or creator, administrators of its organization, the
- * users it is shared with, and, through a shared folder it sits in (spec Folder: access is inherited by nested folders), the
- * members of that folder's organization.
+ * users it is shared with, and the members of the organization of a shared folder tree it sits in.
+ *
+ * spec Folder: "Access is inherited: nested folders under a shared folder are shared too, and under
+ * a private folder private." A nested folder takes its parent's setting whatever its own `isShared`
+ * says, so the outermost folder of the chain decides for everything below it: a shared folder inside
+ * a private one is private, a private folder inside a shared one is shared. `openFolders` below is
+ * the same rule as SQL, for search.
  */
 export async function canView(db: Kysely<Database>, actor: Actor, doc: DocumentRow): Promise<boolean> {
   if (doc.tenant_id !== actor.tenantId || doc.deleted_at !== null) return false;
@@ -38,24 +50,95 @@ export async function canView(db: Kysely<Database>, actor: Actor, doc: DocumentR
     .where('user_id', '=', actor.userId)
     .executeTakeFirst();
   if (shared) return true;
-  let current: Pick<DocumentRow, 'folder_id' | 'is_shared' | 'organization_id' | 'kind'> | undefined = doc;
+  const outermost = await outermostFolder(db, doc);
+  return (
+    outermost !== undefined && outermost.is_shared === 1 && outermost.organization_id === actor.organizationId
+  );
+}
+
+type FolderLink = Pick<DocumentRow, 'id' | 'folder_id' | 'is_shared' | 'organization_id' | 'kind'>;
+
+/**
+ * The top of the folder chain a document or folder sits in (a top-level folder is its own top), or
+ * undefined when it sits in no folder or the chain is cut by a deleted folder or a loop.
+ */
+async function outermostFolder(db: Kysely<Database>, doc: FolderLink): Promise<FolderLink | undefined> {
+  let current: FolderLink | undefined = doc;
   for (let depth = 0; current && depth < MAX_FOLDER_DEPTH; depth++) {
-    if (
-      current.kind === 'folder' &&
-      current.is_shared === 1 &&
-      current.organization_id === actor.organizationId
-    ) {
-      return true;
-    }
-    if (!current.folder_id) return false;
+    if (!current.folder_id) return current.kind === 'folder' ? current : undefined;
     current = await db
       .selectFrom('documents')
-      .select(['folder_id', 'is_shared', 'organization_id', 'kind'])
+      .select(['id', 'folder_id', 'is_shared', 'organization_id', 'kind'])
       .where('id', '=', current.folder_id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
   }
-  return false;
+  return undefined;
+}
+
+/** Whether a folder is shared with its organization: its own setting at the top, its parent's below (see `canView`). */
+export async function isEffectivelyShared(db: Kysely<Database>, folder: FolderLink): Promise<boolean> {
+  return (await outermostFolder(db, folder))?.is_shared === 1;
+}
+
+export type WithOpenFolders = Database & { open_folders: { id: string } };
+
+/**
+ * `canView` as SQL, for searches over many rows: the caller's own and created documents, those of the
+ * organizations they administer, those shared with them, and everything in `open_folders` or
+ * directly inside one. Use with `withOpenFolders`.
+ */
+export function visibleTo(actor: Actor) {
+  return (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
+    const admin = isAdmin(actor.role);
+    const seen: Expression<SqlBool>[] = [
+      eb('documents.owner_id', '=', actor.userId),
+      eb('documents.created_by', '=', actor.userId),
+      eb.exists(
+        eb
+          .selectFrom('shares')
+          .select(sql.lit(1).as('one'))
+          .whereRef('shares.document_id', '=', 'documents.id')
+          .where('shares.user_id', '=', actor.userId),
+      ),
+      eb('documents.folder_id', 'in', eb.selectFrom('open_folders').select('open_folders.id')),
+      eb('documents.id', 'in', eb.selectFrom('open_folders').select('open_folders.id')),
+    ];
+    if (admin && !isTenantWide(actor.role))
+      seen.push(eb('documents.organization_id', '=', actor.organizationId));
+    return eb.and([
+      eb('documents.tenant_id', '=', actor.tenantId),
+      eb('documents.deleted_at', 'is', null),
+      ...(admin && isTenantWide(actor.role) ? [] : [eb.or(seen)]),
+    ]);
+  };
+}
+
+/**
+ * Adds `open_folders` to a query: the top-level shared folders of the caller's organization and every
+ * folder below them, whatever their own setting (spec Folder, see `canView`). A shared folder inside
+ * a private one is not reached, as the recursion starts at the top.
+ */
+export function withOpenFolders(db: Kysely<Database>, actor: Actor) {
+  return db.withRecursive('open_folders(id)', (qb) =>
+    qb
+      .selectFrom('documents')
+      .select('documents.id')
+      .where('documents.tenant_id', '=', actor.tenantId)
+      .where('documents.kind', '=', 'folder')
+      .where('documents.folder_id', 'is', null)
+      .where('documents.is_shared', '=', 1)
+      .where('documents.organization_id', '=', actor.organizationId)
+      .where('documents.deleted_at', 'is', null)
+      .union(
+        qb
+          .selectFrom('documents as child')
+          .innerJoin('open_folders', 'open_folders.id', 'child.folder_id')
+          .select('child.id')
+          .where('child.kind', '=', 'folder')
+          .where('child.deleted_at', 'is', null),
+      ),
+  );
 }
 
 /** Loads a document the caller may see; anything else is "not found" (never leak existence). */

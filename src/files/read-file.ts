@@ -4,13 +4,15 @@ import { canView } from '../documents/access.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, MfaRequired, NotFound } from '../errors.js';
 import type { Recipient } from '../sharing/recipient.js';
+import { canSeeTemplate } from '../templates/template-access.js';
 import type { ByteRange } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
 
 /**
  * Whether the caller may read a file: their own upload; a document's main file, one of its
  * revisions or its barcode when they may see the document; an attachment when they may see the
- * document and hold `download_attachment` (spec Authentication 7); a template's file likewise.
+ * document and hold `download_attachment` (spec Authentication 7); a template's file when they may
+ * see the template (templates/template-access.ts).
  * Anything else is "not found".
  */
 export async function findReadableFile(deps: Deps, actor: Actor, id: string): Promise<FileRecord> {
@@ -60,13 +62,13 @@ export async function findReadableFile(deps: Deps, actor: Actor, id: string): Pr
     }
   }
 
-  const template = await deps.db
+  const templates = await deps.db
     .selectFrom('templates')
-    .select(['organization_id'])
+    .selectAll()
     .where('file_id', '=', id)
     .where('tenant_id', '=', actor.tenantId)
-    .executeTakeFirst();
-  if (template && template.organization_id === actor.organizationId) return file;
+    .execute();
+  if (templates.some((template) => canSeeTemplate(actor, template))) return file;
   throw new NotFound('No such file');
 }
 

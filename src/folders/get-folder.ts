@@ -1,7 +1,7 @@
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
-import { canView, loadVisible } from '../documents/access.js';
+import { canView, isEffectivelyShared, loadVisible } from '../documents/access.js';
 
 export interface FolderItem {
   id: string;
@@ -12,7 +12,10 @@ export interface FolderItem {
   modifyDate: string;
 }
 
-/** GET /folders/:id: the folder and what inside it the caller may see (`root` lists the caller's top level). */
+/**
+ * GET /folders/:id: the folder and what inside it the caller may see (`root` lists the caller's top
+ * level). `isShared` is the setting in force, inherited from the outermost folder (spec Folder).
+ */
 export async function getFolder(
   deps: Deps,
   actor: Actor,
@@ -34,6 +37,8 @@ export async function getFolder(
     .where('deleted_at', 'is', null);
   query = folder ? query.where('folder_id', '=', folder.id) : query.where('folder_id', 'is', null);
   const rows = await query.orderBy('kind', 'desc').orderBy('title').limit(1000).execute();
+  // spec Folder: what sits in a folder shares its setting; at the root a folder's own setting counts.
+  const shared = folder ? await isEffectivelyShared(deps.db, folder) : undefined;
   const items: FolderItem[] = [];
   for (const row of rows) {
     if (!(await canView(deps.db, actor, row))) continue;
@@ -42,14 +47,14 @@ export async function getFolder(
       kind: row.kind,
       name: row.title,
       _version: row.version,
-      ...(row.kind === 'folder' ? { isShared: row.is_shared === 1 } : {}),
+      ...(row.kind === 'folder' ? { isShared: shared ?? row.is_shared === 1 } : {}),
       modifyDate: row.updated_at,
     });
   }
   return {
     id: folder?.id ?? null,
     name: folder?.title ?? '',
-    isShared: folder?.is_shared === 1,
+    isShared: shared ?? false,
     parentFolderId: folder?.folder_id ?? null,
     _version: folder?.version ?? null,
     items,

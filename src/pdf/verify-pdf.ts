@@ -86,6 +86,8 @@ export interface SignatureCheck {
 export interface PdfVerification {
   signatures: SignatureCheck[];
   validationTime: string;
+  /** The document security store's certificates and revocation data, when the PDF has one. */
+  securityStore?: DocumentSecurityStore;
   dss?: ValidationReports;
 }
 
@@ -104,7 +106,8 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
   const validationTime = options.validationTime ?? new Date();
   const opened = await openPdf({ bytes: options.pdf });
   const found = findSignatures({ opened });
-  const dss = readDss({ opened }) ?? { certificates: [], crls: [], ocsps: [] };
+  const securityStore = readDss({ opened });
+  const dss = securityStore ?? { certificates: [], crls: [], ocsps: [] };
   const eofs = eofOffsets(options.pdf);
   const trustAnchors = options.trustAnchors ?? [];
 
@@ -116,6 +119,7 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
   return {
     signatures: checks,
     validationTime: validationTime.toISOString(),
+    ...(securityStore ? { securityStore } : {}),
     ...(options.dss
       ? {
           dss: validationReports({

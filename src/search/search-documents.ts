@@ -1,10 +1,15 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
-import { canView, loadVisible } from '../documents/access.js';
+import {
+  canView,
+  loadVisible,
+  visibleTo,
+  withOpenFolders,
+  type WithOpenFolders,
+} from '../documents/access.js';
 import { documentView, type DocumentView } from '../documents/document-view.js';
 import type { Database } from '../store/db/schema.js';
-import { isAdmin, isTenantWide } from '../users/roles.js';
 
 export interface DocumentSearch {
   from?: number | undefined;
@@ -31,65 +36,6 @@ export interface SearchAnswer {
 export const DEFAULT_SEARCH_SIZE = 20;
 
 type Eb = ExpressionBuilder<Database, 'documents'>;
-type WithOpenFolders = Database & { open_folders: { id: string } };
-
-/**
- * What the caller may see, as SQL (the same rule as `canView`): their own and created documents,
- * those of the organizations they administer, those shared with them, and everything inside a shared
- * folder of their organization, at any depth (spec Folder: access is inherited by nested folders).
- */
-function visibleTo(actor: Actor) {
-  return (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
-    const admin = isAdmin(actor.role);
-    const seen: Expression<SqlBool>[] = [
-      eb('documents.owner_id', '=', actor.userId),
-      eb('documents.created_by', '=', actor.userId),
-      eb.exists(
-        eb
-          .selectFrom('shares')
-          .select(sql.lit(1).as('one'))
-          .whereRef('shares.document_id', '=', 'documents.id')
-          .where('shares.user_id', '=', actor.userId),
-      ),
-      eb('documents.folder_id', 'in', eb.selectFrom('open_folders').select('open_folders.id')),
-      eb.and([
-        eb('documents.kind', '=', 'folder'),
-        eb('documents.is_shared', '=', 1),
-        eb('documents.organization_id', '=', actor.organizationId),
-      ]),
-    ];
-    if (admin && !isTenantWide(actor.role))
-      seen.push(eb('documents.organization_id', '=', actor.organizationId));
-    return eb.and([
-      eb('documents.tenant_id', '=', actor.tenantId),
-      eb('documents.deleted_at', 'is', null),
-      ...(admin && isTenantWide(actor.role) ? [] : [eb.or(seen)]),
-    ]);
-  };
-}
-
-/** The shared folders of the caller's organization and every folder below them. */
-function withOpenFolders(db: Kysely<Database>, actor: Actor) {
-  return db.withRecursive('open_folders(id)', (qb) =>
-    qb
-      .selectFrom('documents')
-      .select('documents.id')
-      .where('documents.tenant_id', '=', actor.tenantId)
-      .where('documents.kind', '=', 'folder')
-      .where('documents.is_shared', '=', 1)
-      .where('documents.organization_id', '=', actor.organizationId)
-      .where('documents.deleted_at', 'is', null)
-      .union(
-        qb
-          .selectFrom('documents as child')
-          .innerJoin('open_folders', 'open_folders.id', 'child.folder_id')
-          .select('child.id')
-          .where('child.kind', '=', 'folder')
-          .where('child.deleted_at', 'is', null),
-      ),
-  );
-}
-
 /**
  * POST /search (spec: `{from, size}` → `{from, total, results, users, ...}`): the documents and folders
  * the caller may see, filtered and sorted, with each result shaped like GET /documents/:id.

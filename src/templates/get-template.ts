@@ -1,21 +1,15 @@
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
-import { NotFound } from '../errors.js';
-import { isTenantWide } from '../users/roles.js';
+import { loadVisibleTemplate } from './template-access.js';
 import { templateView } from './template-view.js';
 
-/** GET /templates/:templateId: templates are visible within their organization (and to tenant administrators). */
+/** GET /templates/:templateId: a template the caller may see (see template-access.ts); others are 404. */
 export async function getTemplate(deps: Deps, actor: Actor, id: string): Promise<Record<string, unknown>> {
-  const row = await deps.db
-    .selectFrom('templates')
-    .leftJoin('users', 'users.id', 'templates.owner_id')
-    .selectAll('templates')
-    .select('users.name as owner_name')
-    .where('templates.id', '=', id)
-    .where('templates.tenant_id', '=', actor.tenantId)
+  const row = await loadVisibleTemplate(deps.db, actor, id);
+  const owner = await deps.db
+    .selectFrom('users')
+    .select('name')
+    .where('id', '=', row.owner_id)
     .executeTakeFirst();
-  if (!row || (row.organization_id !== actor.organizationId && !isTenantWide(actor.role))) {
-    throw new NotFound('No such template');
-  }
-  return templateView(row, row.owner_name ?? row.owner_id);
+  return templateView(row, owner?.name ?? row.owner_id);
 }

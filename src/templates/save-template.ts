@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
-import { Forbidden, LimitExceeded, NotFound, VersionMismatch } from '../errors.js';
+import { LimitExceeded, VersionMismatch } from '../errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
 import { writeJson } from '../store/db/json.js';
-import { isAdmin, isTenantWide } from '../users/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { loadChangeableTemplate, resolveAudience } from './template-access.js';
 
 export interface TemplateData {
   name: string;
   file?: string | undefined;
+  /** Users (ids or login names) and groups (organization ids) the template is shown to. */
+  __users?: string[] | undefined;
+  __groups?: string[] | undefined;
   [key: string]: unknown;
 }
 
@@ -18,7 +21,8 @@ const BULK_LIMIT = 100;
 
 /**
  * POST /templates (spec Templates; Files usage rule 5): the template `file` must be an unused upload,
- * or `cloneFile` makes the template its own copy. Templates are visible to the creator's organization.
+ * or `cloneFile` makes the template its own copy. A template is seen by its owner, the `__users` and
+ * `__groups` it names (none by default) and administrators (template-access.ts).
  */
 export async function createTemplate(
   deps: Deps,
@@ -27,7 +31,8 @@ export async function createTemplate(
 ): Promise<{ id: string }> {
   const id = randomUUID();
   const now = deps.clock.now();
-  const { file, ...data } = options.data;
+  const { file, __users, __groups, ...data } = options.data;
+  const audience = await resolveAudience(deps.db, actor, { users: __users, groups: __groups }, 'data');
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const files = file
       ? await claimFiles(
@@ -47,8 +52,8 @@ export async function createTemplate(
         owner_id: actor.userId,
         file_id: files?.get('data.file')?.id ?? null,
         data: writeJson(data),
-        users: writeJson([actor.userId]),
-        groups: writeJson([actor.organizationId]),
+        users: writeJson(audience.users ?? [actor.userId]),
+        groups: writeJson(audience.groups ?? []),
         version: 1,
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
@@ -77,8 +82,9 @@ export interface TemplateEdit {
 }
 
 /**
- * PUT /templates: edits one template or up to 100, all or none. Only the owner or an administrator of
- * its organization; a new `file` follows rule 5 like on creation.
+ * PUT /templates: edits one template or up to 100, all or none. A template the caller may not see is
+ * 404; one they see but do not own (nor administer) is 403. A new `file` follows rule 5 like on
+ * creation; `__users`/`__groups` replace the audience when given.
  */
 export async function editTemplates(
   deps: Deps,
@@ -90,18 +96,11 @@ export async function editTemplates(
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const results: { id: string; _version: number }[] = [];
     for (const [i, edit] of edits.entries()) {
-      const row = await trx
-        .selectFrom('templates')
-        .selectAll()
-        .where('id', '=', edit.id)
-        .where('tenant_id', '=', actor.tenantId)
-        .executeTakeFirst();
-      const visible = row && (row.organization_id === actor.organizationId || isTenantWide(actor.role));
-      if (!row || !visible) throw new NotFound(`No such template: ${edit.id}`);
-      const mayEdit = row.owner_id === actor.userId || isAdmin(actor.role);
-      if (!mayEdit) throw new Forbidden('Only the owner or an administrator may change this template');
+      const row = await loadChangeableTemplate(trx, actor, edit.id);
       const expected = edit.version ?? row.version;
-      const { file, ...data } = edit.data;
+      const { file, __users, __groups, ...data } = edit.data;
+      const prefix = edits.length > 1 ? `[${i}].data` : 'data';
+      const audience = await resolveAudience(trx, actor, { users: __users, groups: __groups }, prefix);
       let fileId = row.file_id;
       if (file !== undefined && file !== row.file_id) {
         const field = edits.length > 1 ? `[${i}].data.file` : 'data.file';
@@ -116,7 +115,14 @@ export async function editTemplates(
       }
       const updated = await trx
         .updateTable('templates')
-        .set({ data: writeJson(data), file_id: fileId, version: expected + 1, updated_at: now.toISOString() })
+        .set({
+          data: writeJson(data),
+          file_id: fileId,
+          ...(audience.users ? { users: writeJson(audience.users) } : {}),
+          ...(audience.groups ? { groups: writeJson(audience.groups) } : {}),
+          version: expected + 1,
+          updated_at: now.toISOString(),
+        })
         .where('id', '=', row.id)
         .where('version', '=', expected)
         .executeTakeFirst();

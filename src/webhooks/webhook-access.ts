@@ -3,16 +3,18 @@ import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, NotFound } from '../errors.js';
 import type { Database, WebhookTable } from '../store/db/schema.js';
-import { isTenantWide } from '../users/roles.js';
+import { isAdmin, isTenantWide } from '../users/roles.js';
 
 /**
- * Who sees which webhooks (spec: Webhooks, rules; Contract: Identity and rights):
+ * Who reaches which webhooks (spec: Webhooks, rules; Contract: Identity and rights; issue 20, item 11):
  * - every webhook call needs the right `use_webhooks` (403 FORBIDDEN without it);
- * - global and super administrators see every webhook of their tenant;
- * - everyone else holding the right — organization administrators, and plain users an administrator
- *   granted it to — sees the organization webhooks of their own organization only. A plain user is
- *   treated like an organization administrator: the right is the administrator's decision, and an
- *   organization webhook receives that organization's events whoever created it.
+ * - global and super administrators reach every webhook of their tenant;
+ * - organization administrators reach the organization webhooks of their own organization;
+ * - anyone else holding the right (a plain user an administrator granted it to) reaches only the
+ *   webhooks they created: a colleague's webhook, its secret-signed deliveries and its retries are
+ *   not theirs to list, read, retry or delete.
+ * Whoever reaches a webhook may also delete it (there is no update), so a webhook one may not change
+ * is one one may not see: 404, never 403, and its existence does not leak.
  */
 export function assertMayUseWebhooks(actor: Actor): void {
   if (!actor.rights.has('use_webhooks')) throw new Forbidden('The right use_webhooks is needed');
@@ -25,9 +27,11 @@ export function visibleWebhooks(
 ): SelectQueryBuilder<Database, 'webhooks', Record<never, never>> {
   const query = deps.db.selectFrom('webhooks').where('webhooks.tenant_id', '=', actor.tenantId);
   if (isTenantWide(actor.role)) return query;
-  return query
-    .where('webhooks.type', '=', 'organization')
-    .where('webhooks.organization_id', '=', actor.organizationId);
+  if (isAdmin(actor.role))
+    return query
+      .where('webhooks.type', '=', 'organization')
+      .where('webhooks.organization_id', '=', actor.organizationId);
+  return query.where('webhooks.creator_id', '=', actor.userId);
 }
 
 /** Loads a webhook the caller may see; any other id is "not found", so existence never leaks. */

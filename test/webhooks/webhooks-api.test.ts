@@ -136,7 +136,7 @@ describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
     assert.equal((await server.api('GET', '/webhooks', { token: global })).body.total, 0);
   });
 
-  it('a plain user granted use_webhooks acts like an organization administrator: own organization only', async () => {
+  it('a plain user granted use_webhooks creates webhooks for the own organization only, which its administrators reach too', async () => {
     const token = await server.login('sales-hooker', 'user-password-1');
     const own = await createWebhook(server, token, { type: 'organization', callbackUrl: receiver.url });
     assert.equal(own.name, sales);

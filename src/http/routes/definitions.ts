@@ -34,8 +34,9 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['definitions'],
-          summary: 'Create a document definition (administrators)',
-          description: '`templateFile` must be a new, unused upload (spec Files, usage rule 4).',
+          summary: 'Create a document definition (global and super administrators)',
+          description:
+            '`templateFile` must be a new, unused upload (spec Files, usage rule 4). A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users).',
           body: Type.Object({ name: Name, ...Fields }, { additionalProperties: false }),
           response: withErrors({
             200: Type.Object({}, { additionalProperties: true }),
@@ -54,7 +55,9 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['definitions'],
-          summary: 'Change a document definition (administrators)',
+          summary: 'Change a document definition (global and super administrators)',
+          description:
+            'Changes the fields given. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users).',
           params: Type.Object({ name: Name }),
           body: Type.Object(Fields, { additionalProperties: false }),
         },

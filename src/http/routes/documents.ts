@@ -250,7 +250,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Edit a document’s or folder’s metadata, or move it',
           description:
-            '`folder` moves it into a folder (null: to the root); `isShared` for folders. Compare-and-set on the version.',
+            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. Compare-and-set on the version.',
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {

@@ -16,7 +16,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['folders'],
           summary: 'Create a folder',
           description:
-            '`parentFolderId` null creates it at the root. A shared folder is visible to its organization, and so is everything nested in it; under a private folder things stay private.',
+            '`parentFolderId` null creates it at the root. Access is inherited (spec Folder): a folder nested in another takes its parent’s setting whatever its own `isShared` says, so the outermost folder decides. A shared top-level folder is visible to its organization with everything nested in it (a private folder inside it too); everything under a private top-level folder is private (a shared folder inside it too) and seen only by its owners, administrators and those it is shared with.',
           body: Type.Object(
             {
               name: Type.String({ minLength: 1, maxLength: 500 }),
@@ -45,7 +45,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['folders'],
           summary: 'Read a folder and its content',
           description:
-            '`root` lists the top level. Items are the documents and folders inside that the caller may see.',
+            '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested (spec Folder). A folder the caller may not see is 404.',
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         },
       },

@@ -20,6 +20,20 @@ const TemplateData = Type.Object(
     signEntities: Type.Optional(Type.Array(SignEntity, { maxItems: 100 })),
     signFields: Type.Optional(Type.Array(SignatureField, { maxItems: 1000 })),
     type: Type.Optional(Type.Enum(['sign'])),
+    __users: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 1000,
+        description:
+          'Users the template is shown to, by id or login name (stored as ids). Default on creation: the creator; kept on edit when absent.',
+      }),
+    ),
+    __groups: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 100,
+        description:
+          'Groups (organization ids, see POST /groups/search) whose members the template is shown to. Default on creation: none; kept on edit when absent.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'spec: Template (`thumbnail` is no longer accepted).' },
 );
@@ -34,6 +48,10 @@ const Edit = Type.Object(
   { additionalProperties: false },
 );
 
+/** Who reaches a template (spec Template's `__owner`, `__users`, `__groups`; issue 20, item 11). */
+const REACH =
+  'A template is seen (read, edited, its file downloaded) by its owner (`__owner`), the users in `__users`, the members of the groups (organizations) in `__groups`, and the administrators of its organization (global and super administrators: of the tenant); being in the same organization is not enough. A template the caller may not see is 404 NOT_FOUND (its existence does not leak); one they see but neither own nor administer is 403 FORBIDDEN on change.';
+
 /** Signature templates (spec: Templates; Files usage rule 5). */
 export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -43,8 +61,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['templates'],
           summary: 'Create a template',
-          description:
-            '`data.file` must be an unused upload, or `cloneFile` true makes the template its own copy (usage rule 5).',
+          description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy (usage rule 5). Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
           body: Type.Object(
             { data: TemplateData, cloneFile: Type.Optional(Type.Boolean()) },
             { additionalProperties: false },
@@ -61,8 +78,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['templates'],
           summary: 'Read a template',
-          description:
-            'The stored record: the data fields with `file`, `_version`, `__id`, `__addedBy`, `__addedOn`, `__owner`, `__users`, `__groups`.',
+          description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
           params: Type.Object({ templateId: Type.String({ minLength: 1, maxLength: 100 }) }),
         },
       },
@@ -75,8 +91,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['templates'],
           summary: 'Edit templates',
-          description:
-            'One `{id, data, version?, cloneFile?}` or an array of up to 100 (413 beyond), all or none; `data` replaces the stored data. Answers `{status, results:[{id, _version}]}`.',
+          description: `One \`{id, data, version?, cloneFile?}\` or an array of up to 100 (413 beyond), all or none; \`data\` replaces the stored data (\`__users\`/\`__groups\` only when given). Answers \`{status, results:[{id, _version}]}\`. ${REACH}`,
           body: Type.Union([Edit, Type.Array(Edit, { minItems: 1, maxItems: 1000 })]),
           response: withErrors({
             200: Type.Object({

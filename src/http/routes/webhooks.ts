@@ -52,6 +52,10 @@ const Delivery = Type.Object({
 
 const DELIVERY_RULES = `Each event in a webhook's scope is POSTed as JSON \`{documentId, event, actor, timestamp}\` (events: ${EVENT_NAMES.join(', ')}) with \`x-signery-signature\` (hex HMAC-SHA256 of the raw body with \`hmacSecret\`), \`x-signery-delivery\` (the same on every attempt of a delivery) and \`x-signery-timestamp\` (this attempt's time). Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.`;
 
+/** Who reaches a webhook (issue 20, item 11), told on every route that names one. */
+const REACH =
+  'A webhook is reached (listed, read, its deliveries listed and retried, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.';
+
 /** Webhooks and their deliveries (spec: Webhooks, Events; Contract: webhook headers and retries). */
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -83,8 +87,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'List webhooks',
-          description:
-            'Global and super administrators list every webhook of the tenant; others those of their organization. Secrets are not shown.',
+          description: `Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding \`use_webhooks\` the webhooks they created. Secrets are not shown. ${REACH}`,
           response: withErrors({ 200: Type.Object({ total: Type.Integer(), results: Type.Array(Webhook) }) }),
         },
       },
@@ -97,7 +100,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'Delete a webhook',
-          description: 'There is no update: delete and create anew. Pending deliveries are dropped.',
+          description: `There is no update: delete and create anew. Pending deliveries are dropped. ${REACH}`,
           params: WebhookParams,
           response: withErrors({ 200: Success }),
         },
@@ -114,8 +117,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'List a webhook’s deliveries and their attempts',
-          description:
-            'Newest first. Each attempt has its time, status code (null without an answer), latency and error.',
+          description: `Newest first. Each attempt has its time, status code (null without an answer), latency and error. ${REACH}`,
           params: WebhookParams,
           querystring: Type.Object(
             {
@@ -138,8 +140,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'Send a delivery again',
-          description:
-            'A delivered or failed delivery is queued again (same delivery id, behind the webhook’s waiting deliveries, 24 hours of retries); one waiting for its next retry is tried now.',
+          description: `A delivered or failed delivery is queued again (same delivery id, behind the webhook’s waiting deliveries, 24 hours of retries); one waiting for its next retry is tried now. ${REACH}`,
           params: Type.Object({ webhookId: Id, deliveryId: Id }),
           response: withErrors({ 200: Success }),
         },

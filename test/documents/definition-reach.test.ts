@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createUser, startServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Issue 20, item 11 (neighbours of "same-organization reach"): a document definition is the tenant's
+ * (one name serves every organization), so an organization administrator changing it would reach into
+ * the other organizations. Only global and super administrators create or change one.
+ */
+describe('document definitions serve the whole tenant: only global and super administrators create or change them', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('an organization administrator gets 403 FORBIDDEN creating or changing one; a global administrator may', async () => {
+    await createUser(server, { name: 'org-admin', organization: 'Sales', role: 'organizationAdmin' });
+    await createUser(server, { name: 'global', organization: 'Head office', role: 'globalAdmin' });
+    const orgAdmin = await server.login('org-admin', 'user-password-1');
+    const global = await server.login('global', 'user-password-1');
+    const created = await server.api('POST', '/definitions/documents/name', {
+      token: global,
+      body: { name: 'invoice', description: 'Invoices' },
+    });
+    assert.equal(created.status, 200, created.text);
+    for (const [method, path] of [
+      ['POST', '/definitions/documents/name'],
+      ['PUT', '/definitions/documents/invoice'],
+    ] as const) {
+      const refused = await server.api(method, path, {
+        token: orgAdmin,
+        body: method === 'POST' ? { name: 'receipt' } : { description: 'Taken over' },
+      });
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(refused.body.code, 'FORBIDDEN');
+    }
+    const read = await server.api('GET', '/definitions/documents/invoice', { token: orgAdmin });
+    assert.equal(read.status, 200, 'every organization reads the tenant’s definitions');
+    assert.equal(read.body.description, 'Invoices');
+  });
+});
