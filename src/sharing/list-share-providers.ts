@@ -9,7 +9,10 @@ export interface ShareProviders {
   providers: { name: string; label: string; start: string }[];
   /** Which provider proved the recipient's identity, and when; absent until one did. */
   identityVerified?: { provider: string; at: string };
-  /** Whether the link may act; false while a password, code or identity provider is still owed. */
+  /**
+   * Whether the caller's token may act: the link of a protected share never does; a recipient
+   * session does once every protection was passed in it.
+   */
   isUnlocked: boolean;
 }
 
@@ -32,6 +35,6 @@ export async function listShareProviders(deps: Deps, recipient: Recipient): Prom
     ...(share.identity_provider && share.identity_verified_at
       ? { identityVerified: { provider: share.identity_provider, at: share.identity_verified_at } }
       : {}),
-    isUnlocked: share.unlocked === 1,
+    isUnlocked: recipient.unlocked,
   };
 }

@@ -115,6 +115,9 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         message: Type.Optional(Type.String({ maxLength: 5000 })),
         password: Type.Optional(Type.Union([Type.String({ minLength: 4, maxLength: 200 }), Type.Null()])),
         phone: Type.Optional(Type.Union([Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' }), Type.Null()])),
+        emailCode: Type.Optional(
+          Type.Boolean({ description: '`true` asks for an e-mail code (as in POST /share), `false` stops asking.' }),
+        ),
         oauthFactors: Type.Optional(OAuthFactors),
         allowedOAuths: Type.Optional(AllowedOAuths),
         automaticReminder: Type.Optional(Type.Union([Reminder, Type.Null()])),
@@ -130,7 +133,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Edit pending shares',
           description:
-            '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A changed `password`, `phone`, `oauthFactors` or `allowedOAuths` locks the link again until passed; with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). Replaces PUT /share/{shareId}/recipient (removed).',
+            '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A field left out keeps its value, `null` removes it: no edit weakens a protection (`password`, `phone`, `emailCode`, `allowedOAuths`, `oauthFactors`, `validUntil`) it does not name. Naming `password`, `phone`, `emailCode`, `oauthFactors` or `allowedOAuths` ends the recipient’s sessions: they unlock again (POST /share/unlock); with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). Replaces PUT /share/{shareId}/recipient (removed).',
           body: Type.Object(
             { data: Type.Array(ShareEdit, { minItems: 1, maxItems: 1000 }) },
             { additionalProperties: false },
@@ -322,8 +325,10 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Unlock a protected share (external recipients)',
-          description:
-            '`{password}` and/or `{otp}` as the share requires; 5 wrong attempts lock it for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}); until then this call answers 403 MFA_REQUIRED, and afterwards it takes the password or code the share also has.',
+          description: [
+            '`{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (signed, rejected, cancelled, expired, delegated, deleted) or when the sharer changes its protections (401 afterwards: open the link again). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.',
+            '5 wrong attempts lock the share for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.',
+          ].join('\n\n'),
           body: Type.Object(
             {
               password: Type.Optional(Type.String({ maxLength: 200 })),
@@ -331,13 +336,20 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             { additionalProperties: false, minProperties: 1 },
           ),
-          response: withErrors({ 200: Success }),
+          response: withErrors({
+            200: Type.Object({
+              status: Type.Literal('SUCCESS'),
+              token: Type.String({
+                description: 'The recipient session: send it as `token` instead of the link from now on.',
+              }),
+            }),
+            409: Type.Ref('ErrorBody'),
+          }),
         },
       },
       async (request) => {
         if (!request.recipient) throw new Unauthenticated('Send the share-link token');
-        await unlockShare(deps, request.recipient, request.body);
-        return { status: 'SUCCESS' as const };
+        return { status: 'SUCCESS' as const, ...(await unlockShare(deps, request.recipient, request.body)) };
       },
     );
 
