@@ -78,7 +78,9 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
       // Contract: a protected share's link stays locked; only a recipient session that passed its
       // protections acts (POST /share/unlock gives one).
       if (mode === 'recipient' && !recipient.unlocked) {
-        throw new MfaRequired('This share is protected: unlock it with POST /share/unlock and use the token it answers');
+        throw new MfaRequired(
+          'This share is protected: unlock it with POST /share/unlock and use the token it answers',
+        );
       }
       return;
     }

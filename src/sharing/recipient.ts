@@ -51,11 +51,14 @@ export async function resolveShareToken(deps: Deps, token: string, requestId: st
       'The recipient session has ended (unused for too long, or the share is over): open the link again',
     );
   }
-  if (isRecipientSessionToken(token) && !session) throw new Unauthenticated('The recipient session is not valid');
+  if (isRecipientSessionToken(token) && !session)
+    throw new Unauthenticated('The recipient session is not valid');
   const row = await deps.db
     .selectFrom('shares')
     .select(['id', 'document_id', 'tenant_id', 'share_to', 'email', 'password_hash', 'phone', 'options'])
-    .$call((q) => (session ? q.where('id', '=', session.shareId) : q.where('token_hash', '=', hashToken(token))))
+    .$call((q) =>
+      session ? q.where('id', '=', session.shareId) : q.where('token_hash', '=', hashToken(token)),
+    )
     .executeTakeFirst();
   if (!row) throw new Unauthenticated('The share link is not valid');
   return {

@@ -156,7 +156,11 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     const read = await server.api('GET', '/share/document', { token: session });
     assert.equal(read.status, 200, read.text);
     assert.equal(read.body.results[0].documentId, documentId);
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 403, 'the link stays locked');
+    assert.equal(
+      (await server.api('GET', '/share/document', { token })).status,
+      403,
+      'the link stays locked',
+    );
     const listed = await server.api('GET', '/share/oidc', { token: session });
     assert.equal(listed.body.isUnlocked, true);
     assert.equal((await server.api('GET', '/share/oidc', { token })).body.isUnlocked, false);

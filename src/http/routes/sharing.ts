@@ -116,7 +116,9 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         password: Type.Optional(Type.Union([Type.String({ minLength: 4, maxLength: 200 }), Type.Null()])),
         phone: Type.Optional(Type.Union([Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' }), Type.Null()])),
         emailCode: Type.Optional(
-          Type.Boolean({ description: '`true` asks for an e-mail code (as in POST /share), `false` stops asking.' }),
+          Type.Boolean({
+            description: '`true` asks for an e-mail code (as in POST /share), `false` stops asking.',
+          }),
         ),
         oauthFactors: Type.Optional(OAuthFactors),
         allowedOAuths: Type.Optional(AllowedOAuths),
