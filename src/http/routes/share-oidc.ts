@@ -39,7 +39,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'The identity providers a share offers (external recipients)',
           description:
-            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it).',
+            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it).',
           response: withErrors({
             200: Type.Object({
               providers: Type.Array(
