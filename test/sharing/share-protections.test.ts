@@ -314,4 +314,18 @@ describe('issue 20: protected shares open through a recipient session only; edit
     assert.equal(lifted.body[0].passwordRequired, false);
     assert.equal((await openDocument(link)).status, 200, 'the sharer lifted both, by name');
   });
+
+  it('a delegated share keeps its e-mail code: the delegate’s own link is locked until the code sent to them is given', async () => {
+    const { link, shareTo } = await anExternalShare({ emailCode: true, rights: ['delegate'] });
+    const session = await unlock(link, { otp: await emailCode(link, shareTo) });
+    const delegated = await server.api('PUT', '/share/delegate', {
+      token: session,
+      body: { shareTo: 'deputy@example.org' },
+    });
+    assert.equal(delegated.status, 200, delegated.text);
+    const deputyLink = shareTokenOf(await smtp.waitFor('deputy@example.org'));
+    assertError(await openDocument(deputyLink), 403, 'MFA_REQUIRED');
+    const deputy = await unlock(deputyLink, { otp: await emailCode(deputyLink, 'deputy@example.org') });
+    assert.equal((await openDocument(deputy)).status, 200);
+  });
 });

@@ -278,7 +278,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Delegate a share to another external recipient',
           description:
-            'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',
+            'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. An `emailCode` protection passes on (the code goes to the new recipient’s address); the password and phone do not. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',
           body: Type.Object(
             {
               id: Type.Optional(DocumentId),
