@@ -29,6 +29,8 @@ export interface Config {
   apiKeyTtlDays: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
   twoStepSessionSeconds: number;
+  /** How long a recipient session (POST /share/unlock) lasts after its last use. */
+  recipientSessionMinutes: number;
   logLevel: string;
   /** Failed logins allowed per account, and per client address, inside `loginWindowSeconds`. */
   loginMaxFailuresPerAccount: number;
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),
+    recipientSessionMinutes: integer(env, 'RECIPIENT_SESSION_MINUTES', 60, 1),
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     loginMaxFailuresPerAccount: integer(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 5, 1),
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1),

@@ -17,8 +17,9 @@ import {
  * - `locked`: a valid token, locked or not (the calls that unlock a session, GET /logout);
  * - `optional`: an actor when a valid token is given, none otherwise (GET /login);
  * - `none`: no token is read (login, health);
- * - `recipient`: a share-link token (an external recipient) or an unlocked session (an internal user);
- *   a share still locked by its password or one-time code gets 403 MFA_REQUIRED when it acts;
+ * - `recipient`: a share-link or recipient session token (an external recipient) or an unlocked
+ *   session (an internal user); the link of a protected share, or a session that has not passed all
+ *   its protections, gets 403 MFA_REQUIRED;
  * - `recipient-locked`: the same, locked shares included (the calls that unlock a share).
  */
 export type AuthMode = 'required' | 'locked' | 'optional' | 'none' | 'recipient' | 'recipient-locked';
@@ -73,8 +74,14 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
       if (mode !== 'recipient' && mode !== 'recipient-locked')
         throw new Unauthenticated('A share link works on recipient endpoints only');
       const recipient = await resolveShareToken(deps, token, request.id);
-      if (!recipient) throw new Unauthenticated('The share link is not valid');
       request.recipient = recipient;
+      // Contract: a protected share's link stays locked; only a recipient session that passed its
+      // protections acts (POST /share/unlock gives one).
+      if (mode === 'recipient' && !recipient.unlocked) {
+        throw new MfaRequired(
+          'This share is protected: unlock it with POST /share/unlock and use the token it answers',
+        );
+      }
       return;
     }
     if (token) {

@@ -4,13 +4,13 @@
  */
 const SECRET_QUERY = /([?&](?:token|access_token|code|password|otp)=)[^&#]*/gi;
 const SECRET_PATHS: RegExp[] = [/(\/api\/key\/)[^/?#]+/i, /(\/s\/)[^/?#]+/i, /(\/login\/activate\/)[^/?#]+/i];
-/** Share-link tokens wherever they appear (e.g. inside an encoded `redirect` parameter). */
-const SHARE_TOKEN = /shr_[A-Za-z0-9_-]{20,}/g;
+/** Share-link and recipient session tokens wherever they appear (e.g. inside an encoded `redirect`). */
+const SHARE_TOKEN = /(shr|shs)_[A-Za-z0-9_-]{20,}/g;
 
 export function redactUrl(url: string): string {
   let clean = url.replace(SECRET_QUERY, '$1[REDACTED]');
   for (const pattern of SECRET_PATHS) clean = clean.replace(pattern, '$1[REDACTED]');
-  return clean.replace(SHARE_TOKEN, 'shr_[REDACTED]');
+  return clean.replace(SHARE_TOKEN, '$1_[REDACTED]');
 }
 
 /** pino redaction paths for headers and bodies that may carry secrets. */

@@ -4,14 +4,14 @@ import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { findRestrictedKey, shownConfig } from '../users/user-config.js';
 
 /**
- * Parts of a user's configuration that have their own endpoints (spec: PUT /configuration cannot
- * change authenticationFactors, filters, password, configuration.photo). `signature` and `initials`
- * are assigned through POST /configuration/images (Files usage rule 2).
+ * Top-level parts of a user's configuration that have their own endpoints: `signature` and `initials`
+ * are assigned through POST /configuration/images (Files usage rule 2). The spec's restricted keys
+ * (`authenticationFactors`, `filters`, `password`, `photo`) are refused at every depth (user-config.ts).
  */
 const DEDICATED: Record<string, string> = {
-  photo: 'PUT /users/{id} with a photo from POST /files/photo',
   signature: 'POST /configuration/images',
   initials: 'POST /configuration/images',
 };
@@ -22,13 +22,15 @@ export async function updateConfiguration(
   actor: Actor,
   options: { configuration: Record<string, unknown> },
 ): Promise<Record<string, unknown>> {
-  for (const key of Object.keys(options.configuration)) {
-    const use = DEDICATED[key];
-    if (use) {
-      throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "configuration.${key}" is not allowed (use ${use})`,
-      );
-    }
+  const refused =
+    Object.keys(options.configuration)
+      .filter((key) => DEDICATED[key])
+      .map((key) => ({ path: `configuration.${key}`, use: DEDICATED[key] }))[0] ??
+    findRestrictedKey(options.configuration, 'configuration');
+  if (refused) {
+    throw new ValidationError(
+      `Request validation errors: BODY ERRORS: "${refused.path}" is not allowed (use ${refused.use})`,
+    );
   }
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const user = await trx
@@ -52,6 +54,6 @@ export async function updateConfiguration(
       data: { keys: Object.keys(options.configuration) },
       at: deps.clock.now(),
     });
-    return merged;
+    return shownConfig(merged);
   });
 }

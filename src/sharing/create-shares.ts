@@ -10,7 +10,6 @@ import { queueMail } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
-import { startsLocked } from './protect-share.js';
 import { newShareToken } from './recipient.js';
 import { checkImportedFields } from './share-fields.js';
 import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
@@ -255,14 +254,6 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         valid_until: r.input.validUntil ? new Date(r.input.validUntil).toISOString() : null,
         password_hash: r.password,
         phone: r.input.phone ?? null,
-        unlocked: startsLocked({
-          password: r.password,
-          phone: r.input.phone,
-          emailCode: r.input.emailCode,
-          allowedOAuths: r.input.allowedOAuths ?? [],
-        })
-          ? 0
-          : 1,
         otp_hash: null,
         otp_expires_at: null,
         options: writeJson(options),

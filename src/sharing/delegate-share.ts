@@ -15,7 +15,6 @@ import {
   type RecipientCaller,
 } from './recipient.js';
 import { assertShareCanAct } from './recipient-actions.js';
-import { startsLocked } from './protect-share.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
 import { loadDocumentForUpdate } from './workflow.js';
@@ -64,9 +63,6 @@ export async function delegateShare(
       password_hash: null,
       phone: null,
       // The delegate proves who they are anew, through the providers the share allows (rule 3).
-      unlocked: startsLocked({ password: null, phone: null, allowedOAuths: options.allowedOAuths ?? [] })
-        ? 0
-        : 1,
       identity_provider: null,
       identity_verified_at: null,
       otp_hash: null,

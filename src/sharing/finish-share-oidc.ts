@@ -6,7 +6,8 @@ import { hashToken, sameHash } from '../auth/secrets.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, Unauthenticated } from '../errors.js';
 import { claimsFor, mismatchedFactors, offeredProviders } from './identity-factors.js';
-import { shareThrottleKey } from './protect-share.js';
+import { needsCode, shareThrottleKey } from './protect-share.js';
+import { openRecipientSession } from './recipient-session.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
 import { shareCallbackUrl } from './start-share-oidc.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -21,8 +22,13 @@ export interface FinishShareOidcOptions {
 }
 
 export interface FinishedShareOidc {
-  /** Whether the link is now unlocked; false while the share's password or SMS code is still owed. */
+  /** Whether the session may act; false while the share's password or code is still owed. */
   isUnlocked: boolean;
+  /**
+   * The recipient session this sign-in opened (the link itself stays locked): it acts when
+   * `isUnlocked`, else it is what POST /share/unlock takes with the password or code.
+   */
+  token: string;
   /** Where the start asked the browser to be sent, if anywhere (already checked to be ours). */
   redirect: string | null;
 }
@@ -33,8 +39,9 @@ const STATE_UNUSABLE = 'This sign-in is unknown, has expired or was already used
  * GET /share/oidc/:provider/callback (spec: Authentication 6, Sharing rule 3 "All given factors are
  * checked"): exchanges the code (state, nonce, PKCE and issuer checked, as for users), then holds the
  * provider's claims against the share's `oauthFactors` (identity-factors.ts). All of them proven: the
- * identity is recorded on the share and the link unlocked exactly as POST /share/unlock does (or, when
- * the share also has a password or SMS code, left for POST /share/unlock to finish). A factor not
+ * identity is recorded on the share (for the sharer to see) and a recipient session opened, as
+ * POST /share/unlock does: unlocked, or, when the share also has a password or code, holding the
+ * identity until POST /share/unlock takes them in that session. The link stays locked. A factor not
  * proven is 403 and, like the provider refusing the sign-in (401), counts as a failed unlock attempt
  * of the share (5 per window, then 429).
  */
@@ -123,16 +130,15 @@ export async function finishShareOidc(
     );
   }
 
-  // Every protection set must be passed: a password or SMS code still owed keeps the link locked.
-  // The identity is one protection; a password or a code (SMS or e-mail) the share also has still follows.
-  const isUnlocked = !share.password_hash && !share.phone && shareOptions(share).emailCode !== true;
-  await writeTransaction(deps.db, deps.dialect, async (trx) => {
+  // Every protection set must be passed: the identity is one; a password or a code (SMS or e-mail)
+  // the share also has still follows, in the session this sign-in opens.
+  const isUnlocked = !share.password_hash && !needsCode(share);
+  const token = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('shares')
       .set({
         identity_provider: provider.name,
         identity_verified_at: now.toISOString(),
-        ...(isUnlocked ? { unlocked: 1 } : {}),
         updated_at: now.toISOString(),
       })
       .where('id', '=', share.id)
@@ -148,9 +154,16 @@ export async function finishShareOidc(
         unlocked: isUnlocked,
       },
     });
+    return openRecipientSession(trx, {
+      share,
+      unlocked: isUnlocked,
+      identity: { provider: provider.name, at: now.toISOString() },
+      now,
+      minutes: deps.config.recipientSessionMinutes,
+    });
   });
   if (isUnlocked) await clearFailures(deps, key.key);
-  return { isUnlocked, redirect: pending.redirect };
+  return { isUnlocked, token, redirect: pending.redirect };
 }
 
 /** The factors to prove: the share's, or its recipient's e-mail when it has none (rule 3's default). */

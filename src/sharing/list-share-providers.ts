@@ -7,9 +7,12 @@ import { SHARE_OIDC_PATH } from './start-share-oidc.js';
 export interface ShareProviders {
   /** The identity providers this share offers, with the address that starts each (add the share token). */
   providers: { name: string; label: string; start: string }[];
-  /** Which provider proved the recipient's identity, and when; absent until one did. */
+  /** Which provider proved the recipient's identity in the caller's session, and when; absent until one did. */
   identityVerified?: { provider: string; at: string };
-  /** Whether the link may act; false while a password, code or identity provider is still owed. */
+  /**
+   * Whether the caller's token may act: the link of a protected share never does; a recipient
+   * session does once every protection was passed in it.
+   */
   isUnlocked: boolean;
 }
 
@@ -29,9 +32,9 @@ export async function listShareProviders(deps: Deps, recipient: Recipient): Prom
       label: p.label,
       start: `${deps.config.publicUrl}${SHARE_OIDC_PATH}/${encodeURIComponent(p.name)}`,
     })),
-    ...(share.identity_provider && share.identity_verified_at
-      ? { identityVerified: { provider: share.identity_provider, at: share.identity_verified_at } }
-      : {}),
-    isUnlocked: share.unlocked === 1,
+    // The identity proven in the caller's own session: a sign-in in someone else's browser proves
+    // nothing for this caller.
+    ...(recipient.identity ? { identityVerified: recipient.identity } : {}),
+    isUnlocked: recipient.unlocked,
   };
 }

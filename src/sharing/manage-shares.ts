@@ -1,3 +1,4 @@
+import type { Updateable } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import { hashPassword } from '../auth/secrets.js';
 import type { Deps } from '../deps.js';
@@ -7,9 +8,10 @@ import { queueMail, queueSms } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
+import type { ShareTable } from '../store/db/schema.js';
 import { isAdmin } from '../users/roles.js';
 import { checkOAuthFactors, type RecipientInput } from './create-shares.js';
-import { startsLocked } from './protect-share.js';
+import { endRecipientSessions } from './recipient-session.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
@@ -166,6 +168,7 @@ export interface ShareEdit {
   message?: string | undefined;
   password?: string | null | undefined;
   phone?: string | null | undefined;
+  emailCode?: boolean | undefined;
   oauthFactors?: RecipientInput['oauthFactors'];
   allowedOAuths?: string[] | undefined;
   automaticReminder?: RecipientInput['automaticReminder'] | null;
@@ -198,56 +201,17 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
         throw new Forbidden('Only the document owner or the original sharer may change shares');
       }
       if (!PENDING.includes(share.status)) throw new Conflict(`Share ${share.id} is ${share.status}`);
-      const options = shareOptions(share);
-      // New factors or providers must be proven anew: an earlier sign-in proved the old ones.
-      const identityChanged = edit.oauthFactors !== undefined || edit.allowedOAuths !== undefined;
-      if (identityChanged) {
-        options.allowedOAuths = edit.allowedOAuths ?? options.allowedOAuths;
-        options.oauthFactors = checkOAuthFactors(
-          edit.oauthFactors ?? options.oauthFactors,
-          options.allowedOAuths,
-          share.email,
-          `data[${i}]`,
-        );
-      }
-      if (edit.rights) options.rights = edit.rights;
-      if (edit.language) options.language = edit.language;
-      if (edit.automaticReminder !== undefined)
-        options.automaticReminder = edit.automaticReminder ?? undefined;
-      if ((edit.password || edit.phone) && share.user_id) {
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: "data[${i}].password" and phone are for external recipients only`,
-        );
-      }
-      const password = edit.password === undefined ? share.password_hash : (hashed[i] ?? null);
-      const phone = edit.phone === undefined ? share.phone : edit.phone;
+      const { set, protectionsChanged } = mergeEdit(share, edit, {
+        at: `data[${i}]`,
+        hashedPassword: hashed[i] ?? null,
+      });
       await trx
         .updateTable('shares')
-        .set({
-          valid_until:
-            edit.validUntil === undefined
-              ? share.valid_until
-              : edit.validUntil && new Date(edit.validUntil).toISOString(),
-          message: edit.message ?? share.message,
-          password_hash: password,
-          phone,
-          unlocked: startsLocked({ password, phone, allowedOAuths: options.allowedOAuths })
-            ? edit.password !== undefined || edit.phone !== undefined || identityChanged
-              ? 0
-              : share.unlocked
-            : 1,
-          ...(identityChanged ? { identity_provider: null, identity_verified_at: null } : {}),
-          options: writeJson(options),
-          next_reminder_at:
-            edit.automaticReminder === undefined
-              ? share.next_reminder_at
-              : edit.automaticReminder
-                ? new Date(edit.automaticReminder.start).toISOString()
-                : null,
-          updated_at: now.toISOString(),
-        })
+        .set({ ...set, updated_at: now.toISOString() })
         .where('id', '=', share.id)
         .execute();
+      // Whoever passed the old protections passes the new ones: the share's sessions end.
+      if (protectionsChanged) await endRecipientSessions(trx, share.id);
       changed.push(
         await trx.selectFrom('shares').selectAll().where('id', '=', share.id).executeTakeFirstOrThrow(),
       );
@@ -255,4 +219,67 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
     return changed;
   });
   return shareViews(deps.db, rows, deps.config.oidcProviders);
+}
+
+/**
+ * How a partial edit changes a share (Contract: "No edit of a share weakens a protection it does not
+ * name"): a field left out keeps its value, `null` removes it, a value replaces it. Protections
+ * (`password`, `phone`, `emailCode`, `allowedOAuths`, `oauthFactors`, `validUntil`) change only when
+ * named, and whether the link is locked follows from them (protect-share.ts `isProtected`), so no
+ * edit of anything else can unlock it.
+ */
+function mergeEdit(
+  share: ShareRow,
+  edit: ShareEdit,
+  context: { at: string; hashedPassword: string | null },
+): { set: Updateable<ShareTable>; protectionsChanged: boolean } {
+  const options = shareOptions(share);
+  if ((edit.password || edit.phone || edit.emailCode) && share.user_id) {
+    throw new ValidationError(
+      `Request validation errors: BODY ERRORS: "${context.at}.password", phone and emailCode are for external recipients only`,
+    );
+  }
+  // New factors or providers must be proven anew: an earlier sign-in proved the old ones.
+  const identityChanged = edit.oauthFactors !== undefined || edit.allowedOAuths !== undefined;
+  if (identityChanged) {
+    options.allowedOAuths = edit.allowedOAuths ?? options.allowedOAuths;
+    options.oauthFactors = checkOAuthFactors(
+      edit.oauthFactors ?? options.oauthFactors,
+      options.allowedOAuths,
+      share.email,
+      context.at,
+    );
+  }
+  if (edit.emailCode !== undefined) {
+    if (edit.emailCode) options.emailCode = true;
+    else delete options.emailCode;
+  }
+  if (edit.rights) options.rights = edit.rights;
+  if (edit.language) options.language = edit.language;
+  if (edit.automaticReminder !== undefined) options.automaticReminder = edit.automaticReminder ?? undefined;
+  const protectionsChanged =
+    identityChanged ||
+    edit.password !== undefined ||
+    edit.phone !== undefined ||
+    edit.emailCode !== undefined;
+  return {
+    protectionsChanged,
+    set: {
+      ...(edit.validUntil !== undefined
+        ? { valid_until: edit.validUntil && new Date(edit.validUntil).toISOString() }
+        : {}),
+      ...(edit.message !== undefined ? { message: edit.message } : {}),
+      ...(edit.password !== undefined ? { password_hash: context.hashedPassword } : {}),
+      ...(edit.phone !== undefined ? { phone: edit.phone } : {}),
+      ...(identityChanged ? { identity_provider: null, identity_verified_at: null } : {}),
+      options: writeJson(options),
+      ...(edit.automaticReminder !== undefined
+        ? {
+            next_reminder_at: edit.automaticReminder
+              ? new Date(edit.automaticReminder.start).toISOString()
+              : null,
+          }
+        : {}),
+    },
+  };
 }

@@ -2,10 +2,11 @@ import { randomInt } from 'node:crypto';
 import { assertNotThrottled, clearFailures, countFailure, type ThrottleKey } from '../auth/login-throttle.js';
 import { hashToken, verifyPassword } from '../auth/secrets.js';
 import type { Deps } from '../deps.js';
-import { MfaRequired, Unauthenticated, ValidationError } from '../errors.js';
+import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../errors.js';
 import { queueMail, queueSms } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import type { Recipient } from './recipient.js';
+import { openRecipientSession, shareHasEnded } from './recipient-session.js';
 import { shareOptions, type ShareRow } from './share-types.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -23,21 +24,24 @@ export function needsIdentity(share: Pick<ShareRow, 'options'>): boolean {
 }
 
 /**
- * Whether a share-link token starts locked (403 MFA_REQUIRED until unlocked): it has a password, an
- * SMS code (phone) or identity providers (`allowedOAuths`). Every protection set must be passed.
+ * Whether the share is protected: a password, an SMS code (phone), an e-mail code or identity
+ * providers (`allowedOAuths`). Its link is then locked (403 MFA_REQUIRED) for whoever holds it, and
+ * only a recipient session that passed every protection acts. It is read from the protections
+ * themselves each time, never stored apart, so no change can unlock a link without removing them.
  */
-export function startsLocked(share: {
-  password: unknown;
-  phone: string | null | undefined;
-  emailCode?: boolean | undefined;
-  allowedOAuths: readonly string[];
-}): boolean {
+export function isProtected(share: Pick<ShareRow, 'password_hash' | 'phone' | 'options'>): boolean {
+  const options = shareOptions(share);
   return (
-    Boolean(share.password) ||
+    Boolean(share.password_hash) ||
     Boolean(share.phone) ||
-    share.emailCode === true ||
-    share.allowedOAuths.length > 0
+    options.emailCode === true ||
+    options.allowedOAuths.length > 0
   );
+}
+
+/** Whether the share asks for a one-time code: by SMS when it has a phone, or by e-mail. */
+export function needsCode(share: Pick<ShareRow, 'phone' | 'options'>): boolean {
+  return Boolean(share.phone) || shareOptions(share).emailCode === true;
 }
 
 /**
@@ -101,34 +105,44 @@ export async function sendShareCode(
 }
 
 /**
- * POST /share/unlock `{password}` or `{otp}` (Contract): unlocks the share-link token. A share with both
- * a password and a phone needs both. Attempts are limited (5 per window, then 429), codes expire. A
- * share with identity providers (`allowedOAuths`) needs the recipient's sign-in there first (GET
- * /share/oidc/:provider); its password or code, if any, then finish the unlock here.
+ * POST /share/unlock `{password}` or `{otp}` (Contract): answers a recipient session token, bound to
+ * this unlock; the link itself stays locked for everyone. A share with both a password and a code
+ * needs both. Attempts are limited (5 per window, then 429), codes expire. A share with identity
+ * providers (`allowedOAuths`) needs the recipient's sign-in there first (GET /share/oidc/:provider),
+ * which gives a session of its own: its password or code, if any, are then given here with that
+ * session's token, and the answer is a new session that passed them all.
  */
 export async function unlockShare(
   deps: Deps,
   recipient: Recipient,
   options: { password?: string | undefined; otp?: string | undefined },
-) {
+): Promise<{ token: string }> {
   const share = await deps.db
     .selectFrom('shares')
     .selectAll()
     .where('id', '=', recipient.shareId)
     .executeTakeFirstOrThrow();
+  const now = deps.clock.now();
+  const doc = await deps.db
+    .selectFrom('documents')
+    .select('deleted_at')
+    .where('id', '=', share.document_id)
+    .executeTakeFirst();
+  if (shareHasEnded(share, !doc || doc.deleted_at !== null, now)) {
+    throw new Conflict(`This share is over (${share.status}): there is nothing left to unlock`);
+  }
   const key = shareThrottleKey(share.id);
   await assertNotThrottled(deps, [key]);
-  if (needsIdentity(share) && !share.identity_verified_at) {
+  // The identity is proven in the session that asks, never taken from an earlier visitor's sign-in.
+  if (needsIdentity(share) && !recipient.identity) {
     throw new MfaRequired(
       'This share needs you to sign in with an identity provider first: GET /share/oidc lists them',
     );
   }
-  const now = deps.clock.now();
   let ok = true;
   if (share.password_hash)
     ok = options.password !== undefined && (await verifyPassword(share.password_hash, options.password));
-  // A code is asked for when the share has a phone (SMS) or asks for an e-mail code.
-  if (ok && (share.phone || shareOptions(share).emailCode)) {
+  if (ok && needsCode(share)) {
     ok =
       options.otp !== undefined &&
       share.otp_hash === hashToken(`${share.id}:${options.otp.trim()}`) &&
@@ -144,9 +158,23 @@ export async function unlockShare(
     );
   }
   await clearFailures(deps, key.key);
-  await deps.db
-    .updateTable('shares')
-    .set({ unlocked: 1, otp_hash: null, otp_expires_at: null })
-    .where('id', '=', share.id)
-    .execute();
+  const token = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    // A code is used once.
+    await trx
+      .updateTable('shares')
+      .set({ otp_hash: null, otp_expires_at: null })
+      .where('id', '=', share.id)
+      .execute();
+    // The half-way session of an identity sign-in is replaced by the one that passed everything.
+    if (recipient.sessionId)
+      await trx.deleteFrom('recipient_sessions').where('id', '=', recipient.sessionId).execute();
+    return openRecipientSession(trx, {
+      share,
+      unlocked: true,
+      identity: recipient.identity,
+      now,
+      minutes: deps.config.recipientSessionMinutes,
+    });
+  });
+  return { token };
 }

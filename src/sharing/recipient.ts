@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { hashToken } from '../auth/secrets.js';
 import type { Deps } from '../deps.js';
-import { MfaRequired, NotFound } from '../errors.js';
+import { MfaRequired, NotFound, Unauthenticated } from '../errors.js';
+import { isProtected } from './protect-share.js';
+import { isRecipientSessionToken, useRecipientSession } from './recipient-session.js';
 import type { ShareRow } from './share-types.js';
 
 /** An external recipient acting through the share link (Contract: the share token is their `token`). */
@@ -12,7 +14,15 @@ export interface Recipient {
   tenantId: string;
   shareTo: string;
   email: string | null;
+  /**
+   * Whether the caller may act: through the link only when the share has no protection at all,
+   * through a recipient session once every protection was passed in it.
+   */
   unlocked: boolean;
+  /** The recipient session the caller sent, when not the link itself. */
+  sessionId?: string | undefined;
+  /** The identity the caller's session proved at one of the share's identity providers. */
+  identity?: { provider: string; at: string } | undefined;
   requestId: string;
 }
 
@@ -24,28 +34,42 @@ export function newShareToken(): string {
   return `shr_${randomBytes(32).toString('base64url')}`;
 }
 
+/** A share-link token or a recipient session token: both are a recipient's `token`. */
 export function isShareToken(token: string): boolean {
-  return token.startsWith('shr_');
+  return token.startsWith('shr_') || isRecipientSessionToken(token);
 }
 
-export async function resolveShareToken(
-  deps: Deps,
-  token: string,
-  requestId: string,
-): Promise<Recipient | undefined> {
+/**
+ * The external recipient a share-link or recipient session token names (Contract: Sharing). The link
+ * of a protected share stays locked for whoever holds it, however often its recipient unlocked it:
+ * only the session that unlock gave acts. A token naming nothing, or a session that ended, is 401.
+ */
+export async function resolveShareToken(deps: Deps, token: string, requestId: string): Promise<Recipient> {
+  const session = isRecipientSessionToken(token) ? await useRecipientSession(deps, token) : undefined;
+  if (session === 'ended') {
+    throw new Unauthenticated(
+      'The recipient session has ended (unused for too long, or the share is over): open the link again',
+    );
+  }
+  if (isRecipientSessionToken(token) && !session)
+    throw new Unauthenticated('The recipient session is not valid');
   const row = await deps.db
     .selectFrom('shares')
-    .select(['id', 'document_id', 'tenant_id', 'share_to', 'email', 'unlocked'])
-    .where('token_hash', '=', hashToken(token))
+    .select(['id', 'document_id', 'tenant_id', 'share_to', 'email', 'password_hash', 'phone', 'options'])
+    .$call((q) =>
+      session ? q.where('id', '=', session.shareId) : q.where('token_hash', '=', hashToken(token)),
+    )
     .executeTakeFirst();
-  if (!row) return undefined;
+  if (!row) throw new Unauthenticated('The share link is not valid');
   return {
     shareId: row.id,
     documentId: row.document_id,
     tenantId: row.tenant_id,
     shareTo: row.share_to,
     email: row.email,
-    unlocked: row.unlocked === 1,
+    unlocked: session ? session.unlocked : !isProtected(row),
+    sessionId: session?.sessionId,
+    identity: session?.identity,
     requestId,
   };
 }

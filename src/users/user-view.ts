@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { readJson } from '../store/db/json.js';
 import type { UserTable } from '../store/db/schema.js';
 import { effectiveRights } from './roles.js';
+import { shownConfig } from './user-config.js';
 import type { CertificateView } from '../twostep/certificates.js';
 
 /** A user as the API shows it: never the password hash or the TOTP secret. */
@@ -24,7 +25,8 @@ export interface UserView {
 }
 
 export function userView(row: Selectable<UserTable>, certificates: CertificateView[] = []): UserView {
-  const config = readJson<Record<string, unknown>>(row.config, {});
+  // A blob the user writes: shown without the keys the spec keeps out of it (user-config.ts).
+  const config = shownConfig(readJson<Record<string, unknown>>(row.config, {}));
   const signature = Array.isArray(config.signature)
     ? (config.signature as UserView['config']['signature'])
     : [];

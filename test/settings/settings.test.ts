@@ -40,6 +40,75 @@ describe('configuration, tenant properties, counters and the WOPI client', () =>
     }
   });
 
+  it('spec PUT /configuration “cannot change `authenticationFactors`, `filters`, `password`, `configuration.photo`”: refused wherever they appear in the configuration (400 naming the field), and never shown by the login answer', async () => {
+    await createUser(server, { name: 'quinn' });
+    const token = await server.login('quinn', 'user-password-1');
+    const refused: [Record<string, unknown>, string][] = [
+      [{ password: 'x', authenticationFactors: 'x', filters: 'x' }, '"configuration.password"'],
+      [{ authenticationFactors: 'x' }, '"configuration.authenticationFactors"'],
+      [{ filters: 'x' }, '"configuration.filters"'],
+      [{ Password: 'x' }, '"configuration.Password"'],
+      [{ notifications: { email: true, password: 'x' } }, '"configuration.notifications.password"'],
+      [{ ui: { panels: [{ name: 'a' }, { filters: [] }] } }, '"configuration.ui.panels[1].filters"'],
+      [{ a: { b: { c: { photo: 'abc' } } } }, '"configuration.a.b.c.photo"'],
+      [{ a: { AuthenticationFactors: ['sms'] } }, '"configuration.a.AuthenticationFactors"'],
+    ];
+    for (const [configuration, field] of refused) {
+      const response = await server.api('PUT', '/configuration', { token, body: { configuration } });
+      assert.equal(response.status, 400, JSON.stringify(configuration));
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.ok(response.body.message.includes(`${field} is not allowed`), response.body.message);
+      assert.ok(!response.text.includes('"x"'), 'the value is not echoed');
+    }
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 40; i++) deep = { deeper: deep };
+    const tooDeep = await server.api('PUT', '/configuration', { token, body: { configuration: deep } });
+    assert.equal(tooDeep.status, 400);
+    assert.equal(tooDeep.body.code, 'VALIDATION_ERROR');
+
+    const me = await server.api('GET', '/login', { token });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.user.config.password, undefined);
+    assert.equal(me.body.user.config.filters, undefined);
+    assert.deepEqual(me.body.user.authenticationFactors, ['password'], 'the real factors, not the blob’s');
+
+    // A configuration stored before the rule held (written straight to the store, as an old release
+    // would have left it) is shown without those keys.
+    const user = await server.app.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('name', '=', 'quinn')
+      .executeTakeFirstOrThrow();
+    await server.app.deps.db
+      .updateTable('users')
+      .set({
+        config: JSON.stringify({
+          language: 'fr',
+          password: 'x',
+          authenticationFactors: 'x',
+          filters: 'x',
+          nested: { password: 'x', keep: 1 },
+          signature: [],
+        }),
+      })
+      .where('id', '=', user.id)
+      .execute();
+    const login = await server.api('POST', '/login', {
+      body: { name: 'quinn', password: 'user-password-1' },
+    });
+    for (const answer of [login, await server.api('GET', '/login', { token })]) {
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.body.user.config, { language: 'fr', nested: { keep: 1 }, signature: [] });
+      assert.ok(!answer.text.includes('"password":"x"'));
+    }
+    const kept = await server.api('PUT', '/configuration', {
+      token,
+      body: { configuration: { theme: 'dark' } },
+    });
+    assert.equal(kept.status, 200);
+    assert.equal(kept.body.configuration.password, undefined, 'nor does PUT /configuration answer them');
+  });
+
   it('PUT /settings/properties changes the login settings (isLlmEnabled, wopiClient, disabledLanguages) and GET reads them', async () => {
     const set = await server.api('PUT', '/settings/properties', {
       token: admin,

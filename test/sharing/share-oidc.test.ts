@@ -142,23 +142,32 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     assert.ok(!started.headers.get('location')?.includes(token), 'the link token never goes to the provider');
   });
 
-  it('the default factor is the recipient’s e-mail: the provider’s verified e-mail (case ignored) unlocks the link, as POST /share/unlock does', async () => {
+  it('the default factor is the recipient’s e-mail: the provider’s verified e-mail (case ignored) opens a recipient session, as POST /share/unlock does; the link stays locked', async () => {
     const { documentId, share, token } = await shareWith({
       shareTo: 'rita@example.org',
       allowedOAuths: ['corp'],
     });
     const proven = await proveIdentity('corp', token, 'rita');
     assert.equal(proven.status, 200, JSON.stringify(proven.body));
-    assert.deepEqual(proven.body, { status: 'SUCCESS', isUnlocked: true });
-    const read = await server.api('GET', '/share/document', { token });
+    assert.equal(proven.body.status, 'SUCCESS');
+    assert.equal(proven.body.isUnlocked, true);
+    const session = proven.body.token as string;
+    assert.match(session, /^shs_/);
+    const read = await server.api('GET', '/share/document', { token: session });
     assert.equal(read.status, 200, read.text);
     assert.equal(read.body.results[0].documentId, documentId);
     assert.equal(
-      (await server.api('POST', '/share/execute', { token, body: { id: documentId } })).status,
+      (await server.api('GET', '/share/document', { token })).status,
+      403,
+      'the link stays locked',
+    );
+    const listed = await server.api('GET', '/share/oidc', { token: session });
+    assert.equal(listed.body.isUnlocked, true);
+    assert.equal((await server.api('GET', '/share/oidc', { token })).body.isUnlocked, false);
+    assert.equal(
+      (await server.api('POST', '/share/execute', { token: session, body: { id: documentId } })).status,
       200,
     );
-    const listed = await server.api('GET', '/share/oidc', { token });
-    assert.equal(listed.body.isUnlocked, true);
     assert.equal(listed.body.identityVerified.provider, 'corp');
     const audit = await server.app.deps.db
       .selectFrom('audit_log')
@@ -194,8 +203,9 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
 
     // The right person still gets in, and the count starts over.
-    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    const rita = await proveIdentity('corp', token, 'rita');
+    assert.equal(rita.status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: rita.body.token })).status, 200);
     assert.equal(await failures(share.shareId), 0);
   });
 
@@ -223,27 +233,44 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
 
     const citizen = await proveIdentity('uaepass', token, 'citizen');
     assert.equal(citizen.status, 200, JSON.stringify(citizen.body));
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: citizen.body.token })).status, 200);
   });
 
-  it('with a password too, the identity comes first and POST /share/unlock then takes the password', async () => {
+  it('with a password too, the identity comes first and POST /share/unlock then takes the password in the session the identity opened', async () => {
     const { token } = await shareWith({
       shareTo: 'pw@example.org',
       allowedOAuths: ['corp'],
       password: 'open-sesame',
     });
     const proven = await proveIdentity('corp', token, 'pat');
-    assert.deepEqual(proven.body, { status: 'SUCCESS', isUnlocked: false });
+    assert.equal(proven.body.status, 'SUCCESS');
+    assert.equal(proven.body.isUnlocked, false);
+    const halfway = proven.body.token as string;
     assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
-    const unlocked = await server.api('POST', '/share/unlock', { token, body: { password: 'open-sesame' } });
+    assert.equal((await server.api('GET', '/share/document', { token: halfway })).status, 403);
+    // Whoever holds the link and the password, without the identity, still gets nothing.
+    const linkOnly = await server.api('POST', '/share/unlock', { token, body: { password: 'open-sesame' } });
+    assert.equal(linkOnly.status, 403, linkOnly.text);
+    assert.equal(linkOnly.body.code, 'MFA_REQUIRED');
+    const unlocked = await server.api('POST', '/share/unlock', {
+      token: halfway,
+      body: { password: 'open-sesame' },
+    });
     assert.equal(unlocked.status, 200, unlocked.text);
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: unlocked.body.token })).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+    assert.equal(
+      (await server.api('GET', '/share/document', { token: halfway })).status,
+      401,
+      'the half-way session is replaced',
+    );
   });
 
-  it('changing the factors with PUT /share locks the link again until they are proven', async () => {
+  it('changing the factors with PUT /share ends the recipient’s sessions until they are proven again', async () => {
     const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
-    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    const first = await proveIdentity('corp', token, 'rita');
+    assert.equal(first.status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: first.body.token })).status, 200);
     const edited = await server.api('PUT', '/share', {
       token: owner,
       body: {
@@ -253,14 +280,26 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     assert.equal(edited.status, 200, edited.text);
     assert.equal(edited.body[0].identityVerified, undefined);
     assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
+    assert.equal((await server.api('GET', '/share/document', { token: first.body.token })).status, 401);
     const message = await server.api('PUT', '/share', {
       token: owner,
       body: { data: [{ shareId: share.shareId, message: 'Hello' }] },
     });
     assert.equal(message.status, 200);
     assert.equal((await server.api('GET', '/share/document', { token })).status, 403, 'still locked');
-    assert.equal((await proveIdentity('corp', token, 'rita')).status, 200);
-    assert.equal((await server.api('GET', '/share/document', { token })).status, 200);
+    const again = await proveIdentity('corp', token, 'rita');
+    assert.equal(again.status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: again.body.token })).status, 200);
+    const kept = await server.api('PUT', '/share', {
+      token: owner,
+      body: { data: [{ shareId: share.shareId, message: 'Hello again' }] },
+    });
+    assert.equal(kept.status, 200);
+    assert.equal(
+      (await server.api('GET', '/share/document', { token: again.body.token })).status,
+      200,
+      'an edit that names no protection leaves the session alone',
+    );
   });
 
   it('after 5 refused attempts (identity and password ones together) the share is locked out: the start answers 429', async () => {

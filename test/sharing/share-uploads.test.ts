@@ -325,7 +325,7 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     );
   });
 
-  it('a locked (password) share is refused with 403 MFA_REQUIRED until unlocked; an ended share with 409', async () => {
+  it('a locked (password) share is refused with 403 MFA_REQUIRED through its link; the session POST /share/unlock answers uploads, and ends with the share (401)', async () => {
     const { id, token } = await shareWith('locked@example.org', { password: 'open-sesame' });
     for (const path of [
       '/share/upload/signature',
@@ -336,14 +336,16 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     ]) {
       assertError(await send(path, token, { fieldId: 'x' }), 403, 'MFA_REQUIRED');
     }
-    assert.equal(
-      (await server.api('POST', '/share/unlock', { token, body: { password: 'open-sesame' } })).status,
-      200,
-    );
-    assert.equal((await send('/share/upload/signature', token)).status, 200);
+    const unlocked = await server.api('POST', '/share/unlock', { token, body: { password: 'open-sesame' } });
+    assert.equal(unlocked.status, 200);
+    const session = unlocked.body.token as string;
+    assert.equal((await send('/share/upload/signature', session)).status, 200);
+    assertError(await send('/share/upload/signature', token), 403, 'MFA_REQUIRED');
 
-    assert.equal((await server.api('PUT', '/share/reject', { token, body: { id } })).status, 200);
-    assertError(await send('/share/upload/signature', token), 409, 'CONFLICT');
+    assert.equal((await server.api('PUT', '/share/reject', { token: session, body: { id } })).status, 200);
+    // The session ended with the share; the link is still locked.
+    assertError(await send('/share/upload/signature', session), 401, 'UNAUTHENTICATED');
+    assertError(await send('/share/upload/signature', token), 403, 'MFA_REQUIRED');
   });
 
   it('internal recipients upload with their session, naming the document by `id`; a stranger gets 404', async () => {

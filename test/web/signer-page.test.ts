@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -106,6 +106,22 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
   async function assertSignedPdf(download: Download, signatures: number): Promise<void> {
     const path = join(space.dir, `${Date.now()}-${download.suggestedFilename()}`);
     await download.saveAs(path);
+    await assertSignedFile(path, signatures);
+  }
+  /**
+   * A protected share's recipient session ends with the share (Contract), so its page cannot download
+   * the signed PDF afterwards: the owner reads it instead.
+   */
+  async function assertOwnerGetsSignedPdf(id: string, signatures: number): Promise<void> {
+    const doc = (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+    const response = await fetch(
+      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${encodeURIComponent(owner)}`,
+    );
+    const path = join(space.dir, `${Date.now()}-${id}.pdf`);
+    await writeFile(path, Buffer.from(await response.arrayBuffer()));
+    await assertSignedFile(path, signatures);
+  }
+  async function assertSignedFile(path: string, signatures: number): Promise<void> {
     if (!hasTool('pdfsig')) return;
     const verdicts = await pdfsig(path);
     assert.equal(verdicts.length, signatures, `pdfsig sees ${signatures} signatures`);
@@ -195,6 +211,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         await browser?.close();
         const log = logLines.join('');
         assert.doesNotMatch(log, /shr_[A-Za-z0-9_-]{20}/, 'no share token in the server’s logs');
+        assert.doesNotMatch(log, /shs_[A-Za-z0-9_-]{20}/, 'no recipient session in the server’s logs');
       });
 
       /** Waits for the PDF: fails at once with the page's message when it could not be shown. */
@@ -442,14 +459,36 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('heading', { name: 'Protected contract' }).waitFor();
           await waitForPdf(s);
           await s.capture('unlocked');
+          // The recipient session is kept for this tab only, never the link, never for good.
+          const kept = await s.page.evaluate<{ session: string; everything: string; cookies: string }>(
+            `({
+              session: sessionStorage.getItem('signery.recipientSession') ?? '',
+              everything: JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }),
+              cookies: document.cookie,
+            })`,
+          );
+          assert.match(kept.session, /"token":"shs_/);
+          assert.ok(!kept.everything.includes(token), 'the link is not stored');
+          assert.equal(await s.page.evaluate<number>('localStorage.length'), 0);
+          assert.equal(kept.cookies, '');
+          // A reload in the same tab keeps the session; another tab, or a forwarded link, is locked.
+          await s.page.reload();
+          await s.page.getByRole('heading', { name: 'Protected contract' }).waitFor();
+          await waitForPdf(s);
+          const otherTab = await s.context.newPage();
+          await otherTab.goto(link(token));
+          await otherTab.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          await otherTab.close();
+          assert.equal(
+            (await server.api('GET', '/share/document', { token })).status,
+            403,
+            'a forwarded link opens nothing',
+          );
           await drawSignature(s, 'pen');
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
-          const file = await download(s, () =>
-            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
-          );
-          await assertSignedPdf(file, 2);
+          await assertOwnerGetsSignedPdf(id, 2);
           assert.deepEqual(s.problems, []);
         } finally {
           await s.close();
@@ -474,9 +513,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
-          await s.tabTo(/^Download the signed PDF$/);
-          const file = await download(s, () => s.page.keyboard.press('Enter'));
-          await assertSignedPdf(file, 2);
+          await assertOwnerGetsSignedPdf(id, 2);
           assert.deepEqual(s.problems, []);
         } finally {
           await s.close();
@@ -517,7 +554,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         }
       });
 
-      it('an e-mail code (emailCode): the page asks for the code, the server mails it, and it unlocks the link', async () => {
+      it('an e-mail code (emailCode): the page asks for the code, the server mails it, and it opens a recipient session', async () => {
         const id = await newDoc('Emailed code');
         const token = await shareExternal(id, 'emil@example.org', { emailCode: true });
         const s = await Session.open(browser, 'email-code-pointer', 'phone');
@@ -580,7 +617,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.capture('provider-consent', { axe: false });
           await s.page.getByRole('button', { name: 'Continue', exact: true }).click();
           await s.page.getByRole('heading', { name: 'Identity agreement' }).waitFor();
-          assert.equal(s.page.url(), publicLink(token), 'back on the link, `#isUnlocked` cleared');
+          assert.equal(s.page.url(), publicLink(token), 'back on the link, `#isUnlocked&token` cleared');
           await s.page.getByText('You confirmed who you are with Corporate login.').waitFor();
           await waitForPdf(s);
           await s.capture('unlocked');
@@ -589,14 +626,16 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           assert.equal(starts[0]?.origin, proxy.url);
           assert.equal(starts[0]?.searchParams.get('token'), token);
           assert.equal(starts[0]?.searchParams.get('redirect'), publicLink(token));
+          assert.equal(
+            (await server.api('GET', '/share/document', { token })).status,
+            403,
+            'the link stays locked',
+          );
           await drawSignature(s, 'touch');
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
-          const file = await download(s, () =>
-            s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
-          );
-          await assertSignedPdf(file, 2);
+          await assertOwnerGetsSignedPdf(id, 2);
           assert.deepEqual(s.problems, []);
         } finally {
           await s.close();
@@ -647,9 +686,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
-          await s.tabTo(/^Download the signed PDF$/);
-          const file = await download(s, () => s.page.keyboard.press('Enter'));
-          await assertSignedPdf(file, 2);
+          await assertOwnerGetsSignedPdf(id, 2);
           assert.deepEqual(s.problems, []);
         } finally {
           await s.close();

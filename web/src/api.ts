@@ -1,9 +1,11 @@
 /**
- * The public API as the page uses it. An external recipient's share token lives only in this module's
- * closure and travels in the `Authorization` header: never in a log line or storage, and in a query
- * string only for the one navigation that starts an identity provider's sign-in (a navigation cannot
- * send headers; the server redacts `token` in its logs). Internal users act with their session cookie
- * (POST /login with `cookie: true`).
+ * The public API as the page uses it. An external recipient's share-link token lives only in this
+ * module's closure and travels in the `Authorization` header: never in a log line or storage, and in a
+ * query string only for the one navigation that starts an identity provider's sign-in (a navigation
+ * cannot send headers; the server redacts `token` in its logs). The link of a protected share stays
+ * locked (Contract): unlocking answers a recipient session, which every later call sends instead and
+ * which the page keeps for its tab only (recipient-session.ts). Internal users act with their session
+ * cookie (POST /login with `cookie: true`).
  */
 
 export const API = '/api/v1';
@@ -130,20 +132,47 @@ export interface LoginState {
 
 export type Credentials = { kind: 'share'; token: string } | { kind: 'session' };
 
+export interface SessionOptions {
+  /** A recipient session kept from earlier in this tab. */
+  session?: string | undefined;
+  /** Told of every new session, and of `undefined` when the session is dropped. */
+  onSession?: (token: string | undefined) => void;
+}
+
 export class Api {
   readonly #credentials: Credentials;
+  readonly #onSession: ((token: string | undefined) => void) | undefined;
+  #session: string | undefined;
 
-  constructor(credentials: Credentials) {
+  constructor(credentials: Credentials, options: SessionOptions = {}) {
     this.#credentials = credentials;
+    this.#session = credentials.kind === 'share' ? options.session : undefined;
+    this.#onSession = options.onSession;
   }
 
   get isShare(): boolean {
     return this.#credentials.kind === 'share';
   }
 
+  /** From now on, calls send this recipient session instead of the link. */
+  useSession(token: string): void {
+    if (this.#credentials.kind !== 'share') return;
+    this.#session = token;
+    this.#onSession?.(token);
+  }
+
+  /** Forgets the recipient session (it ended: 401); true when there was one, so the link is tried again. */
+  dropSession(): boolean {
+    if (this.#session === undefined) return false;
+    this.#session = undefined;
+    this.#onSession?.(undefined);
+    return true;
+  }
+
   async #send(method: string, path: string, body?: BodyInit, contentType?: string): Promise<Response> {
     const headers = new Headers({ accept: 'application/json' });
-    if (this.#credentials.kind === 'share') headers.set('authorization', `Bearer ${this.#credentials.token}`);
+    if (this.#credentials.kind === 'share')
+      headers.set('authorization', `Bearer ${this.#session ?? this.#credentials.token}`);
     if (contentType) headers.set('content-type', contentType);
     let response: Response;
     try {
@@ -210,7 +239,8 @@ export class Api {
 
   /**
    * Where to send the browser to prove who the recipient is at `provider` (GET /share/oidc/:provider);
-   * the server sends it back to `redirect` with `#isUnlocked=…`. Always on the page's own origin, so
+   * the server sends it back to `redirect` with `#isUnlocked=…&token=…` (a recipient session). Always
+   * on the page's own origin, so
    * the token in the query string goes to no one else.
    */
   identityStartUrl(provider: IdentityProvider, redirect: string): string {
@@ -223,8 +253,11 @@ export class Api {
     return `${window.location.origin}${path}?token=${encodeURIComponent(this.#credentials.token)}&redirect=${readable}`;
   }
 
-  unlock(secret: { password?: string; otp?: string }): Promise<{ status: string }> {
-    return this.json('POST', '/share/unlock', secret);
+  /** POST /share/unlock: the answer's recipient session is used (and kept for the tab) from now on. */
+  async unlock(secret: { password?: string; otp?: string }): Promise<{ status: string }> {
+    const answer = await this.json<{ status: string; token: string }>('POST', '/share/unlock', secret);
+    this.useSession(answer.token);
+    return { status: answer.status };
   }
 
   file(fileId: string): Promise<ArrayBuffer> {

@@ -11,12 +11,14 @@ import {
 } from './access-views.js';
 import { h, messageBox } from './dom.js';
 import { LANGUAGES, pickLanguage, setLanguage, supported, t, language } from './i18n.js';
+import { sessionStoreFor } from './recipient-session.js';
 import { describeError, SigningPage } from './signing-view.js';
 
 /**
  * The signer's page. `/s/<token>`: an external recipient's share link (Contract). `/sign`: an internal
- * user's pending documents, `/sign/<documentId>`: one of them. The token is read once from the
- * address and kept in memory (api.ts); nothing here writes it anywhere.
+ * user's pending documents, `/sign/<documentId>`: one of them. The link token is read once from the
+ * address and kept in memory (api.ts); nothing here writes it anywhere. The recipient session that
+ * unlocking answers is kept for the tab only (recipient-session.ts).
  */
 
 const main = document.getElementById('main') as HTMLElement;
@@ -76,6 +78,7 @@ async function openDocument(
   doc: DocumentView,
   documentId: string | undefined,
   focusTitle: boolean,
+  onInvalid: () => void = () => showInvalidLink(main),
 ) {
   followShareLanguage(doc);
   const back = documentId ? h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`) : undefined;
@@ -85,7 +88,7 @@ async function openDocument(
       api,
       ...(documentId ? { documentId } : {}),
       ...(back ? { back } : {}),
-      onInvalid: () => showInvalidLink(main),
+      onInvalid,
     },
     doc,
   );
@@ -130,20 +133,27 @@ function takeStartedSignIn(): StartedSignIn | undefined {
 }
 
 /**
- * The server's answer after an identity provider's sign-in, `#isUnlocked=true|false`: read once, and
- * the fragment cleared so that a reload or a bookmark does not replay it.
+ * The server's answer after an identity provider's sign-in, `#isUnlocked=true|false&token=…` (the
+ * recipient session it opened): read once, and the fragment cleared so that a reload, a bookmark or
+ * the history does not keep it.
  */
-function takeSignInResult(): boolean | undefined {
+function takeSignInResult(): { isUnlocked: boolean; session: string | undefined } | undefined {
   const fragment = new URLSearchParams(window.location.hash.slice(1));
   const value = fragment.get('isUnlocked');
   if (value === null) return undefined;
   history.replaceState(history.state, '', `${window.location.pathname}${window.location.search}`);
-  return value === 'true';
+  return { isUnlocked: value === 'true', session: fragment.get('token') ?? undefined };
 }
 
 async function startShare(token: string): Promise<void> {
-  const api = new Api({ kind: 'share', token });
-  const result = takeSignInResult();
+  const sessions = await sessionStoreFor(token);
+  const api = new Api(
+    { kind: 'share', token },
+    { session: sessions.load(), onSession: (session) => sessions.save(session) },
+  );
+  const signIn = takeSignInResult();
+  if (signIn?.session) api.useSession(signIn.session);
+  const result = signIn?.isUnlocked;
   // A sign-in started here that never came back: the server answered the provider's return with an
   // error (an identity that is not the share's, a refusal) and the recipient came back to the link.
   let started = takeStartedSignIn();
@@ -182,14 +192,24 @@ async function startShare(token: string): Promise<void> {
     rerender();
   };
 
+  // A recipient session ends an hour after its last use or with the share: back to the link, which
+  // asks to unlock again (or says the share is over).
+  const sessionEnded = (): boolean => {
+    if (!api.dropSession()) return false;
+    void open(false);
+    return true;
+  };
   const open = async (focusTitle: boolean): Promise<void> => {
     loading();
     try {
       const doc = (await api.document()).results[0];
       if (!doc) throw new Error('no document');
-      await openDocument(api, doc, undefined, focusTitle);
+      await openDocument(api, doc, undefined, focusTitle, () => {
+        if (!sessionEnded()) showInvalidLink(main);
+      });
     } catch (error) {
       if (error instanceof ApiFailure && error.code === 'MFA_REQUIRED') await showLocked();
+      else if (error instanceof ApiFailure && error.status === 401 && sessionEnded()) return;
       else if (error instanceof ApiFailure && (error.status === 401 || error.status === 404)) {
         rerender = () => showInvalidLink(main);
         rerender();

@@ -58,6 +58,8 @@ export class SigningPage {
   #buttons = new Map<string, HTMLButtonElement[]>();
   #visited = -1;
   #outcome: Outcome | undefined;
+  /** The document could not be read again after the outcome (a protected share's session ends with it). */
+  #unreadAfterOutcome = false;
   #delegatedTo = '';
   #delegateRefused = false;
   #busy = false;
@@ -535,11 +537,13 @@ export class SigningPage {
       const waiting = this.#doc.waitingFor;
       content = notice(
         t('sign.doneTitle'),
-        state === 'completed'
-          ? t('sign.completed')
-          : waiting.length > 0
-            ? t('sign.waiting', { names: waiting.join(', ') })
-            : '',
+        this.#unreadAfterOutcome
+          ? ''
+          : state === 'completed'
+            ? t('sign.completed')
+            : waiting.length > 0
+              ? t('sign.waiting', { names: waiting.join(', ') })
+              : '',
         'success',
       );
     } else if (this.#outcome === 'rejected') content = notice(t('state.rejected'), t('reject.done'), 'info');
@@ -587,7 +591,9 @@ export class SigningPage {
     try {
       await this.#refresh();
     } catch {
-      // The outcome stands; the document's new state shows on the next visit.
+      // The outcome stands; the document's new state shows on the next visit. A protected share's
+      // recipient session ends with the share (Contract), so its page cannot read the document again.
+      this.#unreadAfterOutcome = true;
     }
     if (outcome === 'signed' && this.#doc.pdfFile?.content !== this.#pdfFileId) {
       // The page is built again around the signed PDF, the outcome focused once.

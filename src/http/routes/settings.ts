@@ -33,7 +33,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['settings'],
           summary: 'Change the caller’s own configuration',
           description:
-            'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `configuration.photo` (also `configuration.signature`/`initials`, see POST /configuration/images).',
+            'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `photo` are refused wherever they appear in `configuration`, at any depth and in any letter case (400 VALIDATION_ERROR naming the field path, e.g. `"configuration.ui.password"`); also `configuration.signature`/`initials` (see POST /configuration/images). At most 16 levels of nesting. The Login answer’s `user.config` never shows those keys.',
           body: Type.Object(
             { configuration: Type.Object({}, { additionalProperties: true, maxProperties: 100 }) },
             { additionalProperties: false },

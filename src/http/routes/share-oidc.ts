@@ -39,7 +39,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'The identity providers a share offers (external recipients)',
           description:
-            'With the share-link token, locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient, and whether the link is unlocked.',
+            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it).',
           response: withErrors({
             200: Type.Object({
               providers: Type.Array(
@@ -99,13 +99,17 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: [
             'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser) and exchanges the code (PKCE, nonce and issuer checked).',
             FACTORS,
-            'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and the link is unlocked exactly as POST /share/unlock does; it answers `{status:"SUCCESS", isUnlocked}`, or 302 to the start’s `redirect` with `#isUnlocked=…`. When the share also has a password or SMS code, `isUnlocked` is false until POST /share/unlock takes them.',
+            'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and, as POST /share/unlock does, a recipient session is opened (the link itself stays locked): it answers `{status:"SUCCESS", isUnlocked, token}`, or 302 to the start’s `redirect` with `#isUnlocked=…&token=…` (in the fragment, which the browser never sends on). `token` is the recipient session (valid RECIPIENT_SESSION_MINUTES, default 60, after its last use). When the share also has a password or a code, `isUnlocked` is false and POST /share/unlock, called with that session `token`, takes them and answers the session that acts.',
             'A factor not proven is 403 FORBIDDEN naming which (never the expected value; audit `shareIdentityRefused`); the provider refusing the sign-in is 401 UNAUTHENTICATED. Both count as failed unlock attempts of the share, with the password and code ones: 5 within the window, then 429 RATE_LIMITED. Unknown, expired, reused or foreign state, or another browser: 401. Unknown provider: 404. Provider unreachable or answering wrongly: 502 IDENTITY_PROVIDER_ERROR. Errors are always JSON.',
           ].join('\n\n'),
           params: ProviderParams,
           querystring: CallbackQuery,
           response: withErrors({
-            200: Type.Object({ status: Type.Literal('SUCCESS'), isUnlocked: Type.Boolean() }),
+            200: Type.Object({
+              status: Type.Literal('SUCCESS'),
+              isUnlocked: Type.Boolean(),
+              token: Type.String({ description: 'The recipient session this sign-in opened.' }),
+            }),
             302: Redirect,
             502: Type.Ref('ErrorBody'),
           }),
@@ -120,9 +124,13 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         });
         binding.clear(reply);
         if (finished.redirect) {
-          return reply.redirect(`${finished.redirect}#isUnlocked=${String(finished.isUnlocked)}`, 302);
+          const fragment = new URLSearchParams({
+            isUnlocked: String(finished.isUnlocked),
+            token: finished.token,
+          });
+          return reply.redirect(`${finished.redirect}#${fragment.toString()}`, 302);
         }
-        return { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked };
+        return { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked, token: finished.token };
       },
     );
   };

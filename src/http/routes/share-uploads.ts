@@ -24,7 +24,7 @@ const UploadAnswer = Type.Object({
 });
 
 const WHO =
-  'With the share-link token (an external recipient; a password or one-time code must have unlocked it, else 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).';
+  'With the share-link token of an unprotected share or the recipient session POST /share/unlock answers (an external recipient; the link of a protected share: 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).';
 
 const FILE_UPLOADS: { path: string; kind: ShareFileKind; summary: string; description: string }[] = [
   {
@@ -127,7 +127,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'A stamp’s image (recipients)',
           description:
-            'The image of a stamp uploaded with POST /share/upload/stamp: to that share (share-link token, unlocked) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
+            'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         },
       },

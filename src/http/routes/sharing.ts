@@ -80,7 +80,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Share a document',
           description: [
             'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints.',
-            'Protection of external recipients: `password`, `phone` (SMS one-time code) and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) until passed; all that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); each Share object lists the configured ones it offers in `identityProviders`.',
+            'Protection of external recipients: `password`, `phone` (SMS one-time code), `emailCode` and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) for everyone who holds it, for good: passing them answers a recipient session (POST /share/unlock), which acts instead of the link. All that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); each Share object lists the configured ones it offers in `identityProviders`.',
             'Sign entities (spec: Sign entity, as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
             `The sharer signs and shares in one step (DESIGN "Signing inside other calls"): root \`signatures\`, \`images\`, \`annotations\` (and \`level\`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile or the document’s \`barcode\` (spec Files, usage rule 3), stamps by id, positions 0..1. With \`signatures\` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; \`images\`/\`annotations\` alone annotate it. It is one change (\`_version\` bumped once; \`documentSigned\` then \`signRequest\`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.`,
             'Imported fields (spec Custom field): an `annotation` field whose `config` is the JSON string `{"importedField":"<customField key>"}` shows that custom field of the document: the field is shown read-only with the value as its `text` (and `importedField: {key, displayName, type}`) in the Share objects and in GET /share/document, and when its recipient signs the value is written at the field’s place in their revision, as `readOnly` fields with a predefined `text` are. A key the document does not have is 400 (`"signatureFields[i].config" importedField must be one of the document\'s custom field keys [...]`).',
@@ -115,6 +115,11 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         message: Type.Optional(Type.String({ maxLength: 5000 })),
         password: Type.Optional(Type.Union([Type.String({ minLength: 4, maxLength: 200 }), Type.Null()])),
         phone: Type.Optional(Type.Union([Type.String({ pattern: '^\\+?[0-9 ]{6,20}$' }), Type.Null()])),
+        emailCode: Type.Optional(
+          Type.Boolean({
+            description: '`true` asks for an e-mail code (as in POST /share), `false` stops asking.',
+          }),
+        ),
         oauthFactors: Type.Optional(OAuthFactors),
         allowedOAuths: Type.Optional(AllowedOAuths),
         automaticReminder: Type.Optional(Type.Union([Reminder, Type.Null()])),
@@ -130,7 +135,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Edit pending shares',
           description:
-            '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A changed `password`, `phone`, `oauthFactors` or `allowedOAuths` locks the link again until passed; with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). Replaces PUT /share/{shareId}/recipient (removed).',
+            '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A field left out keeps its value, `null` removes it: no edit weakens a protection (`password`, `phone`, `emailCode`, `allowedOAuths`, `oauthFactors`, `validUntil`) it does not name. Naming `password`, `phone`, `emailCode`, `oauthFactors` or `allowedOAuths` ends the recipient’s sessions: they unlock again (POST /share/unlock); with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). Replaces PUT /share/{shareId}/recipient (removed).',
           body: Type.Object(
             { data: Type.Array(ShareEdit, { minItems: 1, maxItems: 1000 }) },
             { additionalProperties: false },
@@ -273,7 +278,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Delegate a share to another external recipient',
           description:
-            'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',
+            'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. An `emailCode` protection passes on (the code goes to the new recipient’s address); the password and phone do not. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',
           body: Type.Object(
             {
               id: Type.Optional(DocumentId),
@@ -322,8 +327,10 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Unlock a protected share (external recipients)',
-          description:
-            '`{password}` and/or `{otp}` as the share requires; 5 wrong attempts lock it for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}); until then this call answers 403 MFA_REQUIRED, and afterwards it takes the password or code the share also has.',
+          description: [
+            '`{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (signed, rejected, cancelled, expired, delegated, deleted) or when the sharer changes its protections (401 afterwards: open the link again). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.',
+            '5 wrong attempts lock the share for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.',
+          ].join('\n\n'),
           body: Type.Object(
             {
               password: Type.Optional(Type.String({ maxLength: 200 })),
@@ -331,13 +338,20 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             { additionalProperties: false, minProperties: 1 },
           ),
-          response: withErrors({ 200: Success }),
+          response: withErrors({
+            200: Type.Object({
+              status: Type.Literal('SUCCESS'),
+              token: Type.String({
+                description: 'The recipient session: send it as `token` instead of the link from now on.',
+              }),
+            }),
+            409: Type.Ref('ErrorBody'),
+          }),
         },
       },
       async (request) => {
         if (!request.recipient) throw new Unauthenticated('Send the share-link token');
-        await unlockShare(deps, request.recipient, request.body);
-        return { status: 'SUCCESS' as const };
+        return { status: 'SUCCESS' as const, ...(await unlockShare(deps, request.recipient, request.body)) };
       },
     );
 

@@ -12,6 +12,7 @@ import { contactsEnums } from './migrations/0009-contacts-enums.js';
 import { searchAudit } from './migrations/0008-search-audit.js';
 import { oidc } from './migrations/0010-oidc.js';
 import { sharingQuorum } from './migrations/0011-sharing-quorum.js';
+import { recipientSessions } from './migrations/0012-recipient-sessions.js';
 import { devPki } from './migrations/0013-dev-pki.js';
 
 /** The one migration set, in order, for both dialects. Names never change once released. */
@@ -28,6 +29,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0008-search-audit': searchAudit(dialect),
     '0010-oidc': oidc(dialect),
     '0011-sharing-quorum': sharingQuorum(dialect),
+    '0012-recipient-sessions': recipientSessions(dialect),
     '0013-dev-pki': devPki(dialect),
   };
 }

@@ -43,6 +43,7 @@ export interface Database {
   oidc_login_states: OidcLoginStateTable;
   oidc_identities: OidcIdentityTable;
   share_oidc_states: ShareOidcStateTable;
+  recipient_sessions: RecipientSessionTable;
   dev_pki: DevPkiTable;
 }
 
@@ -385,8 +386,6 @@ export interface ShareTable {
   valid_until: string | null;
   password_hash: string | null;
   phone: string | null;
-  /** Whether the share-link token may act (after password or one-time code when they are set). */
-  unlocked: number;
   otp_hash: string | null;
   otp_expires_at: string | null;
   /** rights, language, formats, oauth factors, automatic reminder, signature fields, flags. */
@@ -541,6 +540,28 @@ export interface ShareOidcStateTable {
   /** Where to send the browser afterwards (on PUBLIC_URL's origin), if anywhere. */
   redirect: string | null;
   created_at: string;
+  expires_at: string;
+}
+
+/**
+ * A recipient session (Contract: Sharing): what POST /share/unlock or an identity provider's sign-in
+ * gives an external recipient instead of unlocking the link. Ends 60 minutes (RECIPIENT_SESSION_MINUTES)
+ * after its last use, and with its share.
+ */
+export interface RecipientSessionTable {
+  id: string;
+  /** SHA-256 of the session token: the token itself is never stored. */
+  token_hash: string;
+  share_id: string;
+  tenant_id: string;
+  /** 1 once every protection of the share was passed in this session. */
+  unlocked: number;
+  /** The identity provider (of `allowedOAuths`) through which this session proved the recipient. */
+  identity_provider: string | null;
+  identity_verified_at: string | null;
+  created_at: string;
+  last_used_at: string;
+  /** `last_used_at` plus RECIPIENT_SESSION_MINUTES. */
   expires_at: string;
 }
 
