@@ -121,7 +121,13 @@ async function decodedStream(
       size = out.size;
       data = out.data;
     } else if (filter === 'ASCIIHexDecode' || filter === 'AHx') {
-      data = Buffer.from(data.toString('latin1').replace(/>[\s\S]*$/, '').replace(/[^0-9A-Fa-f]/g, ''), 'hex');
+      data = Buffer.from(
+        data
+          .toString('latin1')
+          .replace(/>[\s\S]*$/, '')
+          .replace(/[^0-9A-Fa-f]/g, ''),
+        'hex',
+      );
       size = data.length;
     } else if (filter === 'ASCII85Decode' || filter === 'A85') {
       data = ascii85(data);
@@ -136,7 +142,8 @@ async function decodedStream(
     // Image codecs (DCT, JPX, CCITT, JBIG2) are not decoded to read or sign a file: counted as stored.
     if (size > limit) throw overBudget(limit === budget.left);
   }
-  if (size > Math.min(PDF_LIMITS.streamBytes, budget.left)) throw overBudget(budget.left < PDF_LIMITS.streamBytes);
+  if (size > Math.min(PDF_LIMITS.streamBytes, budget.left))
+    throw overBudget(budget.left < PDF_LIMITS.streamBytes);
   budget.left -= size;
   return keep ? data : undefined;
 }
@@ -272,7 +279,7 @@ function lzwLength(data: Uint8Array): number {
 
 function runLengthLength(data: Uint8Array): number {
   let total = 0;
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     const n = data[i]!;
     if (n === 128) break;
     if (n < 128) {
