@@ -98,7 +98,7 @@ export async function findAnchors(options: {
 export const ANCHOR_LIMITS = {
   anchors: 100,
   patternLength: 1_000,
-  searchedCharacters: 10_000_000,
+  searchedCharacters: 5_000_000,
   matches: 10_000,
 } as const;
 

@@ -101,7 +101,7 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
     assert.equal(matches.status, 413, matches.text);
     assert.equal(matches.body.code, 'LIMIT_EXCEEDED');
     assert.match(matches.body.message, /more than 10000 matches/);
-    // 12,960 characters of text × 100 anchors is 1,296,000 characters; 10 such files' worth is over.
+    // 16 pages of 80 lines of 80 letters (103,664 characters with the spaces between lines) × 100 anchors.
     const searched = await uploadWith(
       Array.from({ length: ANCHOR_LIMITS.anchors }, (_, i) => ({ id: `a${i}`, regexp: `NOWHERE${i}` })),
       textPdf(
