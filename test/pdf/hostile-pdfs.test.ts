@@ -68,6 +68,20 @@ describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413,
     assertRefused(await searchAnchors(manyObjectsPdf(PDF_LIMITS.objects + 1)), /more than 100000 objects/);
   });
 
+  it(`merging files that together pass ${PDF_LIMITS.pages} pages is refused, the document unchanged`, async () => {
+    const main = await upload(server, token, manyPagesHostilePdf(1_500));
+    const doc = (await createDocument(main)).body.results[0];
+    const appendix = await upload(server, token, manyPagesHostilePdf(501));
+    const merged = await server.api('PUT', `/documents/${doc.documentId}/merge`, {
+      token,
+      body: { version: 1, files: [appendix] },
+    });
+    assertRefused(merged, /more than 2000 pages/);
+    const after = await server.api('GET', `/documents/${doc.documentId}`, { token });
+    assert.equal(after.body.results[0]._version, 1);
+    assert.equal(after.body.results[0].pdfFile.content, main);
+  });
+
   it('a PDF within the limits is still read (a 32 MiB page stream, 2000 pages)', async () => {
     const inflated = await searchAnchors(zipBombPdf({ inflatedBytes: 32 * MIB }));
     assert.equal(inflated.status, 200, inflated.text);
