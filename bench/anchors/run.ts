@@ -73,6 +73,12 @@ const cases = [
   { name: 'literal (dolor sit amet)', pattern: 'dolor sit amet', texts: pageTexts },
   { name: 'pattern (ANCHOR-\\d+)', pattern: 'ANCHOR-\\d+', texts: pageTexts },
   { name: 'worst: (a+)+$ on 32 × a then !', ...worst },
+  {
+    // 30 pages of 40 lines `a…a!`: the text of the server part's worst-case upload.
+    name: 'worst: (a|aa)+$ on 30 pages of a…a!',
+    pattern: '(a|aa)+$',
+    texts: Array.from({ length: 30 }, () => Array.from({ length: 40 }, () => `${'a'.repeat(80)}!`).join(' ')),
+  },
 ];
 type Engine = (pattern: string, texts: string[]) => Promise<number>;
 const engines: [string, Engine][] = [
@@ -142,7 +148,7 @@ for (const c of cases) {
       t.push(performance.now() - t0);
     }
     console.log(
-      `  ${c.name.padEnd(32)} ${name.padEnd(44)} ${ms(median(t)).padStart(10)}  ${found < 0 ? 'killed at the limit' : `${found} matches`}`,
+      `  ${c.name.padEnd(38)} ${name.padEnd(44)} ${ms(median(t)).padStart(10)}  ${found < 0 ? 'killed at the limit' : `${found} matches`}`,
     );
   }
 }
