@@ -107,7 +107,11 @@ async function decodedStream(
   keep: boolean,
 ): Promise<Buffer | undefined> {
   const filters = filterNames(stream.dict);
-  let data: Buffer | undefined = Buffer.from(stream.data);
+  let data: Buffer | undefined = Buffer.from(
+    stream.data.buffer,
+    stream.data.byteOffset,
+    stream.data.byteLength,
+  );
   let size = data.length;
   for (const [i, filter] of filters.entries()) {
     const limit = Math.min(PDF_LIMITS.streamBytes, budget.left);
