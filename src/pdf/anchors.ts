@@ -55,15 +55,18 @@ export async function findAnchors(options: {
   // One turn of the event loop per page (text extraction), then one per page and anchor (matching):
   // other requests are answered in between, whatever the document and the patterns.
   const texts: ReturnType<typeof pageText>[] = [];
+  let characters = 0;
   for (const page of opened.pdf.getPages()) {
-    texts.push(pageText(page.extractText()));
+    const text = pageText(page.extractText());
+    texts.push(text);
+    characters += text.text.length;
+    // Checked page by page: extracting the text costs more than searching it, so stop at once.
+    if (characters * patterns.length > ANCHOR_LIMITS.searchedCharacters) {
+      throw new LimitExceeded(
+        `signatureAnchors: searching the PDF's text (${characters} characters so far) for ${patterns.length} anchors is more than the ${ANCHOR_LIMITS.searchedCharacters} characters one request may search`,
+      );
+    }
     await nextTurn();
-  }
-  const characters = texts.reduce((n, t) => n + t.text.length, 0);
-  if (characters * patterns.length > ANCHOR_LIMITS.searchedCharacters) {
-    throw new LimitExceeded(
-      `signatureAnchors: ${patterns.length} anchors over ${characters} characters of text is more than the ${ANCHOR_LIMITS.searchedCharacters} characters one request may search`,
-    );
   }
   let found = 0;
   for (const [index, { text, glyphs }] of texts.entries()) {
