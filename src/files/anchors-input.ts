@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { AnchorRequest } from '../pdf/anchors.js';
+import { ANCHOR_LIMITS, checkAnchorPattern, type AnchorRequest } from '../pdf/anchors.js';
 
 const OFFSET_KEYS = ['percentX', 'percentY', 'percentWidth', 'percentHeight'] as const;
 
@@ -10,7 +10,9 @@ function invalid(message: string): ValidationError {
 /**
  * Parses the multipart field `signatureAnchors` of POST /files/saveFile (spec: Anchor request element):
  * a JSON array of `{id, text}` or `{id, regexp}` with an optional Position-shaped `offset` whose values
- * may be negative. An omitted offset is a zero offset (Contract).
+ * may be negative. An omitted offset is a zero offset (Contract). `regexp` is RE2 syntax, run in linear
+ * time; a pattern RE2 cannot run (backreferences, lookaround) is a 400 naming the field. The bounds
+ * are `ANCHOR_LIMITS`.
  */
 export function parseAnchors(raw: string): AnchorRequest[] {
   let value: unknown;
@@ -20,7 +22,8 @@ export function parseAnchors(raw: string): AnchorRequest[] {
     throw invalid('"signatureAnchors" must be a JSON array');
   }
   if (!Array.isArray(value)) throw invalid('"signatureAnchors" must be an array');
-  if (value.length > 100) throw invalid('"signatureAnchors" must contain less than or equal to 100 items');
+  if (value.length > ANCHOR_LIMITS.anchors)
+    throw invalid(`"signatureAnchors" must contain less than or equal to ${ANCHOR_LIMITS.anchors} items`);
   return value.map((item: unknown, i) => {
     const at = `signatureAnchors[${i}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item))
@@ -34,12 +37,13 @@ export function parseAnchors(raw: string): AnchorRequest[] {
     const hasRegexp = typeof entry.regexp === 'string' && entry.regexp !== '';
     if (hasText === hasRegexp) throw invalid(`"${at}" must have exactly one of [text, regexp]`);
     if (hasRegexp) {
-      try {
-        new RegExp(entry.regexp as string);
-      } catch {
-        throw invalid(`"${at}.regexp" must be a valid regular expression`);
-      }
+      const checked = checkAnchorPattern(entry.regexp as string);
+      if (typeof checked === 'string') throw invalid(`"${at}.regexp" ${checked}`);
     }
+    if (hasText && (entry.text as string).length > ANCHOR_LIMITS.patternLength)
+      throw invalid(
+        `"${at}.text" length must be less than or equal to ${ANCHOR_LIMITS.patternLength} characters long`,
+      );
     const offset: Partial<Record<(typeof OFFSET_KEYS)[number], number>> = {};
     if (entry.offset !== undefined) {
       if (typeof entry.offset !== 'object' || entry.offset === null)

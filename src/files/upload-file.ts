@@ -3,6 +3,7 @@ import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, LimitExceeded } from '../errors.js';
+import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
 import { BlobTooLarge } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
@@ -68,7 +69,12 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
       : new LimitExceeded(`The organization's storage quota is used up (${storage.limit} bytes)`);
   }
   if (isPdf(saved) && saved.size <= PAGE_COUNT_MAX_BYTES) {
-    const inspection = await inspectPdf(await deps.files.read(saved));
+    // A PDF over the parsing limits is kept as bytes, without a page count: every use that reads it
+    // answers 413 (pdf/pdf-limits.ts).
+    const inspection = await inspectPdf(await deps.files.read(saved)).catch((error: unknown) => {
+      if (error instanceof PdfTooLarge) return { ok: false as const, problem: error.message };
+      throw error;
+    });
     if (inspection.ok) {
       saved.pages = inspection.pages;
       await deps.db

@@ -1,4 +1,5 @@
-import { ValidationError } from '../errors.js';
+import { RE2JS } from 're2js';
+import { LimitExceeded, ValidationError } from '../errors.js';
 import { pageGeometries, toDisplay, type PageGeometry, type Position } from './geometry.js';
 import { openPdf } from './open-pdf.js';
 
@@ -6,7 +7,7 @@ import { openPdf } from './open-pdf.js';
 export interface AnchorRequest {
   id: string;
   text?: string;
-  /** A JavaScript regular expression source (the API sends it with backslashes escaped in JSON). */
+  /** A regular expression in RE2 syntax (the API sends it with backslashes escaped in JSON). */
   regexp?: string;
   offset?: Partial<Position>;
 }
@@ -51,45 +52,118 @@ export async function findAnchors(options: {
     id: anchor.id,
     fields: [] as AnchorPosition['fields'],
   }));
-  opened.pdf.getPages().forEach((page, index) => {
-    const geometry = pages[index]!;
-    const { text, glyphs } = pageText(page.extractText());
-    if (!text) return;
-    patterns.forEach((pattern, a) => {
-      if (!pattern) return;
-      pattern.lastIndex = 0;
-      for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-        if (match[0].length === 0) {
-          pattern.lastIndex++;
-          continue;
-        }
-        const matched = glyphs
-          .slice(match.index, match.index + match[0].length)
-          .filter((g): g is Glyph => g !== null);
+  // One turn of the event loop per page (text extraction), then one per page and anchor (matching):
+  // other requests are answered in between, whatever the document and the patterns.
+  const texts: ReturnType<typeof pageText>[] = [];
+  let characters = 0;
+  for (const page of opened.pdf.getPages()) {
+    const text = pageText(page.extractText());
+    texts.push(text);
+    characters += text.text.length;
+    // Checked page by page: extracting the text costs more than searching it, so stop at once.
+    if (characters * patterns.length > ANCHOR_LIMITS.searchedCharacters) {
+      throw new LimitExceeded(
+        `signatureAnchors: searching the PDF's text (${characters} characters so far) for ${patterns.length} anchors is more than the ${ANCHOR_LIMITS.searchedCharacters} characters one request may search`,
+      );
+    }
+    await nextTurn();
+  }
+  let found = 0;
+  for (const [index, { text, glyphs }] of texts.entries()) {
+    if (!text) continue;
+    for (const [a, matches] of patterns.entries()) {
+      for (const match of matches(text)) {
+        const matched = glyphs.slice(match.start, match.end).filter((g): g is Glyph => g !== null);
         const first = matched.find((g) => g.char.trim() !== '');
         if (!first) continue;
+        if (++found > ANCHOR_LIMITS.matches) {
+          throw new LimitExceeded(
+            `signatureAnchors: more than ${ANCHOR_LIMITS.matches} matches; narrow the anchors`,
+          );
+        }
         results[a]!.fields.push({
           page: index + 1,
-          position: fieldPosition(geometry, first, matched, options.anchors[a]!.offset ?? {}),
+          position: fieldPosition(pages[index]!, first, matched, options.anchors[a]!.offset ?? {}),
         });
       }
-    });
-  });
+      await nextTurn();
+    }
+  }
   return results;
 }
 
-function compile(anchor: AnchorRequest, index: number): RegExp | undefined {
+/**
+ * How much anchor work one request may ask for. Matching is linear in the text (RE2), so these bound
+ * it whole: at most `anchors` anchors of at most `patternLength` characters each, at most
+ * `searchedCharacters` characters searched (the document's text length × the number of anchors), at
+ * most `matches` fields in the answer. Over a bound: 400 for the request's shape, 413 for the work.
+ */
+export const ANCHOR_LIMITS = {
+  anchors: 100,
+  patternLength: 1_000,
+  searchedCharacters: 5_000_000,
+  matches: 10_000,
+} as const;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+type Matches = (text: string) => Iterable<{ start: number; end: number }>;
+
+/**
+ * An anchor's matcher: `text` is searched as a plain string, `regexp` with RE2 (re2js), whose time
+ * is linear in the text whatever the pattern: a user's pattern never runs on a backtracking engine.
+ * Empty matches give no field.
+ */
+function compile(anchor: AnchorRequest, index: number): Matches {
   if (anchor.regexp !== undefined && anchor.regexp !== '') {
-    try {
-      return new RegExp(anchor.regexp, 'g');
-    } catch {
-      throw new ValidationError(`"signatureAnchors[${index}].regexp" must be a valid regular expression`);
-    }
+    const checked = checkAnchorPattern(anchor.regexp);
+    if (typeof checked === 'string')
+      throw new ValidationError(`"signatureAnchors[${index}].regexp" ${checked}`);
+    return function* (text) {
+      const matcher = checked.matcher(text);
+      while (matcher.find()) {
+        if (matcher.end() > matcher.start()) yield { start: matcher.start(), end: matcher.end() };
+      }
+    };
   }
   if (anchor.text !== undefined && anchor.text !== '') {
-    return new RegExp(anchor.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+    const needle = anchor.text;
+    return function* (text) {
+      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length))
+        yield { start: at, end: at + needle.length };
+    };
   }
   throw new ValidationError(`"signatureAnchors[${index}]" must contain text or regexp`);
+}
+
+/**
+ * Compiles an anchor's `regexp` with RE2, or answers why it cannot be used (the end of a validation
+ * message, after the field's name). RE2 has no backreferences or lookaround: a pattern using them is
+ * refused rather than run on a backtracking engine.
+ */
+export function checkAnchorPattern(source: string): RE2JS | string {
+  if (source.length > ANCHOR_LIMITS.patternLength)
+    return `length must be less than or equal to ${ANCHOR_LIMITS.patternLength} characters long`;
+  try {
+    return RE2JS.compile(source);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : 'invalid';
+    return isJavaScriptPattern(source)
+      ? `uses syntax the linear-time engine (RE2) does not run: no backreferences or lookaround, \\x{…} instead of \\u… (${reason})`
+      : `must be a valid regular expression (${reason})`;
+  }
+}
+
+/** Only to word the refusal: V8 compiles a pattern without running it, in time linear in its length. */
+function isJavaScriptPattern(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The page's glyphs in content-stream order as a string, with the glyph behind each character. */

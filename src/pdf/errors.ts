@@ -1,4 +1,4 @@
-import { AppError, ValidationError } from '../errors.js';
+import { AppError, LimitExceeded, ValidationError } from '../errors.js';
 
 /**
  * Typed errors of the PDF engine. Problems with what the caller sent are 400s (`ValidationError`),
@@ -15,6 +15,11 @@ import { AppError, ValidationError } from '../errors.js';
 /** Not a PDF, or a damaged/truncated one we cannot append to safely. */
 export class PdfInvalid extends ValidationError {
   override name = 'PdfInvalid';
+}
+
+/** A PDF over one of `PDF_LIMITS` (pages, objects, decoded stream bytes): 413 LIMIT_EXCEEDED. */
+export class PdfTooLarge extends LimitExceeded {
+  override name = 'PdfTooLarge';
 }
 
 /** Password-protected PDFs are refused: an incremental update would have to encrypt with the owner's key. */

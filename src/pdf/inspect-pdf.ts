@@ -1,4 +1,5 @@
 import { PDF } from '@libpdf/core';
+import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
 
 export type PdfInspection = { ok: true; pages: number } | { ok: false; problem: string };
 
@@ -6,7 +7,8 @@ const EDGE_BYTES = 1024;
 
 /**
  * Checks that bytes are a readable, unencrypted PDF with pages, and counts them. Used before a
- * file becomes a document's main file, so a bad file gets a clear 400 naming the problem.
+ * file becomes a document's main file, so a bad file gets a clear 400 naming the problem. A file over
+ * `PDF_LIMITS` is not a problem to report but a refusal: `PdfTooLarge` (413) is thrown.
  *
  * ```ts
  * const inspection = await inspectPdf(bytes);
@@ -19,6 +21,7 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
   // A PDF ends with %%EOF (possibly followed by a little whitespace); a cut-off upload does not.
   const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE_BYTES))).toString('latin1');
   if (!tail.includes('%%EOF')) return { ok: false, problem: 'the PDF is truncated (no end-of-file marker)' };
+  await assertWithinPdfLimits(bytes);
   let pdf: PDF;
   try {
     pdf = await PDF.load(bytes);
@@ -34,5 +37,6 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
     return { ok: false, problem: 'the PDF page tree cannot be read' };
   }
   if (pages < 1) return { ok: false, problem: 'the PDF has no pages' };
+  assertPageCount(pages);
   return { ok: true, pages };
 }

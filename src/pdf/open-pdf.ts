@@ -1,5 +1,6 @@
 import { PDF, PdfDict, PdfRef, PdfString, type PdfObject } from '@libpdf/core';
 import { PdfEncrypted, PdfInvalid } from './errors.js';
+import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
 
 /** A PDF read for an incremental update: the library's view plus what the writer needs from the file. */
 export interface OpenedPdf {
@@ -20,7 +21,8 @@ const EDGE = 1024;
 /**
  * Opens PDF bytes for reading and appending. Refuses what an incremental update cannot serve safely:
  * garbage, truncated files (no startxref/%%EOF at the end), files readable only by reconstruction,
- * and encrypted files (`PdfInvalid`, `PdfEncrypted`).
+ * and encrypted files (`PdfInvalid`, `PdfEncrypted`), and files over `PDF_LIMITS` before the engine
+ * reads them (`PdfTooLarge`, 413).
  *
  * ```ts
  * const opened = await openPdf({ bytes });
@@ -32,6 +34,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
   const head = Buffer.from(bytes.subarray(0, EDGE)).toString('latin1');
   if (!head.includes('%PDF-')) throw new PdfInvalid('The file is not a PDF');
   const startxref = readStartxref(bytes);
+  await assertWithinPdfLimits(bytes);
   let pdf: PDF;
   try {
     pdf = await PDF.load(bytes);
@@ -55,6 +58,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
     throw new PdfInvalid('The PDF page tree cannot be read');
   }
   if (pageCount < 1) throw new PdfInvalid('The PDF has no pages');
+  assertPageCount(pageCount);
 
   const registry = pdf.context.registry;
   const resolve = (object: PdfObject | undefined): PdfObject | undefined =>

@@ -25,7 +25,7 @@ const UPLOADS: { path: string; kind: UploadKind; summary: string; description: s
     kind: 'saveFile',
     summary: 'Upload a file',
     description:
-      'multipart/form-data: `file` (binary), optional `fileName`. Streamed to storage; at most `dropZoneMaxSize` MB (40 by default) and within the organization’s quota, else 413 LIMIT_EXCEEDED. The id is used once (spec Files, usage rules).',
+      'multipart/form-data: `file` (binary), optional `fileName`, optional `signatureAnchors` (JSON array of `{id, text}` or `{id, regexp}` with an optional `offset`; answers `anchorPositions`). Streamed to storage; at most `dropZoneMaxSize` MB (40 by default) and within the organization’s quota, else 413 LIMIT_EXCEEDED. The id is used once (spec Files, usage rules). Anchors: `regexp` is RE2 syntax, matched in linear time (backreferences and lookaround are 400 VALIDATION_ERROR naming the field); at most 100 anchors of at most 1,000 characters (400), at most 5,000,000 characters searched (text length × anchors) and 10,000 matches (413 LIMIT_EXCEEDED). A PDF that is read (anchors, documents, signing, verification) has at most 2,000 pages, 100,000 objects, 64 MiB decoded per stream and 256 MiB for all streams, else 413 LIMIT_EXCEEDED.',
   },
   {
     path: '/files/photo',

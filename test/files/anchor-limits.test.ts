@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ANCHOR_LIMITS, findAnchors } from '../../src/pdf/anchors.js';
+import { textPdf } from '../fixtures/hostile-pdfs.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/** Pages of lines `aaa…a!`: the text on which backtracking patterns like `(a+)+$` explode. */
+function worstCasePdf(pages: number, lines = 40, run = 80): Buffer {
+  return textPdf(
+    Array.from({ length: lines }, () => `${'a'.repeat(run)}!`),
+    pages,
+  );
+}
+
+const WORST_ANCHORS = [
+  { id: 'a1', regexp: '(a+)+$' },
+  { id: 'a2', regexp: '(a|aa)+$' },
+  { id: 'bang', regexp: '(a+)+!' },
+];
+
+describe('issue 20: user-supplied anchor patterns never run unbounded (README Limits)', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startServer();
+    token = await server.adminToken();
+  });
+  after(() => server.close());
+
+  const uploadWith = (anchors: unknown, bytes: Buffer, name = 'a.pdf') =>
+    server.api('POST', '/files/saveFile', {
+      token,
+      form: {
+        fields: { signatureAnchors: typeof anchors === 'string' ? anchors : JSON.stringify(anchors) },
+        file: { name, type: 'application/pdf', bytes },
+      },
+    });
+
+  it('the reproduction: (a+)+$ on a PDF whose text is 32 × a then ! answers 200 with no match (RE2, linear time)', async () => {
+    const response = await uploadWith(
+      [
+        { id: 'a1', regexp: '(a+)+$' },
+        { id: 'a2', regexp: '(a+)+!' },
+      ],
+      textPdf([`${'a'.repeat(32)}!`]),
+    );
+    assert.equal(response.status, 200, response.text);
+    const byId = new Map(
+      response.body.anchorPositions.map((a: { id: string; fields: unknown[] }) => [a.id, a.fields]),
+    );
+    assert.deepEqual(byId.get('a1'), []);
+    assert.equal((byId.get('a2') as unknown[]).length, 1);
+  });
+
+  it('a pattern RE2 cannot run (backreference, lookahead, lookbehind) is 400 VALIDATION_ERROR naming the field', async () => {
+    for (const regexp of ['(a)\\1', '(?=a)a', '(?<=a)b', '(?!x)a']) {
+      const response = await uploadWith(
+        [
+          { id: 'ok', text: 'a' },
+          { id: 'x', regexp },
+        ],
+        textPdf(['aaa']),
+      );
+      assert.equal(response.status, 400, `${regexp}: ${response.text}`);
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.match(
+        response.body.message,
+        /^Request validation errors: BODY ERRORS: "signatureAnchors\[1\]\.regexp" uses syntax the linear-time engine \(RE2\) does not run/,
+      );
+    }
+    const broken = await uploadWith([{ id: 'x', regexp: '([' }], textPdf(['aaa']));
+    assert.equal(broken.status, 400);
+    assert.match(broken.body.message, /"signatureAnchors\[0\]\.regexp" must be a valid regular expression/);
+  });
+
+  it(`bounds per request: at most ${ANCHOR_LIMITS.anchors} anchors and ${ANCHOR_LIMITS.patternLength} characters per pattern (400), ${ANCHOR_LIMITS.matches} matches and ${ANCHOR_LIMITS.searchedCharacters} characters searched (413)`, async () => {
+    const small = textPdf(['aaa']);
+    const tooMany = await uploadWith(
+      Array.from({ length: ANCHOR_LIMITS.anchors + 1 }, (_, i) => ({ id: `a${i}`, text: 'a' })),
+      small,
+    );
+    assert.equal(tooMany.status, 400);
+    assert.equal(
+      tooMany.body.message,
+      `Request validation errors: BODY ERRORS: "signatureAnchors" must contain less than or equal to ${ANCHOR_LIMITS.anchors} items`,
+    );
+    for (const key of ['regexp', 'text']) {
+      const long = await uploadWith([{ id: 'x', [key]: 'a'.repeat(ANCHOR_LIMITS.patternLength + 1) }], small);
+      assert.equal(long.status, 400, long.text);
+      assert.equal(
+        long.body.message,
+        `Request validation errors: BODY ERRORS: "signatureAnchors[0].${key}" length must be less than or equal to ${ANCHOR_LIMITS.patternLength} characters long`,
+      );
+    }
+    // 2 pages × 80 lines × 80 letters: 12,800 single-letter matches.
+    const letters = textPdf(
+      Array.from({ length: 80 }, () => 'x'.repeat(80)),
+      2,
+    );
+    const matches = await uploadWith([{ id: 'x', regexp: 'x' }], letters);
+    assert.equal(matches.status, 413, matches.text);
+    assert.equal(matches.body.code, 'LIMIT_EXCEEDED');
+    assert.match(matches.body.message, /more than 10000 matches/);
+    // 16 pages of 80 lines of 80 letters (103,664 characters with the spaces between lines) × 100 anchors.
+    const searched = await uploadWith(
+      Array.from({ length: ANCHOR_LIMITS.anchors }, (_, i) => ({ id: `a${i}`, regexp: `NOWHERE${i}` })),
+      textPdf(
+        Array.from({ length: 80 }, () => 'x'.repeat(80)),
+        16,
+      ),
+    );
+    assert.equal(searched.status, 413, searched.text);
+    assert.equal(searched.body.code, 'LIMIT_EXCEEDED');
+    assert.match(searched.body.message, /characters one request may search/);
+  });
+
+  it('while a worst-case anchor request is searched, another client’s GET /healthz is answered before it completes', async () => {
+    // The upload reads the stored file once to count its pages, the anchor search a second time just
+    // before it starts: a watcher on the real store (it only passes the call on) says when.
+    const files = server.app.deps.files;
+    const read = files.read.bind(files);
+    let reads = 0;
+    let searchStarts!: () => void;
+    const searching = new Promise<void>((resolve) => (searchStarts = resolve));
+    files.read = async (file) => {
+      const bytes = await read(file);
+      if (++reads === 2) searchStarts();
+      return bytes;
+    };
+    let anchorsDone = false;
+    const anchors = uploadWith(WORST_ANCHORS, worstCasePdf(10)).finally(() => (anchorsDone = true));
+    try {
+      await searching;
+      const health = await server.api('GET', '//healthz');
+      assert.equal(health.status, 200);
+      assert.equal(anchorsDone, false, 'GET /healthz waited for the anchor search to finish');
+    } finally {
+      files.read = read;
+    }
+    const response = await anchors;
+    assert.equal(response.status, 200, response.text);
+    const byId = new Map(
+      response.body.anchorPositions.map((a: { id: string; fields: unknown[] }) => [a.id, a.fields]),
+    );
+    assert.deepEqual(byId.get('a1'), []);
+    assert.deepEqual(byId.get('a2'), []);
+    assert.equal((byId.get('bang') as unknown[]).length, 10 * 40);
+  });
+});
+
+describe('anchor search work is cut into one event-loop turn per page and anchor', () => {
+  it('other work runs at least once per page (text) and per page and anchor (matching) during a worst-case search', async () => {
+    const pages = 20;
+    let turns = 0;
+    let searching = true;
+    const tick = (): void => {
+      turns++;
+      if (searching) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const results = await findAnchors({ pdf: worstCasePdf(pages), anchors: WORST_ANCHORS }).finally(
+      () => (searching = false),
+    );
+    assert.equal(results.find((r) => r.id === 'bang')!.fields.length, pages * 40);
+    // Counted work, not time: the longest stretch without a turn is one page's text or one anchor on one page.
+    assert.ok(
+      turns >= pages * (1 + WORST_ANCHORS.length),
+      `${turns} turns for ${pages} pages × ${WORST_ANCHORS.length} anchors`,
+    );
+  });
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
+import { manyObjectsPdf, manyPagesHostilePdf, textPdf, zipBombPdf } from '../fixtures/hostile-pdfs.js';
+import { startServer, upload, type TestServer } from '../helpers/server.js';
+
+const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
+
+describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413, never an OOM or minutes of CPU', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startServer();
+    token = await server.adminToken();
+  });
+  after(() => server.close());
+
+  const searchAnchors = (bytes: Buffer) =>
+    server.api('POST', '/files/saveFile', {
+      token,
+      form: {
+        fields: { signatureAnchors: JSON.stringify([{ id: 'a', text: 'page' }]) },
+        file: { name: 'hostile.pdf', type: 'application/pdf', bytes },
+      },
+    });
+  const verify = (bytes: Buffer) =>
+    server.api('POST', '/verify', {
+      token,
+      form: { file: { name: 'hostile.pdf', type: 'application/pdf', bytes } },
+    });
+  const createDocument = (pdf: string) =>
+    server.api('POST', '/documents', {
+      token,
+      body: { body: { documentTitle: 'Hostile', pdfFile: { content: pdf } } },
+    });
+
+  function assertRefused(
+    response: { status: number; body: Record<string, unknown>; text: string },
+    message: RegExp,
+  ) {
+    assert.equal(response.status, 413, response.text);
+    assert.deepEqual(Object.keys(response.body).sort(), ['code', 'error', 'message', 'statusCode']);
+    assert.equal(response.body.code, 'LIMIT_EXCEEDED');
+    assert.match(String(response.body.message), message);
+  }
+
+  it(`a stream that inflates past ${PDF_LIMITS.streamBytes / MIB} MiB (1 MB → 1 GiB; 7 KB deflated twice → 4 GiB) is refused wherever the PDF is read: anchors, a document’s main file, verification`, async () => {
+    const oneGib = zipBombPdf({ inflatedBytes: GIB });
+    const fourGibTwice = zipBombPdf({ inflatedBytes: 4 * GIB, layers: 2 });
+    assert.ok(oneGib.length < 1.1 * MIB && fourGibTwice.length < 16 * 1024);
+    for (const bomb of [oneGib, fourGibTwice]) {
+      assertRefused(await searchAnchors(bomb), /A stream of the PDF decompresses to more than 64 MiB/);
+      assertRefused(await verify(bomb), /decompresses to more than 64 MiB/);
+      // Stored as bytes (an upload is any file); every use that reads it as a PDF is refused.
+      const id = await upload(server, token, bomb);
+      assertRefused(await createDocument(id), /decompresses to more than 64 MiB/);
+    }
+  });
+
+  it(`all streams together past ${PDF_LIMITS.totalStreamBytes / MIB} MiB are refused, each within its own limit`, async () => {
+    const bomb = zipBombPdf({ inflatedBytes: 48 * MIB, streams: 6 });
+    assertRefused(await searchAnchors(bomb), /streams decompress to more than 256 MiB/);
+  });
+
+  it(`more than ${PDF_LIMITS.pages} pages, or more than ${PDF_LIMITS.objects} objects, are refused before the engine loads them`, async () => {
+    assertRefused(await searchAnchors(manyPagesHostilePdf(PDF_LIMITS.pages + 1)), /more than 2000 pages/);
+    assertRefused(await searchAnchors(manyObjectsPdf(PDF_LIMITS.objects + 1)), /more than 100000 objects/);
+  });
+
+  it(`merging files that together pass ${PDF_LIMITS.pages} pages is refused, the document unchanged`, async () => {
+    const main = await upload(server, token, manyPagesHostilePdf(1_500));
+    const doc = (await createDocument(main)).body.results[0];
+    const appendix = await upload(server, token, manyPagesHostilePdf(501));
+    const merged = await server.api('PUT', `/documents/${doc.documentId}/merge`, {
+      token,
+      body: { version: 1, files: [appendix] },
+    });
+    assertRefused(merged, /more than 2000 pages/);
+    const after = await server.api('GET', `/documents/${doc.documentId}`, { token });
+    assert.equal(after.body.results[0]._version, 1);
+    assert.equal(after.body.results[0].pdfFile.content, main);
+  });
+
+  it('a PDF within the limits is still read (a 32 MiB page stream, 2000 pages)', async () => {
+    const inflated = await searchAnchors(zipBombPdf({ inflatedBytes: 32 * MIB }));
+    assert.equal(inflated.status, 200, inflated.text);
+    assert.equal(inflated.body.file.pages, 1);
+    const pages = await searchAnchors(manyPagesHostilePdf(PDF_LIMITS.pages));
+    assert.equal(pages.status, 200, pages.text);
+    assert.equal(pages.body.anchorPositions[0].fields.length, PDF_LIMITS.pages);
+  });
+
+  it('truncated PDFs, bombs included, are 400 VALIDATION_ERROR naming the problem', async () => {
+    const bomb = zipBombPdf({ inflatedBytes: GIB });
+    for (const cut of [bomb.subarray(0, bomb.length / 2), textPdf(['hello']).subarray(0, 300)]) {
+      const response = await searchAnchors(Buffer.from(cut));
+      assert.equal(response.status, 400, response.text);
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.match(response.body.message, /truncated/);
+    }
+  });
+});
