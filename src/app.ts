@@ -8,9 +8,10 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { registerAuthentication } from './http/authentication.js';
-import { registerErrorHandlers } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
-import { REDACT_PATHS, redactUrl } from './http/redact.js';
+import { REDACT_PATHS, redactLogArguments, redactUrl, serializeError } from './http/redact.js';
 import { attachmentRoutes } from './http/routes/attachments.js';
 import { authRoutes } from './http/routes/auth.js';
 import { oidcRoutes } from './http/routes/oidc.js';
@@ -118,7 +119,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         : {
             level: config.logLevel,
             redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+            hooks: { logMethod: redactLogArguments },
             serializers: {
+              err: serializeError,
               req: (req: { method: string; url: string; id: string; ip?: string }) => ({
                 id: req.id,
                 method: req.method,
@@ -131,11 +134,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy,
     bodyLimit: 10 * 1024 * 1024,
     requestIdHeader: 'x-request-id',
+    // Errors made before routing get the Contract's shape and our words (http/error-handler.ts).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   server.setValidatorCompiler(createValidatorCompiler());
   server.addSchema(ErrorBodySchema);
   registerErrorHandlers(server);
+  registerJsonParser(server);
   await server.register(fastifyCookie);
   // Sizes are enforced while streaming to storage (per tenant limits), not by the parser.
   await server.register(fastifyMultipart, {
