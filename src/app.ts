@@ -11,6 +11,7 @@ import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { MULTIPART_LIMITS } from './http/multipart.js';
 import { REDACT_PATHS, redactLogArguments, redactUrl, serializeError } from './http/redact.js';
 import { attachmentRoutes } from './http/routes/attachments.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -144,13 +145,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandlers(server);
   registerJsonParser(server);
   await server.register(fastifyCookie);
-  // Sizes are enforced while streaming to storage (per tenant limits), not by the parser.
   await server.register(fastifyMultipart, {
     // Larger buffers than the 16 KiB default let parsing, hashing and the file writes overlap
     // (bench/upload); with the temp file's (FsBlobStore) an upload holds at most about 3 MiB.
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
-    limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
+    limits: MULTIPART_LIMITS,
   });
   await server.register(fastifySwagger, {
     openapi: {

@@ -1,6 +1,18 @@
 import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { AppError, ValidationError } from '../errors.js';
+import { AppError, LimitExceeded, ValidationError } from '../errors.js';
+
+/**
+ * What one multipart request may hold (busboy's limits; README: Limits). File sizes are enforced while
+ * streaming to storage (per tenant limits), not here.
+ */
+export const MULTIPART_LIMITS = {
+  fileSize: Number.MAX_SAFE_INTEGER,
+  files: 1,
+  fields: 20,
+  fieldSize: 1024 * 1024,
+  parts: 25,
+};
 
 export interface MultipartUpload<T> {
   /** What the consumer returned for the `file` part. */
@@ -63,6 +75,12 @@ export async function readMultipart<T>(
         }),
       };
     } else {
+      // busboy cuts a field at the limit and says so only in this flag: refuse rather than keep half.
+      if (part.valueTruncated) {
+        throw new LimitExceeded(
+          `A multipart field is larger than ${MULTIPART_LIMITS.fieldSize / 1024 / 1024} MiB`,
+        );
+      }
       fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
     }
   }
