@@ -159,7 +159,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         title: 'Signery API',
         version: '1.0.0',
         description:
-          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`.',
+          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`, also those made before routing (a malformed URL or request, headers over the limit), and none repeats the URL or a token; a route that does not exist is 404 with or without a token. Limits of one request: request line and headers 16 KiB (431); JSON bodies 10 MiB (413) and 64 levels of nesting (400); multipart: one file, 20 fields of at most 1 MiB, 25 parts (413), and a boundary of 1 to 70 characters (400).',
       },
       servers: [{ url: config.publicUrl }],
       components: {
