@@ -321,9 +321,9 @@ describe('issue 20: request-level limits (README: Limits) answer the Contract’
     }
     const deepest = await rawHttp(server.url, json('POST', '/api/v1/users/search', nested(64)));
     assert.notEqual(deepest.body?.message, 'Request body nests more than 64 levels');
-    // Brackets inside strings are text, not nesting.
+    // Brackets inside strings are text, not nesting, escaped quotes and backslashes included.
     const inString = await server.api('POST', '/login', {
-      body: { name: '['.repeat(100), password: '{'.repeat(100) },
+      body: { name: `"${'['.repeat(100)}`, password: `\\${'{'.repeat(100)}` },
     });
     assertContractError(inString, 401);
   });
