@@ -138,6 +138,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Errors made before routing get the Contract's shape and our words (http/error-handler.ts).
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   server.setValidatorCompiler(createValidatorCompiler());

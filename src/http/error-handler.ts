@@ -140,6 +140,21 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     void reply.status(500).send(errorBody(500, 'Internal server error', 'INTERNAL_ERROR'));
   });
 
+  // A request that arrives on an open connection once closing has begun (Fastify's return503OnClosing,
+  // turned off in app.ts, would answer it without a code) is refused in the Contract's shape.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply
+      .status(503)
+      .header('connection', 'close')
+      .send(errorBody(503, 'The server is shutting down: send the request again', 'UNAVAILABLE'));
+  });
+
   app.setNotFoundHandler((_request, reply) => {
     void reply.status(404).send(errorBody(404, 'No such endpoint', 'NOT_FOUND'));
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { rawHttp } from '../helpers/raw-http.js';
@@ -357,5 +358,38 @@ describe('issue 20: request-level limits (README: Limits) answer the Contract’
 
     const fine = await upload({ fileName: 'x'.repeat(1000) });
     assert.equal(fine.status, 200, fine.text);
+  });
+});
+
+describe('issue 20: a request that arrives while the server is closing', () => {
+  it('is refused with the Contract’s 503 UNAVAILABLE (Fastify’s own 503 has no code)', async () => {
+    const server = await startServer();
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => socket.on('close', resolve));
+    const body = '{"name":"someone","password":"wrong-password"}';
+    // A first request in flight keeps the connection open while the server closes…
+    const received = new Promise((resolve) => server.app.server.server.once('request', resolve));
+    socket.write(
+      `POST /api/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await received;
+    const closing = server.close();
+    while (server.app.server.server.listening) await new Promise((resolve) => setImmediate(resolve));
+    // …and a second one follows it on that connection.
+    socket.write(`${body.slice(5)}GET /api/v1/ping HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    await closing;
+    await ended;
+    const answers = Buffer.concat(chunks)
+      .toString()
+      .split(/(?=HTTP\/1\.1 )/);
+    assert.equal(answers.length, 2, answers.join('\n---\n'));
+    const second = answers[1]!;
+    assert.match(second, /^HTTP\/1\.1 503/);
+    const error = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    assertContractError({ status: 503, body: error, text: second }, 503);
+    assert.equal(error.code, 'UNAVAILABLE');
   });
 });
