@@ -103,7 +103,9 @@ export function answerClientError(
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP'];
   this.log.debug({ code: error.code, statusCode: status }, 'request refused by the HTTP parser');
-  if (socket.writable) {
+  // As Node does: answer only if no response on this connection has started, or it would be corrupted.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify(errorBody(status, message));
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
