@@ -8,9 +8,11 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { registerAuthentication } from './http/authentication.js';
-import { registerErrorHandlers } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
-import { REDACT_PATHS, redactUrl } from './http/redact.js';
+import { MULTIPART_LIMITS } from './http/multipart.js';
+import { REDACT_PATHS, redactLogArguments, redactUrl, serializeError } from './http/redact.js';
 import { attachmentRoutes } from './http/routes/attachments.js';
 import { authRoutes } from './http/routes/auth.js';
 import { oidcRoutes } from './http/routes/oidc.js';
@@ -128,7 +130,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         : {
             level: config.logLevel,
             redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+            hooks: { logMethod: redactLogArguments },
             serializers: {
+              err: serializeError,
               req: (req: { method: string; url: string; id: string; ip?: string }) => ({
                 id: req.id,
                 method: req.method,
@@ -141,19 +145,23 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy,
     bodyLimit: 10 * 1024 * 1024,
     requestIdHeader: 'x-request-id',
+    // Errors made before routing get the Contract's shape and our words (http/error-handler.ts).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   server.setValidatorCompiler(createValidatorCompiler());
   server.addSchema(ErrorBodySchema);
   registerErrorHandlers(server);
+  registerJsonParser(server);
   await server.register(fastifyCookie);
-  // Sizes are enforced while streaming to storage (per tenant limits), not by the parser.
   await server.register(fastifyMultipart, {
     // Larger buffers than the 16 KiB default let parsing, hashing and the file writes overlap
     // (bench/upload); with the temp file's (FsBlobStore) an upload holds at most about 3 MiB.
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
-    limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
+    limits: MULTIPART_LIMITS,
   });
   await server.register(fastifySwagger, {
     openapi: {
@@ -162,7 +170,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         title: 'Signery API',
         version: '1.0.0',
         description:
-          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`.',
+          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`, also those made before routing (a malformed URL or request, headers over the limit), and none repeats the URL or a token; a route that does not exist is 404 with or without a token. Limits of one request: request line and headers 16 KiB (431); JSON bodies 10 MiB (413) and 64 levels of nesting (400); multipart: one file, 20 fields of at most 1 MiB, 25 parts (413), and a boundary of 1 to 70 characters (400).',
       },
       servers: [{ url: config.publicUrl }],
       components: {

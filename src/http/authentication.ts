@@ -67,6 +67,8 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('actorRow', undefined);
   app.decorateRequest('authFailure', undefined);
   app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    // A route that does not exist is 404 for everyone, with or without a token (Contract: Errors).
+    if (request.is404) return;
     const mode = request.routeOptions.config.auth ?? 'required';
     if (mode === 'none') return;
     const token = tokenOf(request);

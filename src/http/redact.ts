@@ -25,3 +25,43 @@ export const REDACT_PATHS = [
   '*.otp',
   '*.hmacSecret',
 ];
+
+/**
+ * pino's `err` serializer: an error's message and stack may quote a URL (Fastify's FST_ERR_BAD_URL,
+ * FST_ERR_REP_ALREADY_SENT) and Node's parser errors carry the raw request bytes (`rawPacket`), so
+ * only the error's kind, code and cleaned text are logged.
+ */
+export function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: redactUrl(String(error)), stack: '' };
+  const { code, statusCode } = error as Error & { code?: unknown; statusCode?: unknown };
+  return {
+    type: error.constructor.name,
+    message: redactUrl(error.message),
+    stack: redactUrl(error.stack ?? ''),
+    ...(code === undefined ? {} : { code }),
+    ...(statusCode === undefined ? {} : { statusCode }),
+    ...(error.cause === undefined ? {} : { cause: serializeError(error.cause) }),
+  };
+}
+
+interface SerializedError {
+  type: string;
+  message: string;
+  stack: string;
+  [key: string]: unknown;
+}
+
+/**
+ * pino's `logMethod` hook: a log line's text (Fastify writes some with the raw URL in them, e.g.
+ * "Reply was already sent … in the "<url>" route") is cleaned like a URL before it is written.
+ */
+export function redactLogArguments(
+  this: unknown,
+  args: unknown[],
+  method: (...args: unknown[]) => void,
+): void {
+  method.apply(
+    this,
+    args.map((arg) => (typeof arg === 'string' ? redactUrl(arg) : arg)),
+  );
+}

@@ -3,6 +3,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFound } from '../../errors.js';
+import { isShareToken } from '../../sharing/recipient.js';
 import { errorBody } from '../error-handler.js';
 
 /** Where `npm run build` puts the page (web/vite.config.ts): dist/web, from src/ or from dist/. */
@@ -51,6 +52,20 @@ const HTML_HEADERS = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 };
 
+const NOT_A_LINK_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Link not found · Signery</title></head>
+<body>
+<main>
+<h1>This link does not work</h1>
+<p>The address is incomplete or mistyped. Open the link from your e-mail again, or copy the whole
+address into the browser. If it still does not work, ask the sender for a new link.</p>
+</main>
+</body>
+</html>
+`;
+
 /**
  * The signer's page (issue 9), served from the API's origin: GET /s/:token (an external recipient's
  * share link, Contract), GET /sign and /sign/:documentId (internal users' pending documents) answer
@@ -87,8 +102,16 @@ export function signerPageRoutes(options: { dir?: string } = {}) {
       }
       return reply.headers(HTML_HEADERS).send(html);
     };
+    // An address under /s/ that is not a share link (none, a mistyped one, extra segments) is the
+    // person's browser asking: a page that says so, not the API's JSON. The address is not repeated.
+    const notALink = async (_request: unknown, reply: FastifyReply) =>
+      reply.status(404).headers(HTML_HEADERS).send(NOT_A_LINK_PAGE);
     const route = { config: { auth: 'none' as const }, schema: { hide: true } };
-    app.get('/s/:token', route, page);
+    app.get<{ Params: { token: string } }>('/s/:token', route, async (request, reply) =>
+      isShareToken(request.params.token) ? page(request, reply) : notALink(request, reply),
+    );
+    app.get('/s', route, notALink);
+    app.get('/s/*', route, notALink);
     app.get('/sign', route, page);
     app.get('/sign/:documentId', route, page);
 

@@ -64,6 +64,11 @@ export class FileStore {
         },
       });
       source.on('error', (error) => tap.destroy(error));
+      // A source that failed before this point (a truncated upload, while the caller was still
+      // checking rights) emits nothing more: fail the blob write now rather than leave it waiting.
+      if (source.destroyed && !source.readableEnded) {
+        tap.destroy(source.errored ?? new Error('The upload stream closed before its end'));
+      }
       body = source.pipe(tap);
     }
     const blob = await this.#blobs.put(body, file.maxBytes !== undefined ? { maxBytes: file.maxBytes } : {});
