@@ -24,7 +24,12 @@ import { NoAnswer, send, type RawRequest, type RawResponse } from './raw-request
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 24);
-const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * How long a request may go unanswered before it counts as a hang. Not a performance bound: the
+ * slowest legitimate case here (a 16 MiB deflate bomb) answers in about a second. After a hang the
+ * route's other cases of the same family are skipped, so a hole costs one timeout, not dozens.
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
 /** The only answer that may carry the caller's own token: GET /login echoes it (spec: Login response). */
 const TOKEN_ANSWERS = new Set(['GET /api/v1/login']);
 
@@ -205,12 +210,14 @@ describe(`fuzz: every route of the OpenAPI document under malformed input (FUZZ_
     const key = routeKey(route);
     it(`${key}: no 5xx, Contract-shaped errors, no secret echoed, the server still answers`, async () => {
       const cases = [
-        ...fixedCases(route, known, pdfs),
+        ...fixedCases(route, known, pdfs, seedOf(route)),
         ...fc.sample(fuzzCases(route, known, pdfs), { seed: seedOf(route), numRuns: RUNS }),
       ];
       const found: Violation[] = [];
       const planted: string[] = [];
+      const hung = new Set<string>();
       for (const c of cases) {
+        if (hung.has(c.family)) continue;
         const { request, secrets, token } = build(route, c);
         planted.push(...c.secrets);
         totals.requests++;
@@ -223,6 +230,7 @@ describe(`fuzz: every route of the OpenAPI document under malformed input (FUZZ_
           const reset = !(error instanceof NoAnswer);
           if (!reset) totals.noAnswer++;
           // A connection closed on an upload the server refused early is an answer of sorts; silence is not.
+          if (!reset) hung.add(c.family);
           if (!reset)
             found.push({
               route: key,

@@ -58,11 +58,11 @@ const PAGE_TREE = (contents: string) => [
 const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
 
 /**
- * A page whose content stream inflates from about 64 KiB to `inflated` bytes (blanks, then one text
+ * A page whose content stream inflates from about 16 KiB to `inflated` bytes (blanks, then one text
  * operator). Blanks rather than operators: a stream of 1 MiB of `BT … Tj ET` already keeps text
  * extraction busy for two minutes today, which would stall this whole suite (reported, issue 20).
  */
-export function deflateBomb(inflated = 64 * 1024 * 1024): Buffer {
+export function deflateBomb(inflated = 16 * 1024 * 1024): Buffer {
   const line = Buffer.from('BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n', 'latin1');
   const data = Buffer.concat([Buffer.alloc(inflated, 0x20), line]);
   return rawPdf([
@@ -89,7 +89,7 @@ export function hostilePdfs(): HostilePdf[] {
         ...PAGE_TREE('[]'),
         stream(
           '/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode',
-          deflateSync(Buffer.alloc(32 * 1024 * 1024, 0x20)),
+          deflateSync(Buffer.alloc(16 * 1024 * 1024, 0x20)),
         ),
         FONT,
       ]),

@@ -538,8 +538,28 @@ export function fuzzCases(route: Route, known: string[], pdfs: HostilePdf[]): fc
     }));
 }
 
+/** `value` with a secret planted in every object at every depth (spec: PUT /configuration restrictions). */
+function withSecretsEverywhere(value: unknown, secret: string): { value: unknown; secrets: string[] } {
+  const secrets: string[] = [];
+  // Not at the root, where an unknown key only gets the whole body refused.
+  const walk = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) return node.map((child) => walk(child, depth + 1));
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    if (depth > 0) {
+      const planted = `${secret}${secrets.length}`;
+      secrets.push(planted);
+      out.password = planted;
+      out.hmacSecret = planted;
+    }
+    for (const [key, child] of Object.entries(node)) out[key] = walk(child, depth + 1);
+    return out;
+  };
+  return { value: walk(value, 0), secrets };
+}
+
 /** The fixed cases every route gets besides the random ones (the holes the issue reports). */
-export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[]): FuzzCase[] {
+export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[], seed = 1): FuzzCase[] {
   const base = {
     caller: 'admin' as const,
     tokenIn: 'query' as const,
@@ -553,6 +573,18 @@ export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[]): F
     { ...base, family: 'bad percent-encoding in the query', query: 'x=%E0%A4%A' },
     { ...base, family: 'query string of 64 KiB', query: `foo=${'q'.repeat(64 * 1024)}` },
   ];
+  if (route.body) {
+    const [shaped] = fc.sample(validish(route.body), { seed, numRuns: 1 });
+    const planted = withSecretsEverywhere(shaped, 'ZqPlantedSecret');
+    cases.push({
+      ...base,
+      caller: 'user',
+      family: 'a password in every object of a schema-shaped body',
+      contentType: 'application/json',
+      body: jsonBody(planted.value),
+      secrets: planted.secrets,
+    });
+  }
   if (route.pathParams.length > 0)
     cases.push({
       ...base,
