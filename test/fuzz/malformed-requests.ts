@@ -575,7 +575,7 @@ export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[], se
   ];
   if (route.body) {
     const [shaped] = fc.sample(validish(route.body), { seed, numRuns: 1 });
-    const planted = withSecretsEverywhere(shaped, 'ZqPlantedSecret');
+    const planted = withSecretsEverywhere(shaped, `ZqPlanted${(seed >>> 0).toString(16)}n`);
     cases.push({
       ...base,
       caller: 'user',
