@@ -558,6 +558,14 @@ function withSecretsEverywhere(value: unknown, secret: string): { value: unknown
   return { value: walk(value, 0), secrets };
 }
 
+function withNul(value: unknown): unknown {
+  if (typeof value === 'string') return `${value}\u0000x`;
+  if (Array.isArray(value)) return value.map(withNul);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNul(v)]));
+  return value;
+}
+
 /** The fixed cases every route gets besides the random ones (the holes the issue reports). */
 export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[], seed = 1): FuzzCase[] {
   const base = {
@@ -585,6 +593,18 @@ export function fixedCases(route: Route, known: string[], pdfs: HostilePdf[], se
       secrets: planted.secrets,
     });
   }
+  if (route.body) {
+    // PostgreSQL refuses NUL in text: a string with one must be a 400, never reach a query as is.
+    const [shaped] = fc.sample(validish(route.body), { seed: seed + 1, numRuns: 1 });
+    cases.push({
+      ...base,
+      family: 'NUL characters in every string of a schema-shaped body',
+      contentType: 'application/json',
+      body: jsonBody(withNul(shaped)),
+    });
+  }
+  if (route.pathParams.length > 0)
+    cases.push({ ...base, family: 'NUL in the path', pathValues: route.pathParams.map(() => 'a%00b') });
   if (route.pathParams.length > 0)
     cases.push({
       ...base,
