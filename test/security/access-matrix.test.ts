@@ -1,0 +1,1172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { makePdf, PNG_1PX } from '../helpers/pdf.js';
+import { upload } from '../helpers/server.js';
+import { ACTORS, buildWorld, type Actor, type World } from './scenario.js';
+
+/**
+ * Who may call what (issue 20, "Deliver as well"): every route of the running app × {anonymous, a
+ * stranger of another tenant, a plain user of the owner's organization, the external recipient of a
+ * password-protected share before and after unlocking, the organization's administrator, a global
+ * administrator} — and the owner, whose answer shows the request is one that succeeds, so the others
+ * are refused by authorization and not by validation. One row per route: a route without a row, or a
+ * row without a route, fails the first test, so no route is added without deciding who may call it.
+ *
+ * What each expectation means:
+ * - ok: 2xx; public: a route that asks for no credentials (never 401/403);
+ * - own: acts on the caller's own account or tenant (any answer below 500), never showing the owner's data;
+ * - fails: any 4xx (a call no one can make succeed here, e.g. a wrong code; only authorization is compared);
+ * - listed: 200 with `errors: true` (spec Errors 4: a refused delete lists the item, it is not a 4xx);
+ * - hidden: 404 NOT_FOUND (Contract: "unknown id, or one the caller may not see (never leak existence)");
+ *   a stranger may also get 401;
+ * - forbidden: 403 FORBIDDEN (Contract: "right or role missing"), for a caller who may see the resource;
+ * - unauth: 401 UNAUTHENTICATED (Contract: "token missing…"; a share link works on recipient routes only);
+ * - mfa: 403 MFA_REQUIRED (Contract, Sharing: "the link token stays locked (403 MFA_REQUIRED) for
+ *   everyone who holds it").
+ */
+type Expect = 'ok' | 'public' | 'own' | 'fails' | 'listed' | 'hidden' | 'forbidden' | 'unauth' | 'mfa';
+
+interface Call {
+  path: string;
+  body?: unknown;
+  query?: Record<string, string>;
+  form?: { fields?: Record<string, string>; file?: { name: string; type: string; bytes: Buffer } };
+  /** Answered redirects are judged as they are, not followed (fetch would follow a loop until it fails). */
+  manual?: boolean;
+  /** Tokens this row's request uses instead of the world's (a share made for the row). */
+  as?: Partial<Record<Actor, string>>;
+}
+
+/**
+ * - public: every actor `public`;
+ * - self: a call on the caller's own account, files or tenant: recipients 401, everyone else `own`;
+ * - owned: a call on the owner's resource: stranger and member `hidden`, administrators of the
+ *   organization `ok` (src/documents/access.ts: "the owner, or an administrator of the document's organization");
+ * - admin: user and tenant administration: member, owner and stranger `forbidden` (a role check made
+ *   before any lookup, the same for every id), administrators `ok`;
+ * - recipient: a recipient route on the owner's shared document: the locked link `mfa`, the unlocked
+ *   session `ok`, internal callers who are not recipients `hidden`.
+ */
+type Kind = 'public' | 'self' | 'owned' | 'admin' | 'recipient';
+
+interface Row {
+  route: string;
+  kind: Kind;
+  call: (w: World, actor: Actor) => Promise<Call> | Call;
+  expect?: Partial<Record<Actor, Expect>>;
+  /** Why the row differs from its kind's defaults (spec, Contract or issue). */
+  why?: string;
+}
+
+const DEFAULTS: Record<Kind, Record<Actor, Expect>> = {
+  public: {
+    anonymous: 'public',
+    stranger: 'public',
+    member: 'public',
+    recipientLocked: 'public',
+    recipientUnlocked: 'public',
+    orgAdmin: 'public',
+    globalAdmin: 'public',
+    owner: 'public',
+  },
+  self: {
+    anonymous: 'unauth',
+    stranger: 'own',
+    member: 'own',
+    recipientLocked: 'unauth',
+    recipientUnlocked: 'unauth',
+    orgAdmin: 'own',
+    globalAdmin: 'own',
+    owner: 'ok',
+  },
+  owned: {
+    anonymous: 'unauth',
+    stranger: 'hidden',
+    member: 'hidden',
+    recipientLocked: 'unauth',
+    recipientUnlocked: 'unauth',
+    orgAdmin: 'ok',
+    globalAdmin: 'ok',
+    owner: 'ok',
+  },
+  admin: {
+    anonymous: 'unauth',
+    // The role is checked before any lookup: the same 403 for every id, so nothing leaks.
+    stranger: 'forbidden',
+    member: 'forbidden',
+    recipientLocked: 'unauth',
+    recipientUnlocked: 'unauth',
+    orgAdmin: 'ok',
+    globalAdmin: 'ok',
+    owner: 'forbidden',
+  },
+  recipient: {
+    anonymous: 'unauth',
+    stranger: 'hidden',
+    member: 'hidden',
+    recipientLocked: 'mfa',
+    recipientUnlocked: 'ok',
+    orgAdmin: 'hidden',
+    globalAdmin: 'hidden',
+    owner: 'hidden',
+  },
+};
+
+const V = '/api/v1';
+/** Internal sessions on a route that serves share links only: any 4xx. */
+const INTERNAL_FAIL: Partial<Record<Actor, Expect>> = {
+  stranger: 'fails',
+  member: 'fails',
+  orgAdmin: 'fails',
+  globalAdmin: 'fails',
+  owner: 'fails',
+};
+const pdf = () => ({ name: 'x.pdf', type: 'application/pdf', bytes: makePdf() });
+const png = () => ({ name: 'x.png', type: 'image/png', bytes: PNG_1PX });
+const ownerUpload = (w: World, bytes = makePdf()) => upload(w.server, w.tokens.owner!, bytes);
+/** A new document of the owner's, for rows that change or delete it, with its current version. */
+const fresh = async (w: World) => {
+  const id = await w.aDocument('Owner private contract');
+  return { id, version: await w.versionOf(id) };
+};
+const SIGNATURE = (blob?: string) => ({
+  type: 'signature',
+  pages: [1],
+  position: { percentX: 0.1, percentY: 0.8, percentWidth: 0.2, percentHeight: 0.05 },
+  ...(blob ? { blob } : {}),
+});
+
+const ROWS: Row[] = [
+  // Health, documentation and the signer's page: no credentials (Contract: GET /healthz, /readyz,
+  // /api/v1/ping, openapi.json and the docs page; issue 9 the signer's page).
+  { route: 'GET /healthz', kind: 'public', call: () => ({ path: '/healthz' }) },
+  { route: 'GET /readyz', kind: 'public', call: () => ({ path: '/readyz' }) },
+  { route: 'GET /metrics', kind: 'public', call: () => ({ path: '/metrics' }) },
+  { route: `GET ${V}/ping`, kind: 'public', call: () => ({ path: `${V}/ping` }) },
+  { route: `GET ${V}/openapi.json`, kind: 'public', call: () => ({ path: `${V}/openapi.json` }) },
+  { route: `GET ${V}/docs`, kind: 'public', call: () => ({ path: `${V}/docs` }) },
+  { route: `GET ${V}/docs/*`, kind: 'public', call: () => ({ path: `${V}/docs/static/swagger-ui.css` }) },
+  { route: `GET ${V}/docs/json`, kind: 'public', call: () => ({ path: `${V}/docs/json` }) },
+  { route: `GET ${V}/docs/yaml`, kind: 'public', call: () => ({ path: `${V}/docs/yaml` }) },
+  {
+    route: `GET ${V}/docs/static/index.html`,
+    kind: 'public',
+    call: () => ({ path: `${V}/docs/static/index.html`, manual: true }),
+  },
+  {
+    route: `GET ${V}/docs/static/swagger-initializer.js`,
+    kind: 'public',
+    call: () => ({ path: `${V}/docs/static/swagger-initializer.js` }),
+  },
+  { route: 'GET /s/:token', kind: 'public', call: (w) => ({ path: `/s/${w.tokens.recipientLocked}` }) },
+  { route: 'GET /sign', kind: 'public', call: () => ({ path: '/sign' }) },
+  { route: 'GET /sign/:documentId', kind: 'public', call: (w) => ({ path: `/sign/${w.ids.document}` }) },
+  { route: 'GET /web/assets/:name', kind: 'public', call: () => ({ path: '/web/assets/none.js' }) },
+
+  // Sessions and keys.
+  {
+    route: `POST ${V}/login`,
+    kind: 'public',
+    call: () => ({ path: `${V}/login`, body: { name: 'owner', password: 'user-password-1' } }),
+  },
+  {
+    route: `GET ${V}/login`,
+    kind: 'public',
+    why: 'spec: GET /login without a token is 200 {logged:false}; a share link is no session (401)',
+    call: () => ({ path: `${V}/login` }),
+    expect: { recipientLocked: 'unauth', recipientUnlocked: 'unauth' },
+  },
+  {
+    route: `GET ${V}/logout`,
+    kind: 'self',
+    // Logging out ends the token: each actor logs out a session of its own made for this row.
+    call: () => ({ path: `${V}/logout` }),
+  },
+  {
+    route: `POST ${V}/login/recovery`,
+    kind: 'self',
+    call: () => ({ path: `${V}/login/recovery`, body: { recoveryCode: 'not-a-code' } }),
+    why: 'no recovery code is valid for an account without MFA: every session holder gets a 4xx',
+    expect: { stranger: 'fails', member: 'fails', orgAdmin: 'fails', globalAdmin: 'fails', owner: 'fails' },
+  },
+  {
+    route: `POST ${V}/login/totp`,
+    kind: 'self',
+    call: () => ({ path: `${V}/login/totp`, body: { code: '000000' } }),
+    expect: { owner: 'fails' },
+  },
+  { route: `POST ${V}/login/mfa`, kind: 'self', call: () => ({ path: `${V}/login/mfa` }) },
+  { route: `DELETE ${V}/login/mfa`, kind: 'self', call: () => ({ path: `${V}/login/mfa` }) },
+  { route: `GET ${V}/api/key`, kind: 'self', call: () => ({ path: `${V}/api/key` }) },
+  {
+    route: `POST ${V}/api/key`,
+    kind: 'self',
+    call: () => ({ path: `${V}/api/key`, body: { description: 'k' } }),
+  },
+  {
+    route: `DELETE ${V}/api/key/:token`,
+    kind: 'owned',
+    why: 'Contract: the path holds the key to revoke; only its holder (or whoever holds the key itself) may',
+    call: async (w) => {
+      const key = await w.server.api('POST', '/api/key', { token: w.tokens.owner, body: {} });
+      return { path: `${V}/api/key/${(key.body.id as string).split('_').slice(0, 2).join('_')}` };
+    },
+    expect: { anonymous: 'unauth', orgAdmin: 'hidden', globalAdmin: 'hidden' },
+  },
+  { route: `GET ${V}/login/oidc`, kind: 'public', call: () => ({ path: `${V}/login/oidc` }) },
+  { route: `GET ${V}/login/oidc/:provider`, kind: 'public', call: () => ({ path: `${V}/login/oidc/none` }) },
+  {
+    route: `GET ${V}/login/oidc/:provider/callback`,
+    kind: 'public',
+    call: () => ({ path: `${V}/login/oidc/none/callback` }),
+  },
+
+  // Users and the tenant (spec: administrators manage user accounts; PUT /counters super-administrators).
+  {
+    route: `POST ${V}/users`,
+    kind: 'admin',
+    call: (_w, actor) => ({
+      path: `${V}/users`,
+      body: { name: `made-by-${actor}`, password: 'user-password-1' },
+    }),
+  },
+  {
+    route: `GET ${V}/users/:id`,
+    kind: 'admin',
+    call: (w) => ({ path: `${V}/users/${w.ids.member}` }),
+    expect: { stranger: 'hidden', member: 'ok', owner: 'hidden' },
+    why: 'a user reads their own record (the member is the target here), administrators any; others 404',
+  },
+  {
+    route: `PUT ${V}/users/:id`,
+    kind: 'admin',
+    call: (w) => ({ path: `${V}/users/${w.ids.member}`, body: { displayName: 'Member' } }),
+  },
+  {
+    route: `DELETE ${V}/users/:id`,
+    kind: 'admin',
+    call: async (w, actor) => {
+      const made = await w.server.api('POST', '/users', {
+        token: w.tokens.orgAdmin,
+        body: { name: `doomed-${actor}`, password: 'user-password-1' },
+      });
+      return { path: `${V}/users/${made.body.id}` };
+    },
+  },
+  {
+    route: `PUT ${V}/users/:id/upload`,
+    kind: 'admin',
+    why: 'the user (here the owner, for their own account) or an administrator',
+    call: async (w) => ({
+      path: `${V}/users/${w.ids.owner}/upload`,
+      body: {
+        signature: [
+          {
+            imageId: await upload(w.server, w.tokens.owner!, PNG_1PX, {
+              path: '/files/signature',
+              name: 's.png',
+              type: 'image/png',
+            }),
+          },
+        ],
+      },
+    }),
+    expect: { owner: 'ok', stranger: 'hidden', member: 'hidden' },
+  },
+  {
+    route: `PUT ${V}/users/activate`,
+    kind: 'public',
+    call: () => ({
+      path: `${V}/users/activate`,
+      body: { activationToken: 'nope', password: 'user-password-2' },
+    }),
+    why: 'public (the activation token is the credential); an unknown one is a 4xx for everyone',
+    expect: Object.fromEntries(ACTORS.map((a) => [a, 'fails'])),
+  },
+  { route: `POST ${V}/groups/search`, kind: 'self', call: () => ({ path: `${V}/groups/search`, body: {} }) },
+  {
+    route: `PUT ${V}/configuration`,
+    kind: 'self',
+    call: () => ({ path: `${V}/configuration`, body: { configuration: { theme: 'dark' } } }),
+  },
+  {
+    route: `POST ${V}/configuration/images`,
+    kind: 'self',
+    call: async (w) => ({
+      path: `${V}/configuration/images`,
+      body: {
+        signature: [
+          {
+            imageId: await upload(w.server, w.tokens.owner!, PNG_1PX, {
+              path: '/files/signature',
+              name: 's.png',
+              type: 'image/png',
+            }),
+          },
+        ],
+      },
+    }),
+  },
+  {
+    route: `GET ${V}/settings/properties`,
+    kind: 'admin',
+    why: 'tenant properties: src/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
+    call: () => ({ path: `${V}/settings/properties` }),
+    expect: { orgAdmin: 'forbidden' },
+  },
+  {
+    route: `PUT ${V}/settings/properties`,
+    kind: 'admin',
+    why: 'tenant properties: src/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
+    call: () => ({ path: `${V}/settings/properties`, body: { isLlmEnabled: false } }),
+    expect: { orgAdmin: 'forbidden' },
+  },
+  {
+    route: `GET ${V}/counters`,
+    kind: 'admin',
+    call: () => ({ path: `${V}/counters` }),
+    expect: { orgAdmin: 'forbidden', globalAdmin: 'forbidden' },
+    why: 'spec: PUT /counters super-administrator only; the read side likewise',
+  },
+  {
+    route: `PUT ${V}/counters`,
+    kind: 'admin',
+    call: () => ({ path: `${V}/counters`, body: { counters: { n: 1 } } }),
+    expect: { orgAdmin: 'forbidden', globalAdmin: 'forbidden' },
+    why: 'spec: PUT /counters super-administrator only',
+  },
+  { route: `GET ${V}/wopi/extensions`, kind: 'self', call: () => ({ path: `${V}/wopi/extensions` }) },
+
+  // Files.
+  {
+    route: `POST ${V}/files/saveFile`,
+    kind: 'self',
+    call: () => ({ path: `${V}/files/saveFile`, form: { file: pdf() } }),
+  },
+  {
+    route: `POST ${V}/files/photo`,
+    kind: 'self',
+    call: () => ({ path: `${V}/files/photo`, form: { file: png() } }),
+  },
+  {
+    route: `POST ${V}/files/signature`,
+    kind: 'self',
+    call: () => ({ path: `${V}/files/signature`, form: { file: png() } }),
+  },
+  {
+    route: `POST ${V}/files/initials`,
+    kind: 'self',
+    call: () => ({ path: `${V}/files/initials`, form: { file: png() } }),
+  },
+  {
+    route: `GET ${V}/files/loadFile/hash/:hash`,
+    kind: 'owned',
+    why: 'Contract: "the share token also reads that document\'s files through /files/loadFile/hash"',
+    call: (w) => ({ path: `${V}/files/loadFile/hash/${w.ids.file}` }),
+    expect: { recipientLocked: 'mfa', recipientUnlocked: 'ok' },
+  },
+
+  // Documents (spec Documents; access: owner, administrators of its organization, recipients).
+  {
+    route: `POST ${V}/documents`,
+    kind: 'self',
+    call: () => ({ path: `${V}/documents`, body: { body: { documentTitle: 'Mine' } } }),
+  },
+  {
+    route: `DELETE ${V}/documents`,
+    kind: 'owned',
+    call: async (w) => ({ path: `${V}/documents`, body: { documents: [{ id: (await fresh(w)).id }] } }),
+    why: 'spec Errors 4: DELETE /documents answers {errors, items}; a document the caller may not delete is listed',
+    expect: { stranger: 'listed', member: 'listed' },
+  },
+  {
+    route: `POST ${V}/documents/bulk/create`,
+    kind: 'self',
+    call: async (w) => ({
+      path: `${V}/documents/bulk/create`,
+      body: { body: {}, bulkFiles: [{ content: await ownerUpload(w), documentTitle: 'Bulk' }] },
+    }),
+  },
+  {
+    route: `GET ${V}/documents/:documentId`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/documents/${w.ids.document}` }),
+  },
+  {
+    route: `PUT ${V}/documents/owner`,
+    kind: 'owned',
+    call: async (w) => ({ path: `${V}/documents/owner`, body: { id: (await fresh(w)).id, owner: 'heir' } }),
+    why: "spec: owner transfer when enabled (tenant A enables it; the stranger's tenant does not: 403 before any lookup)",
+    expect: { stranger: 'forbidden' },
+  },
+  {
+    route: `PUT ${V}/documents/edit/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return {
+        path: `${V}/documents/edit/${version}`,
+        body: { id, documentTitle: 'Renamed private contract' },
+      };
+    },
+  },
+  {
+    route: `PUT ${V}/documents/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return {
+        path: `${V}/documents/${version}`,
+        body: { id, body: { documentTitle: 'Updated private contract' } },
+      };
+    },
+  },
+  {
+    route: `PUT ${V}/documents/:id/merge`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return { path: `${V}/documents/${id}/merge`, body: { version, files: [await ownerUpload(w)] } };
+    },
+    expect: { orgAdmin: 'own', globalAdmin: 'own' },
+    why: "the merged file is the owner's upload, which an administrator may not use (spec Files usage rules)",
+  },
+  {
+    route: `GET ${V}/revisions/document/:id/:revision`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/revisions/document/${w.ids.document}/1` }),
+  },
+  {
+    route: `POST ${V}/folders`,
+    kind: 'self',
+    call: () => ({ path: `${V}/folders`, body: { name: 'Mine', isShared: false } }),
+  },
+  {
+    route: `GET ${V}/folders/:id`,
+    kind: 'owned',
+    why: 'spec Folder: under a private folder private',
+    call: (w) => ({ path: `${V}/folders/${w.ids.folder}` }),
+  },
+
+  // Templates (issue 20 item 11: visible to their owner, the users and groups named, and administrators).
+  {
+    route: `POST ${V}/templates`,
+    kind: 'self',
+    call: async (w) => ({
+      path: `${V}/templates`,
+      body: { data: { name: 'T', file: await ownerUpload(w) } },
+    }),
+  },
+  {
+    route: `PUT ${V}/templates`,
+    kind: 'owned',
+    why: 'issue 20 item 11; src/templates/save-template.ts: the owner or an administrator edits',
+    call: (w) => ({ path: `${V}/templates`, body: { id: w.ids.template, data: { name: 'Owner template' } } }),
+  },
+  {
+    route: `GET ${V}/templates/:templateId`,
+    kind: 'owned',
+    why: 'issue 20 item 11: "templates are visible to their owner, the users and groups named, and administrators"',
+    call: (w) => ({ path: `${V}/templates/${w.ids.template}` }),
+  },
+  {
+    route: `POST ${V}/drafts`,
+    kind: 'self',
+    call: () => ({ path: `${V}/drafts`, body: { data: { documentTitle: 'D' } } }),
+  },
+  {
+    route: `PUT ${V}/drafts/:id/:version`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/drafts/${w.ids.draft}/1`, body: { data: { documentTitle: 'Owner draft' } } }),
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "a draft is its author's own work in progress",
+  },
+  {
+    route: `GET ${V}/drafts/:id`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/drafts/${w.ids.draft}` }),
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "a draft is its author's own work in progress",
+  },
+  {
+    route: `POST ${V}/definitions/documents/name`,
+    kind: 'admin',
+    call: async (w, actor) => ({
+      path: `${V}/definitions/documents/name`,
+      body: { name: `def-${actor}`, templateFile: await ownerUpload(w) },
+    }),
+    expect: { orgAdmin: 'own', globalAdmin: 'own' },
+    why: "definitions are the administrators'; the template file is the owner's upload (usage rule 4)",
+  },
+  {
+    route: `PUT ${V}/definitions/documents/:name`,
+    kind: 'admin',
+    call: () => ({ path: `${V}/definitions/documents/orgdef`, body: { description: 'd' } }),
+  },
+  {
+    route: `GET ${V}/definitions/documents/:name`,
+    kind: 'self',
+    call: () => ({ path: `${V}/definitions/documents/orgdef` }),
+  },
+  {
+    route: `GET ${V}/attachments/:id/zip`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/attachments/${w.ids.document}/zip` }),
+  },
+  {
+    route: `GET ${V}/attachments/draft/:id/:hash`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/attachments/draft/${w.ids.draft}/${w.ids.attachment}` }),
+    expect: { owner: 'own', orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'the draft has no attachment: only authorization is compared',
+  },
+  {
+    route: `GET ${V}/attachments/:id/:hash`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/attachments/${w.ids.document}/${w.ids.attachment}` }),
+  },
+
+  // Sharing (spec Sharing; Contract: recipients).
+  {
+    route: `POST ${V}/share`,
+    kind: 'owned',
+    call: async (w) => ({
+      path: `${V}/share`,
+      body: { id: (await fresh(w)).id, data: [{ sharePurpose: 'view', shareTo: 'viewer@example.org' }] },
+    }),
+  },
+  {
+    route: `PUT ${V}/share`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/share`, body: { data: [{ shareId: w.ids.shareId, message: 'hello' }] } }),
+  },
+  {
+    route: `POST ${V}/share/cancel`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id } = await fresh(w);
+      await w.server.api('POST', '/share', {
+        token: w.tokens.owner,
+        body: { id, data: [{ sharePurpose: 'sign', shareTo: 'cancel@example.org' }] },
+      });
+      return { path: `${V}/share/cancel`, body: { id } };
+    },
+  },
+  {
+    route: `POST ${V}/share/reminder`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id } = await fresh(w);
+      await w.server.api('POST', '/share', {
+        token: w.tokens.owner,
+        body: { id, data: [{ sharePurpose: 'sign', shareTo: 'remind@example.org' }] },
+      });
+      return { path: `${V}/share/reminder`, body: { documentId: id } };
+    },
+    expect: { orgAdmin: 'forbidden', globalAdmin: 'forbidden' },
+    why: 'spec Reminders: "only the document owner or original sharer may send"; Contract: one who can see it: 403',
+  },
+  {
+    route: `GET ${V}/share/document`,
+    kind: 'recipient',
+    call: (w) => ({ path: `${V}/share/document`, query: { id: w.ids.document! } }),
+    why: "Contract: the recipient's read; internal users who are not recipients use GET /documents/:id",
+  },
+  {
+    route: `PUT ${V}/share/reject`,
+    kind: 'recipient',
+    call: async (w) => {
+      const { id, as } = await protectedShare(w);
+      return { path: `${V}/share/reject`, body: { id, reason: 'no' }, as };
+    },
+  },
+  {
+    route: `POST ${V}/share/execute`,
+    kind: 'recipient',
+    call: (w) => ({ path: `${V}/share/execute`, body: { id: w.ids.document } }),
+    expect: { recipientUnlocked: 'fails' },
+    why: 'a sign share is signed, not executed: only authorization is compared',
+  },
+  {
+    route: `PUT ${V}/share/delegate`,
+    kind: 'recipient',
+    call: async (w) => {
+      const { id, as } = await protectedShare(w);
+      return { path: `${V}/share/delegate`, body: { id, shareTo: 'delegate@example.org' }, as };
+    },
+  },
+  {
+    route: `POST ${V}/share/otp`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/otp`, body: { channel: 'email' } }),
+    expect: { ...INTERNAL_FAIL, recipientLocked: 'own', recipientUnlocked: 'own' },
+    why: 'a recipient-locked route (it serves the locked link); internal sessions have no share here',
+  },
+  {
+    route: `POST ${V}/share/unlock`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/unlock`, body: { password: 'wrong-password' } }),
+    expect: { ...INTERNAL_FAIL, recipientLocked: 'fails', recipientUnlocked: 'fails' },
+    why: 'the unlock call is open to the locked link (its purpose); a wrong password is a 4xx',
+  },
+  { route: `GET ${V}/inbox`, kind: 'self', call: () => ({ path: `${V}/inbox` }) },
+  {
+    route: `POST ${V}/inbox/action`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/inbox/action`, body: { shareId: w.ids.shareId, action: 'approve' } }),
+    expect: { owner: 'hidden', orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "the share is an external recipient's: no internal user acts on it through the inbox",
+  },
+
+  // Signing.
+  {
+    route: `PUT ${V}/documents/sign/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      const image = await upload(w.server, w.tokens.owner!, PNG_1PX, {
+        path: '/files/signature',
+        name: 's.png',
+        type: 'image/png',
+      });
+      return { path: `${V}/documents/sign/${version}`, body: { id, signatures: [SIGNATURE(image)] } };
+    },
+    expect: { orgAdmin: 'own', globalAdmin: 'own' },
+    why: "the signature image is the owner's (usage rule 2): an administrator reaches the file check",
+  },
+  {
+    route: `POST ${V}/documents/sign/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      const image = await upload(w.server, w.tokens.owner!, PNG_1PX, {
+        path: '/files/signature',
+        name: 's.png',
+        type: 'image/png',
+      });
+      return { path: `${V}/documents/sign/${version}`, body: { id, signatures: [SIGNATURE(image)] } };
+    },
+    expect: { orgAdmin: 'own', globalAdmin: 'own' },
+    why: "the signature image is the owner's (usage rule 2): an administrator reaches the file check",
+  },
+  {
+    route: `PUT ${V}/share/document/sign/:version`,
+    kind: 'recipient',
+    call: async (w) => {
+      const { id, as } = await protectedShare(w);
+      const image = await w.server.api('POST', '/share/upload/signature', {
+        token: as.recipientUnlocked,
+        form: { file: png() },
+      });
+      return {
+        path: `${V}/share/document/sign/${await w.versionOf(id)}`,
+        body: { id, signatures: [SIGNATURE(image.body?.file?.id)] },
+        as,
+      };
+    },
+    expect: { owner: 'fails', orgAdmin: 'fails', globalAdmin: 'fails' },
+    why: "the signature image is the recipient's upload, which no one else may use (usage rule 2)",
+  },
+  {
+    route: `PUT ${V}/documents/seal/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return { path: `${V}/documents/seal/${version}`, body: { id, certificate: true } };
+    },
+  },
+  {
+    route: `PUT ${V}/documents/annotate/:version`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return {
+        path: `${V}/documents/annotate/${version}`,
+        body: {
+          id,
+          images: [{ blob: await ownerUpload(w, PNG_1PX), pages: [1], position: SIGNATURE().position }],
+        },
+      };
+    },
+    expect: { orgAdmin: 'own', globalAdmin: 'own' },
+    why: "the image is the owner's upload (usage rule 3): an administrator reaches the file check",
+  },
+  {
+    route: `GET ${V}/documents/:documentId/verify`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/documents/${w.ids.document}/verify` }),
+  },
+  { route: `POST ${V}/verify`, kind: 'self', call: () => ({ path: `${V}/verify`, form: { file: pdf() } }) },
+  {
+    route: `POST ${V}/users/:id/certificate`,
+    kind: 'admin',
+    why: 'Contract: the user or an administrator (others: 404 No such user)',
+    call: (w) => ({
+      path: `${V}/users/${w.ids.owner}/certificate`,
+      form: {
+        file: { name: 'c.pem', type: 'application/x-pem-file', bytes: Buffer.from('not a certificate') },
+      },
+    }),
+    expect: { stranger: 'hidden', member: 'hidden', owner: 'own', orgAdmin: 'own', globalAdmin: 'own' },
+  },
+  {
+    route: `DELETE ${V}/users/:id/certificate/:certificate`,
+    kind: 'admin',
+    why: 'Contract: the user or an administrator (others: 404); no certificate: only authorization is compared',
+    call: (w) => ({ path: `${V}/users/${w.ids.owner}/certificate/${'0'.repeat(64)}` }),
+    expect: { stranger: 'hidden', member: 'hidden', owner: 'own', orgAdmin: 'own', globalAdmin: 'own' },
+  },
+  {
+    route: `POST ${V}/documents/sign/:version/start/digest`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return {
+        path: `${V}/documents/sign/${version}/start/digest`,
+        body: { id, certificateHash: '0'.repeat(64), signatureProvider: 'internalUsb' },
+      };
+    },
+    expect: { owner: 'own', orgAdmin: 'own', globalAdmin: 'own' },
+    why: 'no certificate uploaded: the owner gets a 4xx too; only authorization is compared',
+  },
+  {
+    route: `POST ${V}/documents/sign/:version/start/file`,
+    kind: 'owned',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return {
+        path: `${V}/documents/sign/${version}/start/file`,
+        body: { id, certificateHash: '0'.repeat(64), signatureProvider: 'internalUsb' },
+      };
+    },
+    expect: { owner: 'own', orgAdmin: 'own', globalAdmin: 'own' },
+    why: 'no certificate uploaded: the owner gets a 4xx too; only authorization is compared',
+  },
+  {
+    route: `PUT ${V}/documents/sign/finish/digest`,
+    kind: 'self',
+    call: () => ({
+      path: `${V}/documents/sign/finish/digest`,
+      body: { sessionId: 'none', signedDigests: [{ originalDigest: 'AA==', signedDigest: 'AA==' }] },
+    }),
+    expect: { owner: 'own' },
+  },
+  {
+    route: `PUT ${V}/documents/sign/finish/file`,
+    kind: 'self',
+    call: () => ({
+      path: `${V}/documents/sign/finish/file`,
+      form: { fields: { sessionId: 'none' }, file: pdf() },
+    }),
+    expect: { owner: 'own' },
+  },
+
+  // Search, reports and logs.
+  { route: `POST ${V}/search`, kind: 'self', call: () => ({ path: `${V}/search`, body: {} }) },
+  {
+    route: `POST ${V}/search/locate`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/search/locate`, body: { id: w.ids.document } }),
+  },
+  {
+    route: `POST ${V}/search/reports`,
+    kind: 'self',
+    call: () => ({ path: `${V}/search/reports`, body: { query: {} } }),
+    expect: { member: 'ok' },
+    why: "spec: reports need use_all_documents_export, which the member holds here: the tenant's documents",
+  },
+  {
+    route: `POST ${V}/logs/search`,
+    kind: 'self',
+    call: () => ({ path: `${V}/logs/search`, body: { logsQuery: {} } }),
+    expect: { member: 'ok' },
+    why: 'the member holds view_logs here (Contract rights): the audit log is theirs to read',
+  },
+  {
+    route: `GET ${V}/documents/:id/audit`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/documents/${w.ids.document}/audit` }),
+  },
+  {
+    route: `DELETE ${V}/logs/scroll`,
+    kind: 'self',
+    call: () => ({ path: `${V}/logs/scroll`, body: { scrollId: 'none' } }),
+    expect: { owner: 'own' },
+  },
+
+  // Recipient uploads (spec Files: external recipient uploads).
+  ...['signature', 'initials', 'stamp'].map((what): Row => ({
+    route: `POST ${V}/share/upload/${what}`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/upload/${what}`, form: { file: png() } }),
+    expect: { stranger: 'own', member: 'own', orgAdmin: 'own', globalAdmin: 'own', owner: 'own' },
+    why: 'an internal caller uploads for itself',
+  })),
+  ...['file', 'submittedFile'].map((what): Row => ({
+    route: `POST ${V}/share/upload/${what}`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/upload/${what}`, form: { file: pdf() } }),
+    expect: {
+      stranger: 'own',
+      member: 'own',
+      orgAdmin: 'own',
+      globalAdmin: 'own',
+      owner: 'own',
+      recipientUnlocked: 'own',
+    },
+    why: 'an internal caller uploads for itself',
+  })),
+  {
+    route: `GET ${V}/share/stamp/:id`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/share/stamp/${w.ids.stamp}` }),
+    expect: {
+      recipientLocked: 'mfa',
+      recipientUnlocked: 'hidden',
+      orgAdmin: 'hidden',
+      globalAdmin: 'hidden',
+    },
+    why: "spec: GET /share/stamp/{id}, the stamp image, for the recipient who uploaded it; a personal stamp is its owner's",
+  },
+  {
+    route: `GET ${V}/share/oidc`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/oidc` }),
+    expect: { ...INTERNAL_FAIL, recipientLocked: 'ok' },
+  },
+  {
+    route: `GET ${V}/share/oidc/:provider`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/oidc/none` }),
+    expect: { ...INTERNAL_FAIL, recipientLocked: 'fails', recipientUnlocked: 'fails' },
+    why: 'no provider configured: only authorization is compared',
+  },
+  {
+    route: `GET ${V}/share/oidc/:provider/callback`,
+    kind: 'public',
+    call: () => ({ path: `${V}/share/oidc/none/callback` }),
+  },
+
+  // Stamps (src/http/routes/stamps.ts: personal stamps are their owner's; 404 to anyone else).
+  {
+    route: `POST ${V}/stamps`,
+    kind: 'self',
+    call: async (w) => ({
+      path: `${V}/stamps`,
+      body: {
+        name: 'S',
+        file: await upload(w.server, w.tokens.owner!, PNG_1PX, { name: 's.png', type: 'image/png' }),
+      },
+    }),
+  },
+  { route: `POST ${V}/stamps/search`, kind: 'self', call: () => ({ path: `${V}/stamps/search`, body: {} }) },
+  {
+    route: `GET ${V}/stamps/:id`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/stamps/${w.ids.stamp}` }),
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'stamps route: "To its owner (personal) … 404 to anyone else"',
+  },
+  {
+    route: `PUT ${V}/stamps/:id`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/stamps/${w.ids.stamp}`, body: { name: 'Owner stamp' } }),
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'stamps route: a personal stamp is changed by its owner only',
+  },
+  {
+    route: `DELETE ${V}/stamps/:id`,
+    kind: 'owned',
+    call: async (w) => {
+      const file = await upload(w.server, w.tokens.owner!, PNG_1PX, { name: 's.png', type: 'image/png' });
+      const made = await w.server.api('POST', '/stamps', {
+        token: w.tokens.owner,
+        body: { name: 'Doomed', file },
+      });
+      return { path: `${V}/stamps/${made.body.id}` };
+    },
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'stamps route: a personal stamp is deleted by its owner only',
+  },
+  {
+    route: `GET ${V}/stamps/:id/image`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/stamps/${w.ids.stamp}/image` }),
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'stamps route: "To its owner (personal) … 404 to anyone else"',
+  },
+
+  // Contacts and enums: the organization's address book and lists.
+  { route: `POST ${V}/contacts`, kind: 'self', call: () => ({ path: `${V}/contacts`, body: { name: 'C' } }) },
+  {
+    route: `PUT ${V}/contacts`,
+    kind: 'owned',
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "a contact is its owner's address book entry (src/contacts): 404 to anyone else",
+    call: (w) => ({ path: `${V}/contacts`, body: { id: w.ids.contact, name: 'Owner contact' } }),
+  },
+  { route: `GET ${V}/contacts`, kind: 'self', call: () => ({ path: `${V}/contacts` }) },
+  {
+    route: `POST ${V}/contacts/search`,
+    kind: 'self',
+    call: () => ({ path: `${V}/contacts/search`, body: {} }),
+  },
+  {
+    route: `GET ${V}/contacts/:id`,
+    kind: 'owned',
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "a contact is its owner's address book entry (src/contacts): 404 to anyone else",
+    call: (w) => ({ path: `${V}/contacts/${w.ids.contact}` }),
+  },
+  {
+    route: `DELETE ${V}/contacts/:id`,
+    kind: 'owned',
+    expect: { orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: "a contact is its owner's address book entry (src/contacts): 404 to anyone else",
+    call: async (w) => {
+      const made = await w.server.api('POST', '/contacts', {
+        token: w.tokens.owner,
+        body: { name: 'Doomed' },
+      });
+      return { path: `${V}/contacts/${made.body.id}` };
+    },
+  },
+  {
+    route: `POST ${V}/enums`,
+    kind: 'self',
+    call: (_w, actor) => ({ path: `${V}/enums`, body: { name: `enum${actor.toLowerCase()}` } }),
+  },
+  { route: `GET ${V}/enums`, kind: 'self', call: () => ({ path: `${V}/enums` }) },
+  {
+    route: `PUT ${V}/enums/:name/record`,
+    kind: 'owned',
+    call: () => ({ path: `${V}/enums/ownerenum/record`, body: { value: 'v', label: 'V' } }),
+    expect: { member: 'forbidden' },
+    why: "an enum is the organization's list: members read it; its owner and administrators change it (403)",
+  },
+  {
+    route: `GET ${V}/enums/:name`,
+    kind: 'owned',
+    call: () => ({ path: `${V}/enums/ownerenum` }),
+    expect: { member: 'ok' },
+    why: "an enum is the organization's list: members read it",
+  },
+  {
+    route: `DELETE ${V}/enums/:name`,
+    kind: 'owned',
+    call: async (w, actor) => {
+      const name = `doomed${actor.toLowerCase()}`;
+      await w.server.api('POST', '/enums', { token: w.tokens.owner, body: { name } });
+      return { path: `${V}/enums/${name}` };
+    },
+    expect: { member: 'forbidden' },
+    why: "an enum is the organization's list: members read it; its owner and administrators change it (403)",
+  },
+
+  // Webhooks (spec Webhooks: right use_webhooks; issue 20 item 11: changed or deleted only by its
+  // creator or an administrator of its scope).
+  {
+    route: `POST ${V}/webhooks`,
+    kind: 'self',
+    call: () => ({
+      path: `${V}/webhooks`,
+      body: { type: 'organization', callbackUrl: 'http://127.0.0.1:9/hook' },
+    }),
+  },
+  {
+    route: `GET ${V}/webhooks`,
+    kind: 'self',
+    call: () => ({ path: `${V}/webhooks` }),
+    expect: { member: 'ok' },
+    why: 'spec Webhooks: a webhook covers its organization; members with use_webhooks list them (not decided further)',
+  },
+  {
+    route: `DELETE ${V}/webhooks/:webhookId`,
+    kind: 'owned',
+    call: async (w) => {
+      const made = await w.server.api('POST', '/webhooks', {
+        token: w.tokens.owner,
+        body: { type: 'organization', callbackUrl: 'http://127.0.0.1:9/doomed' },
+      });
+      return { path: `${V}/webhooks/${made.body.id}` };
+    },
+    why: 'issue 20 item 11: "a webhook is changed or deleted only by its creator or an administrator of its scope"',
+  },
+  {
+    route: `GET ${V}/webhooks/:webhookId/deliveries`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/webhooks/${w.ids.webhook}/deliveries` }),
+    expect: { member: 'ok' },
+    why: "issue 20 item 11 (a webhook is its creator's or its scope administrator's); spec Webhooks: an organization administrator lists only its own",
+  },
+  {
+    route: `POST ${V}/webhooks/:webhookId/deliveries/:deliveryId/retry`,
+    kind: 'owned',
+    call: (w) => ({
+      path: `${V}/webhooks/${w.ids.webhook}/deliveries/00000000-0000-4000-8000-000000000000/retry`,
+    }),
+    expect: { owner: 'hidden', orgAdmin: 'hidden', globalAdmin: 'hidden' },
+    why: 'no delivery with that id: only authorization is compared (the member must not learn the webhook exists)',
+  },
+];
+
+/** A new document of the owner's shared to new protected recipients, whose tokens the row uses. */
+async function protectedShare(w: World) {
+  const id = await w.aDocument();
+  const share = await w.aProtectedShare(id);
+  return { id, as: { recipientLocked: share.locked, recipientUnlocked: share.unlocked } };
+}
+
+/** `METHOD /path` with every parameter written `:`, so table and app compare whatever the names. */
+function shape(route: string): string {
+  return route.replace(/\/:[^/]+/g, '/:').replace(/\{[^}]+\}/g, ':');
+}
+
+/** The routes of the running app, from Fastify's own route tree (HEAD twins of GET left out). */
+function appRoutes(w: World): string[] {
+  const tree = w.server.app.server.printRoutes({ commonPrefix: false });
+  const stack: string[] = [];
+  const out: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    // A wildcard prints without its slash (`*` under `/api/v1/docs` is `/api/v1/docs/*`).
+    stack.push(match[2] === '*' ? '/*' : match[2]!);
+    const path = stack.join('').replace(/\|:[^/|]+/g, '');
+    for (const method of (match[3] ?? '').split(',').map((m) => m.trim()))
+      if (method && method !== 'HEAD') out.push(`${method} ${path}`);
+  }
+  return out;
+}
+
+describe('access matrix: every route × every kind of caller (issue 20)', () => {
+  let w: World;
+  before(async () => {
+    w = await buildWorld();
+  });
+  after(async () => {
+    await w?.close();
+  });
+
+  it('every route of the app has exactly one row, and every row names a route of the app', () => {
+    const app = new Set(appRoutes(w).map(shape));
+    const rows = ROWS.map((r) => shape(r.route));
+    const duplicates = rows.filter((r, i) => rows.indexOf(r) !== i);
+    assert.deepEqual(duplicates, [], 'rows named twice');
+    assert.deepEqual([...app].filter((r) => !rows.includes(r)).sort(), [], 'routes without a row');
+    assert.deepEqual(rows.filter((r) => !app.has(r)).sort(), [], 'rows without a route');
+  });
+
+  const results: string[] = [];
+  let requests = 0;
+  after(() => {
+    console.log(`access matrix: ${ROWS.length} routes × ${ACTORS.length} callers, ${requests} requests`);
+    if (process.env.MATRIX_PRINT) console.log(results.join('\n'));
+  });
+
+  for (const row of ROWS) {
+    const method = row.route.split(' ')[0]!;
+    it(`${row.route} (${row.kind}${row.why ? `: ${row.why}` : ''})`, async () => {
+      const wrong: string[] = [];
+      const seen: string[] = [];
+      for (const actor of ACTORS) {
+        const expected = { ...DEFAULTS[row.kind], ...row.expect }[actor];
+        // Sessions GET /logout ends are made for that row alone.
+        const call = await row.call(w, actor);
+        const token =
+          call.as?.[actor] ?? (row.route.endsWith('/logout') ? await sessionFor(w, actor) : w.tokens[actor]);
+        const response = call.manual
+          ? await manualGet(w, call.path, token)
+          : await w.server.api(method, `/${call.path}`, {
+              token,
+              body: call.body,
+              query: call.query,
+              form: call.form,
+            });
+        requests++;
+        seen.push(`${actor}=${response.status}`);
+        const headers = [...response.headers.values()].join('\n');
+        const problem =
+          token && headers.includes(token)
+            ? 'a header repeats the token'
+            : judge(expected, actor, response.status, response.body, response.text, w, call);
+        if (problem)
+          wrong.push(
+            `${actor}: expected ${expected} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
+          );
+      }
+      results.push(`${row.route}: ${seen.join(' ')}`);
+      assert.deepEqual(wrong, []);
+    });
+  }
+});
+
+/** GET without following redirects, the token in the query as the API helper sends it. */
+async function manualGet(w: World, path: string, token: string | undefined) {
+  const url = new URL(path, w.server.url);
+  if (token) url.searchParams.set('token', token);
+  const response = await fetch(url, { redirect: 'manual' });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: undefined, text };
+}
+
+/** A session of its own for `actor`'s kind (its login name), for rows that end or lock the session. */
+async function sessionFor(w: World, actor: Actor): Promise<string | undefined> {
+  const names: Partial<Record<Actor, [string, string?]>> = {
+    stranger: ['stranger', 'other'],
+    member: ['member'],
+    orgAdmin: ['orgadmin'],
+    globalAdmin: ['globaladmin'],
+    owner: ['owner'],
+  };
+  const who = names[actor];
+  if (!who) return w.tokens[actor];
+  return w.server.login(who[0], 'user-password-1', who[1] ? { tenant: who[1] } : {});
+}
+
+/** What is wrong with an answer to `actor` whose expectation is `expected`; undefined when right. */
+function judge(
+  expected: Expect,
+  actor: Actor,
+  status: number,
+  // Error bodies and the delete answer are read by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any,
+  text: string,
+  w: World,
+  call: Call,
+): string | undefined {
+  // An answer may name what the request itself named ("No such template: <id>"); nothing else.
+  const asked = `${call.path} ${JSON.stringify(call.body ?? {})}`;
+  // The signer's page answers 503 UNAVAILABLE where it was not built (npm run build): still public.
+  if (status >= 500 && !(expected === 'public' && status === 503)) return 'server error';
+  const code: unknown = body?.code;
+  // Administrators of the organization see its documents (src/documents/access.ts); no one else does.
+  if (!['owner', 'orgAdmin', 'globalAdmin'].includes(actor) && !['ok', 'public'].includes(expected))
+    for (const secret of w.secrets)
+      if (text.includes(secret) && !asked.includes(secret)) return `shows the owner's ${secret}`;
+  switch (expected) {
+    case 'ok':
+      return status >= 200 && status < 300 ? undefined : 'not 2xx';
+    case 'public':
+      return status === 401 || status === 403 ? 'asks for credentials' : undefined;
+    case 'own':
+      return status === 401 || (status === 403 && code === 'MFA_REQUIRED')
+        ? 'refused the session'
+        : undefined;
+    case 'hidden':
+      return status === 404 || (actor === 'stranger' && status === 401) ? undefined : 'not hidden';
+    case 'forbidden':
+      return status === 403 && code === 'FORBIDDEN' ? undefined : 'not 403 FORBIDDEN';
+    case 'fails':
+      return status >= 400 && status < 500 ? undefined : 'not 4xx';
+    case 'listed':
+      return status === 200 && body?.errors === true ? undefined : 'not refused in the answer';
+    case 'unauth':
+      return status === 401 ? undefined : 'not 401';
+    case 'mfa':
+      return status === 403 && code === 'MFA_REQUIRED' ? undefined : 'not 403 MFA_REQUIRED';
+  }
+}
