@@ -159,6 +159,9 @@ const ROWS: Row[] = [
     call: () => ({ path: `${V}/docs/static/swagger-initializer.js` }),
   },
   { route: 'GET /s/:token', kind: 'public', call: (w) => ({ path: `/s/${w.tokens.recipientLocked}` }) },
+  // Issue 20 item 10: the signer page's unknown addresses answer an HTML page, for everyone.
+  { route: 'GET /s', kind: 'public', call: () => ({ path: '/s' }) },
+  { route: 'GET /s/*', kind: 'public', call: () => ({ path: '/s/not-a-link/deeper' }) },
   { route: 'GET /sign', kind: 'public', call: () => ({ path: '/sign' }) },
   { route: 'GET /sign/:documentId', kind: 'public', call: (w) => ({ path: `/sign/${w.ids.document}` }) },
   { route: 'GET /web/assets/:name', kind: 'public', call: () => ({ path: '/web/assets/none.js' }) },
@@ -495,13 +498,15 @@ const ROWS: Row[] = [
       path: `${V}/definitions/documents/name`,
       body: { name: `def-${actor}`, templateFile: await ownerUpload(w) },
     }),
-    expect: { orgAdmin: 'own', globalAdmin: 'own' },
-    why: "definitions are the administrators'; the template file is the owner's upload (usage rule 4)",
+    expect: { orgAdmin: 'forbidden', globalAdmin: 'own' },
+    why: 'definitions serve the whole tenant: global and super administrators only; the template file is the owner’s upload (usage rule 4)',
   },
   {
     route: `PUT ${V}/definitions/documents/:name`,
     kind: 'admin',
     call: () => ({ path: `${V}/definitions/documents/orgdef`, body: { description: 'd' } }),
+    expect: { orgAdmin: 'forbidden' },
+    why: 'definitions serve the whole tenant: global and super administrators only',
   },
   {
     route: `GET ${V}/definitions/documents/:name`,
@@ -978,7 +983,7 @@ const ROWS: Row[] = [
     kind: 'self',
     call: () => ({ path: `${V}/webhooks` }),
     expect: { member: 'ok' },
-    why: 'spec Webhooks: a webhook covers its organization; members with use_webhooks list them (not decided further)',
+    why: 'issue 20 item 11: the list holds the webhooks the caller created (administrators: those of their scope), so a member lists none of the owner’s',
   },
   {
     route: `DELETE ${V}/webhooks/:webhookId`,
@@ -996,8 +1001,7 @@ const ROWS: Row[] = [
     route: `GET ${V}/webhooks/:webhookId/deliveries`,
     kind: 'owned',
     call: (w) => ({ path: `${V}/webhooks/${w.ids.webhook}/deliveries` }),
-    expect: { member: 'ok' },
-    why: "issue 20 item 11 (a webhook is its creator's or its scope administrator's); spec Webhooks: an organization administrator lists only its own",
+    why: "issue 20 item 11: a webhook is its creator's or its scope administrator's (another member gets 404: its deliveries name the organization's documents)",
   },
   {
     route: `POST ${V}/webhooks/:webhookId/deliveries/:deliveryId/retry`,

@@ -131,11 +131,11 @@ export async function buildWorld(): Promise<World> {
   const draft = (
     await call('POST', '/drafts', { data: { documentTitle: 'Owner draft', pdfFile: { content: draftFile } } })
   ).id;
-  // Document definitions are the administrators' (src/definitions): the organization's admin makes one.
-  const orgAdmin = await server.login('orgadmin', PASSWORD);
-  const definitionFile = await upload(server, orgAdmin, makePdf({ title: 'Definition' }));
+  // Document definitions serve the whole tenant: a global administrator makes one.
+  const globalAdmin = await server.login('globaladmin', PASSWORD);
+  const definitionFile = await upload(server, globalAdmin, makePdf({ title: 'Definition' }));
   const definition = await server.api('POST', '/definitions/documents/name', {
-    token: orgAdmin,
+    token: globalAdmin,
     body: { name: 'orgdef', templateFile: definitionFile },
   });
   if (definition.status !== 200) throw new Error(`definition: ${definition.status} ${definition.text}`);
@@ -146,8 +146,8 @@ export async function buildWorld(): Promise<World> {
     member: await server.login('member', PASSWORD),
     recipientLocked: share.locked,
     recipientUnlocked: share.unlocked,
-    orgAdmin,
-    globalAdmin: await server.login('globaladmin', PASSWORD),
+    orgAdmin: await server.login('orgadmin', PASSWORD),
+    globalAdmin,
     owner,
   };
   const ids: Record<string, string> = {
