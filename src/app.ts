@@ -12,7 +12,13 @@ import { answerClientError, answerFrameworkError, registerErrorHandlers } from '
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
-import { REDACT_PATHS, redactLogArguments, redactUrl, serializeError } from './http/redact.js';
+import {
+  REDACT_PATHS,
+  redactLogArguments,
+  redactUrl,
+  serializeError,
+  withoutCredentials,
+} from './http/redact.js';
 import { attachmentRoutes } from './http/routes/attachments.js';
 import { authRoutes } from './http/routes/auth.js';
 import { oidcRoutes } from './http/routes/oidc.js';
@@ -38,7 +44,7 @@ import { signerPageRoutes } from './http/routes/signer-page.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBodySchema } from './http/schemas.js';
-import { createValidatorCompiler } from './http/validation.js';
+import { createValidatorCompiler, refuseNulCharacters } from './http/validation.js';
 import { Worker, type WorkerOptions } from './jobs/worker.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { sealKeys } from './pki/seal-keys.js';
@@ -152,6 +158,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   server.setValidatorCompiler(createValidatorCompiler());
+  refuseNulCharacters(server);
   server.addSchema(ErrorBodySchema);
   registerErrorHandlers(server);
   registerJsonParser(server);
@@ -181,6 +188,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       },
       security: [{ token: [] }, { cookie: [] }],
     },
+  });
+  server.addHook('onSend', async (_request, reply, payload) => {
+    const location = reply.getHeader('location');
+    if (typeof location === 'string') void reply.header('location', withoutCredentials(location));
+    return payload;
   });
   // The docs page is public, like the OpenAPI document it shows.
   server.addHook('onRoute', (route) => {

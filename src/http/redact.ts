@@ -65,3 +65,20 @@ export function redactLogArguments(
     args.map((arg) => (typeof arg === 'string' ? redactUrl(arg) : arg)),
   );
 }
+
+const CREDENTIAL_PARAMS = ['token', 'access_token'];
+
+/**
+ * A redirect's target without the credentials of the request that caused it: a `Location` header
+ * never repeats a token (a plugin that redirects to `req.url`, @fastify/swagger-ui's static index,
+ * would otherwise echo it, and loop on itself).
+ */
+export function withoutCredentials(location: string): string {
+  if (!/[?&](?:token|access_token)=/i.test(location)) return location;
+  const url = new URL(location, 'http://placeholder');
+  for (const name of [...url.searchParams.keys()])
+    if (CREDENTIAL_PARAMS.includes(name.toLowerCase())) url.searchParams.delete(name);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(location)) return url.href;
+  if (location.startsWith('//')) return url.href.slice(url.protocol.length);
+  return url.pathname + url.search + url.hash;
+}
