@@ -92,7 +92,9 @@ export async function sendReminders(
   for (const id of documentIds) docs.set(id, await loadVisible(deps.db, actor, id));
   for (const share of shares) {
     const doc = docs.get(share.document_id);
-    if (doc?.owner_id !== actor.userId && share.shared_by !== actor.userId && !isAdmin(actor.role)) {
+    // spec Reminders: "only the document owner or original sharer may send"; an administrator who
+    // can see the document is neither (Contract: 403).
+    if (doc?.owner_id !== actor.userId && share.shared_by !== actor.userId) {
       throw new Forbidden('Only the document owner or the original sharer may send reminders');
     }
   }
