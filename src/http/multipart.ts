@@ -1,6 +1,7 @@
 import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError, LimitExceeded, ValidationError } from '../errors.js';
+import { assertNoNul } from './validation.js';
 
 /**
  * What one multipart request may hold (busboy's limits; README: Limits). File sizes are enforced while
@@ -81,7 +82,9 @@ export async function readMultipart<T>(
           `A multipart field is larger than ${MULTIPART_LIMITS.fieldSize / 1024 / 1024} MiB`,
         );
       }
-      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+      const value = typeof part.value === 'string' ? part.value : String(part.value);
+      assertNoNul('body', { [part.fieldname]: value });
+      fields[part.fieldname] = value;
     }
   }
 }

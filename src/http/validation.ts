@@ -1,11 +1,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { ValidationError } from '../errors.js';
 
 // ajv-formats is CommonJS with its function on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 
 /**
  * Two Ajv instances: bodies are JSON and keep their types (a string where a number belongs is an
@@ -153,4 +154,49 @@ function formatText(format: string): string {
     default:
       return `must be a valid ${format}`;
   }
+}
+
+/**
+ * The NUL character is refused in every text a request carries (path, query, JSON keys and values):
+ * PostgreSQL's text and JSONB cannot hold it (a 500 there, stored as is on SQLite), and no field of
+ * the API has a use for it. Checked for every route, whatever its schema says.
+ */
+export function refuseNulCharacters(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const parts: [HttpPart, unknown][] = [
+      ['params', request.params],
+      ['querystring', request.query],
+      ['body', request.body],
+    ];
+    for (const [part, value] of parts) assertNoNul(part, value);
+  });
+}
+
+/** Throws the spec's validation error naming the first string or key of `value` that holds U+0000. */
+export function assertNoNul(part: HttpPart, value: unknown): void {
+  const at = nulAt(value, '');
+  if (at !== undefined)
+    throw new ValidationError(
+      `Request validation errors: ${PART_LABEL[part]} ERRORS: "${at || 'value'}" must not contain the NUL character`,
+    );
+}
+
+/** The path (Joi style) of the first string or key holding U+0000 in `value`, if any. */
+function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulAt(item, `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = nulAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
