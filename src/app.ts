@@ -47,6 +47,7 @@ import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters } from './http/validation.js';
 import { Worker, type WorkerOptions } from './jobs/worker.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
+import { AnchorSearch } from './pdf/anchor-search.js';
 import { sealKeys } from './pki/seal-keys.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
 import { DevPkiStore } from './store/dev-pki-store.js';
@@ -118,6 +119,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config,
     files: new FileStore(database.db, blobs),
     seal,
+    anchors: new AnchorSearch(),
   };
 
   await ensureTenant(deps, config.admin.tenant);
@@ -288,6 +290,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
       await worker?.stop();
       await seal.close();
+      await deps.anchors.close();
       await blobs.close();
       await database.close();
     },

@@ -5,6 +5,7 @@ import type { SqlDialect } from './store/db/dialect.js';
 import type { Database } from './store/db/schema.js';
 import type { SealKeys } from './pki/seal-keys.js';
 import type { FileStore } from './store/files/file-store.js';
+import type { AnchorSearch } from './pdf/anchor-search.js';
 
 /** What every use case may be given: passed in, never imported as a module-level singleton. */
 export interface Deps {
@@ -15,4 +16,6 @@ export interface Deps {
   files: FileStore;
   /** The organisation seal key, opened on first use. */
   seal: () => Promise<SealKeys>;
+  /** Anchor searches, off the event loop and under a time limit. */
+  anchors: AnchorSearch;
 }

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
-import { findAnchors, type AnchorPosition, type AnchorRequest } from '../pdf/anchors.js';
+import type { AnchorPosition, AnchorRequest } from '../pdf/anchors.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
 import type { FileRecord } from '../store/files/file-store.js';
 
@@ -16,5 +16,5 @@ export async function locateAnchors(
   const bytes = new Uint8Array(await deps.files.read(file));
   const inspection = await inspectPdf(bytes);
   if (!inspection.ok) throw new ValidationError(`signatureAnchors: ${inspection.problem}`);
-  return findAnchors({ pdf: bytes, anchors });
+  return deps.anchors.find({ pdf: bytes, anchors });
 }

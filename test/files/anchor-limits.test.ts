@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ANCHOR_LIMITS, findAnchors } from '../../src/pdf/anchors.js';
-import { textPdf } from '../fixtures/hostile-pdfs.js';
+import { crowdedLinePdf, textPdf } from '../fixtures/hostile-pdfs.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** Pages of lines `aaa…a!`: the text on which backtracking patterns like `(a+)+$` explode. */
@@ -145,6 +145,41 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
     assert.deepEqual(byId.get('a1'), []);
     assert.deepEqual(byId.get('a2'), []);
     assert.equal((byId.get('bang') as unknown[]).length, 10 * 40);
+  });
+
+  it('a page whose text takes longer than the search time limit to read is refused (413) when the limit is reached, and the server answers meanwhile (the search runs in a worker)', async () => {
+    const files = server.app.deps.files;
+    const read = files.read.bind(files);
+    let reads = 0;
+    let searchStarts!: () => void;
+    const searching = new Promise<void>((resolve) => (searchStarts = resolve));
+    files.read = async (file) => {
+      const bytes = await read(file);
+      if (++reads === 2) searchStarts();
+      return bytes;
+    };
+    let anchorsDone = false;
+    // One line of 29,000 glyphs: 27 s of text extraction in the PDF engine, in one synchronous call.
+    const anchors = uploadWith([{ id: 'a1', text: 'SIGN_HERE' }], crowdedLinePdf(1024 * 1024)).finally(
+      () => (anchorsDone = true),
+    );
+    try {
+      await searching;
+      for (let i = 0; i < 3; i++) {
+        const health = await server.api('GET', '//healthz');
+        assert.equal(health.status, 200);
+      }
+      assert.equal(anchorsDone, false, 'GET /healthz waited for the anchor search to finish');
+    } finally {
+      files.read = read;
+    }
+    const response = await anchors;
+    assert.equal(response.status, 413, response.text);
+    assert.equal(response.body.code, 'LIMIT_EXCEEDED');
+    assert.match(response.body.message, /took longer than 10 s/);
+    // The worker that was ended is replaced: the next search answers.
+    const next = await uploadWith([{ id: 'a1', text: 'aaa' }], worstCasePdf(1));
+    assert.equal(next.status, 200, next.text);
   });
 });
 
