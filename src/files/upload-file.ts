@@ -2,14 +2,13 @@ import type { Readable } from 'node:stream';
 import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
-import { Forbidden, LimitExceeded } from '../errors.js';
+import { Forbidden } from '../errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
-import { BlobTooLarge } from '../store/blobs/blob-store.js';
-import type { FileRecord } from '../store/files/file-store.js';
+import type { FileRecord, StoredBytes } from '../store/files/file-store.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { fileView, type FileView } from './file-view.js';
-import { uploadAllowance, type StorageUse } from './storage.js';
+import { reserveStorage, storeUploadBytes, type StorageUse } from './storage.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**
@@ -43,13 +42,15 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
   if (options.kind === 'saveFile' && !actor.rights.has('use_file_management')) {
     throw new Forbidden('Uploading files needs the right use_file_management');
   }
-  const { limit, storage } = await uploadAllowance(deps, actor);
-  const remaining = Math.max(0, storage.limit - storage.used);
-  const maxBytes = Math.min(limit, remaining);
-  let saved: FileRecord;
-  try {
-    saved = await deps.files.save(
-      options.stream,
+  const { stored, storage } = await storeUploadBytes(deps, actor, options.stream);
+  const pages = await pageCount(deps, stored, options);
+  const now = deps.clock.now();
+  // spec Limits, Storage; a crash leaves no file without its audit entry: the row, the quota it takes,
+  // the uploader's images list and the audit entry commit together.
+  const { record: saved, used } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const use = await reserveStorage(trx, deps.dialect, actor, stored.size, storage.limit);
+    const file = await deps.files.insert(
+      trx,
       {
         tenantId: actor.tenantId,
         organizationId: actor.organizationId,
@@ -57,34 +58,11 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
         name: options.name,
         mimetype: options.mimetype,
         kind: options.kind,
-        maxBytes,
+        pages,
       },
-      deps.clock.now(),
+      stored,
+      now,
     );
-  } catch (error) {
-    if (!(error instanceof BlobTooLarge)) throw error;
-    options.stream.resume();
-    throw limit <= remaining
-      ? new LimitExceeded(`The file is larger than the upload limit of ${limit / 1024 / 1024} MB`)
-      : new LimitExceeded(`The organization's storage quota is used up (${storage.limit} bytes)`);
-  }
-  if (isPdf(saved) && saved.size <= PAGE_COUNT_MAX_BYTES) {
-    // A PDF over the parsing limits is kept as bytes, without a page count: every use that reads it
-    // answers 413 (pdf/pdf-limits.ts).
-    const inspection = await inspectPdf(await deps.files.read(saved)).catch((error: unknown) => {
-      if (error instanceof PdfTooLarge) return { ok: false as const, problem: error.message };
-      throw error;
-    });
-    if (inspection.ok) {
-      saved.pages = inspection.pages;
-      await deps.db
-        .updateTable('files')
-        .set({ pages: inspection.pages })
-        .where('id', '=', saved.id)
-        .execute();
-    }
-  }
-  await writeTransaction(deps.db, deps.dialect, async (trx) => {
     if (options.kind === 'signature' || options.kind === 'initials') {
       // Contract: a signature or initials image belongs to its uploader and is listed in user.config.
       const user = await trx
@@ -94,7 +72,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
         .executeTakeFirstOrThrow();
       const config = readJson<Record<string, unknown>>(user.config, {});
       const list = Array.isArray(config[options.kind]) ? (config[options.kind] as unknown[]) : [];
-      config[options.kind] = [...list, { imageId: saved.id, name: options.name }];
+      config[options.kind] = [...list, { imageId: file.id, name: options.name }];
       await trx
         .updateTable('users')
         .set({ config: writeJson(config) })
@@ -106,17 +84,32 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
       actorId: actor.name,
       activityType: 'fileUploaded',
       objectType: 'file',
-      objectId: saved.id,
+      objectId: file.id,
       requestId: actor.requestId,
-      data: { kind: options.kind, size: saved.size, name: options.name },
-      at: deps.clock.now(),
+      data: { kind: options.kind, size: file.size, name: options.name },
+      at: now,
     });
+    return { record: file, used: use.used };
   });
-  return {
-    file: fileView(saved),
-    storage: { used: storage.used + Number(saved.size), limit: storage.limit },
-    record: saved,
-  };
+  return { file: fileView(saved), storage: { used, limit: storage.limit }, record: saved };
+}
+
+/**
+ * A PDF's page count for its row, or null: left for when the file is used when the PDF is large, not
+ * readable, or over the parsing limits (every use that reads it as a PDF then answers 413,
+ * pdf/pdf-limits.ts).
+ */
+async function pageCount(
+  deps: Deps,
+  stored: StoredBytes,
+  file: Pick<UploadOptions, 'mimetype' | 'name'>,
+): Promise<number | null> {
+  if (!isPdf(file) || stored.size > PAGE_COUNT_MAX_BYTES) return null;
+  const inspection = await inspectPdf(await deps.files.readBytes(stored)).catch((error: unknown) => {
+    if (error instanceof PdfTooLarge) return { ok: false as const, problem: error.message };
+    throw error;
+  });
+  return inspection.ok ? inspection.pages : null;
 }
 
 export function isPdf(file: Pick<FileRecord, 'mimetype' | 'name'>): boolean {

@@ -7,14 +7,13 @@ import type { DocumentRow } from '../documents/access.js';
 import { assertAttachmentLimits } from '../documents/attachment-limits.js';
 import { changeDocument } from '../documents/change-document.js';
 import type { DocumentView } from '../documents/document-view.js';
-import { Conflict, FileNotUsable, LimitExceeded, NotFound, ValidationError } from '../errors.js';
+import { Conflict, FileNotUsable, NotFound, ValidationError } from '../errors.js';
 import { fileView, type FileView } from '../files/file-view.js';
-import { uploadAllowance, type StorageUse } from '../files/storage.js';
+import { reserveStorage, storeUploadBytes, type StorageUse } from '../files/storage.js';
 import { callerName, callerRequestId, loadCallerShare, type RecipientCaller } from '../sharing/recipient.js';
 import { assertShareCanAct, getSharedDocument } from '../sharing/recipient-actions.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import type { ShareRow } from '../sharing/share-types.js';
-import { BlobTooLarge } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
 
 /**
@@ -127,13 +126,13 @@ async function save(
 ): Promise<ShareUpload> {
   const { share, doc } = target;
   const uploader = shareUploader(share, doc, callerRequestId(caller));
-  const { limit, storage } = await uploadAllowance(deps, uploader);
-  const remaining = Math.max(0, storage.limit - storage.used);
+  const { stored, storage } = await storeUploadBytes(deps, uploader, file.stream);
   const now = deps.clock.now();
-  let saved: FileRecord;
-  try {
-    saved = await deps.files.save(
-      file.stream,
+  // The row, the quota it takes and the audit entry commit together (spec Limits, Storage).
+  const { saved, used } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const use = await reserveStorage(trx, deps.dialect, uploader, stored.size, storage.limit);
+    const saved = await deps.files.insert(
+      trx,
       {
         tenantId: doc.tenant_id,
         organizationId: doc.organization_id,
@@ -142,19 +141,11 @@ async function save(
         name: file.name,
         mimetype: file.mimetype,
         kind,
-        maxBytes: Math.min(limit, remaining),
       },
+      stored,
       now,
     );
-  } catch (error) {
-    if (!(error instanceof BlobTooLarge)) throw error;
-    file.stream.resume();
-    throw limit <= remaining
-      ? new LimitExceeded(`The file is larger than the upload limit of ${limit / 1024 / 1024} MB`)
-      : new LimitExceeded(`The organization's storage quota is used up (${storage.limit} bytes)`);
-  }
-  await writeTransaction(deps.db, deps.dialect, (trx) =>
-    record(trx, {
+    await record(trx, {
       tenantId: doc.tenant_id,
       actorId: callerName(caller),
       activityType: 'fileUploaded',
@@ -163,14 +154,15 @@ async function save(
       requestId: callerRequestId(caller),
       data: { kind, size: saved.size, name: file.name, shareId: share.id, documentId: doc.id },
       at: now,
-    }),
-  );
+    });
+    return { saved, used: use.used };
+  });
   return {
     share,
     doc,
     record: saved,
     file: fileView(saved),
-    storage: { used: storage.used + Number(saved.size), limit: storage.limit },
+    storage: { used, limit: storage.limit },
   };
 }
 

@@ -115,8 +115,9 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
   });
 
   it('while a worst-case anchor request is searched, another client’s GET /healthz is answered before it completes', async () => {
-    // The upload reads the stored file once to count its pages, the anchor search a second time just
-    // before it starts: a watcher on the real store (it only passes the call on) says when.
+    // The anchor search reads the stored file (FileStore.read) just before it starts (the upload
+    // counted its pages from the stored bytes): a watcher on the real store (it only passes the call
+    // on) says when.
     const files = server.app.deps.files;
     const read = files.read.bind(files);
     let reads = 0;
@@ -124,7 +125,7 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
     const searching = new Promise<void>((resolve) => (searchStarts = resolve));
     files.read = async (file) => {
       const bytes = await read(file);
-      if (++reads === 2) searchStarts();
+      if (++reads === 1) searchStarts();
       return bytes;
     };
     let anchorsDone = false;
@@ -155,7 +156,7 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
     const searching = new Promise<void>((resolve) => (searchStarts = resolve));
     files.read = async (file) => {
       const bytes = await read(file);
-      if (++reads === 2) searchStarts();
+      if (++reads === 1) searchStarts();
       return bytes;
     };
     let anchorsDone = false;

@@ -7,6 +7,11 @@ import type { Database, FileTable } from '../db/schema.js';
 
 export type FileRecord = Selectable<FileTable>;
 
+/** Bytes in the blob store with their SHA-512 (FileStore.storeBytes), before they become a file. */
+export interface StoredBytes extends StoredBlob {
+  checksum: string;
+}
+
 export interface NewFile {
   tenantId: string;
   organizationId?: string | null;
@@ -52,6 +57,15 @@ export class FileStore {
     now = new Date(),
     db: Kysely<Database> = this.#db,
   ): Promise<FileRecord> {
+    const stored = await this.storeBytes(source, file.maxBytes);
+    return this.insert(db, file, stored, now);
+  }
+
+  /**
+   * The bytes of a file, durable in the blob store, not yet a file: `insert` makes one of them (in
+   * the transaction that also writes what comes with it). Bytes never inserted stay unreferenced.
+   */
+  async storeBytes(source: Readable | Buffer, maxBytes?: number): Promise<StoredBytes> {
     // The SHA-512 checksum (Contract: File record) is computed on the way, like the blob's SHA-256.
     const sha512 = createHash('sha512');
     let body: Readable | Buffer = source;
@@ -71,10 +85,20 @@ export class FileStore {
       }
       body = source.pipe(tap);
     }
-    const blob = await this.#blobs.put(body, file.maxBytes !== undefined ? { maxBytes: file.maxBytes } : {});
-    const record = newRecord(file, blob, sha512.digest('hex'), now);
+    const blob = await this.#blobs.put(body, maxBytes !== undefined ? { maxBytes } : {});
+    return { ...blob, checksum: sha512.digest('hex') };
+  }
+
+  /** Makes a file of stored bytes: its row, written in `db` (the caller's transaction). */
+  async insert(db: Kysely<Database>, file: NewFile, stored: StoredBytes, now: Date): Promise<FileRecord> {
+    const record = newRecord(file, stored, stored.checksum, now);
     await db.insertInto('files').values(record).execute();
     return record;
+  }
+
+  /** Stored bytes in one buffer. */
+  readBytes(stored: Pick<StoredBytes, 'sha256'>): Promise<Buffer> {
+    return this.#blobs.read(stored.sha256);
   }
 
   /**
