@@ -61,6 +61,11 @@ export async function openPostgres(options: {
   // or whose socket breaks is reported here; pg has already removed it from the pool and the next
   // query opens a new one. Without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
+  // A connection lost while a request holds it (between the statements of a transaction) is reported
+  // on the client itself, which the pool listens to only while it idles: without this the process
+  // would end. The request's next statement fails instead (503), and the pool drops the client when
+  // it is given back (no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({
     dialect: new SchemaScopedPostgresDialect({ pool: pooledClients(pool) }, schema ?? 'public'),
   });
