@@ -227,7 +227,7 @@ if (!values['no-server']) {
       { id: 'a1', text: 'SIGN_HERE' },
     ]);
     console.log(
-      `\nServer: GET /healthz from one client; ${uploads} worst-case anchor uploads at a time from another:\n` +
+      `\nServer: GET /healthz from one client; ${uploads} worst-case anchor uploads, one after the other, from another:\n` +
         `  patterns: ${pages} pages of "a…a!", ${worstAnchors.length} anchors like (a+)+$: ${patterns.summary}\n` +
         `  crowded line: one page, 29,000 glyphs on one line, one text anchor: ${crowded.summary}`,
     );
