@@ -45,24 +45,33 @@ export async function requestTimestamp(options: RequestTimestampOptions): Promis
     nonce: new asn1js.Integer({ valueHex: nonce }),
     certReq: true,
   });
-  let response: Response;
-  try {
-    response = await fetch(options.url, {
+  const body = toDer(request.toSchema());
+  const send = () =>
+    fetch(options.url, {
       method: 'POST',
       headers: { 'content-type': 'application/timestamp-query', ...options.headers },
-      body: toDer(request.toSchema()),
+      body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
+  let response: Response;
+  try {
+    // A kept-alive connection that the TSA closed just as it was reused fails the request before the
+    // TSA read it ("fetch failed"): sent once more on a new connection. Asking twice is harmless (a
+    // token is checked against this request's imprint and nonce); a time-out is not retried.
+    response = await send().catch((error: unknown) => {
+      if (error instanceof Error && error.name === 'TimeoutError') throw error;
+      return send();
     });
   } catch (error) {
     throw new TimestampUnavailable(`The time-stamp authority cannot be reached (${describe(error)})`);
   }
   if (!response.ok)
     throw new TimestampUnavailable(`The time-stamp authority answered HTTP ${response.status}`);
-  const body = new Uint8Array(await response.arrayBuffer());
+  const answer = new Uint8Array(await response.arrayBuffer());
   let token: Uint8Array;
   let info: TimestampTokenInfo;
   try {
-    const resp = parseDer(body, 'TimeStampResp');
+    const resp = parseDer(answer, 'TimeStampResp');
     const status = integerOf(childAt(childAt(resp, 0, 'status'), 0, 'status'), 'status');
     // PKIStatus 0 granted, 1 grantedWithMods; anything else carries no token.
     if (status !== 0 && status !== 1)

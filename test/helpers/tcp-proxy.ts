@@ -11,6 +11,8 @@ export interface TcpProxy {
   /** The local ports of the proxy's connections to the target (the server sees them as client ports). */
   upstreamPorts(): number[];
   refuse(): void;
+  /** Resets the next connection as soon as it is accepted, as a server closing a kept-alive one does. */
+  resetNext(): void;
   blackhole(): void;
   restore(): void;
   close(): Promise<void>;
@@ -18,6 +20,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: 'forward' | 'refuse' | 'blackhole' = 'forward';
+  let resets = 0;
   const sockets = new Set<Socket>();
   const upstreams = new Set<Socket>();
   const track = (socket: Socket): void => {
@@ -27,7 +30,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const server: Server = createServer((client) => {
     track(client);
-    if (mode === 'refuse') {
+    if (mode === 'refuse' || resets > 0) {
+      if (resets > 0) resets--;
       client.destroy();
       return;
     }
@@ -54,6 +58,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     refuse() {
       mode = 'refuse';
       for (const socket of sockets) socket.destroy();
+    },
+    resetNext() {
+      resets++;
     },
     blackhole() {
       mode = 'blackhole';

@@ -6,6 +6,7 @@ import { readTimestampToken } from '../../src/pki/timestamp-token.js';
 import { requestTimestamp } from '../../src/pki/tsa-client.js';
 import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
 import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 describe('RFC 3161 client against a real TSA on loopback', () => {
   let pki: TestPki;
@@ -45,6 +46,19 @@ describe('RFC 3161 client against a real TSA on loopback', () => {
       }
     });
   }
+
+  it('a connection the TSA closes as the request goes out is retried once on a new one (kept-alive race)', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(tsa.url).port) });
+    try {
+      const url = new URL(tsa.url);
+      url.port = String(proxy.port);
+      proxy.resetNext();
+      const { info } = await requestTimestamp({ url: url.href, digest: imprint, digestAlgorithm: 'SHA-256' });
+      assert.ok(info.valid, info.problems.join('; '));
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it('an unreachable TSA is TimestampUnavailable', async () => {
     await assert.rejects(
