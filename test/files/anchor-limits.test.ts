@@ -36,6 +36,27 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
       },
     });
 
+  /**
+   * Sends an anchor upload and resolves `searching` when its search begins: the search reads the
+   * stored file (FileStore.read) just before it starts (the upload counted its pages from the stored
+   * bytes), and a watcher on the real store (it only passes the call on) says when.
+   */
+  const uploadWatched = (anchors: unknown, bytes: Buffer) => {
+    const files = server.app.deps.files;
+    const read = files.read.bind(files);
+    let searchStarts!: () => void;
+    const searching = new Promise<void>((resolve) => (searchStarts = resolve));
+    files.read = async (file) => {
+      files.read = read;
+      const stored = await read(file);
+      searchStarts();
+      return stored;
+    };
+    const state = { done: false };
+    const answer = uploadWith(anchors, bytes).finally(() => (state.done = true));
+    return { searching, answer, state };
+  };
+
   it('the reproduction: (a+)+$ on a PDF whose text is 32 × a then ! answers 200 with no match (RE2, linear time)', async () => {
     const response = await uploadWith(
       [
@@ -115,29 +136,11 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
   });
 
   it('while a worst-case anchor request is searched, another client’s GET /healthz is answered before it completes', async () => {
-    // The anchor search reads the stored file (FileStore.read) just before it starts (the upload
-    // counted its pages from the stored bytes): a watcher on the real store (it only passes the call
-    // on) says when.
-    const files = server.app.deps.files;
-    const read = files.read.bind(files);
-    let reads = 0;
-    let searchStarts!: () => void;
-    const searching = new Promise<void>((resolve) => (searchStarts = resolve));
-    files.read = async (file) => {
-      const bytes = await read(file);
-      if (++reads === 1) searchStarts();
-      return bytes;
-    };
-    let anchorsDone = false;
-    const anchors = uploadWith(WORST_ANCHORS, worstCasePdf(10)).finally(() => (anchorsDone = true));
-    try {
-      await searching;
-      const health = await server.api('GET', '//healthz');
-      assert.equal(health.status, 200);
-      assert.equal(anchorsDone, false, 'GET /healthz waited for the anchor search to finish');
-    } finally {
-      files.read = read;
-    }
+    const { searching, answer: anchors, state } = uploadWatched(WORST_ANCHORS, worstCasePdf(10));
+    await searching;
+    const health = await server.api('GET', '//healthz');
+    assert.equal(health.status, 200);
+    assert.equal(state.done, false, 'GET /healthz waited for the anchor search to finish');
     const response = await anchors;
     assert.equal(response.status, 200, response.text);
     const byId = new Map(
@@ -149,31 +152,18 @@ describe('issue 20: user-supplied anchor patterns never run unbounded (README Li
   });
 
   it('a page whose text takes longer than the search time limit to read is refused (413) when the limit is reached, and the server answers meanwhile (the search runs in a worker)', async () => {
-    const files = server.app.deps.files;
-    const read = files.read.bind(files);
-    let reads = 0;
-    let searchStarts!: () => void;
-    const searching = new Promise<void>((resolve) => (searchStarts = resolve));
-    files.read = async (file) => {
-      const bytes = await read(file);
-      if (++reads === 1) searchStarts();
-      return bytes;
-    };
-    let anchorsDone = false;
     // One line of 29,000 glyphs: 27 s of text extraction in the PDF engine, in one synchronous call.
-    const anchors = uploadWith([{ id: 'a1', text: 'SIGN_HERE' }], crowdedLinePdf(1024 * 1024)).finally(
-      () => (anchorsDone = true),
-    );
-    try {
-      await searching;
-      for (let i = 0; i < 3; i++) {
-        const health = await server.api('GET', '//healthz');
-        assert.equal(health.status, 200);
-      }
-      assert.equal(anchorsDone, false, 'GET /healthz waited for the anchor search to finish');
-    } finally {
-      files.read = read;
+    const {
+      searching,
+      answer: anchors,
+      state,
+    } = uploadWatched([{ id: 'a1', text: 'SIGN_HERE' }], crowdedLinePdf(1024 * 1024));
+    await searching;
+    for (let i = 0; i < 3; i++) {
+      const health = await server.api('GET', '//healthz');
+      assert.equal(health.status, 200);
     }
+    assert.equal(state.done, false, 'GET /healthz waited for the anchor search to finish');
     const response = await anchors;
     assert.equal(response.status, 413, response.text);
     assert.equal(response.body.code, 'LIMIT_EXCEEDED');
