@@ -129,6 +129,15 @@ const fresh = async (w: World) => {
   const id = await w.aDocument('Owner private contract');
   return { id, version: await w.versionOf(id) };
 };
+/** A signature image of the owner's (POST /files/signature: theirs alone, spec Files usage rule 2). */
+const ownerSignatureImage = (w: World) =>
+  upload(w.server, w.tokens.owner!, PNG_1PX, { path: '/files/signature', name: 's.png', type: 'image/png' });
+/** A sign call on a fresh document of the owner's, with the owner's signature image. */
+const ownerSigns = async (w: World): Promise<Call> => {
+  const { id, version } = await fresh(w);
+  const image = await ownerSignatureImage(w);
+  return { path: `${V}/documents/sign/${version}`, body: { id, signatures: [SIGNATURE(image)] } };
+};
 const SIGNATURE = (blob?: string) => ({
   type: 'signature',
   pages: [1],
@@ -265,11 +274,7 @@ const ROWS: Row[] = [
       body: {
         signature: [
           {
-            imageId: await upload(w.server, w.tokens.owner!, PNG_1PX, {
-              path: '/files/signature',
-              name: 's.png',
-              type: 'image/png',
-            }),
+            imageId: await ownerSignatureImage(w),
           },
         ],
       },
@@ -300,11 +305,7 @@ const ROWS: Row[] = [
       body: {
         signature: [
           {
-            imageId: await upload(w.server, w.tokens.owner!, PNG_1PX, {
-              path: '/files/signature',
-              name: 's.png',
-              type: 'image/png',
-            }),
+            imageId: await ownerSignatureImage(w),
           },
         ],
       },
@@ -627,30 +628,14 @@ const ROWS: Row[] = [
   {
     route: `PUT ${V}/documents/sign/:version`,
     kind: 'owned',
-    call: async (w) => {
-      const { id, version } = await fresh(w);
-      const image = await upload(w.server, w.tokens.owner!, PNG_1PX, {
-        path: '/files/signature',
-        name: 's.png',
-        type: 'image/png',
-      });
-      return { path: `${V}/documents/sign/${version}`, body: { id, signatures: [SIGNATURE(image)] } };
-    },
+    call: ownerSigns,
     expect: { orgAdmin: 'own', globalAdmin: 'own' },
     why: "the signature image is the owner's (usage rule 2): an administrator reaches the file check",
   },
   {
     route: `POST ${V}/documents/sign/:version`,
     kind: 'owned',
-    call: async (w) => {
-      const { id, version } = await fresh(w);
-      const image = await upload(w.server, w.tokens.owner!, PNG_1PX, {
-        path: '/files/signature',
-        name: 's.png',
-        type: 'image/png',
-      });
-      return { path: `${V}/documents/sign/${version}`, body: { id, signatures: [SIGNATURE(image)] } };
-    },
+    call: ownerSigns,
     expect: { orgAdmin: 'own', globalAdmin: 'own' },
     why: "the signature image is the owner's (usage rule 2): an administrator reaches the file check",
   },
