@@ -1,10 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, NotFound, ValidationError } from '../errors.js';
 import { isTenantWide } from '../users/roles.js';
 import { CallbackRefused, checkCallbackUrl } from './ssrf-guard.js';
+import { newWebhookSecret } from './signature.js';
 import { assertMayUseWebhooks } from './webhook-access.js';
 import { webhookView, type WebhookView } from './webhook-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -63,7 +64,7 @@ export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook)
     organization_id: organizationId,
     name,
     callback_url: input.callbackUrl,
-    hmac_secret: input.hmacSecret ?? randomBytes(32).toString('hex'),
+    hmac_secret: input.hmacSecret ?? newWebhookSecret(),
     creator_id: actor.userId,
     creator_name: actor.name,
     created_at: now.toISOString(),

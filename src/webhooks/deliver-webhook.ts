@@ -4,7 +4,7 @@ import type { ClaimedJob } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import { deliveryBody, type DeliveryPayload } from './delivery-job.js';
 import { postCallback, type DeliveryTransport } from './post-callback.js';
-import { signBody } from './signature.js';
+import { signBody, standardWebhookHeaders } from './signature.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
 /** What the request of one delivery is made of. */
@@ -41,6 +41,7 @@ export async function deliverWebhook(
     'x-signery-delivery': deliveryId,
     'x-signery-timestamp': attemptAt.toISOString(),
     'x-signery-event': request.event,
+    ...standardWebhookHeaders([request.hmacSecret], deliveryId, attemptAt, request.body),
   });
 
   // Should the webhook be deleted during this attempt, the insert fails on its foreign key, nothing

@@ -51,7 +51,11 @@ describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
     assert.equal(own.body.type, 'organization');
     assert.equal(own.body.name, sales, 'name defaults to the creator’s organization');
     assert.equal(own.body.creator, 'sales-admin');
-    assert.match(own.body.hmacSecret, /^[0-9a-f]{64}$/, 'a secret is generated when none is given');
+    assert.match(
+      own.body.hmacSecret,
+      /^whsec_[A-Za-z0-9+/]{43}=$/,
+      'a secret is generated when none is given',
+    );
     assert.ok(own.body.createDate);
 
     const tenant = await server.api('POST', '/webhooks', {
