@@ -9,6 +9,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema to use (created when missing); lets several instances share one database. */
   databaseSchema: string | undefined;
+  /**
+   * How long PostgreSQL may run one statement (DATABASE_STATEMENT_TIMEOUT_MS, 0 = no limit). A
+   * connection that has not answered a little after it is taken for dead and dropped.
+   */
+  databaseStatementTimeoutMs: number;
   admin: { email: string | undefined; password: string | undefined; tenant: string };
   s3: S3Config | undefined;
   smtpUrl: string | undefined;
@@ -108,6 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (text(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl,
     databaseSchema: schema,
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000),
     admin: {
       email: text(env, 'ADMIN_EMAIL'),
       password: text(env, 'ADMIN_PASSWORD'),

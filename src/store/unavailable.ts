@@ -16,7 +16,8 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (typeof code === 'string') {
     // SQLSTATE class 08 (connection exception); 57P01–57P03: the server is shutting down, crashed or
     // is not accepting connections yet.
-    if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03'].includes(code)) return true;
+    // 57014: a statement cancelled by the statement time-out (an overloaded server).
+    if (/^08[0-9A-Z]{3}$/.test(code) || ['57014', '57P01', '57P02', '57P03'].includes(code)) return true;
     if (SOCKET_ERRORS.has(code)) return true;
   }
   return typeof message === 'string' && PG_CONNECTION_MESSAGES.some((m) => message.includes(m));

@@ -46,7 +46,10 @@ describe(
       proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
       const url = new URL(TEST_DATABASE_URL!);
       url.port = String(proxy.port);
-      server = await startServer({ env: { DATABASE_URL: url.toString() } });
+      // A one-second statement time-out: a connection silent for three seconds is taken for dead.
+      server = await startServer({
+        env: { DATABASE_URL: url.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '1000' },
+      });
       token = await server.adminToken();
     });
     after(async () => {
@@ -104,6 +107,34 @@ describe(
       }
       const answer = await server.api('GET', '/login', { token });
       assert.equal(answer.status, 200, answer.text);
+    });
+
+    it('answers 503 to a request that lands on a silently dead pooled connection, and drops it', async () => {
+      assert.equal(
+        (await server.api('GET', '/login', { token })).status,
+        200,
+        'the pool holds live connections',
+      );
+      const before = await backendsBehind(proxy);
+      proxy.blackhole();
+      let answer;
+      try {
+        // Without a deadline on the connection this request would wait for TCP to give up (many
+        // minutes): the test's own time-out would fail it.
+        answer = await server.api('GET', '/login', { token });
+      } finally {
+        proxy.restore();
+      }
+      assert.equal(answer.status, 503, answer.text);
+      assert.equal(answer.body.code, 'UNAVAILABLE');
+      assert.ok(answer.headers.get('retry-after'));
+      // The dead connection was dropped, not given back to the pool: the next requests succeed.
+      for (let i = 0; i < 5; i++) assert.equal((await server.api('GET', '/login', { token })).status, 200);
+      const after = await backendsBehind(proxy);
+      assert.ok(
+        before.some((pid) => !after.includes(pid)),
+        'the connection caught in the partition is no longer in use',
+      );
     });
   },
 );

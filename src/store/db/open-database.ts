@@ -7,6 +7,12 @@ import { openSqlite } from './sqlite/sqlite-database.js';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded SQLite file under DATA_DIR. */
 export async function openDatabase(config: Config): Promise<DatabaseHandle<Database>> {
-  if (config.databaseUrl) return openPostgres({ url: config.databaseUrl, schema: config.databaseSchema });
+  if (config.databaseUrl) {
+    return openPostgres({
+      url: config.databaseUrl,
+      schema: config.databaseSchema,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    });
+  }
   return openSqlite({ file: join(config.dataDir, 'signery.db') });
 }

@@ -140,7 +140,7 @@ interface TransactionState {
  * the COMMIT, not while the answer travels to Node, waits for its turn there, and the COMMIT
  * travels back.
  */
-export function pooledClients(pool: pg.Pool): pg.Pool {
+export function pooledClients(pool: pg.Pool, options: { deadlineMs?: number } = {}): pg.Pool {
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     if (!STATEMENT.test(text)) return undefined;
@@ -233,12 +233,28 @@ export function pooledClients(pool: pg.Pool): pg.Pool {
     });
   };
 
+  /**
+   * A connection that has not answered by the deadline is taken for dead and its socket destroyed: a
+   * partition or a vanished server leaves a pooled connection open with nothing coming back, and TCP
+   * would take many minutes to say so. The statement fails as on a lost connection (503, to be sent
+   * again), and the pool drops the client when it is given back. PostgreSQL's own statement_timeout,
+   * set shorter than the deadline, ends slow statements on a live connection first.
+   */
+  const withDeadline = <T>(client: pg.PoolClient, pending: Promise<T>): Promise<T> => {
+    const { deadlineMs } = options;
+    if (!deadlineMs) return pending;
+    const timer = setTimeout(() => {
+      (client as unknown as { connection: WireConnection }).connection.stream.destroy();
+    }, deadlineMs);
+    return pending.finally(() => clearTimeout(timer));
+  };
+
   const wrap = (client: pg.PoolClient): pg.PoolClient =>
     new Proxy(client, {
       get(target, property, receiver) {
         if (property === 'query') {
           return (text: unknown, values?: unknown[]) => {
-            if (typeof text === 'string') return query(target, text, values);
+            if (typeof text === 'string') return withDeadline(target, query(target, text, values));
             // A query object (a cursor) goes as it is; a BEGIN still owed goes ahead of it.
             const state = states.get(target);
             if (state?.beginPending) {

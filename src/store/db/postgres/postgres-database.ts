@@ -10,6 +10,10 @@ const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const INT8 = 20;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How much longer than PostgreSQL's statement_timeout a connection has to answer before it is dropped. */
+const DEADLINE_GRACE_MS = 2_000;
+/** A transaction left idle this long (its node died holding it) is ended by PostgreSQL, releasing its locks. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /**
  * Type parsers for this pool only (pg's global ones would leak into other pools in one process):
@@ -35,6 +39,8 @@ export async function openPostgres(options: {
   url: string;
   schema?: string | undefined;
   maxConnections?: number;
+  /** PostgreSQL's statement_timeout for every connection of the pool (0 or unset: none). */
+  statementTimeoutMs?: number;
 }): Promise<DatabaseHandle<Database>> {
   const { schema } = options;
   if (schema) {
@@ -54,7 +60,7 @@ export async function openPostgres(options: {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    options: sessionSettings(schema, options.statementTimeoutMs ?? 0),
   };
   const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10 });
   // An idle pooled connection that PostgreSQL closes (a restart, a failover, pg_terminate_backend)
@@ -67,7 +73,14 @@ export async function openPostgres(options: {
   // it is given back (no longer queryable).
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({
-    dialect: new SchemaScopedPostgresDialect({ pool: pooledClients(pool) }, schema ?? 'public'),
+    dialect: new SchemaScopedPostgresDialect(
+      {
+        pool: pooledClients(pool, {
+          deadlineMs: options.statementTimeoutMs ? options.statementTimeoutMs + DEADLINE_GRACE_MS : 0,
+        }),
+      },
+      schema ?? 'public',
+    ),
   });
   const notifications = new JobNotifications(connection);
   return {
@@ -83,4 +96,16 @@ export async function openPostgres(options: {
       await db.destroy();
     },
   };
+}
+
+/**
+ * The settings every connection starts with: the schema, PostgreSQL's statement time-out (a slow
+ * statement is cancelled there, `57014`, and answered 503) and the idle-in-transaction time-out.
+ */
+function sessionSettings(schema: string | undefined, statementTimeoutMs: number): string {
+  return [
+    ...(schema ? [`-c search_path="${schema}"`] : []),
+    `-c statement_timeout=${statementTimeoutMs}`,
+    `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+  ].join(' ');
 }
