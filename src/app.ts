@@ -67,7 +67,10 @@ import { registerSharingJobs } from './sharing/scheduled.js';
 
 export const API_PREFIX = '/api/v1';
 
-/** What an interrupted upload left behind is removed after this (longer than any upload takes). */
+/**
+ * What an interrupted upload left behind, and blobs no file references, are removed after this (longer
+ * than any upload takes, or any change between storing its bytes and committing its row).
+ */
 const TEMPORARY_BLOB_GRACE_MS = 24 * 3_600_000;
 
 export interface App {
@@ -265,6 +268,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     });
     worker.every('blobs.sweepTemporary', 3_600_000, async (tick) => {
       await blobs.sweepTemporary(new Date(tick.getTime() - TEMPORARY_BLOB_GRACE_MS));
+    });
+    worker.every('blobs.sweepUnreferenced', 86_400_000, async (tick) => {
+      await deps.files.sweepUnreferenced(new Date(tick.getTime() - TEMPORARY_BLOB_GRACE_MS));
     });
     worker.start();
   }

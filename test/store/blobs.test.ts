@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -325,7 +325,44 @@ for (const kind of ['fs', 's3'] as const) {
       assert.deepEqual(await store.stat(kept.sha256), { size: 31 });
     });
 
+    it('deleteIfOlderThan removes a blob written before the cutoff and keeps one written since', async () => {
+      const { sha256: key } = await store.put(Buffer.from(`aged ${kind}`));
+      assert.equal(await store.deleteIfOlderThan(key, new Date(Date.now() - 3_600_000)), false, 'too young');
+      assert.ok(await store.stat(key));
+      assert.equal(await store.deleteIfOlderThan(key, new Date(Date.now() + 60_000)), true);
+      assert.equal(await store.stat(key), undefined);
+      assert.equal(await store.deleteIfOlderThan(key, new Date(Date.now() + 60_000)), false, 'gone already');
+      assert.equal(await store.deleteIfOlderThan('../../etc/passwd', new Date(Date.now() + 60_000)), false);
+    });
+
+    it('a put of bytes already stored makes them young again: the sweep keeps what an upload reuses', async () => {
+      const bytes = Buffer.from(`reused ${kind}`);
+      const { sha256: key } = await store.put(bytes);
+      // S3 keeps LastModified to the second, and file times come from a coarse clock: the cutoff lies
+      // a second before the second put, and more than a second after the first.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const cutoff = new Date(Date.now() - 1_000);
+      await store.put(bytes);
+      assert.equal(await store.deleteIfOlderThan(key, cutoff), false);
+      assert.deepEqual(await store.read(key), bytes);
+      await store.delete(key);
+    });
+
     if (kind === 'fs') {
+      it('a put that publishes the same bytes while the sweep moves them aside is never undone', async () => {
+        const bytes = Buffer.from('raced');
+        const { sha256: key } = await store.put(bytes);
+        const path = join(fsRoot!, key.slice(0, 2), key.slice(2, 4), key);
+        const old = new Date(Date.now() - 7_200_000);
+        await utimes(path, old, old);
+        // The sweep decided on this blob; a put publishes the same bytes before it acts.
+        await store.put(bytes);
+        assert.equal(await store.deleteIfOlderThan(key, new Date(Date.now() - 3_600_000)), false);
+        assert.deepEqual(await store.read(key), bytes);
+        assert.deepEqual(await harness.leftovers(), [], 'nothing left aside');
+        await store.delete(key);
+      });
+
       it('the blob lives at its content-addressed path', async () => {
         const bytes = Buffer.from('content-addressed');
         const { sha256: key } = await store.put(bytes);

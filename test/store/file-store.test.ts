@@ -72,6 +72,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
         stat: (key) => blobs.stat(key),
         delete: (key) => blobs.delete(key),
         list: () => blobs.list(),
+        deleteIfOlderThan: (key, olderThan) => blobs.deleteIfOlderThan(key, olderThan),
         sweepTemporary: (olderThan) => blobs.sweepTemporary(olderThan),
         ping: () => blobs.ping(),
         close: () => blobs.close(),

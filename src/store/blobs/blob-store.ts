@@ -30,6 +30,12 @@ export interface BlobStore {
   /** Every stored key, for the sweep that removes blobs no row references. */
   list(): AsyncIterable<string>;
   /**
+   * Removes a blob unless it was written at `olderThan` or later; answers whether it did. Every `put`
+   * writes its blob anew (identical bytes too), so a blob an upload is about to reference looks
+   * recent and stays: the sweep of unreferenced blobs checks references first, then calls this.
+   */
+  deleteIfOlderThan(sha256: string, olderThan: Date): Promise<boolean>;
+  /**
    * Removes what puts interrupted by a crash left behind (temp files, temp objects, unfinished
    * multipart uploads) last written before `olderThan`; answers how many. A put in progress keeps
    * writing, so a grace period longer than any upload leaves it alone.

@@ -11,7 +11,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { promisify } from 'node:util';
-import { access, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
+import { access, link, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -106,7 +106,7 @@ export class FsBlobStore implements BlobStore {
 
   /** A new temp file, open for writing; tmp/ (and the root) are made when missing. */
   #createTmp(): { path: string; fd: number } {
-    const path = join(this.#tmp, randomUUID());
+    const path = this.#createTmpPath();
     try {
       return { path, fd: openSync(path, 'wx') };
     } catch (error) {
@@ -114,6 +114,11 @@ export class FsBlobStore implements BlobStore {
       mkdirSync(this.#tmp, { recursive: true });
       return { path, fd: openSync(path, 'wx') };
     }
+  }
+
+  /** A path under tmp/ no one else uses. */
+  #createTmpPath(): string {
+    return join(this.#tmp, randomUUID());
   }
 
   /**
@@ -212,6 +217,33 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
+  }
+
+  /**
+   * Moves the blob aside first (an atomic rename), then looks at what was moved: written before
+   * `olderThan`, it is removed; written since (a put published the same bytes just now), it goes back
+   * unless a newer put has published them again meanwhile. No put is ever undone.
+   */
+  async deleteIfOlderThan(sha256: string, olderThan: Date): Promise<boolean> {
+    if (!isSha256(sha256)) return false;
+    const aside = this.#createTmpPath();
+    await mkdir(this.#tmp, { recursive: true });
+    try {
+      await rename(this.#path(sha256), aside);
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    const { mtime } = await stat(aside);
+    if (mtime < olderThan) {
+      await unlink(aside);
+      return true;
+    }
+    await link(aside, this.#path(sha256)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    await unlink(aside);
+    return false;
   }
 
   async *list(): AsyncIterable<string> {

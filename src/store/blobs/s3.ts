@@ -151,15 +151,15 @@ export class S3BlobStore implements BlobStore {
       uploaded = true;
 
       const sha256 = hash.digest('hex');
-      if ((await this.stat(sha256)) === undefined) {
-        await this.#client.send(
-          new CopyObjectCommand({
-            Bucket: this.#bucket,
-            Key: this.#blobKey(sha256),
-            CopySource: `${this.#bucket}/${tmpKey.split('/').map(encodeURIComponent).join('/')}`,
-          }),
-        );
-      }
+      // Copied even when the bytes are stored already: the object's new LastModified keeps the sweep
+      // of unreferenced blobs away from bytes an upload is about to reference (deleteIfOlderThan).
+      await this.#client.send(
+        new CopyObjectCommand({
+          Bucket: this.#bucket,
+          Key: this.#blobKey(sha256),
+          CopySource: `${this.#bucket}/${tmpKey.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
       return { sha256, size };
     } finally {
       // Best effort: the put's own outcome matters more than the cleanup's, and the lifecycle rule
@@ -227,6 +227,25 @@ export class S3BlobStore implements BlobStore {
     if (!isSha256(sha256)) return;
     // S3 answers 204 for a missing key too.
     await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#blobKey(sha256) }));
+  }
+
+  /**
+   * S3 has no delete conditional on the time an object was written: between this HEAD and the
+   * DELETE (milliseconds), a put of the very same bytes, unreferenced for the whole grace period until
+   * then, would be undone. The sweep's grace period makes that a day-old coincidence.
+   */
+  async deleteIfOlderThan(sha256: string, olderThan: Date): Promise<boolean> {
+    if (!isSha256(sha256)) return false;
+    const Key = this.#blobKey(sha256);
+    try {
+      const { LastModified } = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key }));
+      if (LastModified === undefined || LastModified >= olderThan) return false;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key }));
+    return true;
   }
 
   async *list(): AsyncIterable<string> {

@@ -38,6 +38,9 @@ export interface NewFile {
  * const bytes = await files.open(file.id);
  * ```
  */
+/** Blob keys whose references are looked up in one statement by the sweep. */
+const SWEEP_BATCH = 500;
+
 export class FileStore {
   readonly #db: Kysely<Database>;
   readonly #blobs: BlobStore;
@@ -94,6 +97,39 @@ export class FileStore {
     const record = newRecord(file, stored, stored.checksum, now);
     await db.insertInto('files').values(record).execute();
     return record;
+  }
+
+  /**
+   * Removes the blobs no file references that were written before `olderThan`; answers how many. They
+   * are what a crash between a blob and its row leaves, or a change that lost its race and rolled
+   * back. References are read in batches; each removal is conditional on the blob's age
+   * (BlobStore.deleteIfOlderThan), so an upload that reuses the bytes meanwhile keeps them.
+   */
+  async sweepUnreferenced(olderThan: Date): Promise<number> {
+    let removed = 0;
+    let batch: string[] = [];
+    const sweep = async (): Promise<void> => {
+      const referenced = new Set(
+        (
+          await this.#db
+            .selectFrom('files')
+            .select('sha256')
+            .distinct()
+            .where('sha256', 'in', batch)
+            .execute()
+        ).map((row) => row.sha256),
+      );
+      for (const sha256 of batch) {
+        if (!referenced.has(sha256) && (await this.#blobs.deleteIfOlderThan(sha256, olderThan))) removed++;
+      }
+      batch = [];
+    };
+    for await (const sha256 of this.#blobs.list()) {
+      batch.push(sha256);
+      if (batch.length === SWEEP_BATCH) await sweep();
+    }
+    if (batch.length > 0) await sweep();
+    return removed;
   }
 
   /** Stored bytes in one buffer. */
