@@ -2,7 +2,7 @@ import { record } from '../audit/record.js';
 import { assertNotThrottled, clearFailures, countFailure } from '../auth/login-throttle.js';
 import { exchangeCode } from '../auth/oidc/finish-oidc-login.js';
 import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
-import { hashToken, sameHash } from '../auth/secrets.js';
+import { claimPendingState, STATE_UNUSABLE } from '../auth/oidc/state-flow.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, Unauthenticated } from '../errors.js';
 import { claimsFor, mismatchedFactors, offeredProviders } from './identity-factors.js';
@@ -33,8 +33,6 @@ export interface FinishedShareOidc {
   redirect: string | null;
 }
 
-const STATE_UNUSABLE = 'This sign-in is unknown, has expired or was already used: start it again';
-
 /**
  * GET /share/oidc/:provider/callback (spec: Authentication 6, Sharing rule 3 "All given factors are
  * checked"): exchanges the code (state, nonce, PKCE and issuer checked, as for users), then holds the
@@ -51,27 +49,16 @@ export async function finishShareOidc(
   options: FinishShareOidcOptions,
 ): Promise<FinishedShareOidc> {
   const provider = providers.get(options.provider);
-  const state = options.query.get('state');
-  if (!state) throw new Unauthenticated(STATE_UNUSABLE);
+  const pending = await claimPendingState(deps, 'share_oidc_states', {
+    provider: provider.name,
+    state: options.query.get('state'),
+    binding: options.binding,
+  });
   const now = deps.clock.now();
-  // Deleting is what makes the state single use: of two callbacks with one state, one gets the row.
-  const pending = await deps.db
-    .deleteFrom('share_oidc_states')
-    .where('state_hash', '=', hashToken(state))
-    .returningAll()
-    .executeTakeFirst();
-  if (!pending || pending.provider !== provider.name || new Date(pending.expires_at) <= now) {
-    throw new Unauthenticated(STATE_UNUSABLE);
-  }
-  // Without this, someone holding a link could get its rightful recipient's browser to finish a
-  // sign-in they started, and so unlock the link in their own hands with the recipient's identity.
-  if (!options.binding || !sameHash(hashToken(options.binding), pending.binding_hash)) {
-    throw new Unauthenticated('This sign-in was started in another browser: start it again here');
-  }
   const share = await deps.db
     .selectFrom('shares')
     .selectAll()
-    .where('id', '=', pending.share_id)
+    .where('id', '=', pending.share_id ?? '')
     .executeTakeFirst();
   if (!share) throw new Unauthenticated(STATE_UNUSABLE);
   const key = shareThrottleKey(share.id);
@@ -91,7 +78,7 @@ export async function finishShareOidc(
     identity = await exchangeCode(client, provider, {
       callback: shareCallbackUrl(deps.config.publicUrl, provider.name),
       query: options.query,
-      state,
+      state: pending.state,
       nonce: pending.nonce,
       codeVerifier: pending.code_verifier,
       claims: claimsFor(factors, provider),

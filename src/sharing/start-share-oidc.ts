@@ -1,6 +1,6 @@
 import { assertNotThrottled } from '../auth/login-throttle.js';
 import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
-import { authorizationRequest, ownRedirect, pendingStateRow } from '../auth/oidc/start-oidc-login.js';
+import { beginAuthorization, ownRedirect, type StartedAuthorization } from '../auth/oidc/state-flow.js';
 import type { Deps } from '../deps.js';
 import { Conflict, Forbidden } from '../errors.js';
 import { offeredProviders } from './identity-factors.js';
@@ -16,13 +16,6 @@ export function shareCallbackUrl(publicUrl: string, providerName: string): strin
   return `${publicUrl}${SHARE_OIDC_PATH}/${encodeURIComponent(providerName)}/callback`;
 }
 
-export interface StartedShareOidc {
-  /** The provider's authorization endpoint with state, nonce and PKCE challenge: send the browser there. */
-  authorizationUrl: string;
-  /** Goes to the browser as a cookie; the callback must bring it back. */
-  binding: string;
-}
-
 /**
  * GET /share/oidc/:provider (spec: Authentication 6, Sharing rule 3): an external recipient starts
  * proving who they are at one of the identity providers their share allows, as users sign in
@@ -33,7 +26,7 @@ export async function startShareOidc(
   deps: Deps,
   providers: OidcProviders,
   options: { recipient: Recipient; provider: string; redirect?: string | undefined },
-): Promise<StartedShareOidc> {
+): Promise<StartedAuthorization> {
   const redirect =
     options.redirect === undefined ? null : ownRedirect(deps.config.publicUrl, options.redirect);
   const share = await deps.db
@@ -53,18 +46,10 @@ export async function startShareOidc(
   if (!PENDING.includes(share.status)) throw new Conflict(`This share is ${share.status}`);
   await assertNotThrottled(deps, [shareThrottleKey(share.id)]);
 
-  const { provider, client } = await providers.open(config.name);
-  const request = await authorizationRequest(
-    client,
-    provider,
-    shareCallbackUrl(deps.config.publicUrl, provider.name),
-  );
-  const now = deps.clock.now();
-  // Starts never finished are swept as new ones come, so the table holds about ten minutes of them.
-  await deps.db.deleteFrom('share_oidc_states').where('expires_at', '<=', now.toISOString()).execute();
-  await deps.db
-    .insertInto('share_oidc_states')
-    .values({ ...pendingStateRow(request, { provider: provider.name, redirect, now }), share_id: share.id })
-    .execute();
-  return { authorizationUrl: request.authorizationUrl, binding: request.binding };
+  return beginAuthorization(deps, providers, 'share_oidc_states', {
+    provider: config.name,
+    callbackUrl: (name) => shareCallbackUrl(deps.config.publicUrl, name),
+    redirect,
+    shareId: share.id,
+  });
 }

@@ -7,10 +7,10 @@ import { readProperties } from '../../settings/properties.js';
 import { createSession } from '../create-session.js';
 import { assertNotThrottled, countFailure, type ThrottleKey } from '../login-throttle.js';
 import { loginResponse, type LoginResponse } from '../login-response.js';
-import { hashToken, sameHash } from '../secrets.js';
 import { findOidcAccount, type OidcIdentity } from './find-oidc-account.js';
 import { IdentityProviderFailed } from './identity-provider-failed.js';
 import { callbackUrl, type OidcProviders } from './oidc-providers.js';
+import { claimPendingState } from './state-flow.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
 export interface FinishOidcLoginOptions {
@@ -30,8 +30,6 @@ export interface FinishedOidcLogin {
   /** Where the start asked the browser to be sent, if anywhere (already checked to be ours). */
   redirect: string | null;
 }
-
-const STATE_UNUSABLE = 'This sign-in is unknown, has expired or was already used: start it again';
 
 /**
  * GET /login/oidc/:provider/callback (spec: Authentication 5): exchanges the code for the provider's
@@ -63,29 +61,18 @@ async function finish(
   provider: OidcProviderConfig,
   options: FinishOidcLoginOptions,
 ): Promise<FinishedOidcLogin> {
-  const state = options.query.get('state');
-  if (!state) throw new Unauthenticated(STATE_UNUSABLE);
+  const pending = await claimPendingState(deps, 'oidc_login_states', {
+    provider: provider.name,
+    state: options.query.get('state'),
+    binding: options.binding,
+  });
   const now = deps.clock.now();
-  // Deleting is what makes the state single use: of two callbacks with one state, one gets the row.
-  const pending = await deps.db
-    .deleteFrom('oidc_login_states')
-    .where('state_hash', '=', hashToken(state))
-    .returningAll()
-    .executeTakeFirst();
-  if (!pending || pending.provider !== provider.name || new Date(pending.expires_at) <= now) {
-    throw new Unauthenticated(STATE_UNUSABLE);
-  }
-  // Without this, someone could start a sign-in, sign in at the provider as themselves and get a victim's
-  // browser to finish it: the victim would then work, unknowingly, in the other person's account.
-  if (!options.binding || !sameHash(hashToken(options.binding), pending.binding_hash)) {
-    throw new Unauthenticated('This sign-in was started in another browser: start it again here');
-  }
 
   const { client: oidc } = await providers.open(provider.name);
   const identity = await exchangeCode(oidc, provider, {
     callback: callbackUrl(deps.config.publicUrl, provider.name),
     query: options.query,
-    state,
+    state: pending.state,
     nonce: pending.nonce,
     codeVerifier: pending.code_verifier,
   });

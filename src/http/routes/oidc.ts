@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { finishOidcLogin } from '../../auth/oidc/finish-oidc-login.js';
 import { OIDC_LOGIN_PATH, OidcProviders } from '../../auth/oidc/oidc-providers.js';
-import { OIDC_LOGIN_TTL_SECONDS, startOidcLogin } from '../../auth/oidc/start-oidc-login.js';
+import { startOidcLogin } from '../../auth/oidc/start-oidc-login.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/state-flow.js';
 import type { Deps } from '../../deps.js';
 import {
   BindingCookie,

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { Unauthenticated } from '../../errors.js';
 import { finishShareOidc } from '../../sharing/finish-share-oidc.js';
 import { listShareProviders } from '../../sharing/list-share-providers.js';
-import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/start-oidc-login.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/state-flow.js';
 import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
 import {
   BindingCookie,
