@@ -10,10 +10,54 @@ export abstract class AppError extends Error {
   headers: Record<string, string> = {};
 }
 
+/** The parts of a request a validation error can name, as the spec's message labels them. */
+export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
+
+const PART_LABEL: Record<RequestPart, string> = {
+  body: 'BODY',
+  querystring: 'QUERY',
+  params: 'PARAMS',
+  headers: 'HEADERS',
+};
+
+/**
+ * The spec's validation text (Errors, point 2), in Joi's words, written here only:
+ * `Request validation errors: BODY ERRORS: "signatures[0].position.percentX" must be less than or equal to 1`.
+ * Without a path, the problem is the request's as a whole.
+ */
+export function requestValidationText(part: RequestPart, path: string | undefined, problem: string): string {
+  return `Request validation errors: ${PART_LABEL[part]} ERRORS: ${path === undefined ? '' : `"${path}" `}${problem}`;
+}
+
+/**
+ * A request the API cannot take (400 VALIDATION_ERROR). Name the field at fault and what is wrong
+ * with it, `new ValidationError('signatures[0].page', 'must be less than or equal to 2')`, and the
+ * message is the spec's text (a `null` path: the body as a whole is at fault). A single argument is
+ * a message of its own, for a request that is well formed but cannot be done.
+ */
 export class ValidationError extends AppError {
   override name = 'ValidationError';
   readonly statusCode = 400;
   readonly code = 'VALIDATION_ERROR';
+  /** The field at fault and what is wrong with it, when the error names one. */
+  readonly field: { part: RequestPart; path: string; problem: string } | undefined;
+
+  constructor(problem: string, options?: ErrorOptions);
+  constructor(path: string | null, problem: string, options?: ErrorOptions & { part?: RequestPart });
+  constructor(
+    first: string | null,
+    second?: string | ErrorOptions,
+    third?: ErrorOptions & { part?: RequestPart },
+  ) {
+    if (typeof second === 'string') {
+      const part = third?.part ?? 'body';
+      super(requestValidationText(part, first ?? undefined, second), third);
+      this.field = first === null ? undefined : { part, path: first, problem: second };
+    } else {
+      super(first ?? '', second);
+      this.field = undefined;
+    }
+  }
 }
 
 export class FileNotUsable extends AppError {

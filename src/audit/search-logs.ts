@@ -72,7 +72,8 @@ export async function searchLogs(deps: Deps, actor: Actor, body: LogsSearch): Pr
   if (body.scroll?.id !== undefined) {
     if (body.logsQuery.from !== undefined) {
       throw new ValidationError(
-        'Request validation errors: BODY ERRORS: "logsQuery.from" is not allowed in a continuation (send it only in the first request)',
+        'logsQuery.from',
+        'is not allowed in a continuation (send it only in the first request)',
       );
     }
     const position = await scrolls.resume<number>(actor, { scrollId: body.scroll.id, query });
@@ -117,13 +118,10 @@ async function page(
 }
 
 function filterExpression(eb: Eb, filter: LogFilter, index: number): Expression<SqlBool> {
-  const path = `"logsQuery.query.filter[${index}].field"`;
+  const path = `logsQuery.query.filter[${index}].field`;
   if (filter.type === 'range') {
     const column = RANGE_FIELDS[filter.field as keyof typeof RANGE_FIELDS];
-    if (!column)
-      throw new ValidationError(
-        `Request validation errors: BODY ERRORS: ${path} must be one of [time] for a range`,
-      );
+    if (!column) throw new ValidationError(path, 'must be one of [time] for a range');
     const bounds: Expression<SqlBool>[] = [];
     for (const [key, op] of [
       ['gte', '>='],
@@ -135,24 +133,18 @@ function filterExpression(eb: Eb, filter: LogFilter, index: number): Expression<
       if (value === undefined) continue;
       const time = new Date(value);
       if (Number.isNaN(time.getTime())) {
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: "logsQuery.query.filter[${index}].${key}" must be a valid date`,
-        );
+        throw new ValidationError(`logsQuery.query.filter[${index}].${key}`, 'must be a valid date');
       }
       bounds.push(eb(`audit_log.${column}`, op, time.toISOString()));
     }
     if (bounds.length === 0) {
-      throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "logsQuery.query.filter[${index}]" must have gte, gt, lte or lt`,
-      );
+      throw new ValidationError(`logsQuery.query.filter[${index}]`, 'must have gte, gt, lte or lt');
     }
     return eb.and(bounds);
   }
   const column = TERM_FIELDS[filter.field as keyof typeof TERM_FIELDS];
   if (!column) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: ${path} must be one of [${Object.keys(TERM_FIELDS).join(', ')}]`,
-    );
+    throw new ValidationError(path, `must be one of [${Object.keys(TERM_FIELDS).join(', ')}]`);
   }
   if (filter.type === 'terms') return eb(`audit_log.${column}`, 'in', filter.values);
   return eb(`audit_log.${column}`, '=', filter.value);

@@ -21,21 +21,18 @@ export interface CustomField {
 export function normalizeCustomFields(fields: CustomFieldInput[], path = 'body.customFields'): CustomField[] {
   const keys = new Set<string>();
   return fields.map((field, i) => {
-    const at = `"${path}[${i}].value"`;
+    const at = `${path}[${i}].value`;
     if (keys.has(field.key)) {
-      throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "${path}[${i}].key" contains a duplicate value`,
-      );
+      throw new ValidationError(`${path}[${i}].key`, 'contains a duplicate value');
     }
     keys.add(field.key);
     let value: string;
     if (field.type === 'number') {
       const n = typeof field.value === 'number' ? field.value : Number(field.value);
       if (typeof field.value === 'string' && field.value.trim() === '') {
-        throw new ValidationError(`Request validation errors: BODY ERRORS: ${at} must be a number`);
+        throw new ValidationError(at, 'must be a number');
       }
-      if (!Number.isFinite(n))
-        throw new ValidationError(`Request validation errors: BODY ERRORS: ${at} must be a number`);
+      if (!Number.isFinite(n)) throw new ValidationError(at, 'must be a number');
       value = String(n);
     } else if (field.type === 'date') {
       const date =
@@ -43,9 +40,7 @@ export function normalizeCustomFields(fields: CustomFieldInput[], path = 'body.c
           ? new Date(Number(field.value))
           : new Date(field.value);
       if (Number.isNaN(date.getTime())) {
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: ${at} must be in ISO 8601 date format`,
-        );
+        throw new ValidationError(at, 'must be in ISO 8601 date format');
       }
       value = date.toISOString();
     } else {

@@ -23,10 +23,7 @@ export async function assertDefinitionExists(
     .where('tenant_id', '=', tenantId)
     .where('name', '=', name)
     .executeTakeFirst();
-  if (!found)
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "${field}" must name a document definition`,
-    );
+  if (!found) throw new ValidationError(`${field}`, 'must name a document definition');
 }
 
 export async function assertWorkflowExists(
@@ -42,6 +39,5 @@ export async function assertWorkflowExists(
     .where('tenant_id', '=', tenantId)
     .where('name', '=', name)
     .executeTakeFirst();
-  if (!found)
-    throw new ValidationError(`Request validation errors: BODY ERRORS: "${field}" must name a workflow`);
+  if (!found) throw new ValidationError(`${field}`, 'must name a workflow');
 }

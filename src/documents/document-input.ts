@@ -45,9 +45,7 @@ export async function loadTargetFolder(
     .where('kind', '=', 'folder')
     .executeTakeFirst();
   if (!folder || !(await canView(deps.db, actor, folder))) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "${field}" must name a folder you can see`,
-    );
+    throw new ValidationError(`${field}`, 'must name a folder you can see');
   }
   return folder;
 }

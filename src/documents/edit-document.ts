@@ -34,9 +34,7 @@ export async function editDocument(
   const { changes } = options;
   const doc = await loadEditable(deps.db, actor, options.id);
   if (changes.isShared !== undefined && doc.kind !== 'folder') {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "isShared" is allowed for folders only',
-    );
+    throw new ValidationError('isShared', 'is allowed for folders only');
   }
   const set: Updateable<DocumentTable> = {};
   if (changes.documentTitle !== undefined) set.title = changes.documentTitle;
@@ -50,10 +48,7 @@ export async function editDocument(
       // A folder moved into itself or its own subfolder would detach a loop from the tree.
       let cursor: string | null = target.id;
       for (let depth = 0; cursor && depth < MAX_DEPTH; depth++) {
-        if (cursor === doc.id)
-          throw new ValidationError(
-            'Request validation errors: BODY ERRORS: "folder" is inside the moved folder',
-          );
+        if (cursor === doc.id) throw new ValidationError('folder', 'is inside the moved folder');
         const parent: { folder_id: string | null } | undefined = await deps.db
           .selectFrom('documents')
           .select('folder_id')

@@ -27,7 +27,7 @@ export async function transferOwner(
     .where((eb) => eb.or([eb('id', '=', options.owner), eb('name', '=', options.owner.toLowerCase())]))
     .executeTakeFirst();
   if (!target || target.status !== 'active') {
-    throw new ValidationError('Request validation errors: BODY ERRORS: "owner" must name an active user');
+    throw new ValidationError('owner', 'must name an active user');
   }
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>

@@ -45,8 +45,7 @@ export async function updateDocument(
 ): Promise<{ document: DocumentView; signing: SigningInCall | undefined }> {
   const { changes } = options;
   const doc = await loadEditable(deps.db, actor, options.id);
-  if (doc.kind !== 'document')
-    throw new ValidationError('Request validation errors: BODY ERRORS: "id" must name a document');
+  if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
   if (changes.file && !actor.rights.has('add_file_attachments')) {
     throw new Forbidden('Changing attachments needs the right add_file_attachments');
   }

@@ -26,9 +26,7 @@ export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Prom
   const values = records.map((r) => r.value);
   const twice = values.findIndex((v, i) => values.indexOf(v) !== i);
   if (twice >= 0) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "records[${twice}].value" contains a duplicate value`,
-    );
+    throw new ValidationError(`records[${twice}].value`, 'contains a duplicate value');
   }
   const now = deps.clock.now();
   const id = randomUUID();

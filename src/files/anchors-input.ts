@@ -3,10 +3,6 @@ import { ANCHOR_LIMITS, checkAnchorPattern, type AnchorRequest } from '../pdf/an
 
 const OFFSET_KEYS = ['percentX', 'percentY', 'percentWidth', 'percentHeight'] as const;
 
-function invalid(message: string): ValidationError {
-  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
-}
-
 /**
  * Parses the multipart field `signatureAnchors` of POST /files/saveFile (spec: Anchor request element):
  * a JSON array of `{id, text}` or `{id, regexp}` with an optional Position-shaped `offset` whose values
@@ -19,40 +15,46 @@ export function parseAnchors(raw: string): AnchorRequest[] {
   try {
     value = JSON.parse(raw);
   } catch {
-    throw invalid('"signatureAnchors" must be a JSON array');
+    throw new ValidationError('signatureAnchors', 'must be a JSON array');
   }
-  if (!Array.isArray(value)) throw invalid('"signatureAnchors" must be an array');
+  if (!Array.isArray(value)) throw new ValidationError('signatureAnchors', 'must be an array');
   if (value.length > ANCHOR_LIMITS.anchors)
-    throw invalid(`"signatureAnchors" must contain less than or equal to ${ANCHOR_LIMITS.anchors} items`);
+    throw new ValidationError(
+      'signatureAnchors',
+      `must contain less than or equal to ${ANCHOR_LIMITS.anchors} items`,
+    );
   return value.map((item: unknown, i) => {
     const at = `signatureAnchors[${i}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item))
-      throw invalid(`"${at}" must be of type object`);
+      throw new ValidationError(`${at}`, 'must be of type object');
     const entry = item as Record<string, unknown>;
     for (const key of Object.keys(entry)) {
-      if (!['id', 'text', 'regexp', 'offset'].includes(key)) throw invalid(`"${at}.${key}" is not allowed`);
+      if (!['id', 'text', 'regexp', 'offset'].includes(key))
+        throw new ValidationError(`${at}.${key}`, 'is not allowed');
     }
-    if (typeof entry.id !== 'string' || entry.id === '') throw invalid(`"${at}.id" must be a string`);
+    if (typeof entry.id !== 'string' || entry.id === '')
+      throw new ValidationError(`${at}.id`, 'must be a string');
     const hasText = typeof entry.text === 'string' && entry.text !== '';
     const hasRegexp = typeof entry.regexp === 'string' && entry.regexp !== '';
-    if (hasText === hasRegexp) throw invalid(`"${at}" must have exactly one of [text, regexp]`);
+    if (hasText === hasRegexp) throw new ValidationError(`${at}`, 'must have exactly one of [text, regexp]');
     if (hasRegexp) {
       const checked = checkAnchorPattern(entry.regexp as string);
-      if (typeof checked === 'string') throw invalid(`"${at}.regexp" ${checked}`);
+      if (typeof checked === 'string') throw new ValidationError(`${at}.regexp`, `${checked}`);
     }
     if (hasText && (entry.text as string).length > ANCHOR_LIMITS.patternLength)
-      throw invalid(
-        `"${at}.text" length must be less than or equal to ${ANCHOR_LIMITS.patternLength} characters long`,
+      throw new ValidationError(
+        `${at}.text`,
+        `length must be less than or equal to ${ANCHOR_LIMITS.patternLength} characters long`,
       );
     const offset: Partial<Record<(typeof OFFSET_KEYS)[number], number>> = {};
     if (entry.offset !== undefined) {
       if (typeof entry.offset !== 'object' || entry.offset === null)
-        throw invalid(`"${at}.offset" must be of type object`);
+        throw new ValidationError(`${at}.offset`, 'must be of type object');
       for (const [key, v] of Object.entries(entry.offset)) {
         if (!(OFFSET_KEYS as readonly string[]).includes(key))
-          throw invalid(`"${at}.offset.${key}" is not allowed`);
+          throw new ValidationError(`${at}.offset.${key}`, 'is not allowed');
         if (typeof v !== 'number' || !Number.isFinite(v))
-          throw invalid(`"${at}.offset.${key}" must be a number`);
+          throw new ValidationError(`${at}.offset.${key}`, 'must be a number');
         offset[key as (typeof OFFSET_KEYS)[number]] = v;
       }
     }

@@ -55,16 +55,14 @@ export async function readMultipart<T>(
   } finally {
     await parts.return?.();
   }
-  if (!result) throw new ValidationError('Request validation errors: BODY ERRORS: "file" is required');
+  if (!result) throw new ValidationError('file', 'is required');
   return { result: result.value, fields };
 
   async function readPart(part: Multipart): Promise<void> {
     if (part.type === 'file') {
       if (part.fieldname !== 'file' || result) {
         part.file.resume();
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: "${part.fieldname}" is not allowed (send one file, in the field "file")`,
-        );
+        throw new ValidationError(`${part.fieldname}`, 'is not allowed (send one file, in the field "file")');
       }
       // Once the parser has failed the file's stream, whatever the consumer then fails with (the
       // error itself, a premature close, a wrapped error) comes from the malformed body.

@@ -176,9 +176,7 @@ export function refuseNulCharacters(app: FastifyInstance): void {
 export function assertNoNul(part: HttpPart, value: unknown): void {
   const at = nulAt(value, '');
   if (at !== undefined)
-    throw new ValidationError(
-      `Request validation errors: ${PART_LABEL[part]} ERRORS: "${at || 'value'}" must not contain the NUL character`,
-    );
+    throw new ValidationError(at || 'value', 'must not contain the NUL character', { part });
 }
 
 /** The path (Joi style) of the first string or key holding U+0000 in `value`, if any. */

@@ -119,8 +119,7 @@ type Matches = (text: string) => Iterable<{ start: number; end: number }>;
 function compile(anchor: AnchorRequest, index: number): Matches {
   if (anchor.regexp !== undefined && anchor.regexp !== '') {
     const checked = checkAnchorPattern(anchor.regexp);
-    if (typeof checked === 'string')
-      throw new ValidationError(`"signatureAnchors[${index}].regexp" ${checked}`);
+    if (typeof checked === 'string') throw new ValidationError(`signatureAnchors[${index}].regexp`, checked);
     return function* (text) {
       const matcher = checked.matcher(text);
       while (matcher.find()) {
@@ -135,7 +134,7 @@ function compile(anchor: AnchorRequest, index: number): Matches {
         yield { start: at, end: at + needle.length };
     };
   }
-  throw new ValidationError(`"signatureAnchors[${index}]" must contain text or regexp`);
+  throw new ValidationError(`signatureAnchors[${index}]`, 'must contain text or regexp');
 }
 
 /**

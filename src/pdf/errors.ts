@@ -6,7 +6,7 @@ import { AppError, LimitExceeded, ValidationError } from '../errors.js';
  *
  * ```ts
  * await annotatePdf({ pdf, images }).catch((error: unknown) => {
- *   if (error instanceof PositionOutOfRange) reply400(`Request validation errors: BODY ERRORS: ${error.message}`);
+ *   if (error instanceof PositionOutOfRange) throw new ValidationError(`body.${error.path}`, problem);
  *   throw error;
  * });
  * ```
@@ -31,15 +31,15 @@ export class PdfEncrypted extends ValidationError {
 }
 
 /**
- * A position or page outside the document. The message reads like the API's validation text
- * (spec: Errors 2, `"signatures[0].position.percentX" must be less than or equal to 1`), so the HTTP
- * layer can prefix it with "Request validation errors: BODY ERRORS: ".
+ * A position or page outside the document, named as the API's validation text names fields (spec:
+ * Errors 2, `"signatures[0].position.percentX" must be less than or equal to 1`); a caller that
+ * nests the engine's input in its own request names it again with its prefix (`field.path`).
  */
 export class PositionOutOfRange extends ValidationError {
   override name = 'PositionOutOfRange';
   readonly path: string;
   constructor(path: string, message: string) {
-    super(`"${path}" ${message}`);
+    super(path, message);
     this.path = path;
   }
 }

@@ -277,7 +277,7 @@ class Translator {
   }
 
   #fail(at: string, message: string): never {
-    throw new ValidationError(`Request validation errors: BODY ERRORS: "${at}" ${message}`);
+    throw new ValidationError(`${at}`, `${message}`);
   }
 }
 

@@ -90,14 +90,10 @@ export class ScrollContexts {
   ): Promise<ScrollPosition<Cursor>> {
     const context = await this.#find(actor, options.scrollId);
     if (context.token_hash !== sha256(options.scrollId)) {
-      throw new ValidationError(
-        'Request validation errors: BODY ERRORS: "scroll.id" is not the latest scrollId of this scroll',
-      );
+      throw new ValidationError('scroll.id', 'is not the latest scrollId of this scroll');
     }
     if (context.query_hash !== queryHash(options.query)) {
-      throw new ValidationError(
-        'Request validation errors: BODY ERRORS: a continuation must repeat the query that opened the scroll',
-      );
+      throw new ValidationError(null, 'a continuation must repeat the query that opened the scroll');
     }
     return {
       contextId: context.id,
@@ -134,9 +130,7 @@ export class ScrollContexts {
       .where('sequence', '=', position.sequence)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) {
-      throw new ValidationError(
-        'Request validation errors: BODY ERRORS: "scroll.id" is not the latest scrollId of this scroll',
-      );
+      throw new ValidationError('scroll.id', 'is not the latest scrollId of this scroll');
     }
     return scrollId;
   }

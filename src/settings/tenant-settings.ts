@@ -38,7 +38,8 @@ export async function updateProperties(
   // Refused rather than silently signing lower than asked: a timestamp needs a TSA (DESIGN: never fake one).
   if (patch.defaultPadesLevel && patch.defaultPadesLevel !== 'B-B' && !deps.config.tsaUrl) {
     throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "defaultPadesLevel" must be B-B or null: ${patch.defaultPadesLevel} needs a time-stamp authority and none is configured (TSA_URL)`,
+      'defaultPadesLevel',
+      `must be B-B or null: ${patch.defaultPadesLevel} needs a time-stamp authority and none is configured (TSA_URL)`,
     );
   }
   return writeTransaction(deps.db, deps.dialect, async (trx) => {

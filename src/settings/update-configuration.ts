@@ -28,9 +28,7 @@ export async function updateConfiguration(
       .map((key) => ({ path: `configuration.${key}`, use: DEDICATED[key] }))[0] ??
     findRestrictedKey(options.configuration, 'configuration');
   if (refused) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "${refused.path}" is not allowed (use ${refused.use})`,
-    );
+    throw new ValidationError(`${refused.path}`, `is not allowed (use ${refused.use})`);
   }
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const user = await trx

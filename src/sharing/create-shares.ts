@@ -63,10 +63,6 @@ export interface ShareRequest extends VisualsInCall {
 const MAX_RECIPIENTS = 100;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-function bodyError(message: string): ValidationError {
-  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
-}
-
 /**
  * spec Sharing rule 3: factors default to `email` only; an `email` factor must match the recipient's
  * e-mail; other factors only when `allowedOAuths` holds only the national digital identity provider.
@@ -81,11 +77,12 @@ export function checkOAuthFactors(
   for (const [i, factor] of factors.entries()) {
     if (factor.type === 'email') {
       if (!email || factor.value.trim().toLowerCase() !== email) {
-        throw bodyError(`"${at}.oauthFactors[${i}].value" must match the recipient's e-mail`);
+        throw new ValidationError(`${at}.oauthFactors[${i}].value`, "must match the recipient's e-mail");
       }
     } else if (!(allowedOAuths?.length === 1 && allowedOAuths[0] === NATIONAL_ID_PROVIDER)) {
-      throw bodyError(
-        `"${at}.oauthFactors[${i}].type" ${factor.type} is allowed only when allowedOAuths holds only ${NATIONAL_ID_PROVIDER}`,
+      throw new ValidationError(
+        `${at}.oauthFactors[${i}].type`,
+        `${factor.type} is allowed only when allowedOAuths holds only ${NATIONAL_ID_PROVIDER}`,
       );
     }
   }
@@ -114,11 +111,11 @@ function fieldIsFor(field: FieldInput, key: string, input: RecipientInput): bool
  * transaction, so a failure leaves no share and no file used up.
  */
 export async function createShares(deps: Deps, actor: Actor, request: ShareRequest): Promise<ShareView[]> {
-  if (request.data.length === 0) throw bodyError('"data" must contain at least 1 items');
+  if (request.data.length === 0) throw new ValidationError('data', 'must contain at least 1 items');
   if (request.data.length > MAX_RECIPIENTS)
     throw new LimitExceeded(`At most ${MAX_RECIPIENTS} recipients per share`);
   const doc = await loadEditable(deps.db, actor, request.id);
-  if (doc.kind !== 'document') throw bodyError('"id" must name a document');
+  if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
   if (
     doc.share_state &&
     doc.share_state !== 'inprogress' &&
@@ -133,7 +130,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     const at = `data[${i}]`;
     const key = input.shareTo.trim().toLowerCase();
     // Rule 1: a recipient appears once, however many fields they fill.
-    if (seen.has(key)) throw bodyError(`"${at}.shareTo" contains a duplicate value`);
+    if (seen.has(key)) throw new ValidationError(`${at}.shareTo`, 'contains a duplicate value');
     seen.add(key);
     const user = await deps.db
       .selectFrom('users')
@@ -142,17 +139,18 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
       .where((eb) => eb.or([eb('name', '=', key), eb('email', '=', key)]))
       .executeTakeFirst();
     if (!user && !EMAIL.test(key))
-      throw bodyError(`"${at}.shareTo" must be a user name or an e-mail address`);
-    if (user && user.status !== 'active') throw bodyError(`"${at}.shareTo" is a suspended user`);
+      throw new ValidationError(`${at}.shareTo`, 'must be a user name or an e-mail address');
+    if (user && user.status !== 'active') throw new ValidationError(`${at}.shareTo`, 'is a suspended user');
     if (user && (input.password || input.phone || input.emailCode)) {
-      throw bodyError(
+      throw new ValidationError(
+        null,
         `"${at}.password", "${at}.phone" and "${at}.emailCode" are for external recipients only`,
       );
     }
     const email = user ? user.email : key;
     const oauthFactors = checkOAuthFactors(input.oauthFactors, input.allowedOAuths, email, at);
     if (input.validUntil && new Date(input.validUntil) <= deps.clock.now()) {
-      throw bodyError(`"${at}.validUntil" must be in the future`);
+      throw new ValidationError(`${at}.validUntil`, 'must be in the future');
     }
     recipients.push({ input, at, key, user, email, oauthFactors });
   }
@@ -160,7 +158,10 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   for (const [i, field] of (request.signatureFields ?? []).entries()) {
     for (const [j, user] of (field.user ?? []).entries()) {
       if (!seen.has(user.trim().toLowerCase())) {
-        throw bodyError(`"signatureFields[${i}].user[${j}]" must be one of the recipients in data`);
+        throw new ValidationError(
+          `signatureFields[${i}].user[${j}]`,
+          'must be one of the recipients in data',
+        );
       }
     }
   }
@@ -175,7 +176,8 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     level: request.level,
   });
   if (visuals && !doc.main_file_id) {
-    throw bodyError(
+    throw new ValidationError(
+      null,
       '"signatures", "images" and "annotations" need a document with a main file (body.pdfFile)',
     );
   }

@@ -44,7 +44,7 @@ export async function delegateShare(
     throw new Forbidden('This share may not be delegated (right delegate)');
   const email = options.shareTo.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-    throw new ValidationError('Request validation errors: BODY ERRORS: "shareTo" must be a valid email');
+    throw new ValidationError('shareTo', 'must be a valid email');
   }
   if (email === share.share_to) throw new ValidationError('A share cannot be delegated to its own recipient');
   const factors = checkOAuthFactors(options.oauthFactors, options.allowedOAuths, email, 'value');

@@ -62,7 +62,7 @@ export async function sendReminders(
 ): Promise<{ reminded: number }> {
   const type = options.reminderType ?? 'email';
   if (!options.documentId && !options.shares?.length) {
-    throw new ValidationError('Request validation errors: BODY ERRORS: "documentId" or "shares" is required');
+    throw new ValidationError('documentId', 'or "shares" is required');
   }
   if (type === 'sms' && !(await getProperties(deps, actor)).smsAddOn) {
     throw new Forbidden('SMS reminders need the SMS add-on (setting smsAddOn)');
@@ -131,10 +131,7 @@ export async function sendReminders(
       if (!doc) continue;
       if (type === 'sms') {
         const phone = phones.get(share.id) ?? share.phone;
-        if (!phone)
-          throw new ValidationError(
-            `Request validation errors: BODY ERRORS: share ${share.id} has no phone: send "phone"`,
-          );
+        if (!phone) throw new ValidationError(null, `share ${share.id} has no phone: send "phone"`);
         await queueSms(
           trx,
           { to: phone, text: `Reminder: "${doc.title}" is waiting for you to ${share.purpose}.` },
@@ -238,7 +235,8 @@ function mergeEdit(
   const options = shareOptions(share);
   if ((edit.password || edit.phone || edit.emailCode) && share.user_id) {
     throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "${context.at}.password", phone and emailCode are for external recipients only`,
+      `${context.at}.password`,
+      'is for external recipients only, as are phone and emailCode',
     );
   }
   // New factors or providers must be proven anew: an earlier sign-in proved the old ones.

@@ -29,10 +29,6 @@ export type SignatureFieldView = SignatureFieldInput & {
   importedField?: { key: string; displayName: string; type: string };
 };
 
-function bodyError(message: string): ValidationError {
-  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
-}
-
 /** The parsed `config` of a field: a JSON object, or nothing (absent, not JSON, not an object). */
 function fieldConfig(field: SignatureFieldInput): Record<string, unknown> | undefined {
   if (typeof field.config !== 'string') return undefined;
@@ -63,14 +59,15 @@ export function checkImportedFields(
   for (const [i, field] of (fields ?? []).entries()) {
     const key = importedKey(field);
     if (key === undefined) continue;
-    const at = `"signatureFields[${i}].config"`;
-    if (typeof key !== 'string') throw bodyError(`${at} ${IMPORTED_FIELD} must be a string`);
+    const at = `signatureFields[${i}].config`;
+    if (typeof key !== 'string') throw new ValidationError(`${at}`, `${IMPORTED_FIELD} must be a string`);
     if (field.type !== 'annotation') {
-      throw bodyError(`${at} ${IMPORTED_FIELD} is allowed on annotation fields only`);
+      throw new ValidationError(`${at}`, `${IMPORTED_FIELD} is allowed on annotation fields only`);
     }
     if (!customFields.some((f) => f.key === key)) {
-      throw bodyError(
-        `${at} ${IMPORTED_FIELD} must be one of the document's custom field keys [${customFields.map((f) => f.key).join(', ')}]`,
+      throw new ValidationError(
+        at,
+        `${IMPORTED_FIELD} must be one of the document's custom field keys [${customFields.map((f) => f.key).join(', ')}]`,
       );
     }
   }
@@ -192,7 +189,8 @@ function assertRequiredTextsGiven(fields: SignatureFieldInput[], annotations: Te
     );
     if (!answered) {
       throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "signatureFields[${index}]" is required: send its text in "annotations" with "fieldId": "${customId}"`,
+        `signatureFields[${index}]`,
+        `is required: send its text in "annotations" with "fieldId": "${customId}"`,
       );
     }
   }
@@ -219,7 +217,8 @@ export async function assertRequiredFilesSubmitted(db: Kysely<Database>, share: 
       : undefined;
     if (!submitted) {
       throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "signatureFields[${index}]" is required: submit its file with POST /share/upload/submittedFile first`,
+        `signatureFields[${index}]`,
+        'is required: submit its file with POST /share/upload/submittedFile first',
       );
     }
   }

@@ -40,10 +40,6 @@ export interface EntityMembership {
   order: number | undefined;
 }
 
-function bodyError(message: string): ValidationError {
-  return new ValidationError(`Request validation errors: BODY ERRORS: ${message}`);
-}
-
 function entityKey(entity: SignEntityInput): string | undefined {
   if (entity.userRoleId !== undefined) return `id:${entity.userRoleId}`;
   const name = entity.userRoleName?.trim();
@@ -61,14 +57,15 @@ export function assignSignEntities(
   if (!entities || entities.length === 0) return recipients.map(() => undefined);
   const keys: string[] = [];
   for (const [i, entity] of entities.entries()) {
-    const at = `"signEntities[${i}]`;
-    if (entity.type !== 'user') throw bodyError(`${at}.type" must be [user]`);
+    const at = `signEntities[${i}]`;
+    if (entity.type !== 'user') throw new ValidationError(`${at}.type`, 'must be [user]');
     if (entity.shareType !== undefined && entity.shareType !== 'sign') {
-      throw bodyError(`${at}.shareType" must be [sign]`);
+      throw new ValidationError(`${at}.shareType`, 'must be [sign]');
     }
     const key = entityKey(entity);
-    if (!key) throw bodyError(`${at}" must have userRoleId or userRoleName`);
-    if (keys.includes(key)) throw bodyError(`${at}" names the same role as an earlier sign entity`);
+    if (!key) throw new ValidationError(`${at}`, 'must have userRoleId or userRoleName');
+    if (keys.includes(key))
+      throw new ValidationError(`${at}`, 'names the same role as an earlier sign entity');
     keys.push(key);
   }
 
@@ -83,9 +80,9 @@ export function assignSignEntities(
       index = entities.findIndex((e) => e.userRoleId === undefined && e.userRoleName?.trim() === name);
     }
     const field = recipient.userRoleId !== undefined ? 'userRoleId' : 'userRoleName';
-    if (index < 0) throw bodyError(`"data[${r}].${field}" must name one of the signEntities`);
+    if (index < 0) throw new ValidationError(`data[${r}].${field}`, 'must name one of the signEntities');
     if (recipient.sharePurpose !== 'sign') {
-      throw bodyError(`"data[${r}].sharePurpose" must be [sign] for a member of a sign entity`);
+      throw new ValidationError(`data[${r}].sharePurpose`, 'must be [sign] for a member of a sign entity');
     }
     members[index]?.push(r);
     return index;
@@ -93,11 +90,12 @@ export function assignSignEntities(
 
   const memberships = entities.map((entity, i): EntityMembership => {
     const count = members[i]?.length ?? 0;
-    if (count === 0) throw bodyError(`"signEntities[${i}]" has no recipient in data`);
+    if (count === 0) throw new ValidationError(`signEntities[${i}]`, 'has no recipient in data');
     const quorum = entity.quorum ?? count;
     if (quorum > count) {
-      throw bodyError(
-        `"signEntities[${i}].quorum" must be less than or equal to ${count} (the recipients of that entity)`,
+      throw new ValidationError(
+        `signEntities[${i}].quorum`,
+        `must be less than or equal to ${count} (the recipients of that entity)`,
       );
     }
     return { key: keys[i] ?? '', quorum, order: entity.order };

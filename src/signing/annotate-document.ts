@@ -19,9 +19,7 @@ export async function annotateDocument(
   options: { id: string; version: number } & VisualRequest,
 ): Promise<{ status: 'SUCCESS' }> {
   if (!options.images?.length && !options.annotations?.length && !options.signatures?.length) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "images" or "annotations" is required',
-    );
+    throw new ValidationError('images', 'or "annotations" is required');
   }
   const doc = await loadEditable(deps.db, actor, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();

@@ -95,9 +95,6 @@ export async function applyVisuals(
  * to 2`; the API says where it sits in the request (spec Errors 2).
  */
 function asRequestError(error: unknown, fieldPrefix: string): unknown {
-  if (!(error instanceof ValidationError) || !error.message.startsWith('"')) return error;
-  return new ValidationError(
-    `Request validation errors: BODY ERRORS: "${fieldPrefix}${error.message.slice(1)}`,
-    { cause: error },
-  );
+  if (!(error instanceof ValidationError) || !error.field) return error;
+  return new ValidationError(`${fieldPrefix}${error.field.path}`, error.field.problem, { cause: error });
 }

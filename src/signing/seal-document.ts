@@ -29,9 +29,7 @@ export async function sealDocument(
   const provider = options.signatureProvider ?? 'internal';
   const { providers } = await deps.seal();
   if (!providers.includes(provider)) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "signatureProvider" must be one of [${providers.join(', ')}]`,
-    );
+    throw new ValidationError('signatureProvider', `must be one of [${providers.join(', ')}]`);
   }
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const sealed = await sealBytes(deps, {

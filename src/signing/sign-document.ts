@@ -255,8 +255,7 @@ export async function authorizeSigning(
       .selectAll()
       .where('id', '=', recipient.shareId)
       .executeTakeFirstOrThrow();
-    if (share.document_id !== documentId)
-      throw new ValidationError('Request validation errors: BODY ERRORS: "id" must be the shared document');
+    if (share.document_id !== documentId) throw new ValidationError('id', 'must be the shared document');
     assertShareCanAct(share, now);
     if (share.purpose !== 'sign') throw new Forbidden(`This share is for ${share.purpose}, not signing`);
     await assertRequiredFilesSubmitted(deps.db, share);
@@ -271,8 +270,7 @@ export async function authorizeSigning(
   }
   const { actor } = signing;
   const doc = await loadVisible(deps.db, actor, documentId);
-  if (doc.kind !== 'document')
-    throw new ValidationError('Request validation errors: BODY ERRORS: "id" must name a document');
+  if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
   const share = await deps.db
     .selectFrom('shares')
     .selectAll()

@@ -92,9 +92,7 @@ export async function applyVisualsInCall(
     ? await trx.selectFrom('files').selectAll().where('id', '=', doc.main_file_id).executeTakeFirst()
     : undefined;
   if (!previous) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "body.pdfFile" is required to sign or annotate the document',
-    );
+    throw new ValidationError('body.pdfFile', 'is required to sign or annotate the document');
   }
   const applied = await applyVisuals(trx, deps, {
     pdf: new Uint8Array(await deps.files.read(previous)),

@@ -81,9 +81,7 @@ async function authorize(
 ): Promise<{ share: ShareRow; doc: DocumentRow }> {
   const documentId = caller.kind === 'external' ? caller.recipient.documentId : fieldsSoFar.id;
   if (!documentId) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "id" (the document id) is required before "file" when acting with a session',
-    );
+    throw new ValidationError('id', '(the document id) is required before "file" when acting with a session');
   }
   const share = await loadCallerShare(deps, caller, documentId);
   assertShareCanAct(share, deps.clock.now());

@@ -16,9 +16,7 @@ export const SUBMITTED_FILE_SUBTYPE = 'annotation_submitted_file';
 function fieldOf(fields: Record<string, string>): string | undefined {
   const { fieldId, customId } = fields;
   if (fieldId !== undefined && customId !== undefined && fieldId !== customId) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "fieldId" and "customId" name different fields',
-    );
+    throw new ValidationError('fieldId', 'and "customId" name different fields');
   }
   return fieldId ?? customId;
 }
@@ -28,7 +26,8 @@ function assertSubmittedField(share: ShareRow, fieldId: string): void {
   const field = shareOptions(share).signatureFields.find((f) => f.customId === fieldId);
   if (!field || field.subtype !== SUBMITTED_FILE_SUBTYPE) {
     throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "fieldId" must name a signature field of subtype ${SUBMITTED_FILE_SUBTYPE} of this share`,
+      'fieldId',
+      `must name a signature field of subtype ${SUBMITTED_FILE_SUBTYPE} of this share`,
     );
   }
 }
@@ -55,8 +54,7 @@ export async function submitShareFile(
     },
   );
   const fieldId = fieldOf(fields);
-  if (fieldId === undefined)
-    throw new ValidationError('Request validation errors: BODY ERRORS: "fieldId" is required');
+  if (fieldId === undefined) throw new ValidationError('fieldId', 'is required');
   assertSubmittedField(upload.share, fieldId);
   return addUploadToDocument(deps, caller, upload, {
     submittedField: fieldId,

@@ -16,15 +16,13 @@ function attachRequested(fields: Record<string, string>): boolean {
   const value = fields.attach;
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
-  throw new ValidationError('Request validation errors: BODY ERRORS: "attach" must be true or false');
+  throw new ValidationError('attach', 'must be true or false');
 }
 
 // spec Sharing rule 5 / Versioning 5: adding files to the document is the share right `uploadFiles`.
 function assertMayAttach(share: ShareRow, kind: ShareFileKind): void {
   if (kind !== 'share-file') {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "attach" is allowed on POST /share/upload/file only',
-    );
+    throw new ValidationError('attach', 'is allowed on POST /share/upload/file only');
   }
   if (!shareOptions(share).rights.includes('uploadFiles'))
     throw new Forbidden('Adding files to the document needs the share right uploadFiles');

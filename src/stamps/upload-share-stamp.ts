@@ -12,9 +12,7 @@ const MAX_NAME = 200;
 
 function assertName(name: string | undefined): void {
   if (name !== undefined && (name.length === 0 || name.length > MAX_NAME)) {
-    throw new ValidationError(
-      `Request validation errors: BODY ERRORS: "name" length must be between 1 and ${MAX_NAME} characters`,
-    );
+    throw new ValidationError('name', `length must be between 1 and ${MAX_NAME} characters`);
   }
 }
 

@@ -89,10 +89,7 @@ export async function resolveAudience(
             .execute();
     const ids = wanted.map((wantedUser, i) => {
       const found = rows.find((r) => r.id === wantedUser) ?? rows.find((r) => r.name === wantedUser);
-      if (!found)
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: "${field}.__users[${i}]" must name a user`,
-        );
+      if (!found) throw new ValidationError(`${field}.__users[${i}]`, 'must name a user');
       return found.id;
     });
     result.users = [...new Set(ids)];
@@ -110,9 +107,7 @@ export async function resolveAudience(
             .execute();
     wanted.forEach((group, i) => {
       if (!rows.some((r) => r.id === group))
-        throw new ValidationError(
-          `Request validation errors: BODY ERRORS: "${field}.__groups[${i}]" must name a group`,
-        );
+        throw new ValidationError(`${field}.__groups[${i}]`, 'must name a group');
     });
     result.groups = [...new Set(wanted)];
   }

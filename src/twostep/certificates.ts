@@ -57,15 +57,11 @@ export async function addCertificate(
   const fields = certificateFields(leaf);
   const keyType = new X509Certificate(leaf).publicKey.asymmetricKeyType;
   if (keyType !== 'rsa' && keyType !== 'ec') {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "file" must hold an RSA or ECDSA public key',
-    );
+    throw new ValidationError('file', 'must hold an RSA or ECDSA public key');
   }
   const now = deps.clock.now();
   if (fields.notAfter < now) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "file" holds a certificate that has expired',
-    );
+    throw new ValidationError('file', 'holds a certificate that has expired');
   }
   const row: CertificateRow = {
     id: randomUUID(),
@@ -155,7 +151,8 @@ export async function findOwnCertificate(deps: Deps, actor: Actor, hash: string)
     .executeTakeFirst();
   if (!row) {
     throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "certificateHash" must name one of your certificates (POST /users/{id}/certificate)',
+      'certificateHash',
+      'must name one of your certificates (POST /users/{id}/certificate)',
     );
   }
   return row;
@@ -191,9 +188,7 @@ function certificatesOf(file: Uint8Array): [Uint8Array, ...Uint8Array[]] {
   }
   const [leaf, ...chain] = ders;
   if (!leaf || !ders.every(isCertificate)) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "file" must be a PEM or DER X.509 certificate',
-    );
+    throw new ValidationError('file', 'must be a PEM or DER X.509 certificate');
   }
   return [leaf, ...chain];
 }

@@ -80,9 +80,7 @@ export async function startTwoStep(
   const certificate = await findOwnCertificate(deps, actor, input.certificateHash);
   const now = deps.clock.now();
   if (new Date(certificate.not_after) < now || new Date(certificate.not_before) > now) {
-    throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "certificateHash" names a certificate that is not valid now',
-    );
+    throw new ValidationError('certificateHash', 'names a certificate that is not valid now');
   }
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const stamps = await loadStampImages(deps, actor, input.signatures);
@@ -179,15 +177,15 @@ export async function finishTwoStepDigest(
   const index = input.signedDigests.findIndex((d) => sameBase64(d.originalDigest, expected));
   if (index < 0) {
     throw new ValidationError(
-      'Request validation errors: BODY ERRORS: "signedDigests" has no entry whose "originalDigest" is the digest of this session',
+      'signedDigests',
+      'has no entry whose "originalDigest" is the digest of this session',
     );
   }
   const entry = input.signedDigests[index];
   const signatureValue = entry
     ? decodeBase64(entry.signedDigest, `signedDigests[${index}].signedDigest`)
     : null;
-  if (!signatureValue)
-    throw new ValidationError('Request validation errors: BODY ERRORS: "signedDigests" is empty');
+  if (!signatureValue) throw new ValidationError('signedDigests', 'is empty');
   const prepared = await preparedBytes(deps, session);
   const finished = await finishSignature({
     pdf: prepared,
@@ -309,7 +307,7 @@ function messageDigestOfState(state: PreparedSignatureState, pdf: Uint8Array): U
 function decodeBase64(text: string, field: string): Uint8Array {
   const compact = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact) || compact.length < 8) {
-    throw new ValidationError(`Request validation errors: BODY ERRORS: "${field}" must be base64`);
+    throw new ValidationError(`${field}`, 'must be base64');
   }
   return new Uint8Array(Buffer.from(compact.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
 }

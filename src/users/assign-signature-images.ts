@@ -46,9 +46,7 @@ export async function assignSignatureImages(
     const ids = (images[kind] ?? []).map((e) => e.imageId);
     const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i);
     if (twice >= 0) {
-      throw new ValidationError(
-        `Request validation errors: BODY ERRORS: "${kind}[${twice}].imageId" contains a duplicate value`,
-      );
+      throw new ValidationError(`${kind}[${twice}].imageId`, 'contains a duplicate value');
     }
   }
   const now = deps.clock.now();

@@ -117,12 +117,21 @@ describe('typed errors for the HTTP layer', () => {
     }).catch((e: unknown) => e);
     assert.ok(error instanceof PositionOutOfRange);
     assert.ok(error instanceof ValidationError, 'a 400');
-    assert.equal(error.message, '"images[0].position.percentX" must be less than or equal to 1');
+    assert.equal(
+      error.message,
+      'Request validation errors: BODY ERRORS: "images[0].position.percentX" must be less than or equal to 1',
+    );
+    assert.deepEqual(error.field, {
+      part: 'body',
+      path: 'images[0].position.percentX',
+      problem: 'must be less than or equal to 1',
+    });
     await assert.rejects(
       annotatePdf({ pdf: onePagePdf().bytes, annotations: [{ text: 'x', pages: [2], position: box }] }),
       (e: unknown) =>
         e instanceof PositionOutOfRange &&
-        e.message === '"annotations[0].pages[0]" must be less than or equal to 1',
+        e.message ===
+          'Request validation errors: BODY ERRORS: "annotations[0].pages[0]" must be less than or equal to 1',
     );
   });
 

@@ -158,9 +158,11 @@ export function ownRedirect(publicUrl: string, redirect: string): string {
   try {
     url = new URL(redirect);
   } catch {
-    throw new ValidationError(`"redirect" must be an absolute URL on ${origin}`);
+    throw new ValidationError('redirect', `must be an absolute URL on ${origin}`, { part: 'querystring' });
   }
-  if (url.origin !== origin) throw new ValidationError(`"redirect" must be on ${origin}`);
+  if (url.origin !== origin) {
+    throw new ValidationError('redirect', `must be on ${origin}`, { part: 'querystring' });
+  }
   url.hash = '';
   return url.href;
 }

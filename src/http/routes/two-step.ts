@@ -188,8 +188,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const actor = actorOf(request);
         const { result, fields } = await readMultipart(request, async (part) => buffer(part.file));
         const sessionId = fields.sessionId;
-        if (!sessionId)
-          throw new ValidationError('Request validation errors: BODY ERRORS: "sessionId" is required');
+        if (!sessionId) throw new ValidationError('sessionId', 'is required');
         return finishTwoStepFile(deps, actor, { sessionId, file: new Uint8Array(result) });
       },
     );

@@ -254,7 +254,7 @@ export function parseColor(value: string, path: string): { rgb: string; alpha: n
   let hex = value.trim().replace(/^#/, '');
   if (/^[0-9a-f]{3,4}$/i.test(hex)) hex = [...hex].map((c) => c + c).join('');
   if (!/^[0-9a-f]{6}([0-9a-f]{2})?$/i.test(hex)) {
-    throw new ValidationError(`"${path}" must be a hex colour such as #1a2b3c or #1a2b3c80`);
+    throw new ValidationError(path, 'must be a hex colour such as #1a2b3c or #1a2b3c80');
   }
   const channel = (i: number): number => parseInt(hex.slice(i, i + 2), 16) / 255;
   return {
