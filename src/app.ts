@@ -11,6 +11,7 @@ import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import {
   REDACT_PATHS,
@@ -50,6 +51,8 @@ import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
 import { sealKeys } from './pki/seal-keys.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
+import { openRateLimitStore } from './store/rate-limits/open-rate-limit-store.js';
+import { RateLimiter } from './rate-limits/rate-limiter.js';
 import { DevPkiStore } from './store/dev-pki-store.js';
 import { FileStore } from './store/files/file-store.js';
 import type { DatabaseHandle } from './store/db/dialect.js';
@@ -77,6 +80,8 @@ export interface App {
   blobs: BlobStore;
   /** The job worker (webhook deliveries, schedules); undefined when started without one. */
   worker: Worker | undefined;
+  /** The rate limits' counter (tests sync it at a known moment); undefined with RATE_LIMIT=off. */
+  rateLimiter: RateLimiter | undefined;
   /** Stops taking requests, lets those in flight finish, then closes the stores. */
   close(): Promise<void>;
 }
@@ -105,6 +110,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
   const blobs = openBlobStore(config);
+  let rateLimitStore;
+  try {
+    rateLimitStore = config.rateLimits.enabled ? await openRateLimitStore(config, database.db) : undefined;
+  } catch (error) {
+    await blobs.close();
+    await database.close();
+    throw error;
+  }
   // The dev CA opens on first use, which may be inside a transaction: on SQLite, whose one
   // connection that transaction holds, it lives under DATA_DIR/pki (one node per file anyway); on
   // PostgreSQL, where nodes share the installation, in the database.
@@ -205,7 +218,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     uiConfig: { deepLinking: false },
   });
   registerMetrics(server);
-  registerAuthentication(server, deps);
+  const rateLimiter =
+    rateLimitStore &&
+    new RateLimiter({
+      store: rateLimitStore,
+      clock: deps.clock,
+      windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+      syncMs: config.rateLimits.syncMs,
+      logger: server.log,
+    });
+  registerAuthentication(server, deps, {
+    admit: rateLimiter && rateLimitAdmission(rateLimiter, config.rateLimits),
+  });
   healthRoutes(server, { database, blobs });
   await server.register(signerPageRoutes());
 
@@ -276,6 +300,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database,
     blobs,
     worker,
+    rateLimiter,
     async close() {
       if (closed) return;
       closed = true;
@@ -289,6 +314,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         clearInterval(sweeper);
       }
       await worker?.stop();
+      // Its last counts go to the store before the database closes, so the other nodes keep them.
+      await rateLimiter?.close();
+      await rateLimitStore?.close();
       await seal.close();
       await deps.anchors.close();
       await blobs.close();
