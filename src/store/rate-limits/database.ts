@@ -23,12 +23,17 @@ export class DatabaseRateLimitStore implements RateLimitStore {
   }
 
   async add(counts: readonly WindowCount[]): Promise<number[]> {
+    // Every node locks the rows it updates in the same order, so two nodes' additions never deadlock
+    // on PostgreSQL (each waits for the other's row otherwise).
+    const ordered = [...counts].sort((x, y) =>
+      x.bucket === y.bucket ? x.windowStartMs - y.windowStartMs : x.bucket < y.bucket ? -1 : 1,
+    );
     const totals = new Map<string, number>();
-    for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
+    for (let i = 0; i < ordered.length; i += ROWS_PER_STATEMENT) {
       const rows = await this.#db
         .insertInto('rate_limit_windows')
         .values(
-          counts.slice(i, i + ROWS_PER_STATEMENT).map((c) => ({
+          ordered.slice(i, i + ROWS_PER_STATEMENT).map((c) => ({
             bucket: c.bucket,
             window_start_ms: c.windowStartMs,
             count: c.delta,
