@@ -11,6 +11,7 @@ import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import {
   REDACT_PATHS,
@@ -50,6 +51,8 @@ import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
 import { sealKeys } from './pki/seal-keys.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
+import { openRateLimitStore } from './store/rate-limits/open-rate-limit-store.js';
+import { RateLimiter } from './rate-limits/rate-limiter.js';
 import { DevPkiStore } from './store/dev-pki-store.js';
 import { FileStore } from './store/files/file-store.js';
 import type { DatabaseHandle } from './store/db/dialect.js';
@@ -80,6 +83,8 @@ export interface App {
   blobs: BlobStore;
   /** The job worker (webhook deliveries, schedules); undefined when started without one. */
   worker: Worker | undefined;
+  /** The rate limits' counter (tests sync it at a known moment); undefined with RATE_LIMIT=off. */
+  rateLimiter: RateLimiter | undefined;
   /** Stops taking requests, lets those in flight finish, then closes the stores. */
   close(): Promise<void>;
 }
@@ -108,6 +113,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     throw error;
   }
   const blobs = openBlobStore(config);
+  let rateLimitStore;
+  try {
+    rateLimitStore = config.rateLimits.enabled ? await openRateLimitStore(config, database.db) : undefined;
+  } catch (error) {
+    await blobs.close();
+    await database.close();
+    throw error;
+  }
   // The dev CA opens on first use, which may be inside a transaction: on SQLite, whose one
   // connection that transaction holds, it lives under DATA_DIR/pki (one node per file anyway); on
   // PostgreSQL, where nodes share the installation, in the database.
@@ -182,7 +195,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         title: 'Signery API',
         version: '1.0.0',
         description:
-          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`, also those made before routing (a malformed URL or request, headers over the limit), and none repeats the URL or a token; a route that does not exist is 404 with or without a token. Limits of one request: request line and headers 16 KiB (431); JSON bodies 10 MiB (413) and 64 levels of nesting (400); multipart: one file, 20 fields of at most 1 MiB, 25 parts (413), and a boundary of 1 to 70 characters (400).',
+          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`, also those made before routing (a malformed URL or request, headers over the limit), and none repeats the URL or a token; a route that does not exist is 404 with or without a token. Limits of one request: request line and headers 16 KiB (431); JSON bodies 10 MiB (413) and 64 levels of nesting (400); multipart: one file, 20 fields of at most 1 MiB, 25 parts (413), and a boundary of 1 to 70 characters (400). Calls are rate limited per API key, session, recipient link or session, and (without a valid credential) client address: every answer carries the IETF `RateLimit-Policy` and `RateLimit` fields (`"api-key";q=1000;w=60`, `"api-key";r=998;t=42`), and a caller over its limit gets 429 RATE_LIMITED with `Retry-After`.',
       },
       servers: [{ url: config.publicUrl }],
       components: {
@@ -208,7 +221,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     uiConfig: { deepLinking: false },
   });
   registerMetrics(server);
-  registerAuthentication(server, deps);
+  const rateLimiter =
+    rateLimitStore &&
+    new RateLimiter({
+      store: rateLimitStore,
+      clock: deps.clock,
+      windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+      syncMs: config.rateLimits.syncMs,
+      logger: server.log,
+    });
+  registerAuthentication(server, deps, {
+    admit: rateLimiter && rateLimitAdmission(rateLimiter, config.rateLimits),
+  });
   healthRoutes(server, { database, blobs });
   await server.register(signerPageRoutes());
 
@@ -282,6 +306,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database,
     blobs,
     worker,
+    rateLimiter,
     async close() {
       if (closed) return;
       closed = true;
@@ -295,6 +320,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         clearInterval(sweeper);
       }
       await worker?.stop();
+      // Its last counts go to the store before the database closes, so the other nodes keep them.
+      await rateLimiter?.close();
+      await rateLimitStore?.close();
       await seal.close();
       await deps.anchors.close();
       await blobs.close();

@@ -46,6 +46,30 @@ export interface Config {
   /** OpenID Connect providers users may sign in with (OIDC_PROVIDERS); empty when none. */
   oidcProviders: OidcProviderConfig[];
   jobs: JobsConfig;
+  rateLimits: RateLimitConfig;
+  /** Redis, when REDIS_URL is set: where the nodes share their rate-limit counts instead of the database. */
+  redis: RedisConfig | undefined;
+}
+
+/**
+ * Requests allowed per minute to each caller (README: Rate limits). Counted per API key, per session,
+ * per recipient link or session, and per client address for calls without a credential.
+ */
+export interface RateLimitConfig {
+  /** RATE_LIMIT=off turns every limit off (a node behind a gateway that limits already). */
+  enabled: boolean;
+  /** Requests a minute of one API key, user session, or recipient link or session (RATE_LIMIT_PER_MINUTE). */
+  perMinute: number;
+  /** Requests a minute from one client address without a valid credential (RATE_LIMIT_ANONYMOUS_PER_MINUTE). */
+  anonymousPerMinute: number;
+  /** How often a node adds its counts to the shared ones and reads the cluster's totals back (RATE_LIMIT_SYNC_MS). */
+  syncMs: number;
+}
+
+export interface RedisConfig {
+  url: string;
+  /** Prepended to every key (REDIS_KEY_PREFIX), so that several installations can share one Redis. */
+  keyPrefix: string;
 }
 
 /** The background job worker of this process (webhook delivery, mail, reminders, expiry). */
@@ -157,7 +181,30 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'JOB_CONCURRENCY', 16, 1),
       pollIntervalMs: integer(env, 'JOB_POLL_INTERVAL_MS', 200, 10),
     },
+    rateLimits: {
+      enabled: switchedOn(env, 'RATE_LIMIT'),
+      // Documenso allows 1,000 requests a minute per address, DocuSign 3,000 an hour per account.
+      perMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
+      anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300, 1),
+      syncMs: integer(env, 'RATE_LIMIT_SYNC_MS', 1000, 10),
+    },
+    redis: redis(env),
   };
+}
+
+/** `on` (the default) or `off`; anything else is a mistake worth refusing at start. */
+function switchedOn(env: Env, key: string): boolean {
+  const raw = text(env, key)?.toLowerCase() ?? 'on';
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${key} must be on or off, got "${env[key]}"`);
+}
+
+function redis(env: Env): RedisConfig | undefined {
+  const url = text(env, 'REDIS_URL');
+  if (!url) return undefined;
+  if (!/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  return { url, keyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'signery:' };
 }
 
 /** One entry of OIDC_PROVIDERS (spec: Authentication 5; see http/routes/oidc.ts for the flow). */

@@ -33,7 +33,7 @@ const TARGETS: Record<DatabaseKind, Target> = {
   postgres: { minRequestsPerSecond: 5_000, maxP99Ms: 20 },
 };
 
-const CASE_IDS = ['healthz', 'get', 'login', 'get-info'] as const;
+const CASE_IDS = ['healthz', 'get', 'login', 'get-info', 'get-nolimit'] as const;
 type CaseId = (typeof CASE_IDS)[number];
 
 const USAGE = `Usage: npm run bench:api -- [options]
@@ -306,9 +306,10 @@ async function withServer(
   cases: BenchCase[],
   postgres: { url: string; schema: string } | undefined,
   into: Measurement[],
+  rateLimit: 'on' | 'off' = 'on',
 ): Promise<void> {
   progress(
-    `${database}: starting the server (LOG_LEVEL=${logLevel}${postgres ? `, schema ${postgres.schema}` : ''})`,
+    `${database}: starting the server (LOG_LEVEL=${logLevel}${rateLimit === 'off' ? ', RATE_LIMIT=off' : ''}${postgres ? `, schema ${postgres.schema}` : ''})`,
   );
   const server = await startServer({
     root: settings.serverRoot,
@@ -316,6 +317,7 @@ async function withServer(
     logLevel,
     databaseUrl: postgres?.url,
     databaseSchema: postgres?.schema,
+    rateLimit,
   });
   try {
     progress(`${database}: server up at ${server.baseUrl}; logging in once for a token`);
@@ -387,6 +389,15 @@ async function benchDatabase(
     if (settings.cases.has('get-info')) {
       const infoCase = authenticatedGet('sqlite', settings);
       await withServer(settings, pinning, 'sqlite', 'info', [infoCase], undefined, into);
+    }
+    // Every other case runs with the rate limiter counting (limits no case reaches): once without
+    // it, so that what it costs shows.
+    if (settings.cases.has('get-nolimit')) {
+      const unlimited = {
+        ...authenticatedGet('sqlite', settings),
+        name: 'authenticated GET, RATE_LIMIT=off',
+      };
+      await withServer(settings, pinning, 'sqlite', 'warn', [unlimited], undefined, into, 'off');
     }
     return 'done';
   }

@@ -74,6 +74,11 @@ export interface ServerOptions {
   /** postgres://…; undefined for the embedded SQLite. */
   databaseUrl: string | undefined;
   databaseSchema: string | undefined;
+  /**
+   * `on`: the rate limiter runs (counts every request, syncs every second) with limits no case
+   * reaches, so its cost is in the figures (the default); `off`: RATE_LIMIT=off, to measure that cost.
+   */
+  rateLimit?: 'on' | 'off';
 }
 
 export interface RunningServer {
@@ -104,6 +109,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ADMIN_EMAIL: ADMIN.name,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: options.logLevel,
+    ...(options.rateLimit === 'off'
+      ? { RATE_LIMIT: 'off' }
+      : { RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000000' }),
   };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;

@@ -60,13 +60,33 @@ function tokenOf(request: FastifyRequest): string | undefined {
   return fromPath && isApiKey(fromPath) ? fromPath : undefined;
 }
 
-/** Resolves the caller of every request before validation, so a stranger gets 401 rather than 400. */
-export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
+/**
+ * Resolves the caller of every request before validation, so a stranger gets 401 rather than 400.
+ * `admit`, when given, runs once the caller is known, whether the credential was accepted or not:
+ * the rate limits (http/rate-limits.ts) count the request against that caller, or against the
+ * client's address when there is none, and may refuse it (their 429 then replaces a 401).
+ */
+export function registerAuthentication(
+  app: FastifyInstance,
+  deps: Deps,
+  options: { admit?: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined } = {},
+): void {
   app.decorateRequest('actor', undefined);
   app.decorateRequest('recipient', undefined);
   app.decorateRequest('actorRow', undefined);
   app.decorateRequest('authFailure', undefined);
-  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+  const { admit } = options;
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!admit) return identify(request);
+    try {
+      await identify(request);
+    } finally {
+      await admit(request, reply);
+    }
+  });
+
+  /** Sets the request's actor or recipient from its token, or throws why it may not call the route. */
+  const identify = async (request: FastifyRequest): Promise<void> => {
     // A route that does not exist is 404 for everyone, with or without a token (Contract: Errors).
     if (request.is404) return;
     const mode = request.routeOptions.config.auth ?? 'required';
@@ -106,7 +126,7 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
       );
     }
     if ((mode === 'required' || mode === 'recipient') && !request.actor.unlocked) throw new MfaRequired();
-  });
+  };
 }
 
 /** The caller of a recipient route: the external recipient of the link, or the internal user. */

@@ -29,7 +29,8 @@ export function registerMetrics(app: FastifyInstance): Registry {
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {
+  const route = { config: { auth: 'none' as const, rateLimit: false }, schema: { hide: true } };
+  app.get('/metrics', route, async (_request, reply) => {
     void reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

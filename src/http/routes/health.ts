@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { withDeadline } from '../../deadline.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { DatabaseHandle } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';
@@ -7,21 +8,14 @@ import { errorBody } from '../error-handler.js';
 /** Readiness answers within this, so a load balancer sees a partition as "not ready" at once. */
 const READY_DEADLINE_MS = 1_000;
 
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
 export function healthRoutes(
   app: FastifyInstance,
   stores: { database: DatabaseHandle<Database>; blobs: BlobStore },
 ): void {
+  // Probes are never rate limited: a load balancer polling them must not take a node out.
   const alive = {
-    config: { auth: 'none' as const },
+    config: { auth: 'none' as const, rateLimit: false },
     schema: { tags: ['health'], summary: 'The process is up' },
   };
   app.get('/healthz', alive, async () => ({ status: 'ok' }));
@@ -29,7 +23,7 @@ export function healthRoutes(
   app.get(
     '/readyz',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', rateLimit: false },
       schema: { tags: ['health'], summary: 'The database and the blob store answer' },
     },
     async (request, reply) => {

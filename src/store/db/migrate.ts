@@ -14,6 +14,7 @@ import { oidc } from './migrations/0010-oidc.js';
 import { sharingQuorum } from './migrations/0011-sharing-quorum.js';
 import { recipientSessions } from './migrations/0012-recipient-sessions.js';
 import { devPki } from './migrations/0013-dev-pki.js';
+import { rateLimits } from './migrations/0014-rate-limits.js';
 
 /** The one migration set, in order, for both dialects. Names never change once released. */
 function migrations(dialect: SqlDialect): Record<string, Migration> {
@@ -31,6 +32,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0011-sharing-quorum': sharingQuorum(dialect),
     '0012-recipient-sessions': recipientSessions(dialect),
     '0013-dev-pki': devPki(dialect),
+    '0014-rate-limits': rateLimits(),
   };
 }
 

@@ -45,6 +45,7 @@ export interface Database {
   share_oidc_states: ShareOidcStateTable;
   recipient_sessions: RecipientSessionTable;
   dev_pki: DevPkiTable;
+  rate_limit_windows: RateLimitWindowTable;
 }
 
 export type Json = string | Record<string, unknown> | unknown[];
@@ -573,4 +574,13 @@ export interface DevPkiTable {
   seal_certificate: string;
   seal_key: string;
   created_at: string;
+}
+
+/** Requests counted in one bucket's fixed window, summed over the nodes (store/rate-limits/database.ts). */
+export interface RateLimitWindowTable {
+  /** SHA-256 (hex) of the policy and what it limits: never a token itself. */
+  bucket: string;
+  /** Milliseconds since the epoch, a multiple of the window's length. */
+  window_start_ms: number;
+  count: number;
 }
