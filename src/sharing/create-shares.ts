@@ -291,6 +291,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
             note: r.input.message,
           }),
           now,
+          actor.requestId,
         );
       }
     }

@@ -139,6 +139,7 @@ export async function sendReminders(
           trx,
           { to: phone, text: `Reminder: "${doc.title}" is waiting for you to ${share.purpose}.` },
           now,
+          actor.requestId,
         );
       } else if (share.email) {
         await queueMail(
@@ -152,6 +153,7 @@ export async function sendReminders(
             purpose: share.purpose,
           }),
           now,
+          actor.requestId,
         );
       }
       await trx

@@ -2,18 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { DatabaseHandle } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';
+import { withDeadline } from '../../deadline.js';
 import { errorBody } from '../error-handler.js';
 
 /** Readiness answers within this, so a load balancer sees a partition as "not ready" at once. */
 const READY_DEADLINE_MS = 1_000;
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
 
 /** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
 export function healthRoutes(
