@@ -129,9 +129,11 @@ export class Metrics implements JobMetrics {
  * storm costs one query a second. A read that fails, or gives no answer within QUEUE_DEADLINE_MS (a
  * partition), leaves the queue out of that scrape (`signery_database_up` 0) instead of failing it;
  * while it still hangs no other read starts, so a partition does not tie up a connection per scrape.
+ * A type seen once keeps its series, at zero when it has no unfinished job left.
  */
 class QueueProbe {
   readonly #read: () => Promise<QueueTypeStats[]>;
+  readonly #seen = new Set<string>();
   #last: { at: number; stats: Promise<QueueTypeStats[] | undefined> } | undefined;
   #hanging = false;
 
@@ -148,10 +150,28 @@ class QueueProbe {
       const reading = this.#read().finally(() => {
         this.#hanging = false;
       });
-      stats = withDeadline(reading, QUEUE_DEADLINE_MS).catch(() => undefined);
+      stats = withDeadline(reading, QUEUE_DEADLINE_MS).then(
+        (read) => this.#withSeen(read),
+        () => undefined,
+      );
     }
     this.#last = { at: now, stats };
     return stats;
+  }
+
+  #withSeen(read: QueueTypeStats[]): QueueTypeStats[] {
+    for (const { type } of read) this.#seen.add(type);
+    const present = new Set(read.map(({ type }) => type));
+    const gone = [...this.#seen].filter((type) => !present.has(type));
+    return [
+      ...read,
+      ...gone.map((type) => ({
+        type,
+        jobs: { ready: 0, delayed: 0, waiting: 0, running: 0 },
+        oldestReadySeconds: 0,
+        failing: 0,
+      })),
+    ];
   }
 }
 
