@@ -12,6 +12,7 @@ import { answerClientError, answerFrameworkError, registerErrorHandlers } from '
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
+import { requestIdOf } from './http/request-id.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import {
   REDACT_PATHS,
@@ -46,7 +47,9 @@ import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters } from './http/validation.js';
+import { readQueueStats } from './jobs/queue-stats.js';
 import { Worker, type WorkerOptions } from './jobs/worker.js';
+import { Metrics } from './metrics.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
 import { sealKeys } from './pki/seal-keys.js';
@@ -128,14 +131,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config,
     database.dialect.name === 'postgres' ? new DevPkiStore(database.db) : undefined,
   );
+  const clock = options.clock ?? systemClock;
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
-    clock: options.clock ?? systemClock,
+    clock,
     config,
     files: new FileStore(database.db, blobs),
     seal,
     anchors: new AnchorSearch(),
+    metrics: new Metrics({ queue: () => readQueueStats(database.db, clock.now()) }),
   };
 
   await ensureTenant(deps, config.admin.tenant);
@@ -168,7 +173,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           },
     trustProxy: config.trustProxy,
     bodyLimit: 10 * 1024 * 1024,
-    requestIdHeader: 'x-request-id',
+    // x-request-id is honoured only when it is a short safe token (http/request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Errors made before routing get the Contract's shape and our words (http/error-handler.ts).
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -207,7 +214,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       security: [{ token: [] }, { cookie: [] }],
     },
   });
-  server.addHook('onSend', async (_request, reply, payload) => {
+  server.addHook('onSend', async (request, reply, payload) => {
+    // The id the logs, the audit records and the jobs of this request carry: the caller can quote it.
+    void reply.header('x-request-id', request.id);
     const location = reply.getHeader('location');
     if (typeof location === 'string') void reply.header('location', withoutCredentials(location));
     return payload;
@@ -220,7 +229,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     routePrefix: `${API_PREFIX}/docs`,
     uiConfig: { deepLinking: false },
   });
-  registerMetrics(server);
+  registerMetrics(server, deps.metrics.registry);
   const rateLimiter =
     rateLimitStore &&
     new RateLimiter({
@@ -270,6 +279,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const worker = runWorker
     ? new Worker(deps, {
         logger: server.log,
+        metrics: deps.metrics,
         concurrency: config.jobs.concurrency,
         pollIntervalMs: config.jobs.pollIntervalMs,
         wakeUps: database.listenForJobs,

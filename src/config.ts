@@ -37,6 +37,8 @@ export interface Config {
   /** How long a recipient session (POST /share/unlock) lasts after its last use. */
   recipientSessionMinutes: number;
   logLevel: string;
+  /** Serves GET /metrics on this port too (METRICS_PORT): `signery worker`'s only HTTP. */
+  metricsPort: number | undefined;
   /** Failed logins allowed per account, and per client address, inside `loginWindowSeconds`. */
   loginMaxFailuresPerAccount: number;
   loginMaxFailuresPerAddress: number;
@@ -121,6 +123,9 @@ function text(env: Env, key: string): string | undefined {
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got "${port}"`);
+  const metricsPort = text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0);
+  if (metricsPort !== undefined && metricsPort > 65535)
+    throw new ConfigError(`METRICS_PORT must be at most 65535, got "${metricsPort}"`);
   const databaseUrl = text(env, 'DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite)');
@@ -171,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),
     recipientSessionMinutes: integer(env, 'RECIPIENT_SESSION_MINUTES', 60, 1),
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    metricsPort,
     loginMaxFailuresPerAccount: integer(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 5, 1),
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1),

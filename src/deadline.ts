@@ -1,7 +1,11 @@
 /**
- * `work`, or a rejection once `ms` have passed without its answer (the work itself goes on: this only
- * stops waiting for it). Readiness probes and the rate limits' store use it so that a store that
- * hangs is seen as down rather than holding its callers.
+ * `work`, or a rejection once `ms` have passed without its answer: for probes (readiness, the job
+ * queue's metrics, the rate limits' store) that must answer during a partition, when the database's connections forward
+ * nothing and a query would wait for TCP to give up. The work itself is not stopped.
+ *
+ * ```ts
+ * await withDeadline(database.ping(), 1_000);
+ * ```
  */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

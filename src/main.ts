@@ -1,28 +1,51 @@
 import { buildApp, type App } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { serveMetrics, type MetricsServer } from './http/metrics-server.js';
 
-/** `npm start` / `signery serve`: configuration → app → listen; SIGTERM/SIGINT drain and stop. */
+/**
+ * `npm start` / `signery serve`: configuration → app → listen (and GET /metrics on METRICS_PORT too,
+ * when set); SIGTERM/SIGINT drain and stop.
+ */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const app = await buildApp(config);
-  stopOnSignals(app);
+  const metrics = await metricsPort(app, config);
+  stopOnSignals(app, metrics);
   await app.server.listen({ port: config.port, host: config.host });
 }
 
 /**
  * `signery worker`: a node that runs the job worker only (webhook delivery, mail, reminders) and
- * serves no HTTP, beside API nodes started with JOB_WORKER=false. SIGTERM/SIGINT let the jobs
- * running finish.
+ * serves no API, beside API nodes started with JOB_WORKER=false; with METRICS_PORT it serves GET
+ * /metrics there (its deliveries, time-stamps and jobs are counted in this process). SIGTERM/SIGINT
+ * let the jobs running finish.
  */
 export async function work(): Promise<void> {
-  const app = await buildApp(loadConfig(), { worker: {} });
+  const config = loadConfig();
+  const app = await buildApp(config, { worker: {} });
+  const metrics = await metricsPort(app, config);
   // The worker's timers do not hold a process open (see Worker); this node lives until a signal.
   setInterval(() => undefined, 2 ** 30);
-  stopOnSignals(app);
+  stopOnSignals(app, metrics);
   app.server.log.info({ workerId: app.worker?.id }, 'job worker started (no HTTP)');
 }
 
-function stopOnSignals(app: App): void {
+async function metricsPort(app: App, config: Config): Promise<MetricsServer | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  try {
+    const metrics = await serveMetrics(app.deps.metrics.registry, {
+      port: config.metricsPort,
+      host: config.host,
+    });
+    app.server.log.info({ metricsUrl: metrics.url }, 'serving metrics on METRICS_PORT');
+    return metrics;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
+
+function stopOnSignals(app: App, metrics: MetricsServer | undefined): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -30,7 +53,7 @@ function stopOnSignals(app: App): void {
     app.server.log.info({ signal }, 'shutting down: finishing requests in flight');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
-    app.close().then(
+    Promise.all([app.close(), metrics?.close()]).then(
       () => process.exit(0),
       (error: unknown) => {
         app.server.log.error({ err: error }, 'shutdown failed');

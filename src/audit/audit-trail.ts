@@ -99,6 +99,7 @@ export async function auditTrailPdf(deps: Deps, actor: Actor, documentId: string
     });
   }
   const sealed = await sealBytes(deps, {
+    operation: 'seal',
     pdf: await pdf.save(),
     signerName: 'Signery audit trail',
     level: defaultLevel(deps),

@@ -61,6 +61,7 @@ export async function changeDocument(
       event: options.event,
       actor: actor.name,
       at: now,
+      requestId: actor.requestId,
     });
   }
   return updated;

@@ -263,6 +263,7 @@ async function insertDocument(
     event: 'documentCreated',
     actor: actor.name,
     at: now,
+    requestId: actor.requestId,
   });
   return row;
 }

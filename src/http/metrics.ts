@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
-/** Request counts and latency histograms per route at GET /metrics (Prometheus text format). */
-export function registerMetrics(app: FastifyInstance): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/**
+ * Request counts and latency histograms per route into `registry`, which GET /metrics serves
+ * (Prometheus text format; README: Metrics and alerts).
+ */
+export function registerMetrics(app: FastifyInstance, registry: Registry): void {
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
     name: 'signery_http_requests_total',
@@ -29,10 +30,10 @@ export function registerMetrics(app: FastifyInstance): Registry {
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
   });
+  // Answers during a database outage too: the queue's gauges are then left out (metrics.ts).
   const route = { config: { auth: 'none' as const, rateLimit: false }, schema: { hide: true } };
   app.get('/metrics', route, async (_request, reply) => {
     void reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
-  return registry;
 }

@@ -9,7 +9,8 @@ import {
   type Settlement,
 } from './queue.js';
 import type { SettlementQueue } from './settlement-queue.js';
-import type { JobContext, JobHandler, JobLogger } from './worker.js';
+import { messageOf, type JobLogger, type JobReport } from './job-report.js';
+import type { JobContext, JobHandler } from './worker.js';
 
 /** What a lane run needs of its worker (the Worker's own paths, shared with its other jobs). */
 export interface LaneWorker {
@@ -17,6 +18,8 @@ export interface LaneWorker {
   readonly db: Kysely<Database>;
   readonly settlements: SettlementQueue;
   readonly log: JobLogger;
+  /** Starts telling about one run of a job (its log lines and metrics). */
+  report(job: ClaimedJob): JobReport;
   /** The types whose jobs may be run ahead (registered with `runAhead`). */
   readonly aheadTypes: ReadonlySet<string>;
   handler(type: string): JobHandler | undefined;
@@ -25,10 +28,8 @@ export interface LaneWorker {
   handOff(take: HandOff['take']): HandOff | undefined;
   /** Renews the lease of the claim `held()` names until the returned function is called. */
   keepLease(held: () => ClaimedJob): () => void;
-  /** Logs a handler's failure; returns its message. */
-  failed(job: ClaimedJob, error: unknown): string;
-  /** Records a claimed job's failure in a transaction of its own. */
-  failAlone(job: ClaimedJob, message: string): Promise<void>;
+  /** Records a claimed job's failure in a transaction of its own; resolves with its outcome. */
+  failAlone(job: ClaimedJob, message: string): Promise<SettleOutcome>;
 }
 
 /** Jobs run ahead and not yet written, at most: one write settles them all. */
@@ -41,6 +42,8 @@ interface Ran {
   job: ClaimedJob;
   settlement: Settlement;
   written: Deferred<SettleOutcome>;
+  /** Told the outcome once it is known (JobReport). */
+  report: JobReport;
 }
 
 /**
@@ -191,12 +194,15 @@ export async function runLane(worker: LaneWorker, first: ClaimedJob): Promise<Cl
  */
 function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void>>): Promise<Ran> {
   const written = deferred<SettleOutcome>();
+  const report = worker.report(job);
   return new Promise((resolve) => {
     let reported = false;
-    const report = (settlement: Settlement) => {
+    const ran = (settlement: Settlement) => {
       if (reported) return;
       reported = true;
-      resolve({ job, settlement, written });
+      // A write that fails rejects `written`; write() then tells the report what became of the job.
+      void written.promise.then((outcome) => report.ended(outcome, settlement.error));
+      resolve({ job, settlement, written, report });
     };
     const runsAhead = () =>
       Promise.reject(new Error(`a job of type ${job.type} (run ahead) settles through settle()`));
@@ -205,7 +211,7 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
       complete: runsAhead,
       fail: runsAhead,
       settle: (settlement) => {
-        report(settlement);
+        ran(settlement);
         return written.promise;
       },
     };
@@ -214,8 +220,8 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       await handler(job, context);
     })().then(
-      () => report({ error: null }),
-      (error: unknown) => report({ error: worker.failed(job, error) }),
+      () => ran({ error: null }),
+      (error: unknown) => ran({ error: messageOf(error) }),
     );
     handlers.add(running);
     void running.finally(() => handlers.delete(running));
@@ -250,7 +256,8 @@ async function write(worker: LaneWorker, run: readonly Ran[]): Promise<HandedOn 
   } catch (error) {
     head.written.reject(error);
     for (const ran of followers) ran.written.resolve(LOST);
-    await worker.failAlone(head.job, error instanceof Error ? error.message : String(error));
+    const message = messageOf(error);
+    head.report.ended(await worker.failAlone(head.job, message), message);
     return undefined;
   }
 }

@@ -50,6 +50,12 @@ export interface EnqueueOptions {
   maxAttempts?: number | undefined;
   /** Jobs with the same key run one at a time, in the order they were enqueued. */
   orderingKey?: string | undefined;
+  /**
+   * The id of the HTTP request whose change enqueues the job (`request.id`, `actor.requestId`): the
+   * worker's log lines about the job carry it as `reqId`, so one id leads from a request to the work
+   * it caused. Kept in the payload under `requestId` (a name no job type may use for its own).
+   */
+  requestId?: string | undefined;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 10;
@@ -68,7 +74,10 @@ export interface EnqueuedJob {
 export interface ClaimedJob {
   id: string;
   type: string;
+  /** As enqueued, without `requestId`. */
   payload: JobPayload;
+  /** The id of the request that enqueued the job (EnqueueOptions.requestId), null when none did. */
+  requestId: string | null;
   /** This claim's number, 1 for the first: claims are attempts even when a worker dies mid-way. */
   attempts: number;
   maxAttempts: number | null;
@@ -126,7 +135,11 @@ export async function enqueue(trx: Kysely<Database>, options: EnqueueOptions): P
     .values({
       id,
       type: options.type,
-      payload: writeJson(options.payload),
+      payload: writeJson(
+        options.requestId === undefined
+          ? options.payload
+          : { ...options.payload, requestId: options.requestId },
+      ),
       status: 'queued',
       run_at: runAt,
       attempts: 0,
@@ -220,10 +233,12 @@ async function sweepExpiredLeases(trx: Kysely<Database>, now: string): Promise<v
 }
 
 function claimedJob(row: Selectable<JobTable>): ClaimedJob {
+  const { requestId, ...payload } = readJson<JobPayload>(row.payload, {});
   return {
     id: row.id,
     type: row.type,
-    payload: readJson<JobPayload>(row.payload, {}),
+    payload,
+    requestId: typeof requestId === 'string' ? requestId : null,
     attempts: Number(row.attempts),
     maxAttempts: row.max_attempts === null ? null : Number(row.max_attempts),
     deadlineAt: row.deadline_at === null ? null : new Date(row.deadline_at),

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import { listenToDoorbell } from './doorbell.js';
+import { JobReport, messageOf, SILENT, type JobLogger, type JobMetrics } from './job-report.js';
 import { runLane, type LaneWorker } from './lane-run.js';
 import {
   claimJobs,
@@ -15,6 +16,7 @@ import {
   type ClaimedJob,
   type FailOutcome,
   type HandOff,
+  LOST,
   type SettleOutcome,
   type Settlement,
 } from './queue.js';
@@ -47,12 +49,6 @@ export interface JobContext {
  */
 export type JobHandler = (job: ClaimedJob, context: JobContext) => Promise<void>;
 
-/** pino's shape (Fastify's logger fits), so the queue does not depend on Fastify. */
-export interface JobLogger {
-  warn(details: Record<string, unknown>, message: string): void;
-  error(details: Record<string, unknown>, message: string): void;
-}
-
 export interface WorkerDeps {
   db: Kysely<Database>;
   dialect: SqlDialect;
@@ -73,10 +69,12 @@ export interface WorkerOptions {
    * another node are then claimed at once, not at the next poll.
    */
   wakeUps?: ((wake: () => void, onError: (error: unknown) => void) => () => void) | undefined;
+  /** Where each job's start and outcome are logged (with its request id, see JobReport). */
   logger?: JobLogger;
+  /** Hears each job's outcome and duration. */
+  metrics?: JobMetrics | undefined;
 }
 
-const SILENT: JobLogger = { warn: () => undefined, error: () => undefined };
 // After a wake-up that found nothing: the enqueuing transaction may not have committed yet.
 const RECHECK_MS = 20;
 const MAX_ERROR_PAUSE_MS = 5_000;
@@ -104,6 +102,7 @@ export class Worker {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #log: JobLogger;
+  readonly #metrics: JobMetrics | undefined;
   readonly #wakeUps: WorkerOptions['wakeUps'];
   readonly #handlers = new Map<string, JobHandler>();
   /** Types registered with `runAhead`. */
@@ -129,6 +128,7 @@ export class Worker {
     this.#concurrency = Math.max(1, options.concurrency ?? 16);
     this.#leaseMs = options.leaseMs ?? 15_000;
     this.#log = options.logger ?? SILENT;
+    this.#metrics = options.metrics;
     this.#wakeUps = options.wakeUps;
     this.id = options.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
     this.#lane = {
@@ -136,12 +136,12 @@ export class Worker {
       db: this.#deps.db,
       settlements: this.#settlements,
       log: this.#log,
+      report: (job) => new JobReport(this.#log, this.#metrics, job),
       aheadTypes: this.#aheadTypes,
       handler: (type) => this.#handlers.get(type),
       stopping: () => this.#stopping,
       handOff: (take) => this.#handOff(take),
       keepLease: (held) => this.#keepLease(held),
-      failed: (job, message) => this.#failed(job, message),
       failAlone: (job, message) => this.#failAlone(job, message),
     };
   }
@@ -311,7 +311,11 @@ export class Worker {
   async #runOne(job: ClaimedJob): Promise<ClaimedJob | undefined> {
     const { db, dialect, clock } = this.#deps;
     const handler = this.#handlers.get(job.type);
+    const report = new JobReport(this.#log, this.#metrics, job);
     let settled = false;
+    // How the handler settled the job (it counts once its transaction commits: else it throws).
+    let outcome: SettleOutcome = LOST;
+    let failure: string | null = null;
     let next: ClaimedJob | undefined;
     const handOff = () =>
       this.#handOff((taken) => {
@@ -321,15 +325,22 @@ export class Worker {
       workerId: this.id,
       complete: async (trx) => {
         settled = true;
-        return completeJob(trx, job, clock.now(), handOff());
+        const done = await completeJob(trx, job, clock.now(), handOff());
+        outcome = done ? DONE : LOST;
+        return done;
       },
       fail: async (trx, error, options) => {
         settled = true;
-        return failJob(trx, job, error, clock.now(), { ...options, handOff: handOff() });
+        failure = error;
+        const failed = await failJob(trx, job, error, clock.now(), { ...options, handOff: handOff() });
+        outcome = failed;
+        return failed;
       },
       settle: async (settlement) => {
         settled = true;
+        failure = settlement.error;
         const written = await this.#settlements.settle({ job, settlement, handOff: handOff() });
+        outcome = written.outcome;
         return written.outcome;
       },
     };
@@ -337,15 +348,20 @@ export class Worker {
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       await handler(job, context);
-      if (!settled)
-        await writeTransaction(db, dialect, (trx) => completeJob(trx, job, clock.now(), handOff()));
+      if (!settled) {
+        const done = await writeTransaction(db, dialect, (trx) =>
+          completeJob(trx, job, clock.now(), handOff()),
+        );
+        outcome = done ? DONE : LOST;
+      }
+      report.ended(outcome, failure);
       return next;
     } catch (error) {
-      const message = this.#failed(job, error);
+      const message = messageOf(error);
       // Whether the handler's transaction committed is unknown: a job it may have taken over goes back.
       if (next) await this.#giveBack(next);
       // Settling is conditional on the claim: after a handler that already settled, this is a no-op.
-      await this.#failAlone(job, message);
+      report.ended(await this.#failAlone(job, message), message);
       return undefined;
     } finally {
       stopRenewing();
@@ -371,20 +387,17 @@ export class Worker {
     return () => clearInterval(heartbeat);
   }
 
-  /** Logs a handler's failure; returns its message (what the job records). */
-  #failed(job: ClaimedJob, error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
-    this.#log.warn({ jobId: job.id, type: job.type, attempt: job.attempts, error: message }, 'job failed');
-    return message;
-  }
-
-  /** Records a claimed job's failure in a transaction of its own (retried later, or dead). */
-  async #failAlone(job: ClaimedJob, message: string): Promise<void> {
+  /**
+   * Records a claimed job's failure in a transaction of its own (retried later, or dead); `lost` when
+   * the claim was lost or the write failed.
+   */
+  async #failAlone(job: ClaimedJob, message: string): Promise<SettleOutcome> {
     const { db, dialect, clock } = this.#deps;
-    await writeTransaction(db, dialect, (trx) => failJob(trx, job, message, clock.now())).catch(
+    return writeTransaction(db, dialect, (trx) => failJob(trx, job, message, clock.now())).catch(
       (error: unknown) => {
         // The job stays `running` until its lease expires, then runs again (at-least-once).
         this.#log.error({ err: error, jobId: job.id }, 'could not record a job failure');
+        return LOST;
       },
     );
   }
@@ -396,3 +409,5 @@ export class Worker {
     });
   }
 }
+
+const DONE: SettleOutcome = { outcome: 'done' };

@@ -10,21 +10,36 @@ const SMS_JOB = 'sms.send';
 // A message that cannot go out within a day is stale: the recipient gets a reminder instead.
 const DEADLINE_MS = 86_400_000;
 
-/** Queues an e-mail inside the transaction of the change that causes it (sent by the worker, retried). */
-export async function queueMail(trx: Kysely<Database>, message: MailMessage, now: Date): Promise<void> {
+/**
+ * Queues an e-mail inside the transaction of the change that causes it (sent by the worker, retried).
+ * `requestId`: the request that made the change (undefined for scheduled work), in the job's logs.
+ */
+export async function queueMail(
+  trx: Kysely<Database>,
+  message: MailMessage,
+  now: Date,
+  requestId: string | undefined,
+): Promise<void> {
   await enqueue(trx, {
     type: MAIL_JOB,
     payload: { ...message },
     now,
+    requestId,
     deadline: new Date(now.getTime() + DEADLINE_MS),
   });
 }
 
-export async function queueSms(trx: Kysely<Database>, message: SmsMessage, now: Date): Promise<void> {
+export async function queueSms(
+  trx: Kysely<Database>,
+  message: SmsMessage,
+  now: Date,
+  requestId: string | undefined,
+): Promise<void> {
   await enqueue(trx, {
     type: SMS_JOB,
     payload: { ...message },
     now,
+    requestId,
     deadline: new Date(now.getTime() + DEADLINE_MS),
   });
 }

@@ -58,6 +58,7 @@ export async function addDocumentTimestamp(options: AddDocumentTimestampOptions)
     url: options.tsa.url,
     timeoutMs: options.tsa.timeoutMs,
     headers: options.tsa.headers,
+    observe: options.tsa.observe,
     digest: digest(digestAlgorithm, signedBytes(written.bytes, byteRange)),
     digestAlgorithm,
   });

@@ -3,7 +3,7 @@ import { buildSignedData } from '../pki/cms/signed-data.js';
 import { messageDigestOf } from '../pki/cms/signed-attributes.js';
 import { bytesEqual } from '../pki/der.js';
 import { TimestampUnavailable } from '../pki/errors.js';
-import { requestTimestamp } from '../pki/tsa-client.js';
+import { requestTimestamp, type TsaObserver } from '../pki/tsa-client.js';
 import { verifySignatureValue } from '../pki/verify-signature-value.js';
 import { PreparedSignatureMismatch } from './errors.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
@@ -14,6 +14,8 @@ export interface TsaOptions {
   url: string;
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** Hears each request to the TSA (metrics). */
+  observe?: TsaObserver | undefined;
 }
 
 export interface FinishSignatureOptions {
@@ -83,6 +85,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
         url: options.timestamp.url,
         timeoutMs: options.timestamp.timeoutMs,
         headers: options.timestamp.headers,
+        observe: options.timestamp.observe,
         // CAdES signature-time-stamp: the imprint is the hash of the signature value (EN 319 122-1 5.3).
         digest: digest(prepared.digestAlgorithm, signatureValue),
         digestAlgorithm: prepared.digestAlgorithm,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { digestOid, type DigestAlgorithm } from './algorithms.js';
@@ -16,6 +17,28 @@ export interface RequestTimestampOptions {
   timeoutMs?: number;
   /** Extra request headers (a TSA that wants basic authentication). */
   headers?: Record<string, string>;
+  /** Hears how the request went (the metrics of app.ts). */
+  observe?: TsaObserver | undefined;
+}
+
+/**
+ * Why a TSA request gave no token: `timeout` (no answer in time), `unreachable` (no connection),
+ * `http` (a status other than 2xx), `refused` (a PKIStatus other than granted), `invalid` (an answer
+ * that cannot be read, or a token that does not match our request).
+ */
+export type TsaFailure = 'timeout' | 'unreachable' | 'http' | 'refused' | 'invalid';
+
+/** Hears each TSA request: how long it took, and why it failed (null when it gave a token). */
+export type TsaObserver = (seconds: number, failure: TsaFailure | null) => void;
+
+/** TimestampUnavailable, with why in one word for the observer. */
+class TsaFailed extends TimestampUnavailable {
+  constructor(
+    readonly failure: TsaFailure,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface TimestampResult {
@@ -34,6 +57,19 @@ export interface TimestampResult {
  * ```
  */
 export async function requestTimestamp(options: RequestTimestampOptions): Promise<TimestampResult> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const result = await exchange(options);
+    options.observe?.(seconds(), null);
+    return result;
+  } catch (error) {
+    options.observe?.(seconds(), error instanceof TsaFailed ? error.failure : 'invalid');
+    throw error;
+  }
+}
+
+async function exchange(options: RequestTimestampOptions): Promise<TimestampResult> {
   const nonce = randomBytes(8);
   nonce[0] = (nonce[0]! & 0x7f) | 0x01; // positive, and minimal in DER, so it compares byte for byte
   const request = new pkijs.TimeStampReq({
@@ -63,10 +99,12 @@ export async function requestTimestamp(options: RequestTimestampOptions): Promis
       return send();
     });
   } catch (error) {
-    throw new TimestampUnavailable(`The time-stamp authority cannot be reached (${describe(error)})`);
+    throw new TsaFailed(
+      error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
+      `The time-stamp authority cannot be reached (${describe(error)})`,
+    );
   }
-  if (!response.ok)
-    throw new TimestampUnavailable(`The time-stamp authority answered HTTP ${response.status}`);
+  if (!response.ok) throw new TsaFailed('http', `The time-stamp authority answered HTTP ${response.status}`);
   const answer = new Uint8Array(await response.arrayBuffer());
   let token: Uint8Array;
   let info: TimestampTokenInfo;
@@ -75,20 +113,20 @@ export async function requestTimestamp(options: RequestTimestampOptions): Promis
     const status = integerOf(childAt(childAt(resp, 0, 'status'), 0, 'status'), 'status');
     // PKIStatus 0 granted, 1 grantedWithMods; anything else carries no token.
     if (status !== 0 && status !== 1)
-      throw new TimestampUnavailable(`The time-stamp authority refused (status ${status})`);
+      throw new TsaFailed('refused', `The time-stamp authority refused (status ${status})`);
     token = originalBytes(childAt(resp, 1, 'timeStampToken'));
     info = readTimestampToken({ token });
   } catch (error) {
-    if (error instanceof TimestampUnavailable) throw error;
-    throw new TimestampUnavailable(`The time-stamp authority's answer cannot be read (${describe(error)})`);
+    if (error instanceof TsaFailed) throw error;
+    throw new TsaFailed('invalid', `The time-stamp authority's answer cannot be read (${describe(error)})`);
   }
   if (!info.valid)
-    throw new TimestampUnavailable(`The timestamp token is not valid: ${info.problems.join('; ')}`);
+    throw new TsaFailed('invalid', `The timestamp token is not valid: ${info.problems.join('; ')}`);
   if (!bytesEqual(info.hashedMessage, options.digest) || info.hashAlgorithm !== options.digestAlgorithm) {
-    throw new TimestampUnavailable('The timestamp token covers another message imprint');
+    throw new TsaFailed('invalid', 'The timestamp token covers another message imprint');
   }
   if (info.nonce !== nonce.toString('hex')) {
-    throw new TimestampUnavailable('The timestamp token does not echo our nonce');
+    throw new TsaFailed('invalid', 'The timestamp token does not echo our nonce');
   }
   return { token, info };
 }

@@ -293,6 +293,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
             note: r.input.message,
           }),
           now,
+          actor.requestId,
         );
       }
     }

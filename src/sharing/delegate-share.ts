@@ -115,6 +115,7 @@ export async function delegateShare(
         note: options.message,
       }),
       now,
+      by.requestId,
     );
     return created;
   });

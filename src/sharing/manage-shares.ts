@@ -136,6 +136,7 @@ export async function sendReminders(
           trx,
           { to: phone, text: `Reminder: "${doc.title}" is waiting for you to ${share.purpose}.` },
           now,
+          actor.requestId,
         );
       } else if (share.email) {
         await queueMail(
@@ -149,6 +150,7 @@ export async function sendReminders(
             purpose: share.purpose,
           }),
           now,
+          actor.requestId,
         );
       }
       await trx

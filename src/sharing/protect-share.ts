@@ -85,6 +85,7 @@ export async function sendShareCode(
         trx,
         { to: share.phone ?? '', text: `Your Signery code: ${code} (valid 10 minutes)` },
         now,
+        recipient.requestId,
       );
     else {
       await queueMail(
@@ -98,6 +99,7 @@ export async function sendShareCode(
           note: code,
         }),
         now,
+        recipient.requestId,
       );
     }
   });

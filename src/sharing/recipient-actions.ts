@@ -100,17 +100,22 @@ export async function rejectShare(
   const share = await loadCallerShare(deps, caller, options.id);
   const now = deps.clock.now();
   assertShareCanAct(share, now);
+  const rejecter = by(caller, share.tenant_id);
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const doc = await loadDocumentForUpdate(trx, share.document_id);
     await endProcess(trx, {
       doc,
       state: 'rejected',
-      by: by(caller, share.tenant_id),
+      by: rejecter,
       now,
       reason: options.reason,
       cause: share,
     });
-    await mailOwner(trx, doc, now, { kind: 'rejected', from: share.share_to, note: options.reason });
+    await mailOwner(trx, doc, rejecter, now, {
+      kind: 'rejected',
+      from: share.share_to,
+      note: options.reason,
+    });
   });
 }
 

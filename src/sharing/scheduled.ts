@@ -73,6 +73,8 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
             purpose: share.purpose,
           }),
           now,
+          // No request asked for it: the schedule did.
+          undefined,
         );
       }
       await trx

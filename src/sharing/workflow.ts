@@ -23,6 +23,7 @@ async function notifyTurn(
   doc: DocumentRow,
   shares: ShareRow[],
   now: Date,
+  requestId: string,
 ) {
   for (const share of shares) {
     if (!share.email) continue;
@@ -50,6 +51,7 @@ async function notifyTurn(
         note: share.message,
       }),
       now,
+      requestId,
     );
   }
 }
@@ -119,7 +121,7 @@ export async function completeShare(
         next.map((s) => s.id),
       )
       .execute();
-    await notifyTurn(trx, deps, doc, next, now);
+    await notifyTurn(trx, deps, doc, next, now, by.requestId);
   }
 
   const signsPending = pending.some((s) => s.purpose === 'sign');
@@ -139,7 +141,7 @@ export async function completeShare(
       event: 'documentCompleted',
       now,
     });
-    await mailOwner(trx, doc, now, {
+    await mailOwner(trx, doc, by, now, {
       kind: 'completed',
       from: by.name,
       link: `${deps.config.publicUrl}/documents/${doc.id}`,
@@ -152,6 +154,7 @@ export async function completeShare(
 export async function mailOwner(
   trx: Kysely<Database>,
   doc: DocumentRow,
+  by: Pick<DocumentChanger, 'requestId'>,
   now: Date,
   mail: { kind: 'completed' | 'rejected'; from: string; link?: string; note?: string | undefined },
 ): Promise<void> {
@@ -161,7 +164,7 @@ export async function mailOwner(
     .where('id', '=', doc.owner_id)
     .executeTakeFirst();
   if (!owner?.email) return;
-  await queueMail(trx, shareMail({ ...mail, to: owner.email, documentTitle: doc.title }), now);
+  await queueMail(trx, shareMail({ ...mail, to: owner.email, documentTitle: doc.title }), now, by.requestId);
 }
 
 /**

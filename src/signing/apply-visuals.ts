@@ -79,6 +79,7 @@ export async function applyVisuals(
       return { pdf, visuals };
     }
     const signature = await sealBytes(deps, {
+      operation: 'sign',
       pdf: options.pdf,
       signerName: options.sign.signerName,
       level: options.sign.level,

@@ -33,6 +33,7 @@ export async function sealDocument(
   }
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const sealed = await sealBytes(deps, {
+    operation: 'seal',
     pdf: bytes,
     signerName: 'Organisation seal',
     level: options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id)),

@@ -5,7 +5,10 @@ import { canEdit, loadVisible, type DocumentRow } from '../documents/access.js';
 import { addRevision, type DocumentChanger } from '../documents/change-document.js';
 import { replaceMainFile, saveNextMainFile } from './new-main-file.js';
 import { Forbidden, ValidationError, VersionMismatch } from '../errors.js';
+import { performance } from 'node:perf_hooks';
+import type { TsaOptions } from '../pdf/finish-signature.js';
 import { signPdf, type PadesLevel, type SignPdfResult } from '../pdf/sign-pdf.js';
+import type { SignatureOperation } from '../metrics.js';
 import { applyVisuals } from './apply-visuals.js';
 import type { ResolvedVisuals } from './visual-input.js';
 import { loadStampImages, type Placer, type SignatureEntry, type VisualRequest } from './visual-input.js';
@@ -44,10 +47,14 @@ export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<
   return (await getProperties(deps, { tenantId })).defaultPadesLevel ?? defaultLevel(deps);
 }
 
-/** Signs bytes with the organisation key on behalf of `signerName`; a failing TSA falls back and says so. */
+/**
+ * Signs bytes with the organisation key on behalf of `signerName`; a failing TSA falls back and says
+ * so. `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
+ */
 export async function sealBytes(
   deps: Deps,
   options: {
+    operation: SignatureOperation;
     pdf: Uint8Array;
     signerName: string;
     level: PadesLevel;
@@ -55,18 +62,26 @@ export async function sealBytes(
     reason?: string;
   },
 ): Promise<SignPdfResult> {
+  const started = performance.now();
   const { signer } = await deps.seal();
-  return signPdf({
+  const signed = await signPdf({
     pdf: options.pdf,
     signer,
     signerName: options.signerName,
     signingTime: deps.clock.now(),
     level: options.level,
-    ...(deps.config.tsaUrl ? { tsa: { url: deps.config.tsaUrl } } : {}),
+    ...(deps.config.tsaUrl ? { tsa: timestampAuthority(deps, deps.config.tsaUrl) } : {}),
     onTimestampFailure: 'fallback',
     ...(options.reason ? { reason: options.reason } : {}),
     ...(options.visuals ?? {}),
   });
+  deps.metrics.signatureMade(options.operation, options.level, (performance.now() - started) / 1000);
+  return signed;
+}
+
+/** The TSA (TSA_URL) as signatures use it: its requests counted in the metrics. */
+export function timestampAuthority(deps: Pick<Deps, 'metrics'>, url: string): TsaOptions {
+  return { url, observe: deps.metrics.observeTsa };
 }
 
 export async function mainFileBytes(
@@ -212,6 +227,7 @@ export async function afterSignature(
 async function sealCompleted(deps: Deps, doc: DocumentRow, by: DocumentChanger): Promise<DocumentRow> {
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const sealed = await sealBytes(deps, {
+    operation: 'seal',
     pdf: bytes,
     signerName: 'Organisation seal',
     level: await tenantDefaultLevel(deps, doc.tenant_id),

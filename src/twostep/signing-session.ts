@@ -22,6 +22,7 @@ import {
   commitSignature,
   mainFileBytes,
 } from '../signing/sign-document.js';
+import { timestampAuthority } from '../signing/sign-document.js';
 import { loadStampImages, resolveVisuals, type VisualRequest } from '../signing/visual-input.js';
 import { findOwnCertificate } from './certificates.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -191,7 +192,9 @@ export async function finishTwoStepDigest(
     pdf: prepared,
     prepared: state,
     signatureValue,
-    ...(deps.config.tsaUrl ? { timestamp: { url: deps.config.tsaUrl, onFailure: 'fallback' as const } } : {}),
+    ...(deps.config.tsaUrl
+      ? { timestamp: { ...timestampAuthority(deps, deps.config.tsaUrl), onFailure: 'fallback' as const } }
+      : {}),
   });
   return commitSession(deps, actor, session, finished.pdf, {
     levelAchieved: finished.timestamped ? 'B-T' : 'B-B',

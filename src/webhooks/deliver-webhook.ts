@@ -13,13 +13,16 @@ interface DeliveryRequest {
   hmacSecret: string;
   event: string;
   body: string;
+  /** When the event happened (its `timestamp`): the delivery's lag counts from it. */
+  occurredAt: Date;
 }
 
 /**
  * Runs one attempt of one delivery (job `webhook.deliver`): POSTs `{documentId, event, actor,
  * timestamp}` to the callback URL, signed, and records the attempt together with its outcome (one
  * statement on PostgreSQL, one transaction on SQLite): done on any 2xx, otherwise a retry with
- * backoff until 24 hours after the event, then dead-lettered (Contract: webhook delivery).
+ * backoff until 24 hours after the event, then dead-lettered (Contract: webhook delivery). Counts the
+ * attempt, and a success's lag from the event, in the metrics.
  */
 export async function deliverWebhook(
   deps: Deps,
@@ -44,9 +47,15 @@ export async function deliverWebhook(
     ...standardWebhookHeaders([request.hmacSecret], deliveryId, attemptAt, request.body),
   });
 
+  if (result.success)
+    deps.metrics.webhookAttempt(
+      'success',
+      (deps.clock.now().getTime() - request.occurredAt.getTime()) / 1000,
+    );
+
   // Should the webhook be deleted during this attempt, the insert fails on its foreign key, nothing
   // is written, and the job — deleted with the webhook — is settled by nobody.
-  await context.settle({
+  const written = await context.settle({
     error: result.success ? null : (result.error ?? 'failed'),
     record: {
       into: 'webhook_attempts',
@@ -62,6 +71,7 @@ export async function deliverWebhook(
       },
     },
   });
+  if (!result.success) deps.metrics.webhookAttempt(written.outcome === 'dead' ? 'dead' : 'failure');
 }
 
 /** The request from the payload and the webhook's (cached) target; from the event when not there. */
@@ -72,7 +82,9 @@ async function loadRequest(
 ): Promise<DeliveryRequest | undefined> {
   if (payload.webhookId !== undefined && payload.body !== undefined && payload.event !== undefined) {
     const target = await targets.get(deps.db, payload.webhookId);
-    return target && { ...target, event: payload.event, body: payload.body };
+    return (
+      target && { ...target, event: payload.event, body: payload.body, occurredAt: occurredAt(payload.body) }
+    );
   }
   const row = await deps.db
     .selectFrom('webhook_deliveries as d')
@@ -86,6 +98,7 @@ async function loadRequest(
     callbackUrl: row.callback_url,
     hmacSecret: row.hmac_secret,
     event: row.event,
+    occurredAt: new Date(row.occurred_at),
     body: deliveryBody({
       documentId: row.document_id,
       event: row.event,
@@ -93,4 +106,9 @@ async function loadRequest(
       timestamp: row.occurred_at,
     }),
   };
+}
+
+/** The event's time, from the body it is sent in (deliveryBody). */
+function occurredAt(body: string): Date {
+  return new Date(String((JSON.parse(body) as { timestamp?: unknown }).timestamp));
 }

@@ -47,13 +47,14 @@ export function webhookLane(webhookId: string): string {
 /** Queues a delivery attempt series: due now (or behind the webhook's earlier deliveries), for 24 hours. */
 export function enqueueDelivery(
   trx: Kysely<Database>,
-  delivery: DeliveryPayload & { now: Date },
+  delivery: DeliveryPayload & { now: Date; requestId: string | undefined },
 ): Promise<EnqueuedJob> {
-  const { now, ...payload } = delivery;
+  const { now, requestId, ...payload } = delivery;
   return enqueue(trx, {
     type: DELIVERY_JOB_TYPE,
     payload: { ...payload },
     now,
+    requestId,
     deadline: new Date(now.getTime() + DELIVERY_WINDOW_MS),
     orderingKey: webhookLane(delivery.webhookId),
   });

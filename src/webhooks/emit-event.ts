@@ -37,6 +37,8 @@ export interface DocumentEvent {
   actor: string;
   /** When the change happened (the change's clock); sent as `timestamp`. */
   at: Date;
+  /** The request that made the change: its deliveries' jobs carry it (EnqueueOptions.requestId). */
+  requestId?: string | undefined;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function emitEvent(trx: Kysely<Database>, event: DocumentEvent): Pr
       event: event.event,
       body,
       now: event.at,
+      requestId: event.requestId,
     });
     await trx
       .insertInto('webhook_deliveries')
@@ -148,7 +151,8 @@ async function emitInOneStatement(trx: Kysely<Database>, event: DocumentEvent): 
                         ordering_key, ordering_seq, created_at, updated_at)
       select h.job_id, ${DELIVERY_JOB_TYPE},
              jsonb_build_object('deliveryId', h.delivery_id, 'webhookId', h.webhook_id,
-                                'event', ${event.event}::text, 'body', ${body}::text),
+                                'event', ${event.event}::text, 'body', ${body}::text)
+               || ${requestIdPayload(event.requestId)}::jsonb,
              'queued', case when l.active > 1 then null else ${at}::timestamptz end, 0, null,
              ${deadline}::timestamptz, l.key, l.last_seq, ${at}::timestamptz, ${at}::timestamptz
       from hooks h join lanes l on l.key = h.lane
@@ -164,4 +168,9 @@ async function emitInOneStatement(trx: Kysely<Database>, event: DocumentEvent): 
     if (rows.length > 0) await ringDoorbellWith(trx);
   });
   return { eventId };
+}
+
+/** The `requestId` member of a delivery job's payload as enqueue() writes it: absent without one. */
+function requestIdPayload(requestId: string | undefined): string {
+  return JSON.stringify(requestId === undefined ? {} : { requestId });
 }

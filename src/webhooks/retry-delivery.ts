@@ -34,7 +34,12 @@ export async function retryDelivery(
     if (!delivery) throw new NotFound('No such delivery');
     let action: 'requeued' | 'runNow' | 'none' = 'none';
     if (delivery.job_status === null || delivery.job_status === 'done' || delivery.job_status === 'dead') {
-      const job = await enqueueDelivery(trx, { webhookId: webhook.id, deliveryId: delivery.id, now });
+      const job = await enqueueDelivery(trx, {
+        webhookId: webhook.id,
+        deliveryId: delivery.id,
+        now,
+        requestId: actor.requestId,
+      });
       await trx
         .updateTable('webhook_deliveries')
         .set({ job_id: job.id })
