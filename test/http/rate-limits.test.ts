@@ -156,6 +156,9 @@ describe('issue 21: rate limits an integrator can see', () => {
           assert.equal(answer.headers.get('ratelimit-policy'), null, path);
         }
         assert.equal((await server.api('GET', '/no-such-endpoint')).status, 404);
+        // The signer page's own files neither (a PDF with many fonts fetches many character maps).
+        const asset = await server.api('GET', '//web/assets/index.js');
+        assert.equal(asset.headers.get('ratelimit'), null, 'page assets');
       }
       const first = await server.api('GET', '/openapi.json');
       assert.equal(first.status, 200);
