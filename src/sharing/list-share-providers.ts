@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { offeredProviders } from './identity-factors.js';
+import { needsCode } from './protect-share.js';
 import type { Recipient } from './recipient.js';
 import { shareOptions } from './share-types.js';
 import { SHARE_OIDC_PATH } from './start-share-oidc.js';
@@ -14,11 +15,17 @@ export interface ShareProviders {
    * session does once every protection was passed in it.
    */
   isUnlocked: boolean;
+  /**
+   * What else unlocks the share, so that the page asks for exactly that: its password, and a one-time
+   * code (where POST /share/otp sends it), or null when the share has none.
+   */
+  unlockWith: { password: boolean; code: 'sms' | 'email' | null };
 }
 
 /**
  * GET /share/oidc (spec: Authentication 6): what an external recipient, locked or not, needs to prove
- * who they are: the identity providers their share allows that the operator configured.
+ * who they are: the identity providers their share allows that the operator configured, and the
+ * password or code it also asks for.
  */
 export async function listShareProviders(deps: Deps, recipient: Recipient): Promise<ShareProviders> {
   const share = await deps.db
@@ -36,5 +43,9 @@ export async function listShareProviders(deps: Deps, recipient: Recipient): Prom
     // nothing for this caller.
     ...(recipient.identity ? { identityVerified: recipient.identity } : {}),
     isUnlocked: recipient.unlocked,
+    unlockWith: {
+      password: share.password_hash !== null,
+      code: needsCode(share) ? (share.phone ? 'sms' : 'email') : null,
+    },
   };
 }

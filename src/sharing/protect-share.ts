@@ -58,6 +58,8 @@ export async function sendShareCode(
     .selectAll()
     .where('id', '=', recipient.shareId)
     .executeTakeFirstOrThrow();
+  // A code that could not unlock the share would only mislead its recipient.
+  if (!needsCode(share)) throw new ValidationError('This share is not protected by a one-time code');
   const channel = options.channel ?? (share.phone ? 'sms' : 'email');
   if (channel === 'sms' && !share.phone)
     throw new ValidationError('This share has no phone number for an SMS code');

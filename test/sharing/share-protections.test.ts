@@ -68,6 +68,22 @@ describe('issue 20: protected shares open through a recipient session only; edit
     assert.equal(response.body.code, code, response.text);
   }
 
+  it('a password-only share says what unlocks it and sends no code, which could not unlock it (issue 25: "Send me a code" on password-only shares)', async () => {
+    const { link } = await anExternalShare({ password: 'open-sesame' });
+    const locked = await server.api('GET', '/share/oidc', { token: link });
+    assert.equal(locked.status, 200, locked.text);
+    assert.deepEqual(locked.body.unlockWith, { password: true, code: null });
+    assertError(await server.api('POST', '/share/otp', { token: link, body: {} }), 400, 'VALIDATION_ERROR');
+    const coded = await anExternalShare({ emailCode: true });
+    const asked = await server.api('GET', '/share/oidc', { token: coded.link });
+    assert.deepEqual(asked.body.unlockWith, { password: false, code: 'email' });
+    const both = await anExternalShare({ password: 'open-sesame', phone: '+15550001111' });
+    assert.deepEqual((await server.api('GET', '/share/oidc', { token: both.link })).body.unlockWith, {
+      password: true,
+      code: 'sms',
+    });
+  });
+
   it('a forwarded link never opens a protected share: after the recipient unlocked, a second client with only the link gets 403 MFA_REQUIRED everywhere', async () => {
     const { id, link } = await anExternalShare({ password: 'open-sesame' });
     const session = await unlock(link, { password: 'open-sesame' });

@@ -450,6 +450,10 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
+          // Only what this share has (issue 25, 7): a code could not unlock it, so none is offered.
+          await s.page.getByText('Enter the password they gave you.').waitFor();
+          assert.equal(await s.page.getByRole('button', { name: 'Send me a code' }).count(), 0);
+          assert.equal(await s.page.getByLabel('Code', { exact: true }).count(), 0);
           await s.page.getByLabel('Password').fill('wrong horse');
           await s.page.getByRole('button', { name: 'Open the document' }).click();
           await s.page.getByRole('alert').filter({ hasText: 'The password or code is not valid.' }).waitFor();
@@ -527,6 +531,11 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         try {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
+          assert.equal(
+            await s.page.getByLabel('Password').count(),
+            0,
+            'no password is asked for: it has none',
+          );
           await s.page.getByRole('button', { name: 'Send me a code' }).click();
           await s.page.getByText('A code was sent by SMS. It is valid for 10 minutes.').waitFor();
           await s.capture('code-sent');

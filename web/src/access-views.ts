@@ -1,4 +1,4 @@
-import { ApiFailure, type Api, type IdentityProvider, type ShareView } from './api.js';
+import { ApiFailure, type Api, type IdentityProvider, type ShareView, type UnlockWith } from './api.js';
 import { field, focusHeading, h, messageBox } from './dom.js';
 import { t, type MessageKey } from './i18n.js';
 import { describeError } from './signing-view.js';
@@ -56,18 +56,19 @@ export function showIdentity(
 }
 
 /**
- * Unlocking a protected share (Contract: POST /share/otp, POST /share/unlock). While locked the page
- * cannot read the share, so it does not know which protection it has: it offers the password and the
- * one-time code together, and the recipient fills in what the sender told them (both when the share
- * has both). The server sends the code where the share says (SMS to its phone, else e-mail).
+ * Unlocking a protected share (Contract: POST /share/otp, POST /share/unlock): the password and the
+ * one-time code the share has (`unlockWith`, from GET /share/oidc), and only those; both when the
+ * server did not say. The server sends the code where the share says (SMS to its phone, else e-mail).
  * `onIdentityRequired`: the server wants an identity provider's sign-in first (403 MFA_REQUIRED).
  */
 export function showUnlock(
   main: HTMLElement,
   api: Api,
   onUnlocked: () => void,
-  options: { note?: Note; onIdentityRequired?: () => void } = {},
+  options: { note?: Note; onIdentityRequired?: () => void; unlockWith?: UnlockWith } = {},
 ): void {
+  const told = options.unlockWith;
+  const asks = told && (told.password || told.code) ? told : { password: true, code: 'email' };
   const password = h('input', {
     type: 'password',
     class: 'input',
@@ -82,6 +83,7 @@ export function showUnlock(
     maxlength: 20,
   });
   const feedback = h('div', { class: 'form-feedback' });
+  const first = asks.password ? password : code;
   const send = async () => {
     try {
       const { channel } = await api.sendCode();
@@ -96,22 +98,26 @@ export function showUnlock(
   const form = h(
     'form',
     { class: 'form', novalidate: true },
-    field(t('unlock.password'), password),
-    h(
-      'fieldset',
-      { class: 'fieldset' },
-      h('legend', {}, t('unlock.codeGroup')),
-      h(
-        'div',
-        { class: 'button-row' },
-        h(
-          'button',
-          { type: 'button', class: 'button button--secondary', onclick: () => void send() },
-          t('unlock.send'),
-        ),
-      ),
-      field(t('unlock.code'), code),
-    ),
+    ...(asks.password ? [field(t('unlock.password'), password)] : []),
+    ...(asks.code
+      ? [
+          h(
+            'fieldset',
+            { class: 'fieldset' },
+            h('legend', {}, t('unlock.codeGroup')),
+            h(
+              'div',
+              { class: 'button-row' },
+              h(
+                'button',
+                { type: 'button', class: 'button button--secondary', onclick: () => void send() },
+                t('unlock.send'),
+              ),
+            ),
+            field(t('unlock.code'), code),
+          ),
+        ]
+      : []),
     feedback,
     h('button', { type: 'submit', class: 'button button--primary' }, t('unlock.submit')),
   );
@@ -123,7 +129,7 @@ export function showUnlock(
     };
     if (!secret.password && !secret.otp) {
       feedback.replaceChildren(messageBox('error', t('unlock.empty')));
-      password.focus();
+      first.focus();
       return;
     }
     void (async () => {
@@ -146,11 +152,19 @@ export function showUnlock(
         feedback.replaceChildren(messageBox('error', key ? t(key) : describeError(error)));
         password.value = '';
         code.value = '';
-        password.focus();
+        first.focus();
       }
     })();
   });
-  card(main, 'unlock', t('unlock.title'), ...noteBox(options.note), h('p', {}, t('unlock.intro')), form);
+  // The share's own protections when the server said which; otherwise a text that covers both.
+  const intro: MessageKey = !options.unlockWith
+    ? 'unlock.intro'
+    : asks.password && asks.code
+      ? 'unlock.introBoth'
+      : asks.password
+        ? 'unlock.introPassword'
+        : 'unlock.introCode';
+  card(main, 'unlock', t('unlock.title'), ...noteBox(options.note), h('p', {}, t(intro)), form);
 }
 
 /** Internal users: sign in with the session cookie (POST /login `cookie: true`). */

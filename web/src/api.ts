@@ -88,6 +88,13 @@ export interface ShareProviders {
   providers: IdentityProvider[];
   identityVerified?: { provider: string; at: string };
   isUnlocked: boolean;
+  /** What else unlocks the share: its password, and a one-time code sent by SMS or e-mail. */
+  unlockWith?: UnlockWith;
+}
+
+export interface UnlockWith {
+  password: boolean;
+  code: 'sms' | 'email' | null;
 }
 
 /** GET /share/document answers like GET /documents/:id (Contract). */

@@ -16,6 +16,10 @@ const en = {
   'unlock.title': 'Confirm that it is you',
   'unlock.intro':
     'The sender protected this document. Enter the password they gave you, or ask for a one-time code and enter it.',
+  'unlock.introPassword': 'The sender protected this document. Enter the password they gave you.',
+  'unlock.introCode': 'The sender protected this document. Ask for a one-time code and enter it.',
+  'unlock.introBoth':
+    'The sender protected this document. Enter the password they gave you, then ask for a one-time code and enter it too.',
   'unlock.password': 'Password',
   'unlock.codeGroup': 'One-time code',
   'unlock.code': 'Code',
@@ -172,6 +176,12 @@ const de: Dictionary = {
   'unlock.title': 'Bestätigen Sie, dass Sie es sind',
   'unlock.intro':
     'Der Absender hat dieses Dokument geschützt. Geben Sie das Passwort ein, das Sie erhalten haben, oder fordern Sie einen Einmalcode an und geben Sie ihn ein.',
+  'unlock.introPassword':
+    'Der Absender hat dieses Dokument geschützt. Geben Sie das Passwort ein, das Sie erhalten haben.',
+  'unlock.introCode':
+    'Der Absender hat dieses Dokument geschützt. Fordern Sie einen Einmalcode an und geben Sie ihn ein.',
+  'unlock.introBoth':
+    'Der Absender hat dieses Dokument geschützt. Geben Sie das Passwort ein, das Sie erhalten haben, fordern Sie dann einen Einmalcode an und geben Sie auch ihn ein.',
   'unlock.password': 'Passwort',
   'unlock.codeGroup': 'Einmalcode',
   'unlock.code': 'Code',
@@ -326,6 +336,10 @@ const fr: Dictionary = {
   'unlock.title': 'Confirmez votre identité',
   'unlock.intro':
     'L’expéditeur a protégé ce document. Saisissez le mot de passe reçu, ou demandez un code à usage unique et saisissez-le.',
+  'unlock.introPassword': 'L’expéditeur a protégé ce document. Saisissez le mot de passe reçu.',
+  'unlock.introCode': 'L’expéditeur a protégé ce document. Demandez un code à usage unique et saisissez-le.',
+  'unlock.introBoth':
+    'L’expéditeur a protégé ce document. Saisissez le mot de passe reçu, puis demandez un code à usage unique et saisissez-le aussi.',
   'unlock.password': 'Mot de passe',
   'unlock.codeGroup': 'Code à usage unique',
   'unlock.code': 'Code',

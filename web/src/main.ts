@@ -183,6 +183,7 @@ async function startShare(token: string): Promise<void> {
       rerender = () =>
         showUnlock(main, api, () => void open(true), {
           ...(note ? { note } : {}),
+          ...(state.unlockWith ? { unlockWith: state.unlockWith } : {}),
           onIdentityRequired: () => void open(false),
         });
     }

@@ -39,7 +39,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'The identity providers a share offers (external recipients)',
           description:
-            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it).',
+            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it), and `unlockWith`: the password and one-time code the share also asks for (POST /share/unlock), so that a page asks for exactly those.',
           response: withErrors({
             200: Type.Object({
               providers: Type.Array(
@@ -47,6 +47,13 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               ),
               identityVerified: Type.Optional(Type.Object({ provider: Type.String(), at: Type.String() })),
               isUnlocked: Type.Boolean(),
+              unlockWith: Type.Object({
+                password: Type.Boolean({ description: 'The share has a password.' }),
+                code: Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Null()], {
+                  description:
+                    'The share has a one-time code, sent by POST /share/otp by SMS or e-mail; null: none.',
+                }),
+              }),
             }),
           }),
         },

@@ -302,7 +302,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Send a one-time code (external recipients)',
           description:
-            'By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes.',
+            'By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes. A share that is not protected by a code (a password only, or nothing) answers 400: a code could not unlock it.',
           body: Type.Optional(
             Type.Object(
               { channel: Type.Optional(Type.Enum(['sms', 'email'])) },
