@@ -15,7 +15,14 @@ import { makePdf } from '../helpers/pdf.js';
 import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { ADMIN, callApi, TEST_DATABASE_URL } from '../helpers/server.js';
 import { pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
-import { sleep, startReceiver, waitFor, type Receiver } from '../webhooks/helpers.js';
+import {
+  deliveryIdOf,
+  inFlightAtCrash,
+  startReceiver,
+  timesReceived,
+  waitFor,
+  type Receiver,
+} from '../webhooks/helpers.js';
 import {
   createTenantWebhook,
   logIn,
@@ -122,10 +129,9 @@ describe(
       s3 = await startS3rver('signery-scale');
       receiver = await startReceiver();
       space = await workspace();
-      // The first node migrates the schema and makes the development PKI (kept in the database), the
-      // others find them.
-      await startApiNode('a');
-      await Promise.all([startApiNode('b'), startWorker()]);
+      // Started together, as an operator's nodes may be: one migrates the schema (the others wait for its
+      // lock) and the development PKI, kept in the database, is made once for all.
+      await Promise.all([startApiNode('a'), startApiNode('b'), startWorker()]);
       nginx = await startNginx({ upstreams: [upstream('a'), upstream('b')], port: ports.nginx });
       database = await openPostgres({ url: databaseUrl, schema });
       token = await logIn(nginx.url);
@@ -284,21 +290,7 @@ describe(
         'the backlog under way',
       );
       await nodes.worker!.stop('SIGKILL');
-      // A request the receiver had read whole is taken in by its next turn.
-      await sleep(200);
-      const deliveredAtCrash = new Set(receiver.received.map(deliveryOf));
-      const recordedAtCrash = new Set(
-        (
-          await database.db
-            .selectFrom('webhook_attempts')
-            .select('delivery_id')
-            .where('success', '=', 1)
-            .execute()
-        ).map((row) => row.delivery_id),
-      );
-      // Delivered (or being answered) but not recorded: the deliveries in flight at the crash, the only
-      // ones the next worker may send again.
-      const inFlight = new Set([...deliveredAtCrash].filter((id) => !recordedAtCrash.has(id)));
+      const inFlight = await inFlightAtCrash(database.db, receiver);
       await startWorker();
       await traffic.rounds(CLIENTS);
 
@@ -382,26 +374,23 @@ describe(
         .execute();
       await waitFor(
         () => {
-          const received = new Set(receiver.received.map(deliveryOf));
+          const received = new Set(receiver.received.map(deliveryIdOf));
           return deliveries.every((delivery) => received.has(delivery.id));
         },
         60_000,
         'every delivery at the receiver',
       );
-      const times = new Map<string, number>();
-      for (const entry of receiver.received)
-        times.set(deliveryOf(entry), (times.get(deliveryOf(entry)) ?? 0) + 1);
       const webhookOf = new Map(deliveries.map((d) => [d.id, d.webhook_id]));
-      const twice = [...times].filter(([, count]) => count > 1).map(([id]) => id);
+      const twice = [...timesReceived(receiver)].filter(([, count]) => count > 1).map(([id]) => id);
       assert.deepEqual(
         twice.filter((id) => !inFlight.has(id)),
         [],
         'no delivery recorded before the crash was sent again',
       );
+      // One figure per webhook.
       const perWebhook = (ids: Iterable<string>) => {
-        const counts = new Map<string, number>();
-        for (const id of ids)
-          counts.set(webhookOf.get(id) ?? '?', (counts.get(webhookOf.get(id) ?? '?') ?? 0) + 1);
+        const counts = new Map([...new Set(deliveries.map((d) => d.webhook_id))].map((id) => [id, 0]));
+        for (const id of ids) counts.set(webhookOf.get(id)!, (counts.get(webhookOf.get(id)!) ?? 0) + 1);
         return [...counts.values()];
       };
 
@@ -425,10 +414,6 @@ describe(
     });
   },
 );
-
-function deliveryOf(entry: Receiver['received'][number]): string {
-  return String(entry.headers['x-signery-delivery']);
-}
 
 function describeOutcome(outcome: Outcome): string {
   return `${outcome.method} ${outcome.path} → ${outcome.status}`;
