@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
+import { drainer } from './http/drain.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
@@ -88,6 +89,11 @@ export interface App {
   worker: Worker | undefined;
   /** The rate limits' counter (tests sync it at a known moment); undefined with RATE_LIMIT=off. */
   rateLimiter: RateLimiter | undefined;
+  /**
+   * Stops listening and lets a proxy retire its connections to this node, for at most `maxMs` (see
+   * http/drain.ts); `close()` follows. Signals call it; tests that stop an app in-process need not.
+   */
+  drain(maxMs: number): Promise<void>;
   /** Stops taking requests, lets those in flight finish, then closes the stores. */
   close(): Promise<void>;
 }
@@ -182,6 +188,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
+  const drain = drainer(server.server);
   server.setValidatorCompiler(createValidatorCompiler());
   refuseNulCharacters(server);
   server.addSchema(ErrorBodySchema);
@@ -317,6 +324,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     blobs,
     worker,
     rateLimiter,
+    drain,
     async close() {
       if (closed) return;
       closed = true;

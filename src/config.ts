@@ -45,6 +45,11 @@ export interface Config {
   loginWindowSeconds: number;
   /** Trust X-Forwarded-For (only behind a proxy you run). */
   trustProxy: boolean;
+  /**
+   * How long a node stopped by SIGTERM waits, at most, for a proxy to close its kept-alive connections
+   * (SHUTDOWN_DRAIN_SECONDS; see http/drain.ts): longer than the proxy's idle keep-alive timeout.
+   */
+  shutdownDrainSeconds: number;
   /** OpenID Connect providers users may sign in with (OIDC_PROVIDERS); empty when none. */
   oidcProviders: OidcProviderConfig[];
   jobs: JobsConfig;
@@ -181,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1),
     trustProxy: flag(env, 'TRUST_PROXY'),
+    shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0),
     oidcProviders: oidcProviders(text(env, 'OIDC_PROVIDERS')),
     jobs: {
       worker: !/^(false|0|no)$/i.test(text(env, 'JOB_WORKER') ?? 'true'),

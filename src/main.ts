@@ -50,16 +50,23 @@ function stopOnSignals(app: App, metrics: MetricsServer | undefined): void {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.server.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    Promise.all([app.close(), metrics?.close()]).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.server.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+    const drainMs = app.deps.config.shutdownDrainSeconds * 1000;
+    app.server.log.info(
+      { signal, drainSeconds: app.deps.config.shutdownDrainSeconds },
+      'shutting down: no new connections; finishing requests in flight',
     );
+    const force = setTimeout(() => process.exit(1), drainMs + 30_000);
+    force.unref();
+    app
+      .drain(drainMs)
+      .then(() => Promise.all([app.close(), metrics?.close()]))
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.server.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

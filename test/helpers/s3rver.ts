@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,6 +40,13 @@ export async function startS3rver(bucket = 'test-bucket'): Promise<RunningS3> {
     configureBuckets: [{ name: bucket }],
   });
   const { port } = await server.run();
+  // s3rver removes a directory a delete leaves empty, racing a put into it meanwhile (its write stream
+  // then fails with ENOENT, unhandled, and the put never answers): every put goes through `tmp/`, so
+  // concurrent uploads would meet that. A file that is not an object keeps the folders there.
+  for (const folder of ['tmp', 'blobs']) {
+    await mkdir(join(directory, bucket, folder), { recursive: true });
+    await writeFile(join(directory, bucket, folder, 'keep'), '');
+  }
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,

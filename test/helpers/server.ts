@@ -90,35 +90,7 @@ export async function startServer(
   const address = await app.server.listen({ port: 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
 
-  const api: TestServer['api'] = async (method, path, call = {}) => {
-    const target = new URL(path.startsWith('//') ? path.slice(1) : `/api/v1${path}`, url);
-    for (const [k, v] of Object.entries(call.query ?? {})) target.searchParams.set(k, v);
-    if (call.token) target.searchParams.set('token', call.token);
-    const headers: Record<string, string> = { ...call.headers };
-    let body: string | FormData | undefined = call.rawBody;
-    if (call.form) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(call.form.fields ?? {})) form.append(k, v);
-      if (call.form.file) {
-        const { name, type, bytes } = call.form.file;
-        form.append('file', new Blob([bytes], { type }), name);
-      }
-      body = form;
-    }
-    if (call.body !== undefined) {
-      body = JSON.stringify(call.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(target, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
-  };
+  const api: TestServer['api'] = (method, path, call) => callApi(url, method, path, call);
 
   const login: TestServer['login'] = async (name, password, extra = {}) => {
     const response = await api('POST', '/login', { body: { name, password, ...extra } });
@@ -148,6 +120,45 @@ export async function startServer(
       }
     },
   };
+}
+
+/**
+ * Calls the API of the server at `baseUrl` (a node, or a proxy in front of several): paths are
+ * relative to /api/v1 unless they start with `//`; a JSON answer is parsed into `body`.
+ */
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  call: CallOptions = {},
+): Promise<ApiResponse> {
+  const target = new URL(path.startsWith('//') ? path.slice(1) : `/api/v1${path}`, baseUrl);
+  for (const [k, v] of Object.entries(call.query ?? {})) target.searchParams.set(k, v);
+  if (call.token) target.searchParams.set('token', call.token);
+  const headers: Record<string, string> = { ...call.headers };
+  let body: string | FormData | undefined = call.rawBody;
+  if (call.form) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(call.form.fields ?? {})) form.append(k, v);
+    if (call.form.file) {
+      const { name, type, bytes } = call.form.file;
+      form.append('file', new Blob([bytes], { type }), name);
+    }
+    body = form;
+  }
+  if (call.body !== undefined) {
+    body = JSON.stringify(call.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(target, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
 /** Uploads bytes through an upload endpoint (default POST /files/saveFile) and returns the file id. */

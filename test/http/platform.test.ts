@@ -113,6 +113,8 @@ describe('graceful shutdown', () => {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // The drain waits this long for the test's kept-alive connection (fetch keeps it), then closes it.
+      SHUTDOWN_DRAIN_SECONDS: '1',
       ...(TEST_DATABASE_URL
         ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: `t_shutdown_${process.pid}` }
         : {}),

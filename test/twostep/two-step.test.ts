@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { constants, createHash, privateEncrypt, type KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import * as graphene from 'graphene-pk11';
 import { ManualClock } from '../../src/clock.js';
-import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
+import { createTestPki, digestInfo, rsaToken, type TestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
@@ -24,15 +24,6 @@ const pem = (der: Uint8Array) =>
       .match(/.{1,64}/g) ?? []
   ).join('\n')}\n-----END CERTIFICATE-----\n`;
 const sha256hex = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
-
-/** DER DigestInfo prefixes (RFC 8017 9.2): a raw RSA token signs DigestInfo || digest. */
-const DIGEST_INFO: Record<string, string> = {
-  'SHA-256': '3031300d060960864801650304020105000420',
-  'SHA-384': '3041300d060960864801650304020205000430',
-  'SHA-512': '3051300d060960864801650304020305000440',
-};
-const digestInfo = (algorithm: string, digest: Buffer) =>
-  Buffer.concat([Buffer.from(DIGEST_INFO[algorithm]!, 'hex'), digest]);
 
 const SOFTHSM = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so'].find(
   (p) => existsSync(p),
@@ -120,9 +111,6 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
       assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
   }
 
-  /** The hardware client: a software RSA key doing what a raw PKCS#1 v1.5 token does. */
-  const rsaToken = (key: KeyObject, algorithm: string) => (digest: Buffer) =>
-    privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, digestInfo(algorithm, digest));
   /** The hardware client for ECDSA: openssl signs the digest as is (no hashing), answering DER. */
   const ecToken = (key: KeyObject) => async (digest: Buffer) => {
     const keyPath = await space.write('ec-key.pem', key.export({ type: 'pkcs8', format: 'pem' }));

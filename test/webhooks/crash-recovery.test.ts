@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from '../helpers/server.js';
-import { startReceiver, waitFor, type Receiver } from './helpers.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/store/db/open-database.js';
+import {
+  deliveryIdOf,
+  inFlightAtCrash,
+  startReceiver,
+  timesReceived,
+  waitFor,
+  type Receiver,
+} from './helpers.js';
 import {
   createTenantWebhook,
   logIn,
@@ -45,7 +54,7 @@ describe('Contract: delivery is at-least-once — a server killed mid-delivery d
     }
   });
 
-  it('SIGKILL during deliveries: after a restart every event arrives, in event order, a redelivery keeping its delivery id', async () => {
+  it('SIGKILL during deliveries: after a restart every event arrives, in event order, a redelivery keeping its delivery id; only deliveries in flight at the crash arrive twice', async (t) => {
     const first = await spawnServer(env);
     servers.push(first);
     const token = await logIn(first.url);
@@ -54,6 +63,8 @@ describe('Contract: delivery is at-least-once — a server killed mid-delivery d
     await runScript('test/webhooks/emit-events.ts', [String(EVENTS), 'crash'], env);
     await waitFor(() => receiver.received.length >= 5, 20_000, 'some deliveries');
     await first.stop('SIGKILL');
+    const database = await openDatabase(loadConfig(env));
+    const inFlight = await inFlightAtCrash(database.db, receiver).finally(() => database.close());
     const beforeRestart = receiver.received.length;
     assert.ok(beforeRestart < EVENTS, 'killed in the middle');
 
@@ -69,7 +80,7 @@ describe('Contract: delivery is at-least-once — a server killed mid-delivery d
     const deliveryOf = new Map<string, string>();
     for (const entry of receiver.received) {
       const id = entry.json.documentId;
-      const delivery = String(entry.headers['x-signery-delivery']);
+      const delivery = deliveryIdOf(entry);
       if (!deliveryOf.has(id)) {
         firstSeen.push(id);
         deliveryOf.set(id, delivery);
@@ -82,6 +93,13 @@ describe('Contract: delivery is at-least-once — a server killed mid-delivery d
       Array.from({ length: EVENTS }, (_, i) => `crash-${i}`),
       'in event order',
     );
+    const twice = [...timesReceived(receiver)].filter(([, times]) => times > 1).map(([id]) => id);
+    assert.deepEqual(
+      twice.filter((id) => !inFlight.has(id)),
+      [],
+      'a delivery recorded before the crash is not sent again',
+    );
+    t.diagnostic(`delivered twice: ${twice.length}; in flight at the SIGKILL: ${inFlight.size}`);
     await second.stop('SIGTERM');
   });
 });

@@ -5,6 +5,8 @@ import { writeTransaction } from '../../src/store/db/dialect.js';
 import { emitEvent, type EventName } from '../../src/webhooks/emit-event.js';
 import { signBody } from '../../src/webhooks/signature.js';
 import { timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/db/schema.js';
 
 export interface Received {
   body: string;
@@ -55,6 +57,38 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200): P
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return receiver;
+}
+
+/** The delivery a request belongs to (`x-signery-delivery`, the same on every attempt). */
+export function deliveryIdOf(entry: Received): string {
+  return String(entry.headers['x-signery-delivery']);
+}
+
+/** How many times each delivery arrived. */
+export function timesReceived(receiver: Receiver): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const entry of receiver.received)
+    times.set(deliveryIdOf(entry), (times.get(deliveryIdOf(entry)) ?? 0) + 1);
+  return times;
+}
+
+/**
+ * The deliveries in flight when the worker's process was killed (call it at once, before another
+ * worker starts): those the receiver got whose success the database does not record — sent, or
+ * answered while their record was still being written. At-least-once delivery may send these again,
+ * and only these.
+ */
+export async function inFlightAtCrash(db: Kysely<Database>, receiver: Receiver): Promise<Set<string>> {
+  // A request the receiver had read whole when the sender died is taken in at its next turn.
+  await sleep(200);
+  const received = new Set(receiver.received.map(deliveryIdOf));
+  const recorded = await db
+    .selectFrom('webhook_attempts')
+    .select('delivery_id')
+    .where('success', '=', 1)
+    .execute();
+  for (const { delivery_id } of recorded) received.delete(delivery_id);
+  return received;
 }
 
 /** Polls until `condition` holds (or fails the test after `timeoutMs`). */

@@ -21,6 +21,8 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The test's own kept-alive connections would hold a SIGTERM for the whole drain (no proxy here).
+    SHUTDOWN_DRAIN_SECONDS: '0',
     ...extra,
   };
 }
