@@ -392,6 +392,55 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         }
       });
 
+      it('an error when signing shows beside the Sign button in plain words, and focus stays on the button (issue 25, 6)', async () => {
+        const id = await newDoc('Refused signature');
+        const token = await shareExternal(id, 'erin@example.org');
+        const s = await Session.open(browser, 'sign-error-pointer', 'phone');
+        try {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Refused signature' }).waitFor();
+          await waitForPdf(s);
+          await drawSignature(s, 'touch');
+          // The server refuses what arrives: a signature on a page the PDF does not have (the real
+          // server's own validation answer, to a request changed on its way).
+          await s.page.route('**/share/document/sign/**', async (route) => {
+            const body = JSON.parse(route.request().postData() ?? '{}') as {
+              signatures?: { pages?: number[] }[];
+            };
+            for (const signature of body.signatures ?? []) signature.pages = [99];
+            await route.continue({ postData: JSON.stringify(body) });
+          });
+          const sign = s.page.getByRole('button', { name: 'Sign the document' });
+          await sign.scrollIntoViewIfNeeded();
+          await sign.focus();
+          await s.page.keyboard.press('Enter');
+          const alert = s.page.getByRole('alert').filter({ hasText: 'could not be accepted' });
+          await alert.waitFor();
+          await s.capture('sign-refused');
+          assert.equal(await s.page.getByText('Request validation errors').count(), 0, 'no integrator text');
+          const [alertBox, signBox] = [await alert.boundingBox(), await sign.boundingBox()];
+          assert.ok(alertBox && signBox);
+          const viewport = s.page.viewportSize()!;
+          assert.ok(
+            alertBox.y >= 0 && alertBox.y + alertBox.height <= viewport.height,
+            'the error is in view',
+          );
+          assert.ok(signBox.y - (alertBox.y + alertBox.height) < 80, 'right above the Sign button');
+          assert.equal(
+            await s.page.evaluate<string>('document.activeElement?.textContent ?? ""'),
+            'Sign the document',
+            'focus stays where the person was',
+          );
+          // Nothing was signed; once the request goes through unchanged, the signature lands.
+          await s.page.unroute('**/share/document/sign/**');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          assert.deepEqual(s.problems, []);
+        } finally {
+          await s.close();
+        }
+      });
+
       it('rejecting with a reason on a phone: the document becomes rejected and the owner reads the reason', async () => {
         const id = await newDoc('Offer to reject');
         const token = await shareExternal(id, 'rita@example.org');

@@ -36,9 +36,21 @@ export interface DocumentContext {
 type Outcome = 'signed' | 'rejected' | 'delegated' | 'executed';
 
 /** A user's message for a failed call: the server's own text for refusals, ours for the network. */
+/**
+ * What a person reads when something failed: plain words in their language. A request the server
+ * found invalid says so without the server's validation text (written for integrators); a refusal
+ * the server explains (a share that allows no delegation, a document no longer open) keeps its reason.
+ */
 export function describeError(error: unknown): string {
   if (error instanceof NetworkFailure) return t('error.network');
-  if (error instanceof ApiFailure) return t('error.generic', { message: error.message });
+  if (error instanceof ApiFailure) {
+    if (error.code === 'VALIDATION_ERROR' || error.code === 'FILE_NOT_USABLE') return t('error.invalid');
+    if (error.code === 'VERSION_MISMATCH') return t('error.changed');
+    if (error.status === 413) return t('error.tooLarge');
+    if (error.status === 429) return t('error.tooMany');
+    if (error.status >= 500) return t('error.busy');
+    return t('error.generic', { message: error.message });
+  }
   return t('error.generic', { message: error instanceof Error ? error.message : String(error) });
 }
 
@@ -69,6 +81,9 @@ export class SigningPage {
   #notice!: HTMLElement;
   #progress!: HTMLElement;
   #actions!: HTMLElement;
+  /** Beside the action buttons: what an action is doing, or why it failed. */
+  #actionStatus!: HTMLElement;
+  #focusBeforeBusy: HTMLElement | undefined;
 
   constructor(main: HTMLElement, ctx: DocumentContext, doc: DocumentView) {
     this.#main = main;
@@ -146,11 +161,12 @@ export class SigningPage {
     }
     this.#notice = h('div', { class: 'notice-area' });
     this.#actions = h('div', { class: 'action-bar', role: 'group', 'aria-label': t('action.group') });
+    this.#actionStatus = h('div', { class: 'action-status' });
     const viewer = new PdfViewer();
     this.#viewer = viewer;
     const layout = h('div', { class: 'doc-layout' }, header, this.#notice);
     if (this.#signing) layout.append(this.#fieldsPanel());
-    layout.append(viewer.element, this.#actions);
+    layout.append(viewer.element, this.#actionStatus, this.#actions);
     this.#main.replaceChildren(layout);
     this.#main.dataset.view = 'document';
     if (focus === 'title') focusHeading(title);
@@ -563,18 +579,37 @@ export class SigningPage {
     if (focus) focusHeading(this.#notice.querySelector('h2') ?? document.getElementById('doc-title'));
   }
 
+  /**
+   * An action that failed says so where it was taken, beside the buttons (not at the top of a page
+   * scrolled far down), and the person stays where they were: the button they pressed keeps focus.
+   */
   #showError(error: unknown): void {
     if (error instanceof ApiFailure && error.status === 401) {
       this.#ctx.onInvalid();
       return;
     }
-    this.#notice.replaceChildren(messageBox('error', describeError(error)));
+    this.#showStatus(messageBox('error', describeError(error)));
+  }
+
+  /** A message beside the action buttons, brought into view. */
+  #showStatus(message: HTMLElement): void {
+    this.#actionStatus.replaceChildren(message);
+    message.scrollIntoView?.({ block: 'nearest' });
   }
 
   #setBusy(busy: boolean): void {
     this.#busy = busy;
     this.#main.setAttribute('aria-busy', String(busy));
+    if (busy) {
+      // A disabled button loses focus to the page's body: remember it, to give it back.
+      const active = document.activeElement;
+      this.#focusBeforeBusy = active instanceof HTMLElement ? active : undefined;
+      this.#actionStatus.replaceChildren();
+    }
     for (const b of this.#actions.querySelectorAll('button')) b.disabled = busy;
+    if (!busy && this.#focusBeforeBusy?.isConnected && document.activeElement !== this.#focusBeforeBusy) {
+      this.#focusBeforeBusy.focus();
+    }
   }
 
   async #refresh(): Promise<DocumentView> {
@@ -588,6 +623,7 @@ export class SigningPage {
   /** After an outcome: the new state, the notice (focused), the actions, and the new PDF when it changed. */
   async #finish(outcome: Outcome): Promise<void> {
     this.#outcome = outcome;
+    this.#actionStatus.replaceChildren();
     try {
       await this.#refresh();
     } catch {
@@ -609,14 +645,12 @@ export class SigningPage {
   async #sign(): Promise<void> {
     const missing = this.#fields.filter((f) => f.required && !isDone(f));
     if (missing.length > 0 || this.#fields.length === 0) {
-      this.#notice.replaceChildren(
-        messageBox('error', t('sign.incomplete', { count: Math.max(missing.length, 1) })),
-      );
+      this.#showStatus(messageBox('error', t('sign.incomplete', { count: Math.max(missing.length, 1) })));
       this.#focusField(missing[0]);
       return;
     }
     this.#setBusy(true);
-    this.#notice.replaceChildren(messageBox('info', t('sign.working')));
+    this.#showStatus(messageBox('info', t('sign.working')));
     const body = signBody(this.#fields);
     const request = {
       id: this.#documentId,
