@@ -335,6 +335,50 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         }
       });
 
+      for (const size of ['phone', 'desktop'] as const) {
+        it(`every part of a page can be scrolled to at every zoom, its left edge too (${size}; issue 25, 2)`, async () => {
+          const id = await newDoc(`Wide view ${size}`, 2);
+          const token = await shareExternal(id, `wide-${size}@example.org`);
+          const s = await Session.open(browser, `zoom-reach-${size}`, size);
+          try {
+            await s.page.goto(link(token));
+            await waitForPdf(s);
+            for (let zoom = 0; zoom < 6; zoom++) {
+              // Scrolled as far left and up as the view goes: the page's left edge is inside it, and
+              // as far right, its right edge.
+              const reach = await s.page.evaluate<{ left: number; right: number; status: string }>(`(() => {
+                const view = document.querySelector('.viewer-scroll');
+                const page = document.querySelector('.page[data-page="1"]');
+                if (!view || !page) throw new Error('no viewer');
+                view.scrollLeft = 0;
+                const box = view.getBoundingClientRect();
+                const left = page.getBoundingClientRect().left - box.left;
+                view.scrollLeft = view.scrollWidth;
+                const right = box.right - page.getBoundingClientRect().right;
+                view.scrollLeft = 0;
+                return { left, right, status: document.querySelector('.tool-status:last-of-type')?.textContent ?? '' };
+              })()`);
+              assert.ok(
+                reach.left >= 0,
+                `at ${reach.status}: the left edge is ${-reach.left}px out of reach`,
+              );
+              assert.ok(
+                reach.right >= -1,
+                `at ${reach.status}: the right edge is ${-reach.right}px out of reach`,
+              );
+              await s.page.getByRole('button', { name: 'Zoom in' }).click();
+              await s.page.waitForFunction(
+                `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
+              );
+            }
+            await s.capture('zoomed-in-left-edge');
+            assert.deepEqual(s.problems, []);
+          } finally {
+            await s.close();
+          }
+        });
+      }
+
       it('signing from the e-mail link with the keyboard only: Tab, arrows, Enter, typed signature (pdfsig: valid)', async () => {
         const id = await newDoc('Keyboard agreement');
         const token = await shareExternal(id, 'kai@example.org');
