@@ -12,6 +12,15 @@ export const ADMIN = { name: 'admin@example.test', password: 'admin-password-1' 
 /** The PostgreSQL server the suite runs against, when TEST_DATABASE_URL is set (CI runs both). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
+/**
+ * The suite calls from one address with a few tokens, thousands of times in places (test/fuzz,
+ * test/scale): limits no test reaches unless it sets its own (test/http/rate-limits.test.ts).
+ */
+export const TEST_RATE_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '10000000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000000',
+};
+
 export interface TestServer {
   url: string;
   app: App;
@@ -75,10 +84,7 @@ export async function startServer(
     ADMIN_EMAIL: ADMIN.name,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'warn',
-    // The suite calls from one address with a few tokens, thousands of times in places (test/fuzz):
-    // limits no test reaches unless it sets its own (test/http/rate-limits.test.ts).
-    RATE_LIMIT_PER_MINUTE: '10000000',
-    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000000',
+    ...TEST_RATE_LIMITS,
     ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
     ...options.env,
   });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
-import { ADMIN } from '../helpers/server.js';
+import { ADMIN, TEST_RATE_LIMITS } from '../helpers/server.js';
 
 /** A Signery server in its own process, as `npm run dev` starts it. */
 export interface ServerProcess {
@@ -23,6 +23,7 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // The test's own kept-alive connections would hold a SIGTERM for the whole drain (no proxy here).
     SHUTDOWN_DRAIN_SECONDS: '0',
+    ...TEST_RATE_LIMITS,
     ...extra,
   };
 }
