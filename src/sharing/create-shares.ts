@@ -279,7 +279,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
       if (!waits && r.email) {
         const link = token
           ? `${deps.config.publicUrl}/s/${token}`
-          : `${deps.config.publicUrl}/documents/${current.id}`;
+          : `${deps.config.publicUrl}/sign/${current.id}`;
         await queueMail(
           trx,
           shareMail({

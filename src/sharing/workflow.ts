@@ -27,7 +27,7 @@ async function notifyTurn(
 ) {
   for (const share of shares) {
     if (!share.email) continue;
-    let link = `${deps.config.publicUrl}/documents/${doc.id}`;
+    let link = `${deps.config.publicUrl}/sign/${doc.id}`;
     if (!share.user_id) {
       // External recipients of a sequence get their link only now, when they can act on it.
       const token = newShareToken();
@@ -144,7 +144,7 @@ export async function completeShare(
     await mailOwner(trx, doc, by, now, {
       kind: 'completed',
       from: by.name,
-      link: `${deps.config.publicUrl}/documents/${doc.id}`,
+      link: `${deps.config.publicUrl}/sign/${doc.id}`,
     });
   }
   return doc;

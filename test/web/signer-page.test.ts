@@ -287,6 +287,29 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         } finally {
           await s.close();
         }
+        // The owner's "completed" mail leads to a page that works for them (issue 25, 4): signed in,
+        // they see the completed document and download it.
+        const mail = decode((await smtp.waitFor('owner@example.test', /Service agreement/)).raw);
+        const sent = /https?:\/\/[^\s"<>]+\/sign\/[0-9a-f-]{36}/.exec(mail)?.[0];
+        assert.equal(sent, `${proxy.url}/sign/${id}`, 'the mail links the document on the signer page');
+        const o = await Session.open(browser, 'owner-completed-mail', 'desktop');
+        try {
+          await o.page.goto(sent);
+          await o.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+          await o.page.getByLabel('User name').fill('owner');
+          await o.page.getByLabel('Password').fill('user-password-1');
+          await o.page.getByRole('button', { name: 'Sign in' }).click();
+          await o.page.getByRole('heading', { name: 'Service agreement' }).waitFor();
+          await waitForPdf(o);
+          await o.capture('owner-opens-completed');
+          const owned = await download(o, () =>
+            o.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
+          );
+          await assertSignedPdf(owned, 2);
+          assert.deepEqual(o.problems, []);
+        } finally {
+          await o.close();
+        }
       });
 
       it('zooming several times in a row renders the last zoom, with no page error (one render per canvas at a time)', async () => {

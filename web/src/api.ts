@@ -230,9 +230,19 @@ export class Api {
 
   // --- the recipient endpoints (Contract: sharing and external recipients) ---
 
-  document(documentId?: string): Promise<{ results: DocumentView[] }> {
+  /**
+   * The document the link or the user acts on (GET /share/document). A user who owes it nothing (its
+   * owner, after a "completed" mail) reads it as it is (GET /documents/:id, the same answer).
+   */
+  async document(documentId?: string): Promise<{ results: DocumentView[] }> {
     const query = documentId ? `?id=${encodeURIComponent(documentId)}` : '';
-    return this.json('GET', `/share/document${query}`);
+    try {
+      return await this.json('GET', `/share/document${query}`);
+    } catch (error) {
+      const readable = this.#credentials.kind === 'session' && documentId !== undefined;
+      if (!(readable && error instanceof ApiFailure && error.status === 404)) throw error;
+      return this.json('GET', `/documents/${encodeURIComponent(documentId)}`);
+    }
   }
 
   /** The server picks the channel: SMS when the share has a phone, else e-mail (it says which). */
