@@ -12,6 +12,7 @@ import { readJson, writeJson } from '../store/db/json.js';
 import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
 import { newShareToken } from './recipient.js';
 import { checkImportedFields } from './share-fields.js';
+import { signerPageLink } from './share-links.js';
 import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -279,7 +280,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
       if (!waits && r.email) {
         const link = token
           ? `${deps.config.publicUrl}/s/${token}`
-          : `${deps.config.publicUrl}/sign/${current.id}`;
+          : signerPageLink(deps.config.publicUrl, current.id);
         await queueMail(
           trx,
           shareMail({

@@ -12,6 +12,7 @@ import type { ShareTable } from '../store/db/schema.js';
 import { isAdmin } from '../users/roles.js';
 import { checkOAuthFactors, type RecipientInput } from './create-shares.js';
 import { endRecipientSessions } from './recipient-session.js';
+import { reminderLink } from './share-links.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
 import { shareViews, type ShareView } from './share-view.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
@@ -148,6 +149,7 @@ export async function sendReminders(
             documentTitle: doc.title,
             from: actor.name,
             purpose: share.purpose,
+            link: reminderLink(deps.config.publicUrl, share),
           }),
           now,
           actor.requestId,

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import type { Worker } from '../jobs/worker.js';
 import { queueMail } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
+import { reminderLink } from './share-links.js';
 import { shareOptions } from './share-types.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -71,6 +72,7 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
             documentTitle: share.title,
             from: 'Signery',
             purpose: share.purpose,
+            link: reminderLink(deps.config.publicUrl, share),
           }),
           now,
           // No request asked for it: the schedule did.

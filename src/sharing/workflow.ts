@@ -8,6 +8,7 @@ import type { Database, DocumentTable } from '../store/db/schema.js';
 import type { EventName } from '../webhooks/emit-event.js';
 import { hashToken } from '../auth/secrets.js';
 import { newShareToken } from './recipient.js';
+import { signerPageLink } from './share-links.js';
 import { settleSignEntity } from './sign-entities.js';
 import { ACTION_PURPOSES, PENDING, shareOptions, type ShareRow } from './share-types.js';
 
@@ -27,7 +28,7 @@ async function notifyTurn(
 ) {
   for (const share of shares) {
     if (!share.email) continue;
-    let link = `${deps.config.publicUrl}/sign/${doc.id}`;
+    let link = signerPageLink(deps.config.publicUrl, doc.id);
     if (!share.user_id) {
       // External recipients of a sequence get their link only now, when they can act on it.
       const token = newShareToken();
@@ -144,7 +145,7 @@ export async function completeShare(
     await mailOwner(trx, doc, by, now, {
       kind: 'completed',
       from: by.name,
-      link: `${deps.config.publicUrl}/sign/${doc.id}`,
+      link: signerPageLink(deps.config.publicUrl, doc.id),
     });
   }
   return doc;

@@ -402,6 +402,19 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     );
   });
 
+  it('mail links open a page that works for their reader (issue 25, 4): internal recipients and their reminders get PUBLIC_URL/sign/<id>', async () => {
+    const id = await newDoc('Linked memo');
+    assert.equal((await share(id, [{ sharePurpose: 'sign', shareTo: 'jon' }])).status, 200);
+    const invitation = decode((await smtp.waitFor('jon@example.test', /Linked memo/)).raw);
+    assert.ok(invitation.includes(`https://sign.example.test/sign/${id}`), invitation);
+    assert.ok(!invitation.includes('/documents/'), 'no API address that answers 401 in a browser');
+    smtp.messages.splice(0);
+    const reminded = await server.api('POST', '/share/reminder', { token: owner, body: { documentId: id } });
+    assert.equal(reminded.status, 200, reminded.text);
+    const reminder = decode((await smtp.waitFor('jon@example.test', /Linked memo/)).raw);
+    assert.ok(reminder.includes(`https://sign.example.test/sign/${id}`), reminder);
+  });
+
   it('automatic reminders are sent by the scheduler from start every intervalDays and stop when the recipient acts', async () => {
     const id = await newDoc('Auto');
     const start = new Date(clock.now().getTime() + 60_000).toISOString();
