@@ -508,6 +508,57 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         }
       });
 
+      it('sequential signers without placed fields: the second sees where the first signed, and their default box is elsewhere (issue 25, 3)', async () => {
+        const id = await newDoc('Two in a row');
+        const shared = await server.api('POST', '/share', {
+          token: owner,
+          body: {
+            id,
+            sequential: true,
+            data: [
+              { sharePurpose: 'sign', shareTo: 'first@example.org' },
+              { sharePurpose: 'sign', shareTo: 'second@example.org' },
+            ],
+          },
+        });
+        assert.equal(shared.status, 200, shared.text);
+        const signAt = async (email: string, name: string, signedBefore: number) => {
+          const token = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
+          const s = await Session.open(browser, name, 'desktop');
+          try {
+            await s.page.goto(link(token));
+            await waitForPdf(s);
+            assert.equal(
+              await s.page.locator('.signed-area').count(),
+              signedBefore,
+              'earlier signatures shown',
+            );
+            const overlap = await s.page.evaluate<number>(`(() => {
+              const field = document.querySelector('.field')?.getBoundingClientRect();
+              let overlap = 0;
+              for (const mark of document.querySelectorAll('.signed-area')) {
+                const m = mark.getBoundingClientRect();
+                const w = Math.min(field.right, m.right) - Math.max(field.left, m.left);
+                const h = Math.min(field.bottom, m.bottom) - Math.max(field.top, m.top);
+                if (w > 0 && h > 0) overlap += w * h;
+              }
+              return overlap;
+            })()`);
+            assert.equal(overlap, 0, 'the default box leaves earlier signatures free');
+            await s.capture('before-signing');
+            await drawSignature(s, 'mouse');
+            await s.page.getByRole('button', { name: 'Sign the document' }).click();
+            await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+            assert.deepEqual(s.problems, []);
+          } finally {
+            await s.close();
+          }
+        };
+        await signAt('first@example.org', 'sequential-first', 0);
+        await signAt('second@example.org', 'sequential-second', 1);
+        await assertOwnerGetsSignedPdf(id, 3);
+      });
+
       it('rejecting with a reason on a phone: the document becomes rejected and the owner reads the reason', async () => {
         const id = await newDoc('Offer to reject');
         const token = await shareExternal(id, 'rita@example.org');

@@ -87,15 +87,38 @@ export function fieldsFromShare(specs: SignatureFieldSpec[], pageCount: number):
 }
 
 /** Without fields from the share, one signature the signer places: by default low on the last page. */
-export function placedSignature(pageCount: number): Field {
+export function placedSignature(pageCount: number, signed: readonly PlacedBox[] = []): Field {
+  const page = Math.max(1, pageCount);
+  const taken = signed.filter((box) => box.page === page).map((box) => box.position);
+  // Bottom right first, as a signature usually goes; then the free spots around it, upwards, so that
+  // later signers of a sequence do not sign over the earlier ones.
+  const spots = [0.8, 0.68, 0.56, 0.44].flatMap((percentY) =>
+    [0.55, 0.08].map((percentX) => ({ percentX, percentY, percentWidth: 0.32, percentHeight: 0.08 })),
+  );
+  const free = spots.find((spot) => !taken.some((box) => overlaps(spot, box)));
   return {
     id: 'placed-signature',
     kind: 'signature',
-    pages: [Math.max(1, pageCount)],
-    position: { percentX: 0.55, percentY: 0.8, percentWidth: 0.32, percentHeight: 0.08 },
+    pages: [page],
+    position: free ?? spots[0]!,
     required: true,
     movable: true,
   };
+}
+
+/** A box already on a page of the PDF (an earlier signature), in fractions of the page. */
+export interface PlacedBox {
+  page: number;
+  position: Position;
+}
+
+function overlaps(a: Position, b: Position): boolean {
+  return (
+    a.percentX < b.percentX + b.percentWidth &&
+    b.percentX < a.percentX + a.percentWidth &&
+    a.percentY < b.percentY + b.percentHeight &&
+    b.percentY < a.percentY + a.percentHeight
+  );
 }
 
 /** Initials on every page, bottom left (offered when the share named no fields). */

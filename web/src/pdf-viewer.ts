@@ -2,6 +2,7 @@ import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy, RenderTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import workerUrl from 'pdfjs-dist/legacy/build/pdf.worker.min.mjs?url';
 import { h } from './dom.js';
+import type { PlacedBox } from './fields.js';
 import { t } from './i18n.js';
 
 // The legacy build: the modern one needs the newest browsers (Map#getOrInsertComputed), and signers
@@ -69,6 +70,7 @@ export class PdfViewer {
   readonly #fitButton: HTMLButtonElement;
   #pdf: PDFDocumentProxy | undefined;
   #pages: PageView[] = [];
+  #signatures: PlacedBox[] = [];
   #scale = 1;
   #fit = true;
   #current = 1;
@@ -144,7 +146,9 @@ export class PdfViewer {
       }).promise;
       for (let n = 1; n <= this.#pdf.numPages; n++) {
         const page = await this.#pdf.getPage(n);
-        this.#pages.push(this.#pageView(page, this.#pdf.numPages));
+        const view = this.#pageView(page, this.#pdf.numPages);
+        this.#pages.push(view);
+        await this.#markSignatures(page, view);
       }
     } catch (error) {
       this.element.dataset.state = 'failed';
@@ -162,6 +166,41 @@ export class PdfViewer {
     this.#resize.observe(this.#scroller);
     this.#applyScale(this.#fit ? this.#fitScale() : this.#scale);
     this.element.dataset.state = 'ready';
+  }
+
+  /** Where the PDF's signatures already are (their fields' widgets), in fractions of their pages. */
+  get signatures(): readonly PlacedBox[] {
+    return this.#signatures;
+  }
+
+  /** Outlines the signatures already on a page, so that the signer sees where they are. */
+  async #markSignatures(page: PDFPageProxy, view: PageView): Promise<void> {
+    const viewport = page.getViewport({ scale: 1 });
+    const annotations = (await page.getAnnotations({ intent: 'display' })) as {
+      subtype?: string;
+      fieldType?: string;
+      rect?: number[];
+    }[];
+    for (const annotation of annotations) {
+      if (annotation.subtype !== 'Widget' || annotation.fieldType !== 'Sig' || annotation.rect?.length !== 4)
+        continue;
+      const [x1, y1, x2, y2] = viewport.convertToViewportRectangle(annotation.rect) as number[];
+      const position = {
+        percentX: Math.min(x1!, x2!) / viewport.width,
+        percentY: Math.min(y1!, y2!) / viewport.height,
+        percentWidth: Math.abs(x2! - x1!) / viewport.width,
+        percentHeight: Math.abs(y2! - y1!) / viewport.height,
+      };
+      // An invisible signature has an empty rectangle: nothing to show or avoid.
+      if (position.percentWidth <= 0 || position.percentHeight <= 0) continue;
+      this.#signatures.push({ page: view.number, position });
+      const mark = h('div', { class: 'signed-area', title: t('viewer.signedArea'), 'aria-hidden': 'true' });
+      mark.style.left = `${position.percentX * 100}%`;
+      mark.style.top = `${position.percentY * 100}%`;
+      mark.style.width = `${position.percentWidth * 100}%`;
+      mark.style.height = `${position.percentHeight * 100}%`;
+      view.overlay.append(mark);
+    }
   }
 
   /** Shows why the document cannot be shown, in place of its pages. */

@@ -203,7 +203,7 @@ export class SigningPage {
 
   #initialFields(pageCount: number): Field[] {
     if (this.#fieldsFromShare) return fieldsFromShare(this.#share?.signatureFields ?? [], pageCount);
-    return [placedSignature(pageCount)];
+    return [placedSignature(pageCount, this.#viewer?.signatures ?? [])];
   }
 
   // --- fields ---
