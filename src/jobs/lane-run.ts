@@ -201,7 +201,11 @@ function attempt(worker: LaneWorker, job: ClaimedJob, handlers: Set<Promise<void
       if (reported) return;
       reported = true;
       // A write that fails rejects `written`; write() then tells the report what became of the job.
-      void written.promise.then((outcome) => report.ended(outcome, settlement.error));
+      void written.promise.then(
+        (outcome) => report.ended(outcome, settlement.error),
+        // Told there instead (and the rejection handled here, or it would end the process).
+        () => undefined,
+      );
       resolve({ job, settlement, written, report });
     };
     const runsAhead = () =>

@@ -124,6 +124,7 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     assert.deepEqual(listed.body, {
       providers: [{ name: 'corp', label: 'Corporate login', start: `${PUBLIC_URL}/api/v1/share/oidc/corp` }],
       isUnlocked: false,
+      unlockWith: { password: false, code: null },
     });
     const unlockFirst = await server.api('POST', '/share/unlock', { token, body: { password: 'whatever' } });
     assert.equal(unlockFirst.status, 403, 'the identity provider comes first');
