@@ -83,7 +83,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     ).map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>);
   const mailsTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).length;
 
-  it('spec Document states: "expired = the process ended without completion": only a share that owes an action expires the process; a view share expires alone, named in the audit', async () => {
+  it('spec Document share state: "`expired` = the process ended without completion": only a share that owes an action expires the process; a view share expires alone, named in the audit', async () => {
     const id = await aDocument('Short view');
     const soon = new Date(clock.now().getTime() + 2000).toISOString();
     const shared = await share(id, [
@@ -139,7 +139,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     assert.equal(jon.status, 'notRequired', 'the optional share is no longer awaited');
   });
 
-  it('spec Document states: "completed = every required action is done": in a sequence [sign, approve] the document completes only after the approval', async () => {
+  it('spec Document share state: "inprogress → all required signatures collected → completed", and issue 24: "completion waits for every mandatory action in the workflow, not only signatures": in a sequence [sign, approve] the document completes only after the approval', async () => {
     const id = await aDocument('Sign then approve');
     const shared = await share(
       id,
@@ -251,7 +251,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     assert.equal((await signAs('kim', id)).body.shareStateName, 'completed');
   });
 
-  it('Contract `waitingFor`: "the recipients who still owe an action": deleting a pending signer removes them from the workflow: not waited for, never reminded', async () => {
+  it('Contract: "`waitingFor` (recipients who still owe an action)": deleting a pending signer removes them from the workflow: not waited for, never reminded', async () => {
     await createUser(server, { name: 'leaver', email: 'leaver@example.test' });
     const leaverId = (
       await server.app.deps.db
