@@ -13,8 +13,8 @@ import { readJson, writeJson } from '../store/db/json.js';
 import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
 import { newShareToken } from './recipient.js';
 import { offeredProviders } from './identity-factors.js';
-import { resolveRecipient } from './resolve-recipient.js';
-import { checkImportedFields } from './share-fields.js';
+import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
+import { checkFieldsCompletable, checkImportedFields, withFieldIds } from './share-fields.js';
 import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -151,7 +151,11 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
 
   const seen = new Set<string>();
-  const recipients = [];
+  const recipients: (ResolvedRecipient & {
+    input: RecipientInput;
+    at: string;
+    oauthFactors: OAuthFactor[];
+  })[] = [];
   for (const [i, input] of request.data.entries()) {
     const at = `data[${i}]`;
     const { key, user, email } = await resolveRecipient(deps.db, actor.tenantId, input.shareTo, at);
@@ -184,6 +188,16 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   }
   // spec Custom field: the creator may place the document's custom fields as imported fields.
   checkImportedFields(request.signatureFields, readJson<CustomField[]>(doc.custom_fields, []));
+  const mainFile = doc.main_file_id
+    ? await deps.db.selectFrom('files').select('pages').where('id', '=', doc.main_file_id).executeTakeFirst()
+    : undefined;
+  checkFieldsCompletable(request.signatureFields, {
+    pageCount: mainFile?.pages ?? null,
+    purposesOf: (field) =>
+      recipients.filter((r) => fieldIsFor(field, r.key, r.input)).map((r) => r.input.sharePurpose),
+  });
+  // Each field gets its own identity, the same in every share it goes to (share-fields.ts).
+  const fields = withFieldIds(request.signatureFields ?? []);
   const entities = assignSignEntities(request.signEntities, request.data);
   // DESIGN "Signing inside other calls": loaded and checked before the transaction, reading only.
   const visuals = await prepareVisualsInCall(deps, actor, {
@@ -249,7 +263,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         oauthFactors: r.oauthFactors,
         allowedOAuths: r.input.allowedOAuths ?? [],
         automaticReminder: r.input.automaticReminder,
-        signatureFields: (request.signatureFields ?? []).filter((f) => fieldIsFor(f, r.key, r.input)),
+        signatureFields: fields.filter((f) => fieldIsFor(f, r.key, r.input)),
         isMandatory: r.input.isMandatory ?? true,
         userRoleId: r.input.userRoleId,
         userRoleName: r.input.userRoleName,

@@ -276,4 +276,77 @@ describe('issue 24: the edges of the sharing workflow', () => {
     assert.equal(mailsTo('leaver@example.test'), 1, 'only the invitation');
     assert.equal((await signAs('ivy', id)).body.shareStateName, 'completed');
   });
+
+  it('spec Signature field: "customId may be empty": a required text field and a required file field without customId are answered by their own fieldId', async () => {
+    const email = 'fields@example.org';
+    const id = await aDocument('Fields without ids');
+    const position = { percentX: 0.1, percentY: 0.1, percentWidth: 0.2, percentHeight: 0.05 };
+    const shared = await share(id, [{ sharePurpose: 'sign', shareTo: email }], {
+      signatureFields: [
+        {
+          type: 'annotation',
+          subtype: 'annotation_generic',
+          required: true,
+          user: [email],
+          position,
+          pages: [2],
+        },
+        { type: 'annotation', subtype: 'annotation_submitted_file', required: true, user: [email], position },
+      ],
+    });
+    assert.equal(shared.status, 200, shared.text);
+    const [textField, fileField] = shared.body[0].signatureFields;
+    assert.match(textField.fieldId, /^fld_/);
+    assert.match(fileField.fieldId, /^fld_/);
+    assert.notEqual(textField.fieldId, fileField.fieldId);
+    const token = shareTokenOf(await smtp.waitFor(email, /Fields without ids/));
+    const shown = (await server.api('GET', '/share/document', { token })).body.results[0];
+    assert.deepEqual(
+      shown.signatureFields.map((f: { fieldId: string }) => f.fieldId),
+      [textField.fieldId, fileField.fieldId],
+      'the recipient sees the same identities',
+    );
+    const submitted = await server.api('POST', '/share/upload/submittedFile', {
+      token,
+      form: {
+        fields: { fieldId: fileField.fieldId },
+        file: { name: 'proof.pdf', type: 'application/pdf', bytes: makePdf() },
+      },
+    });
+    assert.equal(submitted.status, 200, submitted.text);
+    const sign = async (annotations: unknown[]) =>
+      server.api('PUT', `/share/document/sign/${(await read(id))._version}`, {
+        token,
+        body: { id, signatures: [{ type: 'signature', pages: [1], position }], annotations },
+      });
+    const unanswered = await sign([]);
+    assert.equal(unanswered.status, 400, unanswered.text);
+    assert.match(unanswered.body.message, new RegExp(`"fieldId": "${textField.fieldId}"`));
+    const signed = await sign([{ fieldId: textField.fieldId, text: 'Berlin', pages: [2], position }]);
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(await state(id), 'completed');
+  });
+
+  it('issue 24: "never accept a share whose fields cannot be completed": pages beyond the document, required fields no recipient can answer', async () => {
+    const id = await aDocument('Uncompletable');
+    const position = { percentX: 0.1, percentY: 0.1, percentWidth: 0.2, percentHeight: 0.05 };
+    const page3 = await share(id, [{ sharePurpose: 'sign', shareTo: 'ivy' }], {
+      signatureFields: [{ type: 'signature', user: ['ivy'], position, pages: [3] }],
+    });
+    assert.equal(page3.status, 400, page3.text);
+    assert.match(page3.body.message, /"signatureFields\[0\]\.pages\[0\]" must be less than or equal to 2/);
+    const viewer = await share(id, [{ sharePurpose: 'view', shareTo: 'jon' }], {
+      signatureFields: [{ type: 'annotation', required: true, user: ['jon'], position }],
+    });
+    assert.equal(viewer.status, 400, viewer.text);
+    assert.match(viewer.body.message, /"signatureFields\[0\]" is required, but none of its recipients signs/);
+    const nobody = await share(id, [{ sharePurpose: 'sign', shareTo: 'ivy' }], {
+      signatureFields: [
+        { type: 'annotation', subtype: 'annotation_submitted_file', required: true, position },
+      ],
+    });
+    assert.equal(nobody.status, 400, nobody.text);
+    assert.match(nobody.body.message, /no one could submit its file/);
+    assert.equal(await state(id), undefined, 'nothing was shared');
+  });
 });
