@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import { hashPassword, hashToken } from '../auth/secrets.js';
+import type { OidcProviderConfig } from '../config.js';
 import type { Deps } from '../deps.js';
 import { loadEditable } from '../documents/access.js';
 import { changeDocument } from '../documents/change-document.js';
@@ -11,12 +12,15 @@ import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
 import { newShareToken } from './recipient.js';
-import { checkImportedFields } from './share-fields.js';
+import { offeredProviders } from './identity-factors.js';
+import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
+import { checkFieldsCompletable, checkImportedFields, withFieldIds } from './share-fields.js';
 import { signerPageLink } from './share-links.js';
 import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
 import {
   ACTION_PURPOSES,
   NATIONAL_ID_PROVIDER,
+  REMINDABLE_PURPOSES,
   type OAuthFactor,
   type ShareOptions,
   type ShareRow,
@@ -62,7 +66,6 @@ export interface ShareRequest extends VisualsInCall {
 }
 
 const MAX_RECIPIENTS = 100;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * spec Sharing rule 3: factors default to `email` only; an `email` factor must match the recipient's
@@ -93,6 +96,26 @@ export function checkOAuthFactors(
   }));
 }
 
+/**
+ * `allowedOAuths` names identity providers the operator configured (OIDC_PROVIDERS, ignoring case):
+ * a provider that does not exist could never be passed and would lock the recipient out for good.
+ */
+export function checkAllowedOAuths(
+  allowedOAuths: string[] | undefined,
+  configured: readonly OidcProviderConfig[],
+  at: string,
+): void {
+  const offered = offeredProviders(allowedOAuths ?? [], configured).map((p) => p.name.toLowerCase());
+  for (const [i, name] of (allowedOAuths ?? []).entries()) {
+    if (!offered.includes(name.toLowerCase())) {
+      throw new ValidationError(
+        `${at}.allowedOAuths[${i}]`,
+        `"${name}" is not a configured identity provider [${configured.map((p) => p.name).join(', ')}]`,
+      );
+    }
+  }
+}
+
 /** Whether a signature field is the recipient's: named in its `user`, or, without `user`, by their role. */
 function fieldIsFor(field: FieldInput, key: string, input: RecipientInput): boolean {
   if (field.user?.length) return field.user.some((u) => u.trim().toLowerCase() === key);
@@ -101,12 +124,22 @@ function fieldIsFor(field: FieldInput, key: string, input: RecipientInput): bool
   return false;
 }
 
+/** spec Reminders: only sign, approve and review shares are reminded; others get no schedule. */
+export function firstReminder(
+  purpose: string,
+  reminder: RecipientInput['automaticReminder'] | null,
+): string | null {
+  return reminder && REMINDABLE_PURPOSES.includes(purpose) ? new Date(reminder.start).toISOString() : null;
+}
+
 /**
  * POST /share (spec Sharing): shares a document with internal users and external e-mail recipients.
  * Each recipient once; `signatureFields[*].user` must be among them (a field without `user` goes to
  * the recipients of its `userRoleId`/`userRoleName`); sequential shares take turns by `order` (or
  * their place in `data`; members of a sign entity default to the entity's `order`). `signEntities`
- * set quorums (sign-entities.ts). A sign share moves the document to `inprogress` and emits
+ * set quorums (sign-entities.ts). A sign share moves the document to `inprogress` from any state
+ * (spec: "any → POST /share (purpose sign) → inprogress": a finished document starts a new round on
+ * its current file; earlier signatures stay in it) and emits
  * `signRequest`; recipients whose turn it is are notified (external ones with their link). Root
  * `signatures`/`images`/`annotations` are the sharer's: signed (or annotated) first, in the same
  * transaction, so a failure leaves no share and no file used up.
@@ -117,38 +150,26 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     throw new LimitExceeded(`At most ${MAX_RECIPIENTS} recipients per share`);
   const doc = await loadEditable(deps.db, actor, request.id);
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
-  if (
-    doc.share_state &&
-    doc.share_state !== 'inprogress' &&
-    request.data.some((d) => d.sharePurpose === 'sign')
-  ) {
-    throw new ValidationError(`The document is ${doc.share_state}; it cannot be sent for signing again`);
-  }
 
   const seen = new Set<string>();
-  const recipients = [];
+  const recipients: (ResolvedRecipient & {
+    input: RecipientInput;
+    at: string;
+    oauthFactors: OAuthFactor[];
+  })[] = [];
   for (const [i, input] of request.data.entries()) {
     const at = `data[${i}]`;
-    const key = input.shareTo.trim().toLowerCase();
+    const { key, user, email } = await resolveRecipient(deps.db, actor.tenantId, input.shareTo, at);
     // Rule 1: a recipient appears once, however many fields they fill.
     if (seen.has(key)) throw new ValidationError(`${at}.shareTo`, 'contains a duplicate value');
     seen.add(key);
-    const user = await deps.db
-      .selectFrom('users')
-      .select(['id', 'email', 'status', 'name'])
-      .where('tenant_id', '=', actor.tenantId)
-      .where((eb) => eb.or([eb('name', '=', key), eb('email', '=', key)]))
-      .executeTakeFirst();
-    if (!user && !EMAIL.test(key))
-      throw new ValidationError(`${at}.shareTo`, 'must be a user name or an e-mail address');
-    if (user && user.status !== 'active') throw new ValidationError(`${at}.shareTo`, 'is a suspended user');
     if (user && (input.password || input.phone || input.emailCode)) {
       throw new ValidationError(
         null,
         `"${at}.password", "${at}.phone" and "${at}.emailCode" are for external recipients only`,
       );
     }
-    const email = user ? user.email : key;
+    checkAllowedOAuths(input.allowedOAuths, deps.config.oidcProviders, at);
     const oauthFactors = checkOAuthFactors(input.oauthFactors, input.allowedOAuths, email, at);
     if (input.validUntil && new Date(input.validUntil) <= deps.clock.now()) {
       throw new ValidationError(`${at}.validUntil`, 'must be in the future');
@@ -168,6 +189,16 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   }
   // spec Custom field: the creator may place the document's custom fields as imported fields.
   checkImportedFields(request.signatureFields, readJson<CustomField[]>(doc.custom_fields, []));
+  const mainFile = doc.main_file_id
+    ? await deps.db.selectFrom('files').select('pages').where('id', '=', doc.main_file_id).executeTakeFirst()
+    : undefined;
+  checkFieldsCompletable(request.signatureFields, {
+    pageCount: mainFile?.pages ?? null,
+    purposesOf: (field) =>
+      recipients.filter((r) => fieldIsFor(field, r.key, r.input)).map((r) => r.input.sharePurpose),
+  });
+  // Each field gets its own identity, the same in every share it goes to (share-fields.ts).
+  const fields = withFieldIds(request.signatureFields ?? []);
   const entities = assignSignEntities(request.signEntities, request.data);
   // DESIGN "Signing inside other calls": loaded and checked before the transaction, reading only.
   const visuals = await prepareVisualsInCall(deps, actor, {
@@ -233,7 +264,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         oauthFactors: r.oauthFactors,
         allowedOAuths: r.input.allowedOAuths ?? [],
         automaticReminder: r.input.automaticReminder,
-        signatureFields: (request.signatureFields ?? []).filter((f) => fieldIsFor(f, r.key, r.input)),
+        signatureFields: fields.filter((f) => fieldIsFor(f, r.key, r.input)),
         isMandatory: r.input.isMandatory ?? true,
         userRoleId: r.input.userRoleId,
         userRoleName: r.input.userRoleName,
@@ -260,9 +291,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         otp_hash: null,
         otp_expires_at: null,
         options: writeJson(options),
-        next_reminder_at: r.input.automaticReminder
-          ? new Date(r.input.automaticReminder.start).toISOString()
-          : null,
+        next_reminder_at: firstReminder(r.input.sharePurpose, r.input.automaticReminder),
         last_reminder_at: null,
         message_read: 0,
         delegated_from: null,

@@ -10,7 +10,15 @@ import { getProperties } from '../settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { ShareTable } from '../store/db/schema.js';
 import { isAdmin } from '../users/roles.js';
-import { checkOAuthFactors, type RecipientInput } from './create-shares.js';
+import type { OidcProviderConfig } from '../config.js';
+import { changeRecipient } from './change-recipient.js';
+import {
+  checkAllowedOAuths,
+  checkOAuthFactors,
+  firstReminder,
+  type RecipientInput,
+} from './create-shares.js';
+import { resolveRecipient } from './resolve-recipient.js';
 import { endRecipientSessions } from './recipient-session.js';
 import { reminderLink } from './share-links.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
@@ -167,6 +175,8 @@ export async function sendReminders(
 
 export interface ShareEdit {
   shareId: string;
+  /** Moves the pending share to another recipient (change-recipient.ts). */
+  shareTo?: string | undefined;
   validUntil?: string | null | undefined;
   message?: string | undefined;
   password?: string | null | undefined;
@@ -181,7 +191,8 @@ export interface ShareEdit {
 
 /**
  * PUT /share (spec: bulk edit of shares; replaces PUT /share/{shareId}/recipient): the owner or
- * original sharer changes pending shares, up to 100, all or none. `oauthFactors` follow rule 3.
+ * original sharer changes pending shares, up to 100, all or none. `oauthFactors` follow rule 3,
+ * `allowedOAuths` name configured providers, `shareTo` moves the share to another recipient.
  */
 export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): Promise<ShareView[]> {
   if (edits.length > 100) throw new LimitExceeded('At most 100 shares per request');
@@ -204,9 +215,16 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
         throw new Forbidden('Only the document owner or the original sharer may change shares');
       }
       if (!PENDING.includes(share.status)) throw new Conflict(`Share ${share.id} is ${share.status}`);
+      const at = `data[${i}]`;
+      const recipient = edit.shareTo
+        ? await resolveRecipient(trx, actor.tenantId, edit.shareTo, at)
+        : undefined;
       const { set, protectionsChanged } = mergeEdit(share, edit, {
-        at: `data[${i}]`,
+        at,
         hashedPassword: hashed[i] ?? null,
+        email: recipient ? recipient.email : share.email,
+        internal: recipient ? recipient.user !== undefined : share.user_id !== null,
+        providers: deps.config.oidcProviders,
       });
       await trx
         .updateTable('shares')
@@ -215,6 +233,14 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
         .execute();
       // Whoever passed the old protections passes the new ones: the share's sessions end.
       if (protectionsChanged) await endRecipientSessions(trx, share.id);
+      if (edit.shareTo) {
+        const updated = await trx
+          .selectFrom('shares')
+          .selectAll()
+          .where('id', '=', share.id)
+          .executeTakeFirstOrThrow();
+        await changeRecipient(trx, deps, { actor, share: updated, doc, shareTo: edit.shareTo, at, now });
+      }
       changed.push(
         await trx.selectFrom('shares').selectAll().where('id', '=', share.id).executeTakeFirstOrThrow(),
       );
@@ -234,10 +260,18 @@ export async function editShares(deps: Deps, actor: Actor, edits: ShareEdit[]): 
 function mergeEdit(
   share: ShareRow,
   edit: ShareEdit,
-  context: { at: string; hashedPassword: string | null },
+  context: {
+    at: string;
+    hashedPassword: string | null;
+    /** The recipient's e-mail after the edit (a moved share's new recipient). */
+    email: string | null;
+    /** Whether the recipient after the edit is a user (protections are for external links). */
+    internal: boolean;
+    providers: readonly OidcProviderConfig[];
+  },
 ): { set: Updateable<ShareTable>; protectionsChanged: boolean } {
   const options = shareOptions(share);
-  if ((edit.password || edit.phone || edit.emailCode) && share.user_id) {
+  if ((edit.password || edit.phone || edit.emailCode) && context.internal) {
     throw new ValidationError(
       `${context.at}.password`,
       'is for external recipients only, as are phone and emailCode',
@@ -246,11 +280,12 @@ function mergeEdit(
   // New factors or providers must be proven anew: an earlier sign-in proved the old ones.
   const identityChanged = edit.oauthFactors !== undefined || edit.allowedOAuths !== undefined;
   if (identityChanged) {
+    checkAllowedOAuths(edit.allowedOAuths, context.providers, context.at);
     options.allowedOAuths = edit.allowedOAuths ?? options.allowedOAuths;
     options.oauthFactors = checkOAuthFactors(
       edit.oauthFactors ?? options.oauthFactors,
       options.allowedOAuths,
-      share.email,
+      context.email,
       context.at,
     );
   }
@@ -278,11 +313,7 @@ function mergeEdit(
       ...(identityChanged ? { identity_provider: null, identity_verified_at: null } : {}),
       options: writeJson(options),
       ...(edit.automaticReminder !== undefined
-        ? {
-            next_reminder_at: edit.automaticReminder
-              ? new Date(edit.automaticReminder.start).toISOString()
-              : null,
-          }
+        ? { next_reminder_at: firstReminder(share.purpose, edit.automaticReminder) }
         : {}),
     },
   };

@@ -15,7 +15,7 @@ export function assertShareCanAct(share: ShareRow, now: Date): void {
   if (share.status === 'waiting') throw new Conflict('It is not your turn yet: earlier recipients act first');
   if (share.status === NOT_REQUIRED) {
     throw new Conflict(
-      'Your signature is no longer needed: enough signers of your sign entity have signed (quorum reached)',
+      'Your action is no longer needed: enough signers of your sign entity have signed (quorum reached), or the document was completed without this optional action',
     );
   }
   if (share.status !== 'active') throw new Conflict(`This share is ${share.status}`);

@@ -2,8 +2,9 @@ import type { Deps } from '../deps.js';
 import type { Worker } from '../jobs/worker.js';
 import { queueMail } from '../notify/queue-notification.js';
 import { shareMail } from '../notify/mail/share-mail.js';
+import { record } from '../audit/record.js';
+import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from './share-types.js';
 import { reminderLink } from './share-links.js';
-import { shareOptions } from './share-types.js';
 import { endProcess, loadDocumentForUpdate } from './workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -11,31 +12,51 @@ const SYSTEM = { name: 'system', requestId: 'scheduler' };
 const BATCH = 200;
 
 /**
- * Ends, as `expired`, the process of every document in progress with a pending share whose
- * `validUntil` has passed (spec: "expired = the process ended without completion").
+ * Expires every pending share whose `validUntil` has passed. Only a share that owes a mandatory action
+ * decides the process (spec: "expired = the process ended without completion"): its document, when in
+ * progress, ends as `expired` (`signExpired`, the share named in the audit). Any other share (view,
+ * edit, an optional action, a share of a document not in progress) expires alone: its link stops and
+ * the audit records `shareExpired` naming it; the document goes on.
  */
 export async function expireShares(deps: Deps, now: Date): Promise<number> {
   const due = await deps.db
     .selectFrom('shares')
-    .innerJoin('documents', 'documents.id', 'shares.document_id')
-    .selectAll('shares')
-    .where('shares.status', 'in', ['active', 'waiting'])
-    .where('shares.valid_until', '<=', now.toISOString())
-    .where('documents.share_state', '=', 'inprogress')
+    .selectAll()
+    .where('status', 'in', [...PENDING])
+    .where('valid_until', '<=', now.toISOString())
     .limit(BATCH)
     .execute();
   let expired = 0;
   for (const share of due) {
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
       const doc = await loadDocumentForUpdate(trx, share.document_id);
-      if (doc.share_state !== 'inprogress') return;
-      await endProcess(trx, {
-        doc,
-        state: 'expired',
-        by: { ...SYSTEM, tenantId: doc.tenant_id },
-        now,
-        cause: share,
-      });
+      const by = { ...SYSTEM, tenantId: doc.tenant_id };
+      if (owesAction(share) && doc.share_state === 'inprogress') {
+        await endProcess(trx, { doc, state: 'expired', by, now, cause: share });
+      } else {
+        const ended = await trx
+          .updateTable('shares')
+          .set({ status: 'expired', next_reminder_at: null, updated_at: now.toISOString() })
+          .where('id', '=', share.id)
+          .where('status', 'in', [...PENDING])
+          .executeTakeFirst();
+        if (Number(ended.numUpdatedRows) === 0) return;
+        await record(trx, {
+          tenantId: doc.tenant_id,
+          actorId: SYSTEM.name,
+          activityType: 'shareExpired',
+          objectType: doc.kind,
+          objectId: doc.id,
+          requestId: SYSTEM.requestId,
+          data: {
+            shareId: share.id,
+            shareTo: share.share_to,
+            purpose: share.purpose,
+            validUntil: share.valid_until,
+          },
+          at: now,
+        });
+      }
       expired++;
     });
   }
@@ -44,7 +65,9 @@ export async function expireShares(deps: Deps, now: Date): Promise<number> {
 
 /**
  * spec Sharing rule 4: automatic reminders begin at `start`, repeat every `intervalDays` and stop when
- * the recipient acts (the share is then no longer active and its next reminder is cleared). E-mail only.
+ * the recipient acts (the share is then no longer active and its next reminder is cleared), and with
+ * the process (a document completed, rejected, cancelled or expired, or deleted). Pending sign, approve and review shares
+ * only (spec Reminders). E-mail only.
  */
 export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<number> {
   const due = await deps.db
@@ -53,6 +76,12 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     .selectAll('shares')
     .select('documents.title')
     .where('shares.status', '=', 'active')
+    // spec Reminders: pending sign, approve and review actions only, while the process has not ended.
+    .where('shares.purpose', 'in', [...REMINDABLE_PURPOSES])
+    .where((eb) =>
+      eb.or([eb('documents.share_state', 'is', null), eb('documents.share_state', '=', 'inprogress')]),
+    )
+    .where('documents.deleted_at', 'is', null)
     .where('shares.next_reminder_at', '<=', now.toISOString())
     .limit(BATCH)
     .execute();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { CustomField } from '../documents/custom-fields.js';
@@ -5,7 +6,7 @@ import { ValidationError } from '../errors.js';
 import type { TextEntry } from '../signing/visual-input.js';
 import { readJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
-import { shareOptions, type ShareRow } from './share-types.js';
+import { ACTION_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
 
 /**
  * Signature fields of a share that carry their own text (spec Signature field; Custom field):
@@ -16,6 +17,74 @@ import { shareOptions, type ShareRow } from './share-types.js';
  *   the recipient reads or signs (so a correction made by the owner before then is what they get).
  * Both are written, as text annotations, in the signer's own revision when they sign through the share.
  */
+
+/**
+ * A field's own identity (issue 24): every signature field of a share gets a `fieldId` when the share
+ * is created, so a field is answerable even when its `customId` is empty (spec Signature field:
+ * "customId may be empty"). Answers name a field by its `fieldId`, or by its `customId` when it has one.
+ */
+export function withFieldIds<T extends SignatureFieldInput>(fields: T[]): (T & { fieldId: string })[] {
+  return fields.map((field) => ({ ...field, fieldId: `fld_${randomBytes(9).toString('base64url')}` }));
+}
+
+/** Whether `id` (an answer's `fieldId`, or an upload's `fieldId`/`customId`) names this field. */
+export function namesField(field: SignatureFieldInput, id: string): boolean {
+  if (id === '') return false;
+  return field.fieldId === id || (typeof field.customId === 'string' && field.customId === id);
+}
+
+/** How a field is recorded with what answered it: its `fieldId` (fields of older shares: `customId`). */
+export function fieldKey(field: SignatureFieldInput): string {
+  if (typeof field.fieldId === 'string') return field.fieldId;
+  return typeof field.customId === 'string' ? field.customId : '';
+}
+
+/** Signature field types only a signer fills, in the sign call. */
+const SIGNER_TYPES = ['signature', 'initials', 'stamp', 'wacom', 'image'];
+
+/**
+ * POST /share never accepts fields that could not be completed (issue 24): each field's `pages` exist
+ * in the document (when its page count is known), and a `required` field belongs to at least one
+ * recipient who can answer it: a signer for signature-like fields and text fields (answered in the
+ * sign call), any recipient owing an action for an `annotation_submitted_file` field (answered by
+ * POST /share/upload/submittedFile). 400 naming the field otherwise.
+ */
+export function checkFieldsCompletable(
+  fields: SignatureFieldInput[] | undefined,
+  options: { pageCount: number | null; purposesOf: (field: SignatureFieldInput) => string[] },
+): void {
+  for (const [i, field] of (fields ?? []).entries()) {
+    const at = `signatureFields[${i}]`;
+    if (options.pageCount !== null && Array.isArray(field.pages)) {
+      for (const [j, page] of (field.pages as number[]).entries()) {
+        if (page > options.pageCount) {
+          throw new ValidationError(
+            `${at}.pages[${j}]`,
+            `must be less than or equal to ${options.pageCount} (the document's page count)`,
+          );
+        }
+      }
+    }
+    if (field.required !== true || field.readOnly === true || importedKey(field) !== undefined) continue;
+    const purposes = options.purposesOf(field);
+    const file = field.subtype === SUBMITTED_FILE;
+    const answerable = file
+      ? purposes.some((p) => ACTION_PURPOSES.includes(p))
+      : (field.type === 'annotation' || SIGNER_TYPES.includes(String(field.type))) &&
+        purposes.includes('sign');
+    if (!answerable) {
+      throw new ValidationError(
+        at,
+        file
+          ? 'is required, but none of its recipients owes an action: no one could submit its file'
+          : 'is required, but none of its recipients signs: no one could answer it',
+      );
+    }
+  }
+}
+
+/** The subtype of a field that asks the recipient for a file (spec Sharing rule 5). */
+const SUBMITTED_FILE = 'annotation_submitted_file';
 
 /** The `config` key naming the custom field an annotation field imports. */
 export const IMPORTED_FIELD = 'importedField';
@@ -176,21 +245,23 @@ export async function withShareFieldTexts(
 /**
  * Spec Sharing: required fields enforced. A `required` text field of the signer (an `annotation` field,
  * not `annotation_submitted_file`, not read-only, not imported) must be answered in the sign call by a
- * text annotation whose `fieldId` is the field's `customId`, with some text.
+ * text annotation whose `fieldId` names the field (its `fieldId`, or its `customId` when it has one),
+ * with some text.
  */
 function assertRequiredTextsGiven(fields: SignatureFieldInput[], annotations: TextEntry[]): void {
   for (const [index, field] of fields.entries()) {
     if (field.required !== true || field.type !== 'annotation') continue;
-    if (field.subtype === 'annotation_submitted_file' || field.readOnly === true) continue;
+    if (field.subtype === SUBMITTED_FILE || field.readOnly === true) continue;
     if (importedKey(field) !== undefined) continue;
-    const customId = typeof field.customId === 'string' ? field.customId : '';
     const answered = annotations.some(
-      (a) => customId !== '' && a.fieldId === customId && a.text.trim() !== '',
+      (a) => a.fieldId !== undefined && namesField(field, a.fieldId) && a.text.trim() !== '',
     );
     if (!answered) {
+      const name =
+        typeof field.customId === 'string' && field.customId !== '' ? field.customId : fieldKey(field);
       throw new ValidationError(
         `signatureFields[${index}]`,
-        `is required: send its text in "annotations" with "fieldId": "${customId}"`,
+        `is required: send its text in "annotations" with "fieldId": "${name}"`,
       );
     }
   }
@@ -199,26 +270,30 @@ function assertRequiredTextsGiven(fields: SignatureFieldInput[], annotations: Te
 /**
  * Before a recipient signs or completes their action (spec Sharing: required fields enforced): each
  * `required` field of theirs with subtype `annotation_submitted_file` must have its file submitted
- * (POST /share/upload/submittedFile with the field's `customId`). 400 naming the field otherwise.
+ * (POST /share/upload/submittedFile naming the field by `fieldId` or `customId`). 400 naming the field
+ * otherwise.
  */
 export async function assertRequiredFilesSubmitted(db: Kysely<Database>, share: ShareRow): Promise<void> {
   const fields = shareOptions(share).signatureFields;
   for (const [index, field] of fields.entries()) {
-    if (field.required !== true || field.subtype !== 'annotation_submitted_file') continue;
-    const customId = typeof field.customId === 'string' ? field.customId : '';
-    const submitted = customId
+    if (field.required !== true || field.subtype !== SUBMITTED_FILE) continue;
+    // Files of older shares were recorded under the field's customId.
+    const keys = [fieldKey(field), typeof field.customId === 'string' ? field.customId : ''].filter(
+      (k) => k !== '',
+    );
+    const submitted = keys.length
       ? await db
           .selectFrom('document_attachments')
           .select('file_id')
           .where('document_id', '=', share.document_id)
-          .where('field_id', '=', customId)
+          .where('field_id', 'in', keys)
           .where('submitted', '=', 1)
           .executeTakeFirst()
       : undefined;
     if (!submitted) {
       throw new ValidationError(
         `signatureFields[${index}]`,
-        'is required: submit its file with POST /share/upload/submittedFile first',
+        `is required: submit its file with POST /share/upload/submittedFile ("fieldId": "${fieldKey(field)}") first`,
       );
     }
   }

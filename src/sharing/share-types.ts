@@ -47,6 +47,15 @@ export interface ShareOptions {
   userRoleName?: string | undefined;
 }
 
+/**
+ * Whether a share decides the process: it owes an action (ACTION_PURPOSES) and is mandatory. Only
+ * such shares keep a document in progress, appear in `waitingFor` and end the process when they
+ * expire; an optional one (`isMandatory: false`) may act but is never waited for.
+ */
+export function owesAction(share: Pick<ShareRow, 'purpose' | 'options'>): boolean {
+  return ACTION_PURPOSES.includes(share.purpose) && shareOptions(share).isMandatory;
+}
+
 export function shareOptions(row: Pick<ShareRow, 'options'>): ShareOptions {
   return readJson<ShareOptions>(row.options, {
     rights: [],

@@ -5,7 +5,7 @@ import { readJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
 import { offeredProviders } from './identity-factors.js';
 import { showShareFields, type SignatureFieldView } from './share-fields.js';
-import { ACTION_PURPOSES, PENDING, shareOptions, type ShareRow } from './share-types.js';
+import { owesAction, PENDING, shareOptions, type ShareRow } from './share-types.js';
 
 /** The spec's Share object (response of POST /share). */
 export interface ShareView {
@@ -131,16 +131,19 @@ export async function shareViews(
   });
 }
 
-/** Contract: `waitingFor` lists the recipients (login name or e-mail) who still owe an action, in order. */
+/**
+ * Contract: `waitingFor` lists the recipients (login name or e-mail) who still owe an action, in order:
+ * mandatory actions only, as only they hold the document in progress (`owesAction`).
+ */
 export async function waitingFor(db: Kysely<Database>, documentId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('shares')
-    .select(['share_to', 'purpose', 'status', 'position'])
+    .select(['share_to', 'purpose', 'status', 'position', 'options'])
     .where('document_id', '=', documentId)
     .where('status', 'in', [...PENDING])
     .orderBy('position')
     .orderBy('created_at')
     .execute();
-  const owed = rows.filter((r) => ACTION_PURPOSES.includes(r.purpose));
+  const owed = rows.filter(owesAction);
   return [...new Set(owed.map((r) => r.share_to))];
 }

@@ -10,15 +10,27 @@ import { hashToken } from '../auth/secrets.js';
 import { newShareToken } from './recipient.js';
 import { signerPageLink } from './share-links.js';
 import { settleSignEntity } from './sign-entities.js';
-import { ACTION_PURPOSES, PENDING, shareOptions, type ShareRow } from './share-types.js';
+import {
+  ACTION_PURPOSES,
+  NOT_REQUIRED,
+  owesAction,
+  PENDING,
+  shareOptions,
+  type ShareRow,
+} from './share-types.js';
 
 /**
  * The document share state machine (spec: States and transitions) in one place: a recipient's action
  * completes their share, hands the turn to the next in a sequence, and completes the document when
- * every required signature is in; rejection, cancellation and expiry end the process.
+ * no mandatory action is pending; rejection, cancellation and expiry end the process, and a new
+ * POST /share with a sign purpose starts a new round from any state.
  */
 
-async function notifyTurn(
+/**
+ * Invites recipients whose turn it is (or whose share was just moved to them): a user by a link to the
+ * document, an external recipient by a new share link (any earlier link of the share stops working).
+ */
+export async function notifyTurn(
   trx: Kysely<Database>,
   deps: Deps,
   doc: DocumentRow,
@@ -102,10 +114,26 @@ export async function completeShare(
     now,
   });
 
+  return advanceWorkflow(trx, deps, { doc, by, now });
+}
+
+/**
+ * After a share stopped owing its action (acted, or its recipient was removed): in a sequence the next
+ * position's recipients get their turn, and a document in progress is `completed` once no mandatory
+ * action of the workflow is pending, whatever its purpose (sign, approve, review, ...). Optional shares
+ * still pending then are no longer awaited (`notRequired`).
+ */
+export async function advanceWorkflow(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: { doc: DocumentRow; by: DocumentChanger; now: Date },
+): Promise<DocumentRow> {
+  const { by, now } = options;
+  let doc = options.doc;
   const pending = await trx
     .selectFrom('shares')
     .selectAll()
-    .where('document_id', '=', share.document_id)
+    .where('document_id', '=', doc.id)
     .where('status', 'in', [...PENDING])
     .orderBy('position')
     .execute();
@@ -125,29 +153,38 @@ export async function completeShare(
     await notifyTurn(trx, deps, doc, next, now, by.requestId);
   }
 
-  const signsPending = pending.some((s) => s.purpose === 'sign');
-  const signedAny = await trx
+  if (doc.share_state !== 'inprogress' || pending.some(owesAction)) return doc;
+  // A round in which nobody acted (its only recipients were withdrawn) is not a completion: the owner
+  // sends it again or cancels it.
+  const actedAny = await trx
     .selectFrom('shares')
     .select('id')
-    .where('document_id', '=', share.document_id)
-    .where('purpose', '=', 'sign')
+    .where('document_id', '=', doc.id)
+    .where('purpose', 'in', [...ACTION_PURPOSES])
     .where('status', '=', 'done')
     .executeTakeFirst();
-  if (!signsPending && signedAny && doc.share_state === 'inprogress') {
-    doc = await changeDocument(trx, by, {
-      doc,
-      expectedVersion: doc.version,
-      set: { share_state: 'completed' },
-      activityType: 'documentCompleted',
-      event: 'documentCompleted',
-      now,
-    });
-    await mailOwner(trx, doc, by, now, {
-      kind: 'completed',
-      from: by.name,
-      link: signerPageLink(deps.config.publicUrl, doc.id),
-    });
+  if (!actedAny) return doc;
+  const optional = owing.map((s) => s.id);
+  if (optional.length > 0) {
+    await trx
+      .updateTable('shares')
+      .set({ status: NOT_REQUIRED, next_reminder_at: null, updated_at: now.toISOString() })
+      .where('id', 'in', optional)
+      .execute();
   }
+  doc = await changeDocument(trx, by, {
+    doc,
+    expectedVersion: doc.version,
+    set: { share_state: 'completed' },
+    activityType: 'documentCompleted',
+    event: 'documentCompleted',
+    now,
+  });
+  await mailOwner(trx, doc, by, now, {
+    kind: 'completed',
+    from: by.name,
+    link: signerPageLink(deps.config.publicUrl, doc.id),
+  });
   return doc;
 }
 
@@ -216,7 +253,18 @@ export async function endProcess(
     set: { share_state: state },
     activityType: event,
     event,
-    data: { reason: options.reason ?? null, shareId: options.cause?.id ?? null },
+    // What ended it is named: the share, its recipient and purpose (and, on expiry, its validUntil).
+    data: {
+      reason: options.reason ?? null,
+      shareId: options.cause?.id ?? null,
+      ...(options.cause
+        ? {
+            shareTo: options.cause.share_to,
+            purpose: options.cause.purpose,
+            ...(state === 'expired' ? { validUntil: options.cause.valid_until } : {}),
+          }
+        : {}),
+    },
     now,
   });
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import type { RecipientCaller } from '../sharing/recipient.js';
+import { fieldKey, namesField } from '../sharing/share-fields.js';
 import { shareOptions, type ShareRow } from '../sharing/share-types.js';
 import {
   addUploadToDocument,
@@ -12,30 +13,34 @@ import {
 /** The signature field subtype that asks the recipient for a file (spec Sharing rule 5). */
 export const SUBMITTED_FILE_SUBTYPE = 'annotation_submitted_file';
 
-/** `fieldId`, or its synonym `customId`: the `customId` of the signature field answered. */
-function fieldOf(fields: Record<string, string>): string | undefined {
-  const { fieldId, customId } = fields;
-  if (fieldId !== undefined && customId !== undefined && fieldId !== customId) {
+/**
+ * The share's field the upload answers, asking for a file: named by `fieldId` (the field's own
+ * identity, or its `customId`) and/or `customId`; both given must name the same field. Answers how the
+ * field is recorded (share-fields.ts `fieldKey`), or nothing when the form names no field yet.
+ */
+function submittedField(share: ShareRow, form: Record<string, string>): string | undefined {
+  const named = (['fieldId', 'customId'] as const).flatMap((name) => {
+    const id = form[name];
+    if (id === undefined) return [];
+    const field = shareOptions(share).signatureFields.find((f) => namesField(f, id));
+    if (!field || field.subtype !== SUBMITTED_FILE_SUBTYPE) {
+      throw new ValidationError(
+        name,
+        `must name a signature field of subtype ${SUBMITTED_FILE_SUBTYPE} of this share (its fieldId or customId)`,
+      );
+    }
+    return [fieldKey(field)];
+  });
+  if (named.length === 2 && named[0] !== named[1]) {
     throw new ValidationError('fieldId', 'and "customId" name different fields');
   }
-  return fieldId ?? customId;
-}
-
-/** The field must be one of the share's own signature fields, asking for a file. */
-function assertSubmittedField(share: ShareRow, fieldId: string): void {
-  const field = shareOptions(share).signatureFields.find((f) => f.customId === fieldId);
-  if (!field || field.subtype !== SUBMITTED_FILE_SUBTYPE) {
-    throw new ValidationError(
-      'fieldId',
-      `must name a signature field of subtype ${SUBMITTED_FILE_SUBTYPE} of this share`,
-    );
-  }
+  return named[0];
 }
 
 /**
  * POST /share/upload/submittedFile (spec Sharing rule 5, Versioning 5: `submittedFiles`): the file a
  * recipient submits for one of their `annotation_submitted_file` signature fields, named by its
- * `customId`. It joins the document's `submittedFiles` and is immutable: a second file for the same
+ * `fieldId` (or `customId`). It joins the document's `submittedFiles` and is immutable: a second file for the same
  * field is 409.
  */
 export async function submitShareFile(
@@ -49,13 +54,11 @@ export async function submitShareFile(
     read,
     'share-submitted-file',
     (share, fieldsSoFar) => {
-      const early = fieldOf(fieldsSoFar);
-      if (early !== undefined) assertSubmittedField(share, early);
+      submittedField(share, fieldsSoFar);
     },
   );
-  const fieldId = fieldOf(fields);
+  const fieldId = submittedField(upload.share, fields);
   if (fieldId === undefined) throw new ValidationError('fieldId', 'is required');
-  assertSubmittedField(upload.share, fieldId);
   return addUploadToDocument(deps, caller, upload, {
     submittedField: fieldId,
     activityType: 'documentFileSubmitted',

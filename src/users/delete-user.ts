@@ -2,13 +2,15 @@ import type { Actor } from '../auth/actor.js';
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { Forbidden } from '../errors.js';
+import { withdrawDeletedUser } from '../sharing/withdraw-recipient.js';
 import { loadManagedUser } from './access.js';
 import { mayGrantRole, type Role } from './roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /users/:id (administrators; spec: User account table): permanent; the account, its
- * sessions, keys, recovery codes and contacts go. The audit log keeps what the user did, under their name.
+ * sessions, keys, recovery codes and contacts go; the actions they still owed are withdrawn from the
+ * documents' workflows. The audit log keeps what the user did, under their name.
  */
 export async function deleteUser(deps: Deps, actor: Actor, userId: string): Promise<void> {
   const user = await loadManagedUser(deps, actor, userId);
@@ -21,6 +23,8 @@ export async function deleteUser(deps: Deps, actor: Actor, userId: string): Prom
     await trx.deleteFrom('activation_tokens').where('user_id', '=', user.id).execute();
     // Contacts are the user's own address book; enums belong to the organization and stay.
     await trx.deleteFrom('contacts').where('owner_id', '=', user.id).execute();
+    // Whatever they still owe on shared documents is withdrawn, so no document waits for them.
+    await withdrawDeletedUser(trx, deps, { userId: user.id, by: actor, now: deps.clock.now() });
     await trx.deleteFrom('users').where('id', '=', user.id).execute();
     await record(trx, {
       tenantId: actor.tenantId,

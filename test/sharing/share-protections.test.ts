@@ -22,7 +22,21 @@ describe('issue 20: protected shares open through a recipient session only; edit
   let owner: string;
   before(async () => {
     smtp = await startSmtp();
-    server = await startServer({ clock, env: { SMTP_URL: smtp.url } });
+    server = await startServer({
+      clock,
+      env: {
+        SMTP_URL: smtp.url,
+        // `allowedOAuths` names configured identity providers only (issue 24).
+        OIDC_PROVIDERS: JSON.stringify(
+          ['uaepass', 'google'].map((name) => ({
+            name,
+            label: name,
+            issuer: `https://${name}.example.test`,
+            clientId: 'signery',
+          })),
+        ),
+      },
+    });
     await createUser(server, { name: 'owner', email: 'owner@example.test' });
     owner = await server.login('owner', 'user-password-1');
   });

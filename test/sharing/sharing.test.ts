@@ -16,7 +16,19 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     smtp = await startSmtp();
     server = await startServer({
       clock,
-      env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://sign.example.test' },
+      env: {
+        SMTP_URL: smtp.url,
+        PUBLIC_URL: 'https://sign.example.test',
+        // `allowedOAuths` names configured identity providers only (issue 24).
+        OIDC_PROVIDERS: JSON.stringify(
+          ['uaepass', 'google'].map((name) => ({
+            name,
+            label: name,
+            issuer: `https://${name}.example.test`,
+            clientId: 'signery',
+          })),
+        ),
+      },
     });
     await createUser(server, { name: 'owner', email: 'owner@example.test' });
     await createUser(server, { name: 'ivy', email: 'ivy@example.test' });

@@ -50,6 +50,8 @@ export interface SignatureFieldSpec {
   text?: string;
   readOnly?: boolean;
   customId?: string;
+  /** The field's own identity (every field of a share has one; `customId` may be empty). */
+  fieldId?: string;
   fontSize?: number;
 }
 
@@ -124,7 +126,7 @@ export interface SignEntry {
 }
 
 export interface TextEntry {
-  /** The `customId` of the field this text answers. */
+  /** The field this text answers: its `fieldId` (or `customId`). */
   fieldId?: string;
   text: string;
   pages: number[];

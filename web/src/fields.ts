@@ -11,7 +11,8 @@ export interface Field {
   required: boolean;
   /** Placed by the signer (the share named no field): they may move it. */
   movable: boolean;
-  customId?: string;
+  /** How answers name the field: its `fieldId`, or its `customId` on shares from before fields had one. */
+  answerId?: string;
   tooltip?: string;
   fontSize?: number;
   /** Filled in: the uploaded image's file id, the text, or the attached file's name. */
@@ -70,7 +71,7 @@ export function fieldsFromShare(specs: SignatureFieldSpec[], pageCount: number):
       position: clampPosition(spec.position),
       required: spec.required !== false,
       movable: false,
-      ...(spec.customId ? { customId: spec.customId } : {}),
+      ...(spec.fieldId || spec.customId ? { answerId: spec.fieldId || spec.customId } : {}),
       ...(spec.tooltip ? { tooltip: spec.tooltip } : {}),
       ...(spec.fontSize ? { fontSize: spec.fontSize } : {}),
       ...(kind === 'text' && spec.text ? { text: spec.text } : {}),
@@ -148,7 +149,7 @@ export function signBody(fields: Field[]): { signatures: SignEntry[]; annotation
       signatures.push({ type: field.kind, blob: field.fileId, pages: field.pages, position: field.position });
     } else if (field.kind === 'text' && field.text?.trim()) {
       annotations.push({
-        ...(field.customId ? { fieldId: field.customId } : {}),
+        ...(field.answerId ? { fieldId: field.answerId } : {}),
         text: field.text.trim(),
         pages: field.pages,
         position: field.position,

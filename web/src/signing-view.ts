@@ -394,7 +394,7 @@ export class SigningPage {
         field.text = answer.values.text ?? '';
       } else {
         // A submitted file cannot be replaced (spec Sharing rule 5: submittedFiles are immutable).
-        if (isDone(field) || !field.customId) return;
+        if (isDone(field) || !field.answerId) return;
         const answer = await formDialog({
           title: t('file.title'),
           ...(field.tooltip ? { intro: field.tooltip } : {}),
@@ -403,7 +403,7 @@ export class SigningPage {
         });
         const file = answer?.files.file;
         if (!file) return;
-        await this.#ctx.api.submitFile(this.#documentId, field.customId, file);
+        await this.#ctx.api.submitFile(this.#documentId, field.answerId, file);
         field.fileName = file.name;
       }
     } catch (error) {

@@ -111,7 +111,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Submit a file for a signature field',
-          description: `multipart/form-data \`file\` and \`fieldId\` (or its synonym \`customId\`): the \`customId\` of one of the share’s signature fields of subtype \`annotation_submitted_file\` (400 otherwise). The file joins the document’s \`submittedFiles\` and is immutable: a second file for the same field is 409 CONFLICT (spec Sharing rule 5, Versioning 5). The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document). ${WHO}`,
+          description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` and is immutable: a second file for the same field is 409 CONFLICT (spec Sharing rule 5, Versioning 5). The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document). ${WHO}`,
           consumes: ['multipart/form-data'],
           response: withErrors({ 200: UploadAnswer, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
         },

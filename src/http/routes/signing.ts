@@ -57,7 +57,7 @@ export const TextEntrySchema = Type.Object(
       Type.String({
         maxLength: 200,
         description:
-          'The `customId` of the share’s signature field this text answers (required fields must be answered).',
+          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered.',
       }),
     ),
     subtype: Type.Optional(Type.String({ maxLength: 50 })),
