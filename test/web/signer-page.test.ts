@@ -390,9 +390,8 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
                 `at ${reach.status}: the right edge is ${-reach.right}px out of reach`,
               );
               await s.page.getByRole('button', { name: 'Zoom in' }).click();
-              await s.page.waitForFunction(
-                `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
-              );
+              // A selector, not a function: the page's CSP allows no eval.
+              await s.page.locator('.viewer[data-pending="0"]').waitFor();
             }
             await s.capture('zoomed-in-left-edge');
             assert.deepEqual(s.problems, []);
@@ -1061,6 +1060,10 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           body: { id, data: [{ sharePurpose: 'sign', shareTo: 'jon', language: 'de' }], signatureFields },
         });
         assert.equal(shared.status, 200, shared.text);
+        const cityField = (shared.body[0].signatureFields as { customId?: string; fieldId: string }[]).find(
+          (field) => field.customId === 'city',
+        )?.fieldId;
+        assert.match(cityField ?? '', /^fld_/);
         const s = await Session.open(browser, 'fields-keyboard-de', 'phone');
         let signBody: unknown;
         s.page.on('request', (request: Request) => {
@@ -1142,7 +1145,8 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
                 position: at(0.8, 0.9, 0.12, 0.05),
               },
             ],
-            annotations: [{ fieldId: 'city', text: 'Berlin', pages: [1], position: at(0.1, 0.8) }],
+            // The field's own identity (issue 24, 2), the one the share gave it.
+            annotations: [{ fieldId: cityField, text: 'Berlin', pages: [1], position: at(0.1, 0.8) }],
           });
           const done = await ownerView(id);
           assert.deepEqual(
