@@ -167,19 +167,21 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks/:webhookId/secret',
       {
+        // The body is optional: a request without one is an empty one.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags: ['webhooks'],
           summary: 'Rotate a webhook’s secret',
           description: `Gives the webhook a new \`hmacSecret\` (generated like at creation unless chosen; this answer is the only one that shows it) and keeps the replaced one signing for a grace period: \`graceHours\`, by default WEBHOOK_SECRET_GRACE_HOURS (24). Meanwhile each delivery's \`webhook-signature\` carries two \`v1,\` entries, the new secret's first, so a receiver verifying with either secret accepts it and can switch at any moment; \`x-signery-signature\` (a single value) uses the new secret from the rotation on. Worker nodes pick the new secret up within 5 seconds. After the grace period the old secret is deleted; \`graceHours: 0\` drops it at once (a leaked secret). Rotating again during a grace period replaces the older of the two. Audited (without the secrets). ${REACH}`,
           params: WebhookParams,
-          body: Type.Optional(
-            Type.Object(
-              {
-                hmacSecret: Type.Optional(ChosenSecret),
-                graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 168 })),
-              },
-              { additionalProperties: false },
-            ),
+          body: Type.Object(
+            {
+              hmacSecret: Type.Optional(ChosenSecret),
+              graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 168 })),
+            },
+            { additionalProperties: false },
           ),
           response: withErrors({
             200: Type.Object({
@@ -191,7 +193,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           }),
         },
       },
-      async (request) => rotateSecret(deps, actorOf(request), request.params.webhookId, request.body ?? {}),
+      async (request) => rotateSecret(deps, actorOf(request), request.params.webhookId, request.body),
     );
 
     app.post(
