@@ -30,6 +30,8 @@ export interface Config {
   };
   tsaUrl: string | undefined;
   webhookAllowPrivate: boolean;
+  /** How long a rotated-out webhook secret still signs deliveries, unless the rotation says. */
+  webhookSecretGraceHours: number;
   sessionTtlDays: number;
   apiKeyTtlDays: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     tsaUrl: text(env, 'TSA_URL'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    webhookSecretGraceHours: integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),

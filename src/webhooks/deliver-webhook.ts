@@ -5,12 +5,10 @@ import type { JobContext } from '../jobs/worker.js';
 import { deliveryBody, type DeliveryPayload } from './delivery-job.js';
 import { postCallback, type DeliveryTransport } from './post-callback.js';
 import { signBody, standardWebhookHeaders } from './signature.js';
-import type { WebhookTargets } from './webhook-targets.js';
+import { signingSecrets, webhookTarget, type WebhookTarget, type WebhookTargets } from './webhook-targets.js';
 
 /** What the request of one delivery is made of. */
-interface DeliveryRequest {
-  callbackUrl: string;
-  hmacSecret: string;
+interface DeliveryRequest extends WebhookTarget {
   event: string;
   body: string;
   /** When the event happened (its `timestamp`): the delivery's lag counts from it. */
@@ -21,8 +19,10 @@ interface DeliveryRequest {
  * Runs one attempt of one delivery (job `webhook.deliver`): POSTs `{documentId, event, actor,
  * timestamp}` to the callback URL, signed, and records the attempt together with its outcome (one
  * statement on PostgreSQL, one transaction on SQLite): done on any 2xx, otherwise a retry with
- * backoff until 24 hours after the event, then dead-lettered (Contract: webhook delivery). Counts the
- * attempt, and a success's lag from the event, in the metrics.
+ * backoff until 24 hours after the event, then dead-lettered (Contract: webhook delivery). During a
+ * secret rotation's grace period `webhook-signature` carries a signature per secret, the new one
+ * first; `x-signery-signature`, a single value, is always the new secret's. Counts the attempt, and a
+ * success's lag from the event, in the metrics.
  */
 export async function deliverWebhook(
   deps: Deps,
@@ -37,6 +37,7 @@ export async function deliverWebhook(
   if (!request) return;
 
   const attemptAt = deps.clock.now();
+  const secrets = signingSecrets(request, attemptAt);
   const result = await postCallback(request.callbackUrl, options.transport, request.body, {
     'content-type': 'application/json',
     'user-agent': 'Signery-Webhooks/1',
@@ -44,7 +45,7 @@ export async function deliverWebhook(
     'x-signery-delivery': deliveryId,
     'x-signery-timestamp': attemptAt.toISOString(),
     'x-signery-event': request.event,
-    ...standardWebhookHeaders([request.hmacSecret], deliveryId, attemptAt, request.body),
+    ...standardWebhookHeaders(secrets, deliveryId, attemptAt, request.body),
   });
 
   if (result.success)
@@ -68,6 +69,7 @@ export async function deliverWebhook(
         latency_ms: result.latencyMs,
         error: result.error,
         success: result.success ? 1 : 0,
+        response_excerpt: result.responseExcerpt,
       },
     },
   });
@@ -90,13 +92,21 @@ async function loadRequest(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select(['w.callback_url', 'w.hmac_secret', 'e.document_id', 'e.event', 'e.actor', 'e.occurred_at'])
+    .select([
+      'w.callback_url',
+      'w.hmac_secret',
+      'w.previous_hmac_secret',
+      'w.previous_secret_until',
+      'e.document_id',
+      'e.event',
+      'e.actor',
+      'e.occurred_at',
+    ])
     .where('d.id', '=', String(payload.deliveryId))
     .executeTakeFirst();
   if (!row) return undefined;
   return {
-    callbackUrl: row.callback_url,
-    hmacSecret: row.hmac_secret,
+    ...webhookTarget(row),
     event: row.event,
     occurredAt: new Date(row.occurred_at),
     body: deliveryBody({

@@ -11,6 +11,11 @@ export interface AttemptView {
   latencyMs: number;
   error: string | null;
   success: boolean;
+  /**
+   * The first 256 bytes of the receiver's answer as text (invalid UTF-8 replaced by U+FFFD); null
+   * without an answer, or for attempts made before excerpts were kept.
+   */
+  responseExcerpt: string | null;
 }
 
 /**
@@ -94,6 +99,7 @@ export async function listDeliveries(
       latencyMs: Number(a.latency_ms),
       error: a.error,
       success: Boolean(a.success),
+      responseExcerpt: a.response_excerpt,
     });
     byDelivery.set(a.delivery_id, list);
   }

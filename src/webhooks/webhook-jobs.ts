@@ -3,11 +3,13 @@ import type { Worker } from '../jobs/worker.js';
 import { deliverWebhook } from './deliver-webhook.js';
 import { DELIVERY_JOB_TYPE } from './delivery-job.js';
 import { purgeDeliveries } from './purge-deliveries.js';
+import { forgetExpiredSecrets } from './rotate-secret.js';
 import { WebhookTargets } from './webhook-targets.js';
 import { guardedAgents, type CallbackPolicy, type GuardedAgents } from './ssrf-guard.js';
 
 /**
- * Gives a worker the webhook jobs: delivery attempts, and the hourly purge of old deliveries.
+ * Gives a worker the webhook jobs: delivery attempts, the hourly purge of old deliveries, and the
+ * deletion, every minute, of rotated-out secrets whose grace period is over.
  *
  * ```ts
  * const worker = new Worker(deps, { logger });
@@ -32,6 +34,9 @@ export function registerWebhookJobs(worker: Worker, deps: Deps): void {
   );
   worker.every('webhooks.purge', 3_600_000, async (tick) => {
     await purgeDeliveries(deps, tick);
+  });
+  worker.every('webhooks.forget-secrets', 60_000, async () => {
+    await forgetExpiredSecrets(deps, deps.clock.now());
   });
   worker.onStop(async () => {
     agents?.close();

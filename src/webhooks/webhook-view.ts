@@ -15,7 +15,12 @@ export interface WebhookView {
   hmacSecret?: string;
 }
 
-export function webhookView(row: Selectable<WebhookTable>): WebhookView {
+export function webhookView(
+  row: Pick<
+    Selectable<WebhookTable>,
+    'id' | 'creator_name' | 'created_at' | 'type' | 'name' | 'callback_url'
+  >,
+): WebhookView {
   return {
     id: row.id,
     creator: row.creator_name,

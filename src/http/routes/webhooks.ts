@@ -6,7 +6,14 @@ import { deleteWebhook } from '../../webhooks/delete-webhook.js';
 import { EVENT_NAMES } from '../../webhooks/emit-event.js';
 import { listDeliveries } from '../../webhooks/list-deliveries.js';
 import { listWebhooks } from '../../webhooks/list-webhooks.js';
+import {
+  MAX_REPLAY_EVENTS,
+  MAX_REPLAY_RANGE_MS,
+  replayDeliveries,
+} from '../../webhooks/replay-deliveries.js';
 import { retryDelivery } from '../../webhooks/retry-delivery.js';
+import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
+import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { actorOf } from '../authentication.js';
 import { Success, withErrors } from '../schemas.js';
 
@@ -29,6 +36,9 @@ const Webhook = Type.Object({
   ),
 });
 
+/** A webhook secret chosen by the integrator: the same rule at creation and at rotation. */
+const ChosenSecret = Type.String({ minLength: 16, maxLength: 256 });
+
 const Attempt = Type.Object({
   attempt: Type.Integer(),
   time: Type.String(),
@@ -36,6 +46,9 @@ const Attempt = Type.Object({
   latencyMs: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   success: Type.Boolean(),
+  responseExcerpt: Type.Union([Type.String(), Type.Null()], {
+    description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of the receiver's answer as UTF-8 text (invalid bytes and NUL replaced by U+FFFD, a character cut at the end left out); null without an answer.`,
+  }),
 });
 
 const Delivery = Type.Object({
@@ -50,11 +63,11 @@ const Delivery = Type.Object({
   attempts: Type.Array(Attempt),
 });
 
-const DELIVERY_RULES = `Each event in a webhook's scope is POSTed as JSON \`{documentId, event, actor, timestamp}\` (events: ${EVENT_NAMES.join(', ')}) with \`x-signery-signature\` (hex HMAC-SHA256 of the raw body with \`hmacSecret\`), \`x-signery-delivery\` (the same on every attempt of a delivery) and \`x-signery-timestamp\` (this attempt's time), and the Standard Webhooks headers \`webhook-id\` (the delivery id), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`, keyed with the base64-decoded rest of a \`whsec_\` secret, otherwise with the secret's UTF-8 bytes). A generated \`hmacSecret\` is \`whsec_\` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.`;
+const DELIVERY_RULES = `Each event in a webhook's scope is POSTed as JSON \`{documentId, event, actor, timestamp}\` (events: ${EVENT_NAMES.join(', ')}) with \`x-signery-signature\` (hex HMAC-SHA256 of the raw body with \`hmacSecret\`; during a secret rotation, with the new secret), \`x-signery-delivery\` (the same on every attempt of a delivery) and \`x-signery-timestamp\` (this attempt's time), and the Standard Webhooks headers \`webhook-id\` (the delivery id), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`, one space-separated entry per active secret, the newest first: two during a secret rotation's grace period; keyed with the base64-decoded rest of a \`whsec_\` secret, otherwise with the secret's UTF-8 bytes). A generated \`hmacSecret\` is \`whsec_\` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.`;
 
 /** Who reaches a webhook (issue 20, item 11), told on every route that names one. */
 const REACH =
-  'A webhook is reached (listed, read, its deliveries listed and retried, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.';
+  'A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.';
 
 /** Webhooks and their deliveries (spec: Webhooks, Events; Contract: webhook headers and retries). */
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -70,7 +83,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               type: WebhookType,
               callbackUrl: Type.String({ minLength: 1, maxLength: 2048 }),
-              hmacSecret: Type.Optional(Type.String({ minLength: 16, maxLength: 256 })),
+              hmacSecret: Type.Optional(ChosenSecret),
               name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             },
             { additionalProperties: false },
@@ -149,6 +162,63 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await retryDelivery(deps, actorOf(request), request.params.webhookId, request.params.deliveryId);
         return { status: 'SUCCESS' as const };
       },
+    );
+
+    app.post(
+      '/webhooks/:webhookId/secret',
+      {
+        // The body is optional: a request without one is an empty one.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Rotate a webhook’s secret',
+          description: `Gives the webhook a new \`hmacSecret\` (generated like at creation unless chosen; this answer is the only one that shows it) and keeps the replaced one signing for a grace period: \`graceHours\`, by default WEBHOOK_SECRET_GRACE_HOURS (24). Meanwhile each delivery's \`webhook-signature\` carries two \`v1,\` entries, the new secret's first, so a receiver verifying with either secret accepts it and can switch at any moment; \`x-signery-signature\` (a single value) uses the new secret from the rotation on. Worker nodes pick the new secret up within 5 seconds. After the grace period the old secret is deleted; \`graceHours: 0\` drops it at once (a leaked secret). Rotating again during a grace period replaces the older of the two. Audited (without the secrets). ${REACH}`,
+          params: WebhookParams,
+          body: Type.Object(
+            {
+              hmacSecret: Type.Optional(ChosenSecret),
+              graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 168 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({
+              hmacSecret: Type.String({ description: 'The new secret: store it to verify signatures.' }),
+              previousSecretUntil: Type.Union([Type.String(), Type.Null()], {
+                description: 'Until when the replaced secret still signs; null when it was dropped at once.',
+              }),
+            }),
+          }),
+        },
+      },
+      async (request) => rotateSecret(deps, actorOf(request), request.params.webhookId, request.body),
+    );
+
+    app.post(
+      '/webhooks/:webhookId/replay',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Send a time range of events again',
+          description: `Queues again every event of the webhook's scope that happened in \`[from, to)\`, in the order they happened, behind the webhook's deliveries already waiting (one at a time, like all its deliveries). An event already delivered (or failed) to this webhook is sent again as the same delivery: the same \`webhook-id\` and \`x-signery-delivery\`, so a receiver that has it can ignore it, with a new 24 hours of retries; one still on its way is not queued twice nor counted. An event without a delivery to this webhook (purged after 30 days, or one that raced with the webhook's creation) gets a new delivery. Events from before the webhook existed are not sent (a replay resends what the webhook owed, it does not backfill). At most ${MAX_REPLAY_RANGE_MS / 86_400_000} days between \`from\` and \`to\` (400 VALIDATION_ERROR) and ${MAX_REPLAY_EVENTS} events (413 LIMIT_EXCEEDED: replay smaller ranges). Answers how many deliveries were queued. Audited. ${REACH}`,
+          params: WebhookParams,
+          body: Type.Object(
+            {
+              from: Type.String({
+                minLength: 1,
+                maxLength: 40,
+                description: 'ISO 8601 date-time, included.',
+              }),
+              to: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 date-time, excluded.' }),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({ 200: Type.Object({ replayed: Type.Integer() }) }),
+        },
+      },
+      async (request) => replayDeliveries(deps, actorOf(request), request.params.webhookId, request.body),
     );
   };
 }

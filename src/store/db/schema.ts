@@ -336,6 +336,9 @@ export interface WebhookTable {
   callback_url: string;
   /** Needed to sign each request, so stored as given; never logged nor listed. */
   hmac_secret: string;
+  /** The secret a rotation replaced, still signing until `previous_secret_until`; then cleared. */
+  previous_hmac_secret: string | null;
+  previous_secret_until: string | null;
   creator_id: string;
   creator_name: string;
   created_at: string;
@@ -361,6 +364,8 @@ export interface WebhookAttemptTable {
   latency_ms: number;
   error: string | null;
   success: number;
+  /** The first bytes of the receiver's answer as text (null without an answer). */
+  response_excerpt: string | null;
 }
 
 export interface ShareTable {
