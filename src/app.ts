@@ -47,7 +47,7 @@ import { signerPageRoutes } from './http/routes/signer-page.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBodySchema } from './http/schemas.js';
-import { createValidatorCompiler, refuseNulCharacters } from './http/validation.js';
+import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
 import { readQueueStats } from './jobs/queue-stats.js';
 import { Worker, type WorkerOptions } from './jobs/worker.js';
 import { Metrics } from './metrics.js';
@@ -191,6 +191,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const drain = drainer(server.server);
   server.setValidatorCompiler(createValidatorCompiler());
   refuseNulCharacters(server);
+  treatAbsentBodyAsEmpty(server);
   server.addSchema(ErrorBodySchema);
   registerErrorHandlers(server);
   registerJsonParser(server);

@@ -1,10 +1,18 @@
 import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import type { Actor } from './actor.js';
+import { ValidationError } from '../errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-/** GET /logout: ends only the token used (spec: Session token table); other sessions stay valid. */
+/**
+ * GET /logout: ends only the token used (spec: Session token table); other sessions stay valid.
+ * An API key is not a session: it ends only by DELETE /api/key/:token (spec: API key), so logging
+ * out with one is refused rather than answered SUCCESS with the key still valid.
+ */
 export async function logOut(deps: Deps, actor: Actor): Promise<void> {
+  if (actor.tokenKind !== 'session') {
+    throw new ValidationError('An API key is not a session: revoke it with DELETE /api/key/{key}');
+  }
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .deleteFrom('auth_tokens')

@@ -97,6 +97,13 @@ async function unlock(
   method: string,
   apply: (trx: Deps['db']) => Promise<boolean>,
 ) {
+  // spec: Session token table: a code moves a *locked* token to unlocked. On a token that is already
+  // unlocked there is nothing to move, and a recovery code would be spent for nothing.
+  if (actor.unlocked) {
+    throw new ValidationError(
+      `This session is already unlocked: the ${method === 'totp' ? 'code' : 'recovery code'} was not used`,
+    );
+  }
   const key = { key: `mfa:${actor.userId}`, max: MFA_FAILURES };
   await assertNotThrottled(deps, [key]);
   const ok = await writeTransaction(deps.db, deps.dialect, async (trx) => {

@@ -10,8 +10,14 @@ import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js
 import { loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from './document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import {
+  assertFileChangesAllowed,
+  replaceDocumentFiles,
+  type FileChanges,
+} from './replace-document-files.js';
 
-export interface MetadataChanges {
+export interface MetadataChanges extends FileChanges {
   documentTitle?: string | undefined;
   customFields?: CustomFieldInput[] | undefined;
   /** Moves the document or folder into this folder; null moves it to the root. */
@@ -24,7 +30,8 @@ const MAX_DEPTH = 64;
 
 /**
  * PUT /documents/edit/:version: changes a document's or folder's metadata and moves it between
- * folders, without touching its files. Compare-and-set on the version.
+ * folders; a document's attachments (`file`) and main file (`pdfFile`) change as in
+ * PUT /documents/:version (spec Files, usage rule 7 names both calls). Compare-and-set on the version.
  */
 export async function editDocument(
   deps: Deps,
@@ -59,9 +66,18 @@ export async function editDocument(
       set.folder_id = target.id;
     }
   }
+  await assertFileChangesAllowed(deps, actor, doc, changes);
+  const properties = await getProperties(deps, actor);
   const now = deps.clock.now();
-  const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>
-    changeDocument(trx, actor, {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const { mainFileId } = await replaceDocumentFiles(trx, actor, {
+      doc,
+      changes,
+      now,
+      dropZoneMaxSize: properties.dropZoneMaxSize,
+    });
+    if (mainFileId) set.main_file_id = mainFileId;
+    return changeDocument(trx, actor, {
       doc,
       expectedVersion: options.version,
       set,
@@ -69,7 +85,7 @@ export async function editDocument(
       event: doc.kind === 'document' ? 'documentEdited' : undefined,
       data: { fields: Object.keys(changes) },
       now,
-    }),
-  );
+    });
+  });
   return documentView(deps.db, actor, updated);
 }

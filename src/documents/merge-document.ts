@@ -2,6 +2,7 @@ import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import { inspectPdf } from '../pdf/inspect-pdf.js';
 import { mergePdfs } from '../pdf/merge-pdfs.js';
 import { loadEditable } from './access.js';
 import { addRevision, changeDocument } from './change-document.js';
@@ -32,6 +33,8 @@ export async function mergeDocument(
     if (file) sources.push(await deps.files.read(file));
   }
   const merged = await mergePdfs(sources);
+  // The new main file is counted like an upload (its `pages` in every File record and view).
+  const inspection = await inspectPdf(merged);
   const saved = await deps.files.save(Buffer.from(merged), {
     tenantId: actor.tenantId,
     organizationId: doc.organization_id,
@@ -39,6 +42,7 @@ export async function mergeDocument(
     name: main.name,
     mimetype: 'application/pdf',
     kind: 'merged',
+    pages: inspection.ok ? inspection.pages : null,
   });
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {

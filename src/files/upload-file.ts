@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { Forbidden } from '../errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
+import { assertSignatureImage } from './image-bytes.js';
 import type { FileRecord, StoredBytes } from '../store/files/file-store.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { fileView, type FileView } from './file-view.js';
@@ -43,6 +44,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
     throw new Forbidden('Uploading files needs the right use_file_management');
   }
   const { stored, storage } = await storeUploadBytes(deps, actor, options.stream);
+  if (options.kind === 'signature' || options.kind === 'initials') await assertSignatureImage(deps, stored);
   const pages = await pageCount(deps, stored, options);
   const now = deps.clock.now();
   // spec Limits, Storage; a crash leaves no file without its audit entry: the row, the quota it takes,

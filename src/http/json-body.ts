@@ -31,6 +31,11 @@ export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string; // parseAs: 'string'
+    // An empty body declared as JSON is an absent body (http/validation.ts treatAbsentBodyAsEmpty).
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (exceedsDepth(text, MAX_JSON_DEPTH)) {
       done(new ValidationError(`Request body nests more than ${MAX_JSON_DEPTH} levels`), undefined);
       return;

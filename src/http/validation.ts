@@ -19,9 +19,31 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const text = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
   return ({ schema, httpPart }) => {
     const validate: ValidateFunction = (httpPart === 'body' ? body : text).compile(schema as object);
-    return (data: unknown) =>
-      validate(data) ? { value: data } : { error: validationFailure(validate.errors) };
+    const flags = httpPart === 'querystring' ? booleanProperties(schema) : [];
+    return (data: unknown) => {
+      if (flags.length > 0) acceptDigitBooleans(data, flags);
+      return validate(data) ? { value: data } : { error: validationFailure(validate.errors) };
+    };
   };
+}
+
+/** The names of an object schema's properties that are booleans (`type: 'boolean'`). */
+function booleanProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]?.type === 'boolean');
+}
+
+/**
+ * Query flags are text, and integrators write them as `1`/`0` as often as `true`/`false`
+ * (`?hardDelete=1`); Ajv coerces only the words, so the digits are turned into them first.
+ */
+function acceptDigitBooleans(query: unknown, flags: string[]): void {
+  if (typeof query !== 'object' || query === null) return;
+  const values = query as Record<string, unknown>;
+  for (const flag of flags) {
+    if (values[flag] === '1') values[flag] = 'true';
+    else if (values[flag] === '0') values[flag] = 'false';
+  }
 }
 
 function validationFailure(errors: ErrorObject[] | null | undefined): Error & { validation: ErrorObject[] } {
@@ -197,4 +219,21 @@ function nulAt(value: unknown, path: string): string | undefined {
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/**
+ * A request without a body (a DELETE, a POST from a client that sends nothing, an empty
+ * text/plain body) means "no fields": where the route's body schema is an object, it is validated
+ * and handled as `{}`. A body whose fields are all optional is then accepted (defaults apply)
+ * instead of failing with `"value" must be of type object`; otherwise the error names the first
+ * required field.
+ */
+export function treatAbsentBodyAsEmpty(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const absent =
+      request.body === undefined || (typeof request.body === 'string' && request.body.trim() === '');
+    if (!absent) return;
+    const schema = request.routeOptions.schema?.body as { type?: unknown } | undefined;
+    if (schema?.type === 'object') request.body = {};
+  });
 }

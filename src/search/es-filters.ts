@@ -26,7 +26,8 @@ interface FieldSpec {
   column: (eb: Eb) => Expression<unknown>;
   /**
    * For a user's login name: the document column holding the user id. `term` and `terms` then look
-   * the names up once (`created_by IN (SELECT id FROM users WHERE name = ?)`) instead of per row.
+   * the users up once (`created_by IN (SELECT id FROM users WHERE name = ? OR id = ?)`), by login
+   * name or id, instead of per row.
    */
   userIdColumn?: 'created_by' | 'owner_id';
   /** Nested path the field belongs to (`createName`, `workflow`, `shares`, ...). */
@@ -182,14 +183,7 @@ class Translator {
           here,
         );
         const users = field.userIdColumn;
-        if (users) {
-          return (eb) =>
-            eb(
-              `documents.${users}`,
-              'in',
-              eb.selectFrom('users').select('users.id').where('users.name', '=', String(value)),
-            );
-        }
+        if (users) return (eb) => eb(`documents.${users}`, 'in', usersNamed(eb, [String(value)]));
         return (eb) => eb(field.column(eb), '=', value);
       }
       case 'terms': {
@@ -197,17 +191,7 @@ class Translator {
           this.#fail(here, 'must be an array of 1 to 1000 values');
         const values = raw.map((v, i) => this.#value(v, field, `${here}[${i}]`));
         const users = field.userIdColumn;
-        if (users) {
-          return (eb) =>
-            eb(
-              `documents.${users}`,
-              'in',
-              eb
-                .selectFrom('users')
-                .select('users.id')
-                .where('users.name', 'in', values as string[]),
-            );
-        }
+        if (users) return (eb) => eb(`documents.${users}`, 'in', usersNamed(eb, values as string[]));
         return (eb) => eb(field.column(eb), 'in', values);
       }
       case 'range': {
@@ -291,6 +275,18 @@ export function esFilterExpression(esFilters: unknown, at = 'query.esFilters'): 
     if (keys.length > 0 && keys.every((k) => boolKeys.includes(k))) return translator.bool(esFilters, at, 0);
   }
   return translator.query(esFilters, at, 0);
+}
+
+/**
+ * The ids of the users a filter value names. The spec's creator filter gives `createName.name` "=
+ * user ID, which may differ from the e-mail": callers send the login name or the id the API hands
+ * out (`user.id`, `createName.id`), and both must find the same documents.
+ */
+function usersNamed(eb: Eb, values: string[]) {
+  return eb
+    .selectFrom('users')
+    .select('users.id')
+    .where((u) => u.or([u('users.name', 'in', values), u('users.id', 'in', values)]));
 }
 
 function escapeLike(text: string): string {

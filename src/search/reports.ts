@@ -54,6 +54,11 @@ export interface ReportsAnswer {
 interface Cursor {
   createdAt: string;
   id: string;
+  /**
+   * How many records the scroll has handed out before this point: the next page's `from` (spec:
+   * `from` is the 0-based offset of the page). Absent in contexts opened before it was kept.
+   */
+  served?: number;
 }
 
 export const DEFAULT_REPORT_SIZE = 100;
@@ -87,11 +92,14 @@ export async function searchReports(deps: Deps, actor: Actor, query: ReportsQuer
     const position = await scrolls.resume<Cursor>(actor, { scrollId: query.scroll.id, query: filters });
     const rows = await page(deps, scope, { after: position.cursor, size });
     const last = rows.at(-1);
+    const from = position.cursor?.served ?? 0;
     const scrollId = await scrolls.advance(position, {
-      cursor: last ? { createdAt: last.created_at, id: last.id } : position.cursor,
+      cursor: last
+        ? { createdAt: last.created_at, id: last.id, served: from + rows.length }
+        : position.cursor,
       timeoutSeconds: query.scroll.timeout,
     });
-    return { from: 0, total: position.total, results: await records(deps, rows), scrollId };
+    return { from, total: position.total, results: await records(deps, rows), scrollId };
   }
 
   const from = query.from ?? 0;
@@ -116,8 +124,8 @@ export async function searchReports(deps: Deps, actor: Actor, query: ReportsQuer
   const scrollId = await scrolls.advance(position, {
     // An empty first page leaves nothing to continue: the cursor then sorts before everything.
     cursor: last
-      ? { createdAt: last.created_at, id: last.id }
-      : { createdAt: '0001-01-01T00:00:00.000Z', id: '' },
+      ? { createdAt: last.created_at, id: last.id, served: from + rows.length }
+      : { createdAt: '0001-01-01T00:00:00.000Z', id: '', served: from },
   });
   return { from, total, results, scrollId };
 }

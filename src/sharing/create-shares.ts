@@ -70,6 +70,7 @@ const MAX_RECIPIENTS = 100;
 /**
  * spec Sharing rule 3: factors default to `email` only; an `email` factor must match the recipient's
  * e-mail; other factors only when `allowedOAuths` holds only the national digital identity provider.
+ * `at` is where the recipient sits in the body (`data[0]`), empty when its fields are at the root.
  */
 export function checkOAuthFactors(
   factors: OAuthFactor[] | undefined,
@@ -78,14 +79,15 @@ export function checkOAuthFactors(
   at: string,
 ): OAuthFactor[] {
   if (!factors || factors.length === 0) return email ? [{ type: 'email', value: email }] : [];
+  const field = (i: number, key: string) => `${at ? `${at}.` : ''}oauthFactors[${i}].${key}`;
   for (const [i, factor] of factors.entries()) {
     if (factor.type === 'email') {
       if (!email || factor.value.trim().toLowerCase() !== email) {
-        throw new ValidationError(`${at}.oauthFactors[${i}].value`, "must match the recipient's e-mail");
+        throw new ValidationError(field(i, 'value'), "must match the recipient's e-mail");
       }
     } else if (!(allowedOAuths?.length === 1 && allowedOAuths[0] === NATIONAL_ID_PROVIDER)) {
       throw new ValidationError(
-        `${at}.oauthFactors[${i}].type`,
+        field(i, 'type'),
         `${factor.type} is allowed only when allowedOAuths holds only ${NATIONAL_ID_PROVIDER}`,
       );
     }

@@ -47,7 +47,7 @@ export async function delegateShare(
     throw new ValidationError('shareTo', 'must be a valid email');
   }
   if (email === share.share_to) throw new ValidationError('A share cannot be delegated to its own recipient');
-  const factors = checkOAuthFactors(options.oauthFactors, options.allowedOAuths, email, 'value');
+  const factors = checkOAuthFactors(options.oauthFactors, options.allowedOAuths, email, '');
   const token = newShareToken();
   const by = { tenantId: share.tenant_id, name: callerName(caller), requestId: callerRequestId(caller) };
   const row = await writeTransaction(deps.db, deps.dialect, async (trx) => {

@@ -1,7 +1,8 @@
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
+import { assertSignatureProvider } from './signature-provider.js';
 import { loadEditable } from '../documents/access.js';
-import { ValidationError, VersionMismatch } from '../errors.js';
+import { VersionMismatch } from '../errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from './new-main-file.js';
 import { mainFileBytes, sealBytes, tenantDefaultLevel, type SignOutcome } from './sign-document.js';
@@ -26,11 +27,7 @@ export async function sealDocument(
 ): Promise<SignOutcome> {
   const doc = await loadEditable(deps.db, actor, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();
-  const provider = options.signatureProvider ?? 'internal';
-  const { providers } = await deps.seal();
-  if (!providers.includes(provider)) {
-    throw new ValidationError('signatureProvider', `must be one of [${providers.join(', ')}]`);
-  }
+  const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const sealed = await sealBytes(deps, {
     operation: 'seal',

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../auth/actor.js';
 import type { Deps } from '../deps.js';
+import { assertSignatureProvider } from './signature-provider.js';
 import { canEdit, loadVisible, type DocumentRow } from '../documents/access.js';
 import { addRevision, type DocumentChanger } from '../documents/change-document.js';
 import { replaceMainFile, saveNextMainFile } from './new-main-file.js';
@@ -110,8 +111,10 @@ export async function signDocument(
     version: number;
     signatures: SignatureEntry[];
     level?: PadesLevel | undefined;
+    signatureProvider?: string | undefined;
   } & Omit<VisualRequest, 'signatures'>,
 ): Promise<SignOutcome> {
+  await assertSignatureProvider(deps, options.signatureProvider);
   const { doc, share, signerName, by, placer } = await authorizeSigning(deps, signing, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();
   const level = options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id));

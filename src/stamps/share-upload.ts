@@ -9,6 +9,7 @@ import { changeDocument } from '../documents/change-document.js';
 import type { DocumentView } from '../documents/document-view.js';
 import { Conflict, FileNotUsable, NotFound, ValidationError } from '../errors.js';
 import { fileView, type FileView } from '../files/file-view.js';
+import { assertSignatureImage } from '../files/image-bytes.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../files/storage.js';
 import { callerName, callerRequestId, loadCallerShare, type RecipientCaller } from '../sharing/recipient.js';
 import { assertShareCanAct, getSharedDocument } from '../sharing/recipient-actions.js';
@@ -125,6 +126,7 @@ async function save(
   const { share, doc } = target;
   const uploader = shareUploader(share, doc, callerRequestId(caller));
   const { stored, storage } = await storeUploadBytes(deps, uploader, file.stream);
+  if (kind === 'share-signature' || kind === 'share-initials') await assertSignatureImage(deps, stored);
   const now = deps.clock.now();
   // The row, the quota it takes and the audit entry commit together (spec Limits, Storage).
   const { saved, used } = await writeTransaction(deps.db, deps.dialect, async (trx) => {

@@ -96,6 +96,17 @@ describe('spec: Session token table', () => {
     assert.equal((await server.api('GET', '/api/key', { token: second })).status, 200);
   });
 
+  it('spec API key: "invalid immediately after DELETE /api/key/:token": GET /logout with a key is 400 naming DELETE /api/key, and the key stays valid', async () => {
+    const admin = await server.login(ADMIN.name, ADMIN.password);
+    const key = (await server.api('POST', '/api/key', { token: admin, body: {} })).body.id as string;
+    const out = await server.api('GET', '/logout', { token: key });
+    assert.equal(out.status, 400, out.text);
+    assert.equal(out.body.code, 'VALIDATION_ERROR');
+    assert.match(out.body.message, /DELETE \/api\/key/);
+    assert.ok(!out.body.message.includes(key), 'the key is not echoed');
+    assert.equal((await server.api('GET', '/api/key', { token: key })).status, 200, 'the key still works');
+  });
+
   it('sessions live 30 days: afterwards GET /login answers {logged:false} and other calls 401', async () => {
     await createUser(server, { name: 'expiring' });
     const token = await server.login('expiring', 'user-password-1');
@@ -210,6 +221,27 @@ describe('Contract: MFA (POST /login/mfa, /login/totp, /login/recovery, DELETE /
       body: { recoveryCode: (mfa.recoveryCodes[1] ?? '').toUpperCase() },
     });
     assert.deepEqual(other.body, { remainingRecoveryCodes: 8 });
+  });
+
+  it('spec Session token: "locked → POST /login/recovery → unlocked, code consumed": on an unlocked session the code is not consumed', async () => {
+    const mfa = await enroll('mfa-unlocked');
+    const token = await server.login('mfa-unlocked', 'user-password-1');
+    const code = mfa.recoveryCodes[0] ?? '';
+    const first = await server.api('POST', '/login/recovery', { token, body: { recoveryCode: code } });
+    assert.deepEqual(first.body, { remainingRecoveryCodes: 9 });
+    const again = await server.api('POST', '/login/recovery', {
+      token,
+      body: { recoveryCode: mfa.recoveryCodes[1] },
+    });
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.code, 'VALIDATION_ERROR');
+    assert.match(again.body.message, /already unlocked/);
+    const next = await server.login('mfa-unlocked', 'user-password-1');
+    const spent = await server.api('POST', '/login/recovery', {
+      token: next,
+      body: { recoveryCode: mfa.recoveryCodes[1] },
+    });
+    assert.deepEqual(spent.body, { remainingRecoveryCodes: 8 }, 'the second code was still unused');
   });
 
   it('POST /login/totp with the current code unlocks the token; a wrong code does not', async () => {

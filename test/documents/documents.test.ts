@@ -194,7 +194,7 @@ describe('documents: create, read, change, revisions (spec Documents)', () => {
     assert.equal(many.status, 413);
   });
 
-  it('PUT /documents/{id}/merge appends PDFs to the main file, which gets a new id', async () => {
+  it('PUT /documents/{id}/merge appends PDFs to the main file, which gets a new id and keeps its `pages` in pdfFile', async () => {
     const doc = (await create({ pdfFile: { content: await upload(server, token, makePdf({ pages: 2 })) } }))
       .body.results[0];
     const appendix = await upload(server, token, makePdf({ pages: 3 }));
@@ -205,6 +205,8 @@ describe('documents: create, read, change, revisions (spec Documents)', () => {
     assert.equal(merged.status, 200, merged.text);
     const result = merged.body.results[0];
     assert.notEqual(result.pdfFile.content, doc.pdfFile.content);
+    assert.equal(doc.pdfFile.pages, 2);
+    assert.equal(result.pdfFile.pages, 5, 'the merged main file is counted like an upload');
     const bytes = Buffer.from(
       await (
         await fetch(`${server.url}/api/v1/files/loadFile/hash/${result.pdfFile.content}?token=${token}`)

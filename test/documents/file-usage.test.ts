@@ -170,6 +170,48 @@ describe('spec Files: the file usage rules (each file hash is used once)', () =>
     assert.equal(ok.status, 200, ok.text);
   });
 
+  it('rule 7: "In PUT /documents/:version and PUT /documents/edit/:version, new attachments (`body.file`) must be unused or used only in a draft; a changed main file (external documents, `body.pdfFile`) likewise"', async () => {
+    const doc = (await newDoc(await upload(server, token, makePdf()))).body.results[0];
+    const used = await upload(server, token, Buffer.from('u'), { name: 'u.txt', type: 'text/plain' });
+    await newDoc(await upload(server, token, makePdf()), { file: [{ content: used }] });
+    assertNotUsable(
+      await server.api('PUT', `/documents/edit/${doc._version}`, {
+        token,
+        body: { id: doc.documentId, file: [{ content: used }] },
+      }),
+      'body.file[0].content',
+    );
+    const held = await upload(server, token, Buffer.from('h'), { name: 'h.txt', type: 'text/plain' });
+    await server.api('POST', '/drafts', { token, body: { data: { file: [{ content: held }] } } });
+    const attached = await server.api('PUT', `/documents/edit/${doc._version}`, {
+      token,
+      body: { id: doc.documentId, file: [{ content: held, public: true }] },
+    });
+    assert.equal(attached.status, 200, attached.text);
+    assert.deepEqual(
+      attached.body.results[0].file.map((f: { content: string }) => f.content),
+      [held],
+    );
+
+    const usedPdf = await upload(server, token, makePdf());
+    await newDoc(usedPdf);
+    assertNotUsable(
+      await server.api('PUT', `/documents/edit/${attached.body.results[0]._version}`, {
+        token,
+        body: { id: doc.documentId, pdfFile: { content: usedPdf } },
+      }),
+      'body.pdfFile.content',
+    );
+    const freshPdf = await upload(server, token, makePdf({ pages: 2 }));
+    const replaced = await server.api('PUT', `/documents/edit/${attached.body.results[0]._version}`, {
+      token,
+      body: { id: doc.documentId, pdfFile: { content: freshPdf } },
+    });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.equal(replaced.body.results[0].pdfFile.content, freshPdf);
+    assert.equal(replaced.body.results[0]._version, attached.body.results[0]._version + 1, 'one change');
+  });
+
   it('rule 5: a template file must be unused, or cloneFile set', async () => {
     const pdf = await upload(server, token, makePdf());
     const first = await server.api('POST', '/templates', {

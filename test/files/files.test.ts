@@ -110,6 +110,29 @@ for (const store of ['fs', 's3'] as const) {
       });
     });
 
+    it('usage rule 2: signature and initials images are refused at upload unless the bytes are PNG or JPEG, whatever the declared type', async () => {
+      const before = await server.app.deps.db.selectFrom('files').select('id').execute();
+      for (const path of ['/files/signature', '/files/initials']) {
+        for (const bytes of [makePdf(), Buffer.from('GIF89a not drawable'), Buffer.alloc(0)]) {
+          const response = await server.api('POST', path, {
+            token,
+            form: { file: { name: 'sig.png', type: 'image/png', bytes } },
+          });
+          assert.equal(response.status, 400, `${path}: ${response.text}`);
+          assert.equal(response.body.code, 'VALIDATION_ERROR');
+          assert.match(response.body.message, /"file" must be a PNG or JPEG image/);
+        }
+      }
+      const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(16)]);
+      const declaredPdf = await server.api('POST', '/files/signature', {
+        token,
+        form: { file: { name: 'scan.pdf', type: 'application/pdf', bytes: jpeg } },
+      });
+      assert.equal(declaredPdf.status, 200, 'the bytes decide, not the declared type');
+      const after = await server.app.deps.db.selectFrom('files').select('id').execute();
+      assert.equal(after.length, before.length + 1, 'no record for a refused upload');
+    });
+
     it('a file above dropZoneMaxSize is refused with 413 LIMIT_EXCEEDED and leaves no record', async () => {
       await server.api('PUT', '/settings/properties', { token, body: { dropZoneMaxSize: 1 } });
       const big = Buffer.alloc(1024 * 1024 + 1, 7);

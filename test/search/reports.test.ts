@@ -125,6 +125,36 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
     );
   });
 
+  it('by creator: "term `createName.name` = user ID, which may differ from the e-mail": the id the API hands out (`user.id`) finds the same documents as the login name', async () => {
+    const annId = (await server.api('GET', '/login', { token: ann })).body.user.id as string;
+    const bobId = (await server.api('GET', '/login', { token: bob })).body.user.id as string;
+    assert.notEqual(annId, 'ann');
+    assert.deepEqual(
+      await found(nested('createName', { term: { 'createName.name': annId } })),
+      new Set(['A', 'C']),
+    );
+    assert.deepEqual(
+      await found({ terms: { 'createName.name': [bobId, 'ann'] } }),
+      new Set(['A', 'B', 'C', 'D']),
+    );
+    assert.deepEqual(await found({ term: { owner: bobId } }), new Set(['B', 'D']));
+    assert.deepEqual(await found({ term: { 'createName.name': 'ann@example.test' } }), new Set());
+  });
+
+  it('"`from` integer: 0-based offset": each scroll continuation says where its page starts, not always 0', async () => {
+    let response = await reports({ from: 1, size: 1, scroll: { timeout: 30 } });
+    const froms = [response.body.from];
+    const titles = [response.body.results[0].documentTitle];
+    for (let i = 0; i < 3; i++) {
+      response = await reports({ size: 1, scroll: { timeout: 30, id: response.body.scrollId } });
+      assert.equal(response.status, 200, response.text);
+      froms.push(response.body.from);
+      titles.push(response.body.results[0]?.documentTitle);
+    }
+    assert.deepEqual(froms, [1, 2, 3, 4]);
+    assert.deepEqual(titles, ['Charlie memo', 'Bravo contract', 'Alpha lease', undefined]);
+  });
+
   it('term, terms, range, exists, match, match_all, bool filter/must/should/must_not and nested transactions', async () => {
     assert.deepEqual(await found({ term: { documentTitle: { value: 'Bravo contract' } } }), new Set(['B']));
     assert.deepEqual(await found({ terms: { 'createName.name': ['bob', 'nobody'] } }), new Set(['B', 'D']));

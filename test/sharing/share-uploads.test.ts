@@ -88,6 +88,20 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     }
   });
 
+  it("usage rule 2: a recipient's signature and initials images are refused at upload unless the bytes are PNG or JPEG", async () => {
+    const { token } = await shareWith('notimage@example.org');
+    for (const path of ['/share/upload/signature', '/share/upload/initials']) {
+      const response = await send(
+        path,
+        token,
+        {},
+        { name: 'sig.png', type: 'image/png', bytes: makePdf() as typeof PNG_1PX },
+      );
+      assertError(response, 400, 'VALIDATION_ERROR');
+      assert.match(response.body.message, /"file" must be a PNG or JPEG image/);
+    }
+  });
+
   it('Versioning 4: "POST /share/upload/stamp returns a stamp ID", whose image GET /share/stamp/{id} shows to the share and the document owner', async () => {
     const { token, shareId } = await shareWith('stamp@example.org');
     const other = await shareWith('other@example.org');

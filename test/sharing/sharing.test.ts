@@ -489,6 +489,34 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     assert.ok(events.some((e) => e.event === 'signDelegated'));
   });
 
+  it('rule 3: "PUT /share and PUT /share/delegate follow the same rules": a refused factor is named by its real field path', async () => {
+    const id = await newDoc('Delegable with factors');
+    const [created] = (
+      await share(id, [{ sharePurpose: 'sign', shareTo: 'fac@example.org', rights: ['delegate'] }])
+    ).body;
+    const edit = await server.api('PUT', '/share', {
+      token: owner,
+      body: {
+        data: [{ shareId: created.shareId, oauthFactors: [{ type: 'email', value: 'x@example.org' }] }],
+      },
+    });
+    assert.equal(edit.status, 400);
+    assert.match(edit.body.message, /BODY ERRORS: "data\[0\]\.oauthFactors\[0\]\.value" must match/);
+    const token = shareTokenOf(await smtp.waitFor('fac@example.org'));
+    const delegate = await server.api('PUT', '/share/delegate', {
+      token,
+      body: {
+        shareTo: 'deputy2@example.org',
+        oauthFactors: [{ type: 'phoneNumber', value: '+971500000000' }],
+      },
+    });
+    assert.equal(delegate.status, 400, delegate.text);
+    assert.equal(
+      delegate.body.message,
+      'Request validation errors: BODY ERRORS: "oauthFactors[0].type" phoneNumber is allowed only when allowedOAuths holds only uaePass',
+    );
+  });
+
   it('PUT /share/{shareId}/recipient is removed: 404', async () => {
     assert.equal((await server.api('PUT', '/share/abc/recipient', { token: owner, body: {} })).status, 404);
   });

@@ -110,7 +110,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['auth'],
           summary: 'End this session',
-          description: 'Only the token used ends; the user’s other sessions stay valid.',
+          description:
+            'Only the token used ends; the user’s other sessions stay valid. With an API key: 400 (keys are revoked with DELETE /api/key/{key}).',
           response: withErrors({ 200: Success }),
         },
       },
@@ -128,7 +129,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['auth'],
           summary: 'Unlock a locked session with a recovery code',
-          description: 'Each code works once. Answers how many unused codes remain.',
+          description:
+            'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used.',
           body: Type.Object(
             { recoveryCode: Type.String({ minLength: 1, maxLength: 64 }) },
             { additionalProperties: false },

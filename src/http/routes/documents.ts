@@ -250,7 +250,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Edit a document’s or folder’s metadata, or move it',
           description:
-            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. Compare-and-set on the version.',
+            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version.',
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {
@@ -259,6 +259,8 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
               folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
               isShared: Type.Optional(Type.Boolean()),
+              file: CommonBody.file,
+              pdfFile: Type.Optional(MainFile),
             },
             { additionalProperties: false },
           ),

@@ -29,7 +29,10 @@ export const SignatureEntrySchema = Type.Object(
     position: Position,
     blob: Type.Optional(FileId),
     decorationType: Type.Optional(
-      Type.String({ maxLength: 50, description: '`empty` (default), `line`, `frame`.' }),
+      Type.Enum(['empty', 'line', 'frame'], {
+        description:
+          '`empty` (default): the image alone; `line`: a line under it; `frame`: a border round the box.',
+      }),
     ),
     type: Type.Enum(['signature', 'initials', 'stamp', 'annotation', 'image', 'wacom']),
     timestamp: Type.Optional(Type.Boolean()),
@@ -102,7 +105,8 @@ const SignBody = Type.Object(
     signatureProvider: Type.Optional(
       Type.String({
         maxLength: 50,
-        description: 'Original providers: `internal` (the organisation key on behalf of the signer).',
+        description:
+          'Original providers: `internal` (the organisation key on behalf of the signer), the default. Any other name is 400 VALIDATION_ERROR.',
       }),
     ),
     level: Level,
@@ -206,7 +210,12 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               id: DocumentId,
               certificate: Type.Literal(true),
-              signatureProvider: Type.Optional(Type.String({ maxLength: 50 })),
+              signatureProvider: Type.Optional(
+                Type.String({
+                  maxLength: 50,
+                  description: '`internal` (the organisation key), the default; any other name is 400.',
+                }),
+              ),
               level: Level,
             },
             { additionalProperties: false },

@@ -189,7 +189,8 @@ export class FileStore {
       .executeTakeFirst();
   }
 
-  async open(file: FileRecord, range?: ByteRange): Promise<Readable> {
+  /** A file's bytes, or a range of them; also the bytes just stored (StoredBytes), before their row. */
+  async open(file: Pick<FileRecord, 'sha256'>, range?: ByteRange): Promise<Readable> {
     return this.#blobs.get(file.sha256, range);
   }
 
