@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { PdfRef, type PdfObject } from '@libpdf/core';
+import { PdfArray, PdfDict, PdfRef, type PdfObject } from '@libpdf/core';
 import type { OpenedPdf } from '../open-pdf.js';
 import { serializeObject } from './serialize-object.js';
 
@@ -53,6 +53,25 @@ export class IncrementalUpdate {
   /** Writes an object under a reference: a new one, or a new version of an existing one. */
   set(ref: PdfRef, body: PdfObject | RawBody): void {
     this.#objects.set(ref.objectNumber, { generation: ref.generation, body });
+    this.#next = Math.max(this.#next, ref.objectNumber + 1);
+  }
+
+  /**
+   * Takes into this update what the engine itself changed in the opened document (objects it loaded
+   * and modified, objects it created), for the few jobs we leave to it, such as drawing form field
+   * appearances. Call it before allocating anything here: the engine numbers its new objects itself.
+   */
+  includeEngineChanges(): void {
+    const registry = this.#opened.pdf.context.registry;
+    for (const [ref, object] of registry.getLoadedObjects()) {
+      if (isDirty(object)) this.set(ref, object);
+    }
+    for (const [ref, object] of registry.getNewObjects()) {
+      const taken = this.#objects.get(ref.objectNumber);
+      if (taken && taken.body !== object)
+        throw new Error(`Object ${ref.objectNumber} was allocated here before the engine made it`);
+      this.set(ref, object);
+    }
   }
 
   has(ref: PdfRef): boolean {
@@ -129,6 +148,18 @@ export class IncrementalUpdate {
     push(Buffer.from(`startxref\n${xrefOffset}\n%%EOF\n`));
     return { bytes: new Uint8Array(Buffer.concat([Buffer.from(base), ...chunks])), bodyOffsets };
   }
+}
+
+/** A dictionary or array the engine changed, itself or in a direct child (references are not followed). */
+function isDirty(object: PdfObject): boolean {
+  if ((object instanceof PdfDict || object instanceof PdfArray) && object.dirty) return true;
+  if (object instanceof PdfDict) {
+    for (const [, value] of object) if (!(value instanceof PdfRef) && isDirty(value)) return true;
+  }
+  if (object instanceof PdfArray) {
+    for (const item of object) if (!(item instanceof PdfRef) && isDirty(item)) return true;
+  }
+  return false;
 }
 
 /** Runs of consecutive object numbers: [[first, count], ...]. */
