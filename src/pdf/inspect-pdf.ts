@@ -1,4 +1,6 @@
 import { PDF } from '@libpdf/core';
+import { assertChangesAllowed, documentEncryption } from './encryption.js';
+import { PdfEncrypted, PdfRestricted } from './errors.js';
 import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
 
 export type PdfInspection = { ok: true; pages: number } | { ok: false; problem: string };
@@ -29,7 +31,14 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
     const detail = error instanceof Error ? error.message.slice(0, 200) : 'unreadable';
     return { ok: false, problem: `the PDF cannot be read (${detail})` };
   }
-  if (pdf.isEncrypted) return { ok: false, problem: 'the PDF is encrypted; upload it without a password' };
+  try {
+    documentEncryption(pdf);
+    assertChangesAllowed(pdf);
+  } catch (error) {
+    if (error instanceof PdfEncrypted || error instanceof PdfRestricted)
+      return { ok: false, problem: lowerFirst(error.message) };
+    throw error;
+  }
   let pages: number;
   try {
     pages = pdf.getPageCount();
@@ -39,4 +48,8 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
   if (pages < 1) return { ok: false, problem: 'the PDF has no pages' };
   assertPageCount(pages);
   return { ok: true, pages };
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

@@ -1,4 +1,5 @@
 import { PDF, PdfDict, PdfRef, PdfString, type PdfObject } from '@libpdf/core';
+import { documentEncryption, type DocumentEncryption } from './encryption.js';
 import { PdfEncrypted, PdfInvalid } from './errors.js';
 import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
 
@@ -12,6 +13,8 @@ export interface OpenedPdf {
   xrefIsStream: boolean;
   /** Entries carried into the next trailer. */
   trailer: { size: number; root: PdfRef; info?: PdfRef; id?: Uint8Array };
+  /** Set when the file is encrypted (with an empty user password): new objects are encrypted too. */
+  encryption?: DocumentEncryption;
   /** Dereferences an object (follows PdfRef). */
   resolve(object: PdfObject | undefined): PdfObject | undefined;
 }
@@ -21,8 +24,9 @@ const EDGE = 1024;
 /**
  * Opens PDF bytes for reading and appending. Refuses what an incremental update cannot serve safely:
  * garbage, truncated files (no startxref/%%EOF at the end), files readable only by reconstruction,
- * and encrypted files (`PdfInvalid`, `PdfEncrypted`), and files over `PDF_LIMITS` before the engine
- * reads them (`PdfTooLarge`, 413).
+ * and files that need a password to open (`PdfInvalid`, `PdfEncrypted`), and files over `PDF_LIMITS`
+ * before the engine reads them (`PdfTooLarge`, 413). Files encrypted with an empty user password open,
+ * with `encryption` set for the writer.
  *
  * ```ts
  * const opened = await openPdf({ bytes });
@@ -45,7 +49,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
       `The PDF cannot be read (${error instanceof Error ? error.message.slice(0, 160) : 'unknown'})`,
     );
   }
-  if (pdf.isEncrypted) throw new PdfEncrypted();
+  const encryption = documentEncryption(pdf);
   if (pdf.recoveredViaBruteForce) {
     throw new PdfInvalid(
       'The PDF is damaged (its cross-reference table is broken); repair it before signing',
@@ -81,6 +85,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
       info: trailerDict.getRef('Info'),
       id: firstId instanceof PdfString ? firstId.bytes : undefined,
     },
+    ...(encryption ? { encryption } : {}),
     resolve,
   };
 }

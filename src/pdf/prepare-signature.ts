@@ -88,13 +88,15 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
   if (options.location) entries.Location = PdfString.fromString(options.location);
   if (options.contactInfo) entries.ContactInfo = PdfString.fromString(options.contactInfo);
   entries.Prop_Build = PdfDict.of({ App: PdfDict.of({ Name: PdfName.of('Signery') }) });
+  const signatureRef = update.allocate();
   const dictionary = signatureDictionary({
     type: 'Sig',
     subFilter: 'ETSI.CAdES.detached',
     contentsSize: Math.max(options.placeholderSize ?? MIN_PLACEHOLDER_SIZE, MIN_PLACEHOLDER_SIZE),
     entries,
+    encryption: update.encryptionFor(signatureRef),
   });
-  const signatureRef = update.add(dictionary.body);
+  update.set(signatureRef, dictionary.body);
   const { fieldName } = addSignatureField({
     opened,
     update,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfRef, type PdfObject } from '@libpdf/core';
+import { assertChangesAllowed, type ObjectEncryption } from '../encryption.js';
 import type { OpenedPdf } from '../open-pdf.js';
 import { serializeObject } from './serialize-object.js';
 
@@ -19,7 +20,10 @@ export interface WrittenUpdate {
  * The low-level incremental writer (pyHanko's split: this knows bytes, not signatures). An update
  * appends new and changed objects, then a cross-reference section of the same kind as the previous
  * one (table or stream) whose trailer points back with /Prev; the original bytes stay untouched, so
- * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update).
+ * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update). In an
+ * encrypted document the new objects are encrypted with the document's key, and the trailer keeps its
+ * /Encrypt and first /ID (the key depends on them). A document whose permissions forbid annotations
+ * and form fields gets no update at all (`PdfRestricted`).
  *
  * ```ts
  * const update = new IncrementalUpdate(opened);
@@ -34,8 +38,14 @@ export class IncrementalUpdate {
   #next: number;
 
   constructor(opened: OpenedPdf) {
+    assertChangesAllowed(opened.pdf);
     this.#opened = opened;
     this.#next = opened.trailer.size;
+  }
+
+  /** How an object written under `ref` is encrypted, for bodies written as raw bytes (none if the file is not). */
+  encryptionFor(ref: PdfRef): ObjectEncryption | undefined {
+    return this.#opened.encryption?.forObject(ref);
   }
 
   /** A fresh object number for an object written later with `set`. */
@@ -95,11 +105,12 @@ export class IncrementalUpdate {
       entries.set(number, { offset, generation });
       push(Buffer.from(`${number} ${generation} obj\n`));
       bodyOffsets.set(number, offset);
-      push(Buffer.from('raw' in body ? body.raw : serializeObject(body)));
+      const encryption = this.encryptionFor(PdfRef.of(number, generation));
+      push(Buffer.from('raw' in body ? body.raw : serializeObject(body, encryption)));
       push(Buffer.from('\nendobj\n'));
     }
 
-    const { trailer } = this.#opened;
+    const { trailer, encryption } = this.#opened;
     const size = Math.max(trailer.size, this.#next);
     const firstId = trailer.id ?? randomBytes(16);
     // The second ID changes with every revision (ISO 32000-1 14.4).
@@ -107,6 +118,7 @@ export class IncrementalUpdate {
     const trailerEntries =
       `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
       (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
+      (encryption ? ` /Encrypt ${Buffer.from(serializeObject(encryption.entry)).toString('latin1')}` : '') +
       ` /ID ${id} /Prev ${this.#opened.startxref}`;
 
     const xrefOffset = offset;
