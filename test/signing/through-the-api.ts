@@ -13,7 +13,8 @@ export interface SignedThroughApi {
 }
 
 /**
- * The whole path a PDF takes in production: POST /files/saveFile, POST /documents, PUT
+ * The whole path a PDF takes in production: POST /files/saveFile (unless `pdf` is the id of a file
+ * already uploaded), POST /documents, PUT
  * /documents/sign with a visible signature (the signer's name in a frame at `SIGNATURE_BOX`), PUT
  * /documents/seal with the organisation key; each step must answer 200. The files are written to
  * `space` for the oracles.
@@ -22,10 +23,10 @@ export async function signAndSealThroughApi(
   server: TestServer,
   token: string,
   space: Workspace,
-  pdf: Buffer,
+  pdf: Buffer | string,
   name: string,
 ): Promise<SignedThroughApi> {
-  const fileId = await upload(server, token, pdf, { name: `${name}.pdf` });
+  const fileId = typeof pdf === 'string' ? pdf : await upload(server, token, pdf, { name: `${name}.pdf` });
   const created = await createDocument(server, token, fileId, name);
   assert.equal(created.status, 200, created.text);
   const documentId = created.body.results[0].documentId as string;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfRef, type PdfObject } from '@libpdf/core';
 import { assertChangesAllowed, type ObjectEncryption } from '../encryption.js';
 import type { OpenedPdf } from '../open-pdf.js';
+import { crossReferenceSection, type XrefEntry } from './cross-reference.js';
 import { serializeObject } from './serialize-object.js';
 
 /** Bytes written as an object's body exactly (a signature dictionary with its placeholders). */
@@ -99,10 +99,10 @@ export class IncrementalUpdate {
     const last = base[base.length - 1];
     if (last !== 0x0a && last !== 0x0d) push(Buffer.from('\n'));
 
-    const entries = new Map<number, { offset: number; generation: number }>();
+    const entries = new Map<number, XrefEntry>();
     const bodyOffsets = new Map<number, number>();
     for (const [number, { generation, body }] of [...this.#objects].sort((a, b) => a[0] - b[0])) {
-      entries.set(number, { offset, generation });
+      entries.set(number, { type: 'inUse', offset, generation });
       push(Buffer.from(`${number} ${generation} obj\n`));
       bodyOffsets.set(number, offset);
       const encryption = this.encryptionFor(PdfRef.of(number, generation));
@@ -111,53 +111,24 @@ export class IncrementalUpdate {
     }
 
     const { trailer, encryption } = this.#opened;
-    const size = Math.max(trailer.size, this.#next);
     const firstId = trailer.id ?? randomBytes(16);
     // The second ID changes with every revision (ISO 32000-1 14.4).
     const id = `[<${Buffer.from(firstId).toString('hex')}> <${randomBytes(16).toString('hex')}>]`;
-    const trailerEntries =
-      `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
-      (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
-      (encryption ? ` /Encrypt ${Buffer.from(serializeObject(encryption.entry)).toString('latin1')}` : '') +
-      ` /ID ${id} /Prev ${this.#opened.startxref}`;
-
-    const xrefOffset = offset;
-    if (this.#opened.xrefIsStream) {
-      const xrefNumber = size;
-      entries.set(xrefNumber, { offset: xrefOffset, generation: 0 });
-      const numbers = [...entries.keys()].sort((a, b) => a - b);
-      const rows = Buffer.alloc(numbers.length * 7);
-      numbers.forEach((number, row) => {
-        const entry = entries.get(number)!;
-        rows.writeUInt8(1, row * 7);
-        rows.writeUInt32BE(entry.offset, row * 7 + 1);
-        rows.writeUInt16BE(entry.generation, row * 7 + 5);
-      });
-      const data = deflateSync(rows);
-      push(
-        Buffer.from(
-          `${xrefNumber} 0 obj\n<< /Type /XRef /Size ${xrefNumber + 1} /W [1 4 2] /Index [${subsections(
-            numbers,
-          )
-            .map(([start, count]) => `${start} ${count}`)
-            .join(' ')}] ${trailerEntries} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
-        ),
-      );
-      push(data);
-      push(Buffer.from('\nendstream\nendobj\n'));
-    } else {
-      const numbers = [...entries.keys()].sort((a, b) => a - b);
-      let table = 'xref\n';
-      for (const [start, count] of subsections(numbers)) {
-        table += `${start} ${count}\n`;
-        for (let number = start; number < start + count; number++) {
-          const entry = entries.get(number)!;
-          table += `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r\n`;
-        }
-      }
-      push(Buffer.from(`${table}trailer\n<< /Size ${size} ${trailerEntries} >>\n`));
-    }
-    push(Buffer.from(`startxref\n${xrefOffset}\n%%EOF\n`));
+    push(
+      crossReferenceSection({
+        entries,
+        trailer:
+          `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
+          (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
+          (encryption
+            ? ` /Encrypt ${Buffer.from(serializeObject(encryption.entry)).toString('latin1')}`
+            : '') +
+          ` /ID ${id} /Prev ${this.#opened.startxref}`,
+        offset,
+        size: Math.max(trailer.size, this.#next),
+        asStream: this.#opened.xrefIsStream,
+      }),
+    );
     return { bytes: new Uint8Array(Buffer.concat([Buffer.from(base), ...chunks])), bodyOffsets };
   }
 }
@@ -172,15 +143,4 @@ function isDirty(object: PdfObject): boolean {
     for (const item of object) if (!(item instanceof PdfRef) && isDirty(item)) return true;
   }
   return false;
-}
-
-/** Runs of consecutive object numbers: [[first, count], ...]. */
-function subsections(sorted: number[]): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const number of sorted) {
-    const run = runs[runs.length - 1];
-    if (run && run[0] + run[1] === number) run[1]++;
-    else runs.push([number, 1]);
-  }
-  return runs;
 }
