@@ -59,17 +59,16 @@ describe('issue 23 (5): PDFs encrypted with an empty user password are signed in
       { ownerPassword: 'owner', bits: 128, restrictions: ['--print=none'] },
     ],
     ['RC4 40-bit (R2)', { ownerPassword: 'owner', bits: 40 }],
+    [
+      // Acrobat's "commenting, filling in form fields, and signing": other changes forbidden (bit 4).
+      'AES-256, only commenting, form filling and signing allowed (--modify=annotate)',
+      { ownerPassword: 'owner', bits: 256, restrictions: ['--modify=annotate'] },
+    ],
   ];
-  for (const [name, encryption] of openable) {
+  for (const [i, [name, encryption]] of openable.entries()) {
     it(`${name}: signed and sealed through the API, encrypted with the document's key, earlier bytes untouched; pdfsig, mutool, qpdf and poppler agree`, async () => {
       const encrypted = await qpdfEncrypt(space, plain, encryption);
-      const result = await signAndSealThroughApi(
-        server,
-        token,
-        space,
-        encrypted,
-        `statement-${encryption.bits}`,
-      );
+      const result = await signAndSealThroughApi(server, token, space, encrypted, `statement-${i}`);
       assert.ok(
         result.signed.bytes.subarray(0, encrypted.length).equals(encrypted),
         'the upload is the first revision, byte for byte',
