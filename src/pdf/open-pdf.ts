@@ -92,8 +92,8 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
 }
 
 /** What is wrong with a file whose last startxref is unusable, and with one read only by reconstruction. */
-export const STARTXREF_NOWHERE = 'its startxref does not point to a cross-reference section';
-export const XREF_BROKEN = 'its cross-reference table does not match where its objects are';
+const STARTXREF_NOWHERE = 'its startxref does not point to a cross-reference section';
+const XREF_BROKEN = 'its cross-reference table does not match where its objects are';
 
 /** Whether the file ends with `%%EOF` (possibly followed by a little whitespace); a cut-off upload does not. */
 export function hasEndMarker(bytes: Uint8Array): boolean {
