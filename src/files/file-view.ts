@@ -1,4 +1,5 @@
-import type { FileRecord } from '../store/files/file-store.js';
+import { readJson } from '../store/db/json.js';
+import type { FileRecord, FileRepair } from '../store/files/file-store.js';
 
 /** The File record of the spec and Contract (`file` object of upload answers). */
 export interface FileView {
@@ -13,9 +14,12 @@ export interface FileView {
   checksum: string | null;
   pages?: number;
   createDate: string;
+  /** A PDF repaired at upload: what was wrong, and the size and checksum of the bytes as they came. */
+  repaired?: FileRepair;
 }
 
 export function fileView(file: FileRecord): FileView {
+  const repaired = readJson<FileRepair | null>(file.repair, null);
   return {
     id: file.id,
     hash: file.id,
@@ -27,5 +31,6 @@ export function fileView(file: FileRecord): FileView {
     checksum: file.checksum,
     ...(file.pages !== null ? { pages: file.pages } : {}),
     createDate: file.created_at,
+    ...(repaired ? { repaired } : {}),
   };
 }

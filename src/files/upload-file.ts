@@ -4,9 +4,10 @@ import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { Forbidden } from '../errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
-import { inspectPdf } from '../pdf/inspect-pdf.js';
+import { inspectPdf, type PdfInspection } from '../pdf/inspect-pdf.js';
+import { repairPdf } from '../pdf/repair-pdf.js';
 import { assertSignatureImage } from './image-bytes.js';
-import type { FileRecord, StoredBytes } from '../store/files/file-store.js';
+import type { FileRecord, FileRepair, StoredBytes } from '../store/files/file-store.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { fileView, type FileView } from './file-view.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from './storage.js';
@@ -32,7 +33,8 @@ export interface Uploaded {
   record: FileRecord;
 }
 
-// Page counts need the whole PDF in memory; above this size they are left for when the file is used.
+// Page counts and repairs need the whole PDF in memory; above this size they are left for when the file is
+// used (a damaged one is then refused, naming the damage).
 const PAGE_COUNT_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -43,9 +45,12 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
   if (options.kind === 'saveFile' && !actor.rights.has('use_file_management')) {
     throw new Forbidden('Uploading files needs the right use_file_management');
   }
-  const { stored, storage } = await storeUploadBytes(deps, actor, options.stream);
-  if (options.kind === 'signature' || options.kind === 'initials') await assertSignatureImage(deps, stored);
-  const pages = await pageCount(deps, stored, options);
+  const uploaded = await storeUploadBytes(deps, actor, options.stream);
+  const { storage } = uploaded;
+  if (options.kind === 'signature' || options.kind === 'initials') {
+    await assertSignatureImage(deps, uploaded.stored);
+  }
+  const { stored, pages, repair } = await readPdf(deps, uploaded.stored, options);
   const now = deps.clock.now();
   // spec Limits, Storage; a crash leaves no file without its audit entry: the row, the quota it takes,
   // the uploader's images list and the audit entry commit together.
@@ -61,6 +66,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
         mimetype: options.mimetype,
         kind: options.kind,
         pages,
+        ...(repair ? { repair } : {}),
       },
       stored,
       now,
@@ -88,7 +94,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
       objectType: 'file',
       objectId: file.id,
       requestId: actor.requestId,
-      data: { kind: options.kind, size: file.size, name: options.name },
+      data: { kind: options.kind, size: file.size, name: options.name, ...(repair ? { repair } : {}) },
       at: now,
     });
     return { record: file, used: use.used };
@@ -97,21 +103,38 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
 }
 
 /**
- * A PDF's page count for its row, or null: left for when the file is used when the PDF is large, not
- * readable, or over the parsing limits (every use that reads it as a PDF then answers 413,
- * pdf/pdf-limits.ts).
+ * What a PDF upload becomes: its page count for the row (null when the PDF is large, not readable, or
+ * over the parsing limits: every use that reads it as a PDF then answers 4xx naming the problem,
+ * pdf/pdf-limits.ts), and for a `saveFile` upload whose cross-reference table is damaged and that
+ * carries no signature, the repaired copy (issue 23): its bytes are stored as the file, and `repair`
+ * says so. The bytes as uploaded stay unreferenced, for the sweep.
  */
-async function pageCount(
+async function readPdf(
   deps: Deps,
   stored: StoredBytes,
-  file: Pick<UploadOptions, 'mimetype' | 'name'>,
-): Promise<number | null> {
-  if (!isPdf(file) || stored.size > PAGE_COUNT_MAX_BYTES) return null;
-  const inspection = await inspectPdf(await deps.files.readBytes(stored)).catch((error: unknown) => {
+  file: Pick<UploadOptions, 'mimetype' | 'name' | 'kind'>,
+): Promise<{ stored: StoredBytes; pages: number | null; repair?: FileRepair }> {
+  if (!isPdf(file) || stored.size > PAGE_COUNT_MAX_BYTES) return { stored, pages: null };
+  const bytes = await deps.files.readBytes(stored);
+  const inspection = await inspected(bytes);
+  if (inspection.ok || file.kind !== 'saveFile')
+    return { stored, pages: inspection.ok ? inspection.pages : null };
+  const repaired = await repairPdf(bytes);
+  if (!repaired) return { stored, pages: null };
+  const after = await inspected(repaired.bytes);
+  return {
+    stored: await deps.files.storeBytes(Buffer.from(repaired.bytes)),
+    pages: after.ok ? after.pages : null,
+    repair: { problem: repaired.problem, originalSize: stored.size, originalChecksum: stored.checksum },
+  };
+}
+
+/** `inspectPdf`, with a file over the parsing limits as one more problem (it is stored all the same). */
+function inspected(bytes: Uint8Array): Promise<PdfInspection> {
+  return inspectPdf(bytes).catch((error: unknown) => {
     if (error instanceof PdfTooLarge) return { ok: false as const, problem: error.message };
     throw error;
   });
-  return inspection.ok ? inspection.pages : null;
 }
 
 export function isPdf(file: Pick<FileRecord, 'mimetype' | 'name'>): boolean {

@@ -103,6 +103,19 @@ export const FileView = Type.Object({
   checksum: Type.Union([Type.String(), Type.Null()]),
   pages: Type.Optional(Type.Integer()),
   createDate: Type.String(),
+  repaired: Type.Optional(
+    Type.Object(
+      {
+        problem: Type.String(),
+        originalSize: Type.Integer(),
+        originalChecksum: Type.String(),
+      },
+      {
+        description:
+          'Present when the PDF was repaired at upload (a damaged cross-reference table): what was wrong, and the size and SHA-512 of the bytes as uploaded, which are the first `originalSize` bytes of the stored file.',
+      },
+    ),
+  ),
 });
 
 export const StorageUse = Type.Object({ used: Type.Integer(), limit: Type.Integer() });

@@ -22,10 +22,23 @@ export class PdfTooLarge extends LimitExceeded {
   override name = 'PdfTooLarge';
 }
 
-/** Password-protected PDFs are refused: an incremental update would have to encrypt with the owner's key. */
+/**
+ * PDFs that need a password to open are refused: Signery has none to open them with. (Files encrypted
+ * with an empty user password open without one, and are signed in place: pdf/encryption.ts.)
+ */
 export class PdfEncrypted extends ValidationError {
   override name = 'PdfEncrypted';
-  constructor(message = 'The PDF is encrypted; upload it without a password') {
+  constructor(message = 'The PDF is encrypted with a password to open it; upload it without the password') {
+    super(message);
+  }
+}
+
+/** A PDF whose permissions forbid annotations and form fields: it cannot be signed (pdf/encryption.ts). */
+export class PdfRestricted extends ValidationError {
+  override name = 'PdfRestricted';
+  constructor(
+    message = 'The PDF’s permissions forbid adding annotations and form fields, and signing adds both; ask its author for a copy without that restriction',
+  ) {
     super(message);
   }
 }

@@ -1,6 +1,7 @@
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfObject } from '@libpdf/core';
 import { derLength } from '../pki/der.js';
 import { parsePdfDate } from './annotations.js';
+import { withoutDecryptionWarnings } from './encryption.js';
 import type { OpenedPdf } from './open-pdf.js';
 
 export interface FoundSignature {
@@ -47,7 +48,10 @@ export function findSignatures(options: { opened: OpenedPdf }): FoundSignature[]
     const name = t instanceof PdfString ? (prefix ? `${prefix}.${t.asString()}` : t.asString()) : prefix;
     const ftObject = field.get('FT');
     const ft = ftObject instanceof PdfName ? ftObject.value : inheritedFt;
-    const value = opened.resolve(field.get('V'));
+    const valueEntry = field.get('V');
+    const value = opened.encryption
+      ? withoutDecryptionWarnings(() => opened.resolve(valueEntry))
+      : opened.resolve(valueEntry);
     if (ft === 'Sig' && value instanceof PdfDict) {
       const signature = readSignatureDictionary(opened, value, name);
       if (signature) found.push(signature);
@@ -59,6 +63,21 @@ export function findSignatures(options: { opened: OpenedPdf }): FoundSignature[]
   return found.sort((a, b) => end(a.byteRange) - end(b.byteRange));
 }
 
+/**
+ * The hex string a byte range leaves out, decoded, when it is one and holds a DER value in the clear
+ * (a SEQUENCE); undefined otherwise (a producer that encrypted /Contents: the engine's decryption stands).
+ */
+function clearContents(bytes: Uint8Array, byteRange: number[]): Uint8Array | undefined {
+  const [, start, end] = byteRange;
+  if (start === undefined || end === undefined || !(start >= 0 && end <= bytes.length && end - start > 2))
+    return undefined;
+  if (bytes[start] !== 0x3c || bytes[end - 1] !== 0x3e) return undefined;
+  const hex = Buffer.from(bytes.subarray(start + 1, end - 1)).toString('latin1');
+  if (!/^[0-9A-Fa-f\s]*$/.test(hex)) return undefined;
+  const decoded = new Uint8Array(Buffer.from(hex.replace(/\s/g, ''), 'hex'));
+  return decoded[0] === 0x30 ? decoded : undefined;
+}
+
 function end(byteRange: number[]): number {
   return (byteRange[2] ?? 0) + (byteRange[3] ?? 0);
 }
@@ -68,9 +87,14 @@ function readSignatureDictionary(
   dict: PdfDict,
   fieldName: string,
 ): FoundSignature | undefined {
-  const contents = dict.get('Contents');
-  const byteRange = opened.resolve(dict.get('ByteRange'));
-  if (!(contents instanceof PdfString) || !(byteRange instanceof PdfArray)) return undefined;
+  const contentsEntry = dict.get('Contents');
+  const byteRangeEntry = opened.resolve(dict.get('ByteRange'));
+  if (!(contentsEntry instanceof PdfString) || !(byteRangeEntry instanceof PdfArray)) return undefined;
+  const byteRange = byteRangeEntry.toArray().map((n) => (n instanceof PdfNumber ? n.value : NaN));
+  // In an encrypted file /Contents is in the clear (ISO 32000-2 7.6.2) while the engine decrypts every
+  // string (into noise, or not at all with AES): read it where the byte range leaves it out.
+  const contents =
+    (opened.encryption ? clearContents(opened.bytes, byteRange) : undefined) ?? contentsEntry.bytes;
   const text = (key: string): string | undefined => {
     const value = opened.resolve(dict.get(key));
     return value instanceof PdfString ? value.asString() : undefined;
@@ -85,8 +109,8 @@ function readSignatureDictionary(
     fieldName,
     type: isTimestamp ? 'DocTimeStamp' : 'Sig',
     subFilter,
-    contents: contents.bytes.subarray(0, Math.min(derLength(contents.bytes), contents.bytes.length)),
-    byteRange: byteRange.toArray().map((n) => (n instanceof PdfNumber ? n.value : NaN)),
+    contents: contents.subarray(0, Math.min(derLength(contents), contents.length)),
+    byteRange,
     name: text('Name'),
     reason: text('Reason'),
     location: text('Location'),

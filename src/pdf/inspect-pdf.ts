@@ -1,13 +1,14 @@
-import { PDF } from '@libpdf/core';
-import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
+import { assertChangesAllowed } from './encryption.js';
+import { PdfEncrypted, PdfInvalid, PdfRestricted } from './errors.js';
+import { openPdf } from './open-pdf.js';
 
 export type PdfInspection = { ok: true; pages: number } | { ok: false; problem: string };
 
-const EDGE_BYTES = 1024;
-
 /**
- * Checks that bytes are a readable, unencrypted PDF with pages, and counts them. Used before a
- * file becomes a document's main file, so a bad file gets a clear 400 naming the problem. A file over
+ * Checks that bytes are a PDF Signery can sign, and counts its pages. Used before a file becomes a
+ * document's main file, so a bad file gets a clear 400 naming the problem instead of being accepted
+ * and then refused by every sign and seal (issue 23): it opens the file exactly as signing does
+ * (`openPdf`) and checks that its permissions allow the changes signing makes. A file over
  * `PDF_LIMITS` is not a problem to report but a refusal: `PdfTooLarge` (413) is thrown.
  *
  * ```ts
@@ -16,27 +17,17 @@ const EDGE_BYTES = 1024;
  * ```
  */
 export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
-  const head = Buffer.from(bytes.subarray(0, Math.min(bytes.length, EDGE_BYTES))).toString('latin1');
-  if (!head.includes('%PDF-')) return { ok: false, problem: 'the file is not a PDF' };
-  // A PDF ends with %%EOF (possibly followed by a little whitespace); a cut-off upload does not.
-  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE_BYTES))).toString('latin1');
-  if (!tail.includes('%%EOF')) return { ok: false, problem: 'the PDF is truncated (no end-of-file marker)' };
-  await assertWithinPdfLimits(bytes);
-  let pdf: PDF;
   try {
-    pdf = await PDF.load(bytes);
+    const opened = await openPdf({ bytes });
+    assertChangesAllowed(opened.pdf);
+    return { ok: true, pages: opened.pdf.getPageCount() };
   } catch (error) {
-    const detail = error instanceof Error ? error.message.slice(0, 200) : 'unreadable';
-    return { ok: false, problem: `the PDF cannot be read (${detail})` };
+    if (error instanceof PdfInvalid || error instanceof PdfEncrypted || error instanceof PdfRestricted)
+      return { ok: false, problem: lowerFirst(error.message) };
+    throw error;
   }
-  if (pdf.isEncrypted) return { ok: false, problem: 'the PDF is encrypted; upload it without a password' };
-  let pages: number;
-  try {
-    pages = pdf.getPageCount();
-  } catch {
-    return { ok: false, problem: 'the PDF page tree cannot be read' };
-  }
-  if (pages < 1) return { ok: false, problem: 'the PDF has no pages' };
-  assertPageCount(pages);
-  return { ok: true, pages };
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

@@ -1,4 +1,5 @@
 import { PDF, PdfDict, PdfRef, PdfString, type PdfObject } from '@libpdf/core';
+import { documentEncryption, type DocumentEncryption } from './encryption.js';
 import { PdfEncrypted, PdfInvalid } from './errors.js';
 import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
 
@@ -12,6 +13,8 @@ export interface OpenedPdf {
   xrefIsStream: boolean;
   /** Entries carried into the next trailer. */
   trailer: { size: number; root: PdfRef; info?: PdfRef; id?: Uint8Array };
+  /** Set when the file is encrypted (with an empty user password): new objects are encrypted too. */
+  encryption?: DocumentEncryption;
   /** Dereferences an object (follows PdfRef). */
   resolve(object: PdfObject | undefined): PdfObject | undefined;
 }
@@ -21,8 +24,9 @@ const EDGE = 1024;
 /**
  * Opens PDF bytes for reading and appending. Refuses what an incremental update cannot serve safely:
  * garbage, truncated files (no startxref/%%EOF at the end), files readable only by reconstruction,
- * and encrypted files (`PdfInvalid`, `PdfEncrypted`), and files over `PDF_LIMITS` before the engine
- * reads them (`PdfTooLarge`, 413).
+ * and files that need a password to open (`PdfInvalid`, `PdfEncrypted`), and files over `PDF_LIMITS`
+ * before the engine reads them (`PdfTooLarge`, 413). Files encrypted with an empty user password open,
+ * with `encryption` set for the writer.
  *
  * ```ts
  * const opened = await openPdf({ bytes });
@@ -33,7 +37,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
   const { bytes } = options;
   const head = Buffer.from(bytes.subarray(0, EDGE)).toString('latin1');
   if (!head.includes('%PDF-')) throw new PdfInvalid('The file is not a PDF');
-  const startxref = readStartxref(bytes);
+  if (!hasEndMarker(bytes)) throw new PdfInvalid('The PDF is truncated (no end-of-file marker)');
   await assertWithinPdfLimits(bytes);
   let pdf: PDF;
   try {
@@ -45,12 +49,13 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
       `The PDF cannot be read (${error instanceof Error ? error.message.slice(0, 160) : 'unknown'})`,
     );
   }
-  if (pdf.isEncrypted) throw new PdfEncrypted();
-  if (pdf.recoveredViaBruteForce) {
+  const startxref = readStartxref(bytes);
+  if (startxref === undefined || pdf.recoveredViaBruteForce) {
     throw new PdfInvalid(
-      'The PDF is damaged (its cross-reference table is broken); repair it before signing',
+      `The PDF is damaged: ${startxref === undefined ? STARTXREF_NOWHERE : XREF_BROKEN}; repair it before signing`,
     );
   }
+  const encryption = documentEncryption(pdf);
   let pageCount = 0;
   try {
     pageCount = pdf.getPageCount();
@@ -81,21 +86,31 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
       info: trailerDict.getRef('Info'),
       id: firstId instanceof PdfString ? firstId.bytes : undefined,
     },
+    ...(encryption ? { encryption } : {}),
     resolve,
   };
 }
 
-/** The offset after the last `startxref`, checked to point inside the file at a cross-reference section. */
-function readStartxref(bytes: Uint8Array): number {
+/** What is wrong with a file whose last startxref is unusable, and with one read only by reconstruction. */
+const STARTXREF_NOWHERE = 'its startxref does not point to a cross-reference section';
+const XREF_BROKEN = 'its cross-reference table does not match where its objects are';
+
+/** Whether the file ends with `%%EOF` (possibly followed by a little whitespace); a cut-off upload does not. */
+export function hasEndMarker(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE)))
+    .toString('latin1')
+    .includes('%%EOF');
+}
+
+/**
+ * The offset after the last `startxref`, when it points inside the file at a cross-reference section
+ * (a table, or a stream object); undefined when it does not.
+ */
+export function readStartxref(bytes: Uint8Array): number | undefined {
   const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE))).toString('latin1');
-  if (!tail.includes('%%EOF')) throw new PdfInvalid('The PDF is truncated (no end-of-file marker)');
   const match = /startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(tail.lastIndexOf('startxref')));
   const offset = match ? Number(match[1]) : NaN;
-  if (!Number.isSafeInteger(offset) || offset <= 0 || offset >= bytes.length) {
-    throw new PdfInvalid('The PDF is truncated (no valid startxref)');
-  }
+  if (!Number.isSafeInteger(offset) || offset <= 0 || offset >= bytes.length) return undefined;
   const at = Buffer.from(bytes.subarray(offset, offset + 32)).toString('latin1');
-  if (!/^(xref|\d+\s+\d+\s+obj)/.test(at))
-    throw new PdfInvalid('The PDF is damaged (startxref points nowhere)');
-  return offset;
+  return /^(xref|\d+\s+\d+\s+obj)/.test(at) ? offset : undefined;
 }

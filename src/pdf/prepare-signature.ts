@@ -5,6 +5,7 @@ import { CertificateInvalid } from '../pki/errors.js';
 import type { KeyAlgorithm } from '../pki/signers/signer.js';
 import { publicKeyOf } from '../pki/verify-signature-value.js';
 import { appendPageAnnotations, pdfDate } from './annotations.js';
+import { settleNeedAppearances } from './form-appearances.js';
 import { pageGeometries } from './geometry.js';
 import { openPdf } from './open-pdf.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
@@ -47,7 +48,8 @@ export interface PreparedSignature {
 /**
  * First half of signing: appends one incremental update holding the signer's visuals (annotations
  * with appearance streams), a signature field whose widget shows the first visual, and a signature
- * dictionary (SubFilter ETSI.CAdES.detached) with placeholders; then computes the digest of the
+ * dictionary (SubFilter ETSI.CAdES.detached) with placeholders (for a document's first signature, also
+ * the form appearances `/NeedAppearances` asked viewers to draw); then computes the digest of the
  * signed byte ranges and the CMS signed attributes over it. Nothing here needs the private key, so
  * two-step signing sends `state.digest` to the signer and finishes later with `finishSignature`.
  *
@@ -62,6 +64,7 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
   const keyAlgorithm = keyAlgorithmOfCertificate(options.certificate);
   const opened = await openPdf({ bytes: options.pdf });
   const update = new IncrementalUpdate(opened);
+  settleNeedAppearances({ opened, update });
   const pages = pageGeometries(opened);
 
   const built = buildAnnotations({
@@ -85,13 +88,15 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
   if (options.location) entries.Location = PdfString.fromString(options.location);
   if (options.contactInfo) entries.ContactInfo = PdfString.fromString(options.contactInfo);
   entries.Prop_Build = PdfDict.of({ App: PdfDict.of({ Name: PdfName.of('Signery') }) });
+  const signatureRef = update.allocate();
   const dictionary = signatureDictionary({
     type: 'Sig',
     subFilter: 'ETSI.CAdES.detached',
     contentsSize: Math.max(options.placeholderSize ?? MIN_PLACEHOLDER_SIZE, MIN_PLACEHOLDER_SIZE),
     entries,
+    encryption: update.encryptionFor(signatureRef),
   });
-  const signatureRef = update.add(dictionary.body);
+  update.set(signatureRef, dictionary.body);
   const { fieldName } = addSignatureField({
     opened,
     update,

@@ -5,7 +5,13 @@ import { PDF, PdfArray } from '@libpdf/core';
 import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
 import { qrPng } from '../../src/pdf/barcode.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
-import { ImageInvalid, PdfEncrypted, PdfInvalid, PositionOutOfRange } from '../../src/pdf/errors.js';
+import {
+  ImageInvalid,
+  PdfEncrypted,
+  PdfInvalid,
+  PdfRestricted,
+  PositionOutOfRange,
+} from '../../src/pdf/errors.js';
 import { ValidationError } from '../../src/errors.js';
 import { geometryPdf, onePagePdf } from '../fixtures/pdf-fixtures.js';
 import { createTestPki } from '../fixtures/test-pki.js';
@@ -142,14 +148,25 @@ describe('typed errors for the HTTP layer', () => {
     await assert.rejects(annotatePdf({ pdf: whole.subarray(0, whole.length - 30) }), PdfInvalid);
   });
 
-  it('PdfEncrypted for password-protected files', async () => {
+  it('PdfEncrypted for files that need a password to open, PdfRestricted when their permissions forbid annotations; files that open without one are annotated and stay encrypted', async () => {
     const doc = await PDF.load(onePagePdf().bytes);
     doc.setProtection({ userPassword: 'secret', ownerPassword: 'owner' });
     const encrypted = await doc.save();
     await assert.rejects(annotatePdf({ pdf: encrypted }), PdfEncrypted);
+    const restricted = await PDF.load(onePagePdf().bytes);
+    restricted.setProtection({ ownerPassword: 'owner', permissions: { annotate: false } });
+    await assert.rejects(annotatePdf({ pdf: await restricted.save() }), PdfRestricted);
     const ownerOnly = await PDF.load(onePagePdf().bytes);
     ownerOnly.setProtection({ ownerPassword: 'owner' });
-    await assert.rejects(annotatePdf({ pdf: await ownerOnly.save() }), PdfEncrypted);
+    const protectedBytes = await ownerOnly.save();
+    const annotated = await annotatePdf({
+      pdf: protectedBytes,
+      annotations: [{ text: 'Seen', pages: [1], position: box }],
+    });
+    assert.ok(annotated.length > protectedBytes.length, 'a revision was appended');
+    const reread = await PDF.load(annotated);
+    assert.equal(reread.isEncrypted, true);
+    assert.equal(reread.getPage(0)!.getAnnotations().length, 1);
   });
 
   it('ImageInvalid for bytes that are not a PNG or JPEG', async () => {

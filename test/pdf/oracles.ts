@@ -1,5 +1,6 @@
+import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -125,4 +126,85 @@ export async function opensslVerifies(
     '/dev/null',
   ]);
   return out.includes('Verification successful');
+}
+
+/**
+ * The three oracles of DESIGN agree that a signed file is sound: pdfsig finds `count` signatures and
+ * calls each valid, `mutool sign -v` verifies as many with no digest or signature failure, and
+ * `qpdf --check` finds no error or warning.
+ */
+export async function assertOraclesAccept(path: string, count: number): Promise<void> {
+  const verdicts = await pdfsig(path);
+  assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
+  for (const verdict of verdicts) assert.equal(verdict.validation, 'Signature is Valid.', verdict.raw);
+  const mutool = await tool('mutool', ['sign', '-v', path]);
+  assert.equal(mutool.match(/Verifying signature/g)?.length, count, mutool);
+  // "valid but there have been edits since signing" for all but the last, "unchanged" for the last.
+  assert.equal(
+    mutool.match(/The signature is valid but there have been edits|The document is unchanged since signing/g)
+      ?.length,
+    count,
+    mutool,
+  );
+  assert.doesNotMatch(mutool, /not valid|digest (error|mismatch)/i, mutool);
+  const qpdf = await tool('qpdf', ['--check', path]);
+  assert.match(qpdf, /No syntax or stream encoding errors found/, qpdf);
+  assert.doesNotMatch(qpdf, /WARNING|error:/i, qpdf);
+}
+
+/** A page rendered in grey by a viewer: poppler (`pdftoppm`) or MuPDF (`mutool draw`). */
+export interface GreyPage {
+  width: number;
+  height: number;
+  /** One byte per pixel, rows from the top. */
+  pixels: Uint8Array;
+}
+
+/** Renders page 1 of `path` in grey at `dpi` with poppler or MuPDF (both write a binary PGM). */
+export async function renderGrey(path: string, viewer: 'poppler' | 'mupdf', dpi = 50): Promise<GreyPage> {
+  const out = `${path}.${viewer}.pgm`;
+  if (viewer === 'poppler') {
+    await run('pdftoppm', [
+      '-gray',
+      '-r',
+      String(dpi),
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      path,
+      path + '.poppler',
+    ]);
+  } else {
+    await run('mutool', ['draw', '-q', '-c', 'gray', '-r', String(dpi), '-o', out, path, '1']);
+  }
+  return readPgm(await readFile(out));
+}
+
+function readPgm(bytes: Buffer): GreyPage {
+  // P5 <width> <height> <maxval> then one byte per pixel (comments are not written by either tool).
+  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(bytes.subarray(0, 64).toString('latin1'));
+  if (!header) throw new Error('not a binary PGM');
+  const [whole, width, height] = header;
+  return {
+    width: Number(width),
+    height: Number(height),
+    pixels: new Uint8Array(bytes.subarray(whole.length)),
+  };
+}
+
+/** Pixels darker than mid-grey inside a box given as page fractions from the top-left corner. */
+export function darkPixels(
+  page: GreyPage,
+  box: { percentX: number; percentY: number; percentWidth: number; percentHeight: number },
+): number {
+  const x0 = Math.floor(box.percentX * page.width);
+  const y0 = Math.floor(box.percentY * page.height);
+  const x1 = Math.ceil((box.percentX + box.percentWidth) * page.width);
+  const y1 = Math.ceil((box.percentY + box.percentHeight) * page.height);
+  let dark = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++) if (page.pixels[y * page.width + x]! < 128) dark++;
+  return dark;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
-import { PdfRef, type PdfObject } from '@libpdf/core';
+import { PdfArray, PdfDict, PdfRef, type PdfObject } from '@libpdf/core';
+import { assertChangesAllowed, type ObjectEncryption } from '../encryption.js';
 import type { OpenedPdf } from '../open-pdf.js';
+import { crossReferenceSection, type XrefEntry } from './cross-reference.js';
 import { serializeObject } from './serialize-object.js';
 
 /** Bytes written as an object's body exactly (a signature dictionary with its placeholders). */
@@ -19,7 +20,10 @@ export interface WrittenUpdate {
  * The low-level incremental writer (pyHanko's split: this knows bytes, not signatures). An update
  * appends new and changed objects, then a cross-reference section of the same kind as the previous
  * one (table or stream) whose trailer points back with /Prev; the original bytes stay untouched, so
- * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update).
+ * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update). In an
+ * encrypted document the new objects are encrypted with the document's key, and the trailer keeps its
+ * /Encrypt and first /ID (the key depends on them). A document whose permissions forbid annotations
+ * and form fields gets no update at all (`PdfRestricted`).
  *
  * ```ts
  * const update = new IncrementalUpdate(opened);
@@ -34,8 +38,14 @@ export class IncrementalUpdate {
   #next: number;
 
   constructor(opened: OpenedPdf) {
+    assertChangesAllowed(opened.pdf);
     this.#opened = opened;
     this.#next = opened.trailer.size;
+  }
+
+  /** How an object written under `ref` is encrypted, for bodies written as raw bytes (none if the file is not). */
+  encryptionFor(ref: PdfRef): ObjectEncryption | undefined {
+    return this.#opened.encryption?.forObject(ref);
   }
 
   /** A fresh object number for an object written later with `set`. */
@@ -53,6 +63,25 @@ export class IncrementalUpdate {
   /** Writes an object under a reference: a new one, or a new version of an existing one. */
   set(ref: PdfRef, body: PdfObject | RawBody): void {
     this.#objects.set(ref.objectNumber, { generation: ref.generation, body });
+    this.#next = Math.max(this.#next, ref.objectNumber + 1);
+  }
+
+  /**
+   * Takes into this update what the engine itself changed in the opened document (objects it loaded
+   * and modified, objects it created), for the few jobs we leave to it, such as drawing form field
+   * appearances. Call it before allocating anything here: the engine numbers its new objects itself.
+   */
+  includeEngineChanges(): void {
+    const registry = this.#opened.pdf.context.registry;
+    for (const [ref, object] of registry.getLoadedObjects()) {
+      if (isDirty(object)) this.set(ref, object);
+    }
+    for (const [ref, object] of registry.getNewObjects()) {
+      const taken = this.#objects.get(ref.objectNumber);
+      if (taken && taken.body !== object)
+        throw new Error(`Object ${ref.objectNumber} was allocated here before the engine made it`);
+      this.set(ref, object);
+    }
   }
 
   has(ref: PdfRef): boolean {
@@ -70,74 +99,48 @@ export class IncrementalUpdate {
     const last = base[base.length - 1];
     if (last !== 0x0a && last !== 0x0d) push(Buffer.from('\n'));
 
-    const entries = new Map<number, { offset: number; generation: number }>();
+    const entries = new Map<number, XrefEntry>();
     const bodyOffsets = new Map<number, number>();
     for (const [number, { generation, body }] of [...this.#objects].sort((a, b) => a[0] - b[0])) {
-      entries.set(number, { offset, generation });
+      entries.set(number, { type: 'inUse', offset, generation });
       push(Buffer.from(`${number} ${generation} obj\n`));
       bodyOffsets.set(number, offset);
-      push(Buffer.from('raw' in body ? body.raw : serializeObject(body)));
+      const encryption = this.encryptionFor(PdfRef.of(number, generation));
+      push(Buffer.from('raw' in body ? body.raw : serializeObject(body, encryption)));
       push(Buffer.from('\nendobj\n'));
     }
 
-    const { trailer } = this.#opened;
-    const size = Math.max(trailer.size, this.#next);
+    const { trailer, encryption } = this.#opened;
     const firstId = trailer.id ?? randomBytes(16);
     // The second ID changes with every revision (ISO 32000-1 14.4).
     const id = `[<${Buffer.from(firstId).toString('hex')}> <${randomBytes(16).toString('hex')}>]`;
-    const trailerEntries =
-      `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
-      (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
-      ` /ID ${id} /Prev ${this.#opened.startxref}`;
-
-    const xrefOffset = offset;
-    if (this.#opened.xrefIsStream) {
-      const xrefNumber = size;
-      entries.set(xrefNumber, { offset: xrefOffset, generation: 0 });
-      const numbers = [...entries.keys()].sort((a, b) => a - b);
-      const rows = Buffer.alloc(numbers.length * 7);
-      numbers.forEach((number, row) => {
-        const entry = entries.get(number)!;
-        rows.writeUInt8(1, row * 7);
-        rows.writeUInt32BE(entry.offset, row * 7 + 1);
-        rows.writeUInt16BE(entry.generation, row * 7 + 5);
-      });
-      const data = deflateSync(rows);
-      push(
-        Buffer.from(
-          `${xrefNumber} 0 obj\n<< /Type /XRef /Size ${xrefNumber + 1} /W [1 4 2] /Index [${subsections(
-            numbers,
-          )
-            .map(([start, count]) => `${start} ${count}`)
-            .join(' ')}] ${trailerEntries} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
-        ),
-      );
-      push(data);
-      push(Buffer.from('\nendstream\nendobj\n'));
-    } else {
-      const numbers = [...entries.keys()].sort((a, b) => a - b);
-      let table = 'xref\n';
-      for (const [start, count] of subsections(numbers)) {
-        table += `${start} ${count}\n`;
-        for (let number = start; number < start + count; number++) {
-          const entry = entries.get(number)!;
-          table += `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r\n`;
-        }
-      }
-      push(Buffer.from(`${table}trailer\n<< /Size ${size} ${trailerEntries} >>\n`));
-    }
-    push(Buffer.from(`startxref\n${xrefOffset}\n%%EOF\n`));
+    push(
+      crossReferenceSection({
+        entries,
+        trailer:
+          `/Root ${trailer.root.objectNumber} ${trailer.root.generation} R` +
+          (trailer.info ? ` /Info ${trailer.info.objectNumber} ${trailer.info.generation} R` : '') +
+          (encryption
+            ? ` /Encrypt ${Buffer.from(serializeObject(encryption.entry)).toString('latin1')}`
+            : '') +
+          ` /ID ${id} /Prev ${this.#opened.startxref}`,
+        offset,
+        size: Math.max(trailer.size, this.#next),
+        asStream: this.#opened.xrefIsStream,
+      }),
+    );
     return { bytes: new Uint8Array(Buffer.concat([Buffer.from(base), ...chunks])), bodyOffsets };
   }
 }
 
-/** Runs of consecutive object numbers: [[first, count], ...]. */
-function subsections(sorted: number[]): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const number of sorted) {
-    const run = runs[runs.length - 1];
-    if (run && run[0] + run[1] === number) run[1]++;
-    else runs.push([number, 1]);
+/** A dictionary or array the engine changed, itself or in a direct child (references are not followed). */
+function isDirty(object: PdfObject): boolean {
+  if ((object instanceof PdfDict || object instanceof PdfArray) && object.dirty) return true;
+  if (object instanceof PdfDict) {
+    for (const [, value] of object) if (!(value instanceof PdfRef) && isDirty(value)) return true;
   }
-  return runs;
+  if (object instanceof PdfArray) {
+    for (const item of object) if (!(item instanceof PdfRef) && isDirty(item)) return true;
+  }
+  return false;
 }

@@ -1,21 +1,24 @@
-import type { PdfObject } from '@libpdf/core';
+import { PdfName, type PdfObject } from '@libpdf/core';
+import type { ObjectEncryption } from '../encryption.js';
 
 /**
  * Writes PDF objects (as @libpdf/core models them) to bytes. Our own writer rather than the
  * library's save, so an incremental update contains exactly the objects we chose and we know the
- * offset of every byte (a signature's /Contents and /ByteRange).
+ * offset of every byte (a signature's /Contents and /ByteRange). In an encrypted document each
+ * object's strings and stream data are encrypted with that object's key (`encryption`).
  *
  * ```ts
  * const bytes = serializeObject(PdfDict.of({ Type: PdfName.of('Annot') }));
+ * const encrypted = serializeObject(dict, opened.encryption?.forObject(ref));
  * ```
  */
-export function serializeObject(object: PdfObject): Uint8Array {
+export function serializeObject(object: PdfObject, encryption?: ObjectEncryption): Uint8Array {
   const chunks: Buffer[] = [];
-  write(object, chunks);
+  write(object, chunks, encryption);
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-function write(object: PdfObject, out: Buffer[]): void {
+function write(object: PdfObject, out: Buffer[], encryption: ObjectEncryption | undefined): void {
   switch (object.type) {
     case 'null':
       out.push(Buffer.from('null'));
@@ -30,7 +33,11 @@ function write(object: PdfObject, out: Buffer[]): void {
       out.push(Buffer.from(formatName(object.value), 'latin1'));
       return;
     case 'string':
-      out.push(formatString(object.bytes, object.format));
+      out.push(
+        encryption
+          ? formatString(encryption.string(object.bytes), 'hex')
+          : formatString(object.bytes, object.format),
+      );
       return;
     case 'ref':
       out.push(Buffer.from(`${object.objectNumber} ${object.generation} R`));
@@ -44,7 +51,7 @@ function write(object: PdfObject, out: Buffer[]): void {
       for (const item of object) {
         if (!first) out.push(Buffer.from(' '));
         first = false;
-        write(item, out);
+        write(item, out, encryption);
       }
       out.push(Buffer.from(']'));
       return;
@@ -52,12 +59,16 @@ function write(object: PdfObject, out: Buffer[]): void {
     case 'dict':
     case 'stream': {
       const isStream = object.type === 'stream' && 'data' in object;
-      const data = isStream ? (object as { data: Uint8Array }).data : undefined;
+      let data = isStream ? (object as { data: Uint8Array }).data : undefined;
+      if (data && encryption) {
+        const type = object.get('Type');
+        data = encryption.stream(data, type instanceof PdfName ? type.value : undefined);
+      }
       out.push(Buffer.from('<<'));
       for (const [key, value] of object) {
         if (data && key.value === 'Length') continue;
         out.push(Buffer.from(`${formatName(key.value)} `, 'latin1'));
-        write(value, out);
+        write(value, out, encryption);
         out.push(Buffer.from(' '));
       }
       if (data) out.push(Buffer.from(`/Length ${data.length} `));

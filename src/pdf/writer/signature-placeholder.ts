@@ -1,4 +1,5 @@
 import type { PdfObject } from '@libpdf/core';
+import type { ObjectEncryption } from '../encryption.js';
 import { PlaceholderTooSmall, PreparedSignatureMismatch } from '../errors.js';
 import type { RawBody, WrittenUpdate } from './incremental-writer.js';
 import { formatName, serializeObject } from './serialize-object.js';
@@ -12,6 +13,8 @@ export interface SignatureDictionaryOptions {
   contentsSize: number;
   /** /M, /Name, /Reason, /Location, /Prop_Build ... */
   entries?: Record<string, PdfObject>;
+  /** In an encrypted document, the key of the object the dictionary is written as (`update.encryptionFor`). */
+  encryption?: ObjectEncryption;
 }
 
 export interface SignatureDictionary {
@@ -27,11 +30,15 @@ const BYTE_RANGE_PLACEHOLDER = `[0 ${'0'.repeat(10)} ${'0'.repeat(10)} ${'0'.rep
 
 /**
  * A signature dictionary with its two placeholders, written as raw bytes so their offsets are known:
- * /ByteRange is filled in once the update is laid out, /Contents once the CMS exists.
+ * /ByteRange is filled in once the update is laid out, /Contents once the CMS exists. In an encrypted
+ * document the other entries' strings are encrypted; /Contents never is (ISO 32000-2 7.6.2: the
+ * signature value stays in the clear, so validators read what the byte range leaves out).
  *
  * ```ts
- * const dict = signatureDictionary({ type: 'Sig', subFilter: 'ETSI.CAdES.detached', contentsSize: 16384 });
- * const sigRef = update.add(dict.body);
+ * const sigRef = update.allocate();
+ * const dict = signatureDictionary({ type: 'Sig', subFilter: 'ETSI.CAdES.detached', contentsSize: 16384,
+ *   encryption: update.encryptionFor(sigRef) });
+ * update.set(sigRef, dict.body);
  * ```
  */
 export function signatureDictionary(options: SignatureDictionaryOptions): SignatureDictionary {
@@ -42,7 +49,10 @@ export function signatureDictionary(options: SignatureDictionaryOptions): Signat
   text += `<${'0'.repeat(options.contentsSize * 2)}>`;
   const parts = [Buffer.from(text, 'latin1')];
   for (const [key, value] of Object.entries(options.entries ?? {})) {
-    parts.push(Buffer.from(` ${formatName(key)} `, 'latin1'), Buffer.from(serializeObject(value)));
+    parts.push(
+      Buffer.from(` ${formatName(key)} `, 'latin1'),
+      Buffer.from(serializeObject(value, options.encryption)),
+    );
   }
   parts.push(Buffer.from(' >>'));
   return {

@@ -15,6 +15,7 @@ import { sharingQuorum } from './migrations/0011-sharing-quorum.js';
 import { recipientSessions } from './migrations/0012-recipient-sessions.js';
 import { devPki } from './migrations/0013-dev-pki.js';
 import { rateLimits } from './migrations/0014-rate-limits.js';
+import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
 /** The one migration set, in order, for both dialects. Names never change once released. */
@@ -34,6 +35,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0012-recipient-sessions': recipientSessions(dialect),
     '0013-dev-pki': devPki(dialect),
     '0014-rate-limits': rateLimits(),
+    '0018-file-repairs': fileRepairs(dialect),
     '0021-webhook-rotation': webhookRotation(dialect),
   };
 }

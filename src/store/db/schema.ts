@@ -189,6 +189,8 @@ export interface FileTable {
   pages: number | null;
   /** Recipient uploads (`/share/upload/*`, owner_id null): the share they were uploaded through. */
   share_id: string | null;
+  /** A PDF repaired at upload: `FileRepair` as JSON (what was wrong, the original's size and SHA-512). */
+  repair: Json | null;
 }
 
 export interface DocumentTable {

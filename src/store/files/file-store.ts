@@ -3,6 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
 import type { BlobStore, ByteRange, StoredBlob } from '../blobs/blob-store.js';
+import { writeJson } from '../db/json.js';
 import type { Database, FileTable } from '../db/schema.js';
 
 export type FileRecord = Selectable<FileTable>;
@@ -10,6 +11,14 @@ export type FileRecord = Selectable<FileTable>;
 /** Bytes in the blob store with their SHA-512 (FileStore.storeBytes), before they become a file. */
 export interface StoredBytes extends StoredBlob {
   checksum: string;
+}
+
+/** What a repair at upload changed (issue 23): the stored bytes are the upload plus the repair. */
+export interface FileRepair {
+  problem: string;
+  /** Size and SHA-512 hex of the bytes as uploaded (a prefix of the stored file). */
+  originalSize: number;
+  originalChecksum: string;
 }
 
 export interface NewFile {
@@ -25,6 +34,7 @@ export interface NewFile {
   /** Already in use when saved (a document's next main file): `used_by` and `used_at` set at once. */
   usedBy?: string;
   pages?: number | null;
+  repair?: FileRepair;
 }
 
 /**
@@ -217,5 +227,6 @@ function newRecord(file: NewFile, blob: StoredBlob, checksum: string, now: Date)
     checksum,
     pages: file.pages ?? null,
     share_id: file.shareId ?? null,
+    repair: file.repair ? writeJson(file.repair) : null,
   };
 }
