@@ -63,7 +63,7 @@ export async function restore(options: {
   }
   const blobs = openBlobStore(config);
   try {
-    const existing = await existingInstallation(config, manifest);
+    const existing = await existingInstallation(config);
     if (existing.length > 0 && !force) {
       throw new OperationFailed(
         `The target already holds an installation (${existing.join(', ')}): nothing was restored. Restore into an empty one, or pass --force to replace it.`,
@@ -71,6 +71,7 @@ export async function restore(options: {
     }
     progress.line(`restore: checking the backup in ${dir} against its manifest (${manifest.createdAt})`);
     await checkBackup(dir, manifest, inBucket ? blobs : new FsBlobStore({ root: blobsDir(dir) }), progress);
+    await refuseTakenSchemaName(config, manifest);
     if (existing.length > 0)
       progress.line(`--force: removing the target's installation (${existing.join(', ')})`);
     await clearTarget(config);
@@ -132,29 +133,35 @@ async function checkBlobs(
   return problems;
 }
 
-/**
- * What of an installation the target holds (none: an empty target), and refuses a PostgreSQL target
- * where the backup's schema name is taken by another schema.
- */
-async function existingInstallation(config: Config, manifest: BackupManifest): Promise<string[]> {
+/** What of an installation the target holds (none: an empty target). */
+async function existingInstallation(config: Config): Promise<string[]> {
   const found: string[] = [];
   const paths = targetPaths(config);
   if (config.databaseUrl) {
     const name = config.databaseSchema ?? 'public';
     const { tables } = await describeSchema(config.databaseUrl, name);
     if (tables.length > 0) found.push(`the schema "${name}" has ${tables.length} tables`);
-    const dumped = manifest.database.kind === 'postgres' ? manifest.database.schema : name;
-    if (dumped !== name && (await describeSchema(config.databaseUrl, dumped)).exists) {
-      throw new OperationFailed(
-        `The backup's schema "${dumped}" exists in the target database: a dump is restored under its own name before it is renamed "${name}", so that name must be free. Restore into another database, or drop "${dumped}".`,
-      );
-    }
   } else {
     if (existsSync(paths.sqliteFile)) found.push(`${paths.sqliteFile} exists`);
     if (existsSync(paths.pki)) found.push(`${paths.pki} exists`);
   }
   if (paths.localBlobs && (await hasBlobs(paths.localBlobs))) found.push(`${paths.localBlobs} holds blobs`);
   return found;
+}
+
+/**
+ * A dump is restored under its own schema's name, then renamed (restorePostgres): another schema
+ * of that name in the target database would be in the way.
+ */
+async function refuseTakenSchemaName(config: Config, manifest: BackupManifest): Promise<void> {
+  const { database } = manifest;
+  const schema = config.databaseSchema ?? 'public';
+  if (database.kind !== 'postgres' || database.schema === schema) return;
+  if ((await describeSchema(config.databaseUrl!, database.schema)).exists) {
+    throw new OperationFailed(
+      `The backup's schema "${database.schema}" exists in the target database: a dump is restored under its own name, then renamed "${schema}", so that name must be free. Restore into another database, or drop "${database.schema}". Nothing was restored.`,
+    );
+  }
 }
 
 /**
