@@ -195,16 +195,13 @@ export async function assertSameInstallation(
 }
 
 /** `signery <args>` as a child process, as an operator runs it. */
-export function signery(args: string[], env: Record<string, string | undefined>): ChildProcess {
-  const clean = Object.fromEntries(
-    Object.entries({ ...process.env, ...env }).filter(
-      // The command reads its installation from the environment alone: nothing of the test runner's.
-      ([k, v]) => v !== undefined && !/^(DATABASE_|S3_|TEST_DATABASE_URL$|DATA_DIR$)/.test(k),
-    ),
+export function signery(args: string[], env: Record<string, string>): ChildProcess {
+  // The command reads its installation from the environment: nothing of the test runner's own.
+  const inherited = Object.entries(process.env).filter(
+    ([k]) => !/^(DATABASE_|S3_|TEST_DATABASE_URL$|DATA_DIR$)/.test(k),
   );
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    env: clean as NodeJS.ProcessEnv,
+    env: { ...Object.fromEntries(inherited), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -234,6 +231,6 @@ export function finished(child: ChildProcess, onLine?: (line: string) => void): 
 }
 
 /** Runs `signery <args>` to its end. */
-export function runSignery(args: string[], env: Record<string, string | undefined>): Promise<Finished> {
+export function runSignery(args: string[], env: Record<string, string>): Promise<Finished> {
   return finished(signery(args, env));
 }
