@@ -8,7 +8,7 @@ import { backUp } from './ops/backup/back-up.js';
 import { restore } from './ops/backup/restore.js';
 import { migrateStore } from './ops/migrate-store/migrate-store.js';
 import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
-import { OperationFailed } from './ops/operation-failed.js';
+import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
 import { Progress, thousands, megabytes } from './ops/progress.js';
 import { migrateToLatest } from './store/db/migrate.js';
 import { openDatabase } from './store/db/open-database.js';
@@ -127,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
       });
       const batchSize = Number(values['batch-size']);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
-        throw new UsageError('--batch-size must be an integer from 1 to 10000');
+        throw new InvalidArguments('--batch-size must be an integer from 1 to 10000');
       }
       const report = await migrateStore({
         env: process.env,
@@ -147,7 +147,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'backup': {
       const { positionals } = parseArgs({ args, allowPositionals: true });
-      if (positionals.length !== 1) throw new UsageError('backup takes one directory');
+      if (positionals.length !== 1) throw new InvalidArguments('backup takes one directory');
       const report = await backUp({ env: process.env, dir: positionals[0]!, progress: new Progress() });
       console.log(
         `BACKED UP: ${thousands(report.rows)} rows, ${thousands(report.blobs)} blobs (${megabytes(report.bytes)}) ${report.blobLocation === 'backup' ? 'copied' : `hashed in ${report.blobLocation}`}; manifest written.`,
@@ -160,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
         allowPositionals: true,
         options: { force: { type: 'boolean', default: false } },
       });
-      if (positionals.length !== 1) throw new UsageError('restore takes one directory');
+      if (positionals.length !== 1) throw new InvalidArguments('restore takes one directory');
       const report = await restore({
         env: process.env,
         dir: positionals[0]!,
@@ -178,15 +178,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** A command line that does not parse: the message, the usage, exit 2. */
-class UsageError extends Error {}
-
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof InvalidArguments ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       console.error(`${(error as Error).message}\n\n${USAGE}`);
       process.exit(2);
     }

@@ -6,3 +6,8 @@
 export class OperationFailed extends Error {
   override name = 'OperationFailed';
 }
+
+/** A command line that names no valid operation: the command prints its message and the usage, and exits 2. */
+export class InvalidArguments extends OperationFailed {
+  override name = 'InvalidArguments';
+}

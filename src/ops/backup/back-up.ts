@@ -170,7 +170,11 @@ async function backUpDevCa(config: Config, dir: string): Promise<ManifestFile[]>
   const to = join(dir, PKI_DIR);
   await mkdir(to, { mode: 0o700 });
   const files: ManifestFile[] = [];
-  for (const name of (await readdir(from)).sort()) {
+  const entries = await readdir(from, { withFileTypes: true });
+  for (const name of entries
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort()) {
     await copyFile(join(from, name), join(to, name));
     // The keys stay readable by their owner only.
     await chmod(join(to, name), 0o600);

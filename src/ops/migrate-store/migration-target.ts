@@ -1,5 +1,5 @@
 import { loadConfig, type S3Config } from '../../config.js';
-import { OperationFailed } from '../operation-failed.js';
+import { InvalidArguments } from '../operation-failed.js';
 
 /** Where `signery migrate-store` copies an installation to. */
 export interface MigrationTarget {
@@ -24,17 +24,17 @@ export function parseMigrationTarget(
 ): MigrationTarget {
   const { to, schema, blobs } = options;
   if (!to || !/^postgres(ql)?:\/\/./.test(to)) {
-    throw new OperationFailed('--to must name the target database as a postgres:// URL');
+    throw new InvalidArguments('--to must name the target database as a postgres:// URL');
   }
   if (schema !== undefined && !SCHEMA.test(schema)) {
-    throw new OperationFailed('--schema must be a lowercase SQL identifier (as DATABASE_SCHEMA)');
+    throw new InvalidArguments('--schema must be a lowercase SQL identifier (as DATABASE_SCHEMA)');
   }
   return { url: to, schema, blobs: blobs === undefined ? undefined : bucketOf(blobs, env) };
 }
 
 function bucketOf(url: string, env: Record<string, string | undefined>): S3Config {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-  if (!match) throw new OperationFailed('--blobs must be an s3://bucket or s3://bucket/prefix URL');
+  if (!match) throw new InvalidArguments('--blobs must be an s3://bucket or s3://bucket/prefix URL');
   const prefix = (match[2] ?? '').replace(/\/+$/, '');
   const s3 = loadConfig({ ...env, S3_BUCKET: match[1], S3_PREFIX: prefix }).s3;
   if (!s3) throw new Error('unreachable: S3_BUCKET is set');
