@@ -138,10 +138,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(
         `VERIFIED: ${thousands(report.rows)} rows in ${report.tables} tables, ${thousands(report.blobs)} blobs (${megabytes(report.bytes)}), ${thousands(report.auditRecords)} audit records chained, development CA ${report.devCa === 'carried' ? 'carried' : 'absent'}.`,
       );
+      const nodeEnv = Object.entries(report.nodeEnv).map(([k, v]) => `${k}=${v}`);
       console.log(
-        `Start the nodes with ${Object.entries(report.nodeEnv)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ')} (and the S3_* settings used here).`,
+        `Start the nodes with ${nodeEnv.join(' ')}${report.nodeEnv.S3_BUCKET ? ' and the S3_* settings of this run' : ' (one node: its files stay under DATA_DIR)'}.`,
       );
       return 0;
     }

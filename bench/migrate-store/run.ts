@@ -1,6 +1,8 @@
 /**
  * bench/migrate-store: how long `signery migrate-store` takes to copy and verify an installation of
  * 10,000 documents: `npm run bench:migrate-store [-- --documents 10000 --sealed 100 --data-dir DIR]`.
+ * `--source DIR` keeps the source installation in DIR, and reuses it on the next run when it is there
+ * (building one takes longer than migrating it).
  *
  * 1. Builds the source through the real code paths, over HTTP: the app on a fresh SQLite data
  *    directory (no job worker), `--documents` PDFs uploaded (8 at a time) and made into documents by
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     sealed: { type: 'string', default: '100' },
     'data-dir': { type: 'string', default: tmpdir() },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    source: { type: 'string' },
   },
 });
 const DOCUMENTS = Number(values.documents);
@@ -165,7 +168,8 @@ async function migrate(label: string, args: string[], env: Record<string, string
 
 async function main(): Promise<void> {
   ensureBuilt();
-  const dataDir = await mkdtemp(join(values['data-dir'], 'signery-bench-migrate-'));
+  const kept = values.source;
+  const dataDir = kept ?? (await mkdtemp(join(values['data-dir'], 'signery-bench-migrate-')));
   const schemas = [
     `bench_ms_${randomBytes(4).toString('hex')}`,
     `bench_ms_${randomBytes(4).toString('hex')}`,
@@ -179,7 +183,8 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    await buildSource(dataDir);
+    if (kept && existsSync(join(kept, 'signery.db'))) console.log(`source: reusing ${kept}`);
+    else await buildSource(dataDir);
     const { S3_BUCKET: _bucket, ...s3Settings } = s3.env;
     const env = { DATA_DIR: dataDir, ...s3Settings };
     const toS3 = ['--to', POSTGRES, '--schema', schemas[0]!, '--blobs', `s3://${s3.bucket}/signery`];
@@ -205,7 +210,7 @@ async function main(): Promise<void> {
       await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
     await admin.end().catch(() => undefined);
     await s3.close();
-    await rm(dataDir, { recursive: true, force: true });
+    if (!kept) await rm(dataDir, { recursive: true, force: true });
   }
 }
 

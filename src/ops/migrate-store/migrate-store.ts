@@ -48,7 +48,7 @@ export interface MigrateStoreReport {
   copiedBlobs: number;
   auditRecords: number;
   devCa: 'carried' | 'none';
-  /** What the nodes need to run on the copy (no password). */
+  /** What the nodes need to run on the copy (no password; S3 endpoint and keys as for this run). */
   nodeEnv: Record<string, string>;
 }
 
@@ -209,8 +209,7 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
       nodeEnv: {
         DATABASE_URL: withoutPassword(target.url),
         ...(target.schema ? { DATABASE_SCHEMA: target.schema } : {}),
-        ...(target.blobs ? { S3_BUCKET: target.blobs.bucket } : {}),
-        ...(target.blobs?.prefix ? { S3_PREFIX: target.blobs.prefix } : {}),
+        ...bucketEnv(target.blobs ?? config.s3, config.dataDir),
       },
     };
   } finally {
@@ -309,6 +308,12 @@ async function columnsOfBoth(
     columns.set(table, new Map(inTarget.map((c) => [c.name, columnKind(c.dataType)])));
   }
   return columns;
+}
+
+/** Where the nodes find the blobs: the bucket, or else DATA_DIR (then one node only: the files are local). */
+function bucketEnv(s3: S3Config | undefined, dataDir: string): Record<string, string> {
+  if (!s3) return { DATA_DIR: dataDir };
+  return { S3_BUCKET: s3.bucket, ...(s3.prefix ? { S3_PREFIX: s3.prefix } : {}) };
 }
 
 function sameBucket(a: S3Config | undefined, b: S3Config): boolean {
