@@ -1,8 +1,15 @@
 #!/usr/bin/env node
+import { parseArgs } from 'node:util';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { serve, work } from './main.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
+import { backUp } from './ops/backup/back-up.js';
+import { restore } from './ops/backup/restore.js';
+import { migrateStore } from './ops/migrate-store/migrate-store.js';
+import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
+import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
+import { Progress, thousands, megabytes } from './ops/progress.js';
 import { migrateToLatest } from './store/db/migrate.js';
 import { openDatabase } from './store/db/open-database.js';
 import { bootstrapAdmin } from './users/bootstrap-admin.js';
@@ -17,6 +24,16 @@ Commands:
                                 ADMIN_PASSWORD or, when unset, from standard input
   audit verify                  recompute every tenant's audit hash chain; exits 1 and names the
                                 first broken record of each tenant when one was changed or removed
+  migrate-store --to postgres://… [--schema name] [--blobs s3://bucket/prefix] [--batch-size n]
+                                copy this embedded installation (SQLite and files under DATA_DIR) to
+                                PostgreSQL (and its files to a bucket), verify every row and file,
+                                the development CA and the audit chain; run again to resume
+  backup <dir>                  back up the running installation into the new directory <dir>: the
+                                database (SQLite online backup, or pg_dump), its files (or, in a
+                                bucket, their hashes) and a manifest with the SHA-256 of everything
+  restore <dir> [--force]       check the backup in <dir>, put it in place as the installation the
+                                environment names (refused if one is there, unless --force), then
+                                check the result: rows, files and the audit chain
 
 Configuration comes from the environment variables listed in the README.`;
 
@@ -98,6 +115,62 @@ async function main(argv: string[]): Promise<number> {
         await database.close();
       }
     }
+    case 'migrate-store': {
+      const { values } = parseArgs({
+        args,
+        options: {
+          to: { type: 'string' },
+          schema: { type: 'string' },
+          blobs: { type: 'string' },
+          'batch-size': { type: 'string', default: '500' },
+        },
+      });
+      const batchSize = Number(values['batch-size']);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+        throw new InvalidArguments('--batch-size must be an integer from 1 to 10000');
+      }
+      const report = await migrateStore({
+        env: process.env,
+        target: parseMigrationTarget(values, process.env),
+        batchSize,
+        progress: new Progress(),
+      });
+      console.log(
+        `VERIFIED: ${thousands(report.rows)} rows in ${report.tables} tables, ${thousands(report.blobs)} blobs (${megabytes(report.bytes)}), ${thousands(report.auditRecords)} audit records chained, development CA ${report.devCa === 'carried' ? 'carried' : 'absent'}.`,
+      );
+      const nodeEnv = Object.entries(report.nodeEnv).map(([k, v]) => `${k}=${v}`);
+      console.log(
+        `Start the nodes with ${nodeEnv.join(' ')}${report.nodeEnv.S3_BUCKET ? ' and the S3_* settings of this run' : ' (one node: its files stay under DATA_DIR)'}.`,
+      );
+      return 0;
+    }
+    case 'backup': {
+      const { positionals } = parseArgs({ args, allowPositionals: true });
+      if (positionals.length !== 1) throw new InvalidArguments('backup takes one directory');
+      const report = await backUp({ env: process.env, dir: positionals[0]!, progress: new Progress() });
+      console.log(
+        `BACKED UP: ${thousands(report.rows)} rows, ${thousands(report.blobs)} blobs (${megabytes(report.bytes)}) ${report.blobLocation === 'backup' ? 'copied' : `hashed in ${report.blobLocation}`}; manifest written.`,
+      );
+      return 0;
+    }
+    case 'restore': {
+      const { positionals, values } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { force: { type: 'boolean', default: false } },
+      });
+      if (positionals.length !== 1) throw new InvalidArguments('restore takes one directory');
+      const report = await restore({
+        env: process.env,
+        dir: positionals[0]!,
+        force: values.force,
+        progress: new Progress(),
+      });
+      console.log(
+        `RESTORED and verified: ${thousands(report.rows)} rows, ${thousands(report.blobs)} blobs, ${thousands(report.auditRecords)} audit records chained.`,
+      );
+      return 0;
+    }
     default:
       console.error(USAGE);
       return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
@@ -109,7 +182,16 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+    if (
+      error instanceof InvalidArguments ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      console.error(`${(error as Error).message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+    else if (error instanceof OperationFailed) console.error(error.message);
+    else console.error(error);
     process.exit(1);
   },
 );

@@ -98,6 +98,8 @@ export interface S3Config {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
+  /** Key prefix inside the bucket (S3_PREFIX), to share one bucket with other data. */
+  prefix: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
           accessKeyId: text(env, 'S3_ACCESS_KEY_ID'),
           secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY'),
           forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE'),
+          prefix: text(env, 'S3_PREFIX'),
         }
       : undefined,
     smtpUrl: text(env, 'SMTP_URL'),

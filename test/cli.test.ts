@@ -76,6 +76,25 @@ describe('the signery command', () => {
     assert.match(unknown.stderr, /Usage: signery/);
   });
 
+  it('migrate-store, backup and restore refuse arguments that name no operation with a usage message (exit 2)', () => {
+    for (const [args, message] of [
+      [['migrate-store'], /--to must name the target database as a postgres:\/\/ URL/],
+      [
+        ['migrate-store', '--to', 'postgres://x@127.0.0.1/db', '--blobs', 'gs://bucket'],
+        /--blobs must be an s3:\/\/bucket/,
+      ],
+      [['backup', 'one', 'two'], /backup takes one directory/],
+    ] as const) {
+      const refused = signery([...args]);
+      assert.equal(refused.status, 2, refused.stderr);
+      assert.match(refused.stderr, message);
+      assert.match(
+        refused.stderr,
+        /migrate-store --to postgres:\/\/… .*\n[\s\S]*backup <dir>[\s\S]*restore <dir> \[--force\]/,
+      );
+    }
+  });
+
   it('worker refuses a bad JOB_* setting by name before it starts', () => {
     const refused = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
       env: { ...env(), JOB_CONCURRENCY: '0' },

@@ -63,7 +63,7 @@ export async function openSharedDevCa(options: {
 }): Promise<DevCa> {
   const stored = await options.store.load();
   if (stored) return devCaOf(stored);
-  const legacy = options.legacyDir ? await readMaterial(options.legacyDir) : undefined;
+  const legacy = options.legacyDir ? await readDevCaMaterial(options.legacyDir) : undefined;
   await options.store.saveIfAbsent(legacy ?? (await generateMaterial(options)));
   const winner = await options.store.load();
   if (!winner) throw new Error('The dev CA could not be stored');
@@ -146,11 +146,15 @@ export class DevCa {
 }
 
 async function load(dir: string): Promise<DevCa | undefined> {
-  const material = await readMaterial(dir);
+  const material = await readDevCaMaterial(dir);
   return material && devCaOf(material);
 }
 
-async function readMaterial(dir: string): Promise<DevCaMaterial | undefined> {
+/**
+ * The dev CA kept under `dir` (DATA_DIR/pki), or undefined when there is none: what `signery
+ * migrate-store` carries into the database of a PostgreSQL installation.
+ */
+export async function readDevCaMaterial(dir: string): Promise<DevCaMaterial | undefined> {
   try {
     const [rootCertificate, rootKey, sealCertificate, sealKey] = await Promise.all(
       [FILES.rootCertificate, FILES.rootKey, FILES.sealCertificate, FILES.sealKey].map((name) =>

@@ -15,6 +15,11 @@ interface S3rverOptions {
 interface S3rverServer {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
+  store: FilesystemStore;
+}
+interface FilesystemStore {
+  deleteObject(bucket: string, key: string): Promise<void>;
+  getResourcePath(bucket: string, key: string, resource: string): string;
 }
 const S3rver = createRequire(import.meta.url)('s3rver') as new (options: S3rverOptions) => S3rverServer;
 
@@ -39,6 +44,7 @@ export async function startS3rver(bucket = 'test-bucket'): Promise<RunningS3> {
     silent: true,
     configureBuckets: [{ name: bucket }],
   });
+  keepDirectories(server.store);
   const { port } = await server.run();
   // s3rver removes a directory a delete leaves empty, racing a put into it meanwhile (its write stream
   // then fails with ENOENT, unhandled, and the put never answers): every put goes through `tmp/`, so
@@ -66,5 +72,22 @@ export async function startS3rver(bucket = 'test-bucket'): Promise<RunningS3> {
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * s3rver removes the directories a delete leaves empty, while a put into one of them may be between
+ * its mkdir and its open: that put fails with ENOENT, an unhandled stream error that ends the
+ * process. Our S3 store puts and deletes objects under `tmp/` side by side (concurrent uploads, the
+ * blob copies of migrate-store), so its deletes here remove the object's files and leave the
+ * directories, which hold nothing S3 can see.
+ */
+function keepDirectories(store: FilesystemStore): void {
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((resource) =>
+        rm(store.getResourcePath(bucket, key, resource), { force: true }),
+      ),
+    );
   };
 }

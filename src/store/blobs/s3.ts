@@ -38,9 +38,11 @@ export interface S3BlobStoreOptions {
 const PART_SIZE = 8 * 1024 * 1024;
 
 /**
- * Blob store on S3 or an S3-compatible service. Blobs live at `<prefix>blobs/<sha256>`. Since the key
- * is only known once every byte has been read, a put first uploads to `<prefix>tmp/<uuid>` and then
- * copies server-side into place, so a blob is never visible half-written. A crash mid-put can leave
+ * Blob store on S3 or an S3-compatible service. Blobs live at `<prefix>blobs/<sha256>`. A blob smaller
+ * than a multipart part is read whole before it is sent, so it goes straight to its key; for a larger
+ * one the key is only known once every byte has been read, so the put first uploads to
+ * `<prefix>tmp/<uuid>` and then copies server-side into place. Either way a blob is never visible
+ * half-written. A crash mid-put can leave
  * objects under `tmp/` and incomplete multipart uploads: give the bucket a lifecycle rule expiring
  * `<prefix>tmp/` and aborting incomplete multipart uploads after a day.
  *
@@ -135,22 +137,28 @@ export class S3BlobStore implements BlobStore {
 
       const last = Buffer.concat(pending, pendingBytes);
       pending = [];
+      const sha256 = hash.digest('hex');
       if (uploadId === undefined) {
-        await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: tmpKey, Body: last }));
-      } else {
-        if (last.length > 0) await uploadPart(last);
+        // Every byte is in hand before anything is sent, so the key is known: the blob goes straight
+        // to it, in one request instead of four (PutObject makes an object visible whole or not at
+        // all; identical bytes already there are simply written again). bench/migrate-store: copying
+        // 20,100 small blobs to s3rver took 5 min 56 s through tmp/.
         await this.#client.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: this.#bucket,
-            Key: tmpKey,
-            UploadId: uploadId,
-            MultipartUpload: { Parts: parts },
-          }),
+          new PutObjectCommand({ Bucket: this.#bucket, Key: this.#blobKey(sha256), Body: last }),
         );
+        return { sha256, size };
       }
+      if (last.length > 0) await uploadPart(last);
+      await this.#client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.#bucket,
+          Key: tmpKey,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
       uploaded = true;
 
-      const sha256 = hash.digest('hex');
       // Copied even when the bytes are stored already: the object's new LastModified keeps the sweep
       // of unreferenced blobs away from bytes an upload is about to reference (deleteIfOlderThan).
       await this.#client.send(
@@ -177,11 +185,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(sha256: string, range?: ByteRange): Promise<Readable> {
-    const head = await this.stat(sha256);
-    if (head === undefined) throw new BlobNotFound(sha256);
+    if (!isSha256(sha256)) throw new BlobNotFound(sha256);
     let Range: string | undefined;
-    let expectedLength = head.size;
+    let expectedLength: number | undefined;
     if (range !== undefined) {
+      // A range is checked against the blob's size first: one past its end is a RangeError, not
+      // whatever the server makes of it. A whole blob needs no HEAD: the GET answers NoSuchKey.
+      const head = await this.stat(sha256);
+      if (head === undefined) throw new BlobNotFound(sha256);
       const end = checkRange(range, head.size);
       Range = `bytes=${range.start}-${end}`;
       expectedLength = end - range.start + 1;
@@ -193,13 +204,13 @@ export class S3BlobStore implements BlobStore {
       if (!(Body instanceof Readable)) throw new Error('S3 GetObject returned no Node.js stream');
       // A server or proxy that ignores Range answers 200 with everything; serving that as the
       // requested slice would corrupt the response silently.
-      if (ContentLength !== undefined && ContentLength !== expectedLength) {
+      if (expectedLength !== undefined && ContentLength !== undefined && ContentLength !== expectedLength) {
         Body.destroy();
-        throw new Error(`S3 returned ${ContentLength} bytes for ${Range ?? 'the whole object'}`);
+        throw new Error(`S3 returned ${ContentLength} bytes for ${Range}`);
       }
       return Body;
     } catch (error) {
-      // Deleted between the HEAD and the GET.
+      // Unknown, or deleted between the HEAD and the GET.
       if (isNotFound(error)) throw new BlobNotFound(sha256);
       throw error;
     }

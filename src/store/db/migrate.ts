@@ -46,8 +46,31 @@ export class MigrationFailed extends Error {
 
 /** Applies every pending migration; on PostgreSQL Kysely takes an advisory lock so nodes can start together. */
 export async function migrateToLatest(handle: DatabaseHandle<Database>): Promise<string[]> {
+  // Its check for its own tables reads only our schema (SchemaIntrospector): another instance
+  // dropping its schema at that moment cannot fail it.
+  const result: MigrationResultSet = await migratorOf(handle).migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationFailed(
+      `migration ${failed} failed: ${result.error instanceof Error ? result.error.message : JSON.stringify(result.error)}`,
+      { cause: result.error },
+    );
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations of this release that `handle` has not applied, without applying them: `signery
+ * migrate-store` and `restore` read databases they must not change.
+ */
+export async function pendingMigrations(handle: DatabaseHandle<Database>): Promise<string[]> {
+  const known = await migratorOf(handle).getMigrations();
+  return known.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+function migratorOf(handle: DatabaseHandle<Database>): Migrator {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(handle.dialect)) };
-  const migrator = new Migrator({
+  return new Migrator({
     db: handle.db,
     provider,
     // Named explicitly: left unset, Kysely looks for its lock table in every schema and may find
@@ -58,15 +81,4 @@ export async function migrateToLatest(handle: DatabaseHandle<Database>): Promise
     // own tables, so running them in the order they reach a database is safe.
     allowUnorderedMigrations: true,
   });
-  // Its check for its own tables reads only our schema (SchemaIntrospector): another instance
-  // dropping its schema at that moment cannot fail it.
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error) {
-    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationFailed(
-      `migration ${failed} failed: ${result.error instanceof Error ? result.error.message : JSON.stringify(result.error)}`,
-      { cause: result.error },
-    );
-  }
-  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
