@@ -64,6 +64,7 @@ import { registerNotificationJobs } from './notify/queue-notification.js';
 import { FileSmsSender } from './notify/sms/file.js';
 import { HttpSmsSender } from './notify/sms/http.js';
 import { registerSharingJobs } from './sharing/scheduled.js';
+import { registerSigningJobs } from './signing/seal-on-complete.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -263,6 +264,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         : new FileSmsSender({ dir: join(config.dataDir, 'sms') }),
     });
     registerSharingJobs(worker, deps);
+    registerSigningJobs(worker, deps);
     worker.every('search.sweepScrolls', 300_000, async () => {
       await sweepScrollContexts(deps);
     });
