@@ -41,6 +41,7 @@ import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { signerPageRoutes } from './http/routes/signer-page.js';
+import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBodySchema } from './http/schemas.js';
@@ -48,7 +49,15 @@ import { createValidatorCompiler, refuseNulCharacters } from './http/validation.
 import { Worker, type WorkerOptions } from './jobs/worker.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
+import { RevocationFetcher } from './pki/revocation-fetcher.js';
+import { httpRevocationTransport } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
+import {
+  CallbackRefused,
+  checkCallbackUrl,
+  guardedAgents,
+  type CallbackPolicy,
+} from './webhooks/ssrf-guard.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
 import { DevPkiStore } from './store/dev-pki-store.js';
 import { FileStore } from './store/files/file-store.js';
@@ -116,6 +125,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config,
     database.dialect.name === 'postgres' ? new DevPkiStore(database.db) : undefined,
   );
+  // Revocation fetches follow the webhooks' SSRF rules unless REVOCATION_ALLOW_PRIVATE says otherwise.
+  const revocationPolicy: CallbackPolicy = { allowPrivate: config.revocation.allowPrivate };
+  const revocationAgents = guardedAgents(revocationPolicy);
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
@@ -124,6 +136,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     files: new FileStore(database.db, blobs),
     seal,
     anchors: new AnchorSearch(),
+    revocation: new RevocationFetcher({
+      transport: httpRevocationTransport({
+        check: (url) =>
+          checkCallbackUrl(url, revocationPolicy).catch((error: unknown) => {
+            if (!(error instanceof CallbackRefused)) throw error;
+            throw new Error(
+              'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
+            );
+          }),
+        agentFor: (url) => revocationAgents.agentFor(url),
+      }),
+      timeoutMs: config.revocation.timeoutMs,
+      local: async () => (await seal()).devCa,
+    }),
   };
 
   await ensureTenant(deps, config.admin.tenant);
@@ -212,6 +238,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuthentication(server, deps);
   healthRoutes(server, { database, blobs });
   await server.register(signerPageRoutes());
+  await server.register(devPkiRoutes(deps));
 
   await server.register(
     async (api) => {
@@ -298,6 +325,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
       await worker?.stop();
       await seal.close();
+      revocationAgents.close();
       await deps.anchors.close();
       await blobs.close();
       await database.close();

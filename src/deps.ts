@@ -6,6 +6,7 @@ import type { Database } from './store/db/schema.js';
 import type { SealKeys } from './pki/seal-keys.js';
 import type { FileStore } from './store/files/file-store.js';
 import type { AnchorSearch } from './pdf/anchor-search.js';
+import type { RevocationFetcher } from './pki/revocation-fetcher.js';
 
 /** What every use case may be given: passed in, never imported as a module-level singleton. */
 export interface Deps {
@@ -18,4 +19,6 @@ export interface Deps {
   seal: () => Promise<SealKeys>;
   /** Anchor searches, off the event loop and under a time limit. */
   anchors: AnchorSearch;
+  /** OCSP responses and CRLs for PAdES B-LT, fetched (and cached) outside any transaction. */
+  revocation: RevocationFetcher;
 }

@@ -39,6 +39,8 @@ export interface FinishedSignature {
   reason?: string;
   /** Certificates of the TSA, for the DSS of B-LT. */
   timestampCertificates: Uint8Array[];
+  /** The certificate that signed the timestamp token (its chain's revocation is proved for B-LT). */
+  timestampCertificate?: Uint8Array;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
 
   let timestampToken: Uint8Array | undefined;
   let timestampCertificates: Uint8Array[] = [];
+  let timestampCertificate: Uint8Array | undefined;
   let reason: string | undefined;
   if (options.timestamp) {
     try {
@@ -89,6 +92,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
       });
       timestampToken = result.token;
       timestampCertificates = result.info.certificates;
+      timestampCertificate = result.info.tsaCertificate;
     } catch (error) {
       if (!(error instanceof TimestampUnavailable) || options.timestamp.onFailure !== 'fallback') throw error;
       reason = error.message;
@@ -111,6 +115,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
     fellBack: options.timestamp !== undefined && timestampToken === undefined,
     reason,
     timestampCertificates,
+    ...(timestampCertificate ? { timestampCertificate } : {}),
   };
 }
 

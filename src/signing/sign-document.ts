@@ -51,7 +51,10 @@ export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<
   return (await getProperties(deps, { tenantId })).defaultPadesLevel ?? defaultLevel(deps);
 }
 
-/** Signs bytes with the organisation key on behalf of `signerName`; a failing TSA falls back and says so. */
+/**
+ * Signs bytes with the organisation key on behalf of `signerName`. A failing TSA, or revocation data
+ * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
+ */
 export async function sealBytes(
   deps: Deps,
   options: {
@@ -71,6 +74,7 @@ export async function sealBytes(
     level: options.level,
     ...(deps.config.tsaUrl ? { tsa: { url: deps.config.tsaUrl } } : {}),
     onTimestampFailure: 'fallback',
+    revocation: (chains, now) => deps.revocation.collect(chains, now),
     ...(options.reason ? { reason: options.reason } : {}),
     ...(options.visuals ?? {}),
   });
