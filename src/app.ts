@@ -44,6 +44,7 @@ import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { signerPageRoutes } from './http/routes/signer-page.js';
+import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { ErrorBodySchema } from './http/schemas.js';
@@ -53,7 +54,15 @@ import { Worker, type WorkerOptions } from './jobs/worker.js';
 import { Metrics } from './metrics.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
+import { RevocationFetcher } from './pki/revocation-fetcher.js';
+import { httpRevocationTransport } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
+import {
+  CallbackRefused,
+  checkCallbackUrl,
+  guardedAgents,
+  type CallbackPolicy,
+} from './webhooks/ssrf-guard.js';
 import { openBlobStore } from './store/blobs/open-blob-store.js';
 import { openRateLimitStore } from './store/rate-limits/open-rate-limit-store.js';
 import { RateLimiter } from './rate-limits/rate-limiter.js';
@@ -71,6 +80,7 @@ import { registerNotificationJobs } from './notify/queue-notification.js';
 import { FileSmsSender } from './notify/sms/file.js';
 import { HttpSmsSender } from './notify/sms/http.js';
 import { registerSharingJobs } from './sharing/scheduled.js';
+import { registerSigningJobs } from './signing/seal-on-complete.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -138,6 +148,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database.dialect.name === 'postgres' ? new DevPkiStore(database.db) : undefined,
   );
   const clock = options.clock ?? systemClock;
+  // Revocation fetches follow the webhooks' SSRF rules unless REVOCATION_ALLOW_PRIVATE says otherwise.
+  const revocationPolicy: CallbackPolicy = { allowPrivate: config.revocation.allowPrivate };
+  const revocationAgents = guardedAgents(revocationPolicy);
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
@@ -147,6 +160,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     seal,
     anchors: new AnchorSearch(),
     metrics: new Metrics({ queue: () => readQueueStats(database.db, clock.now()) }),
+    revocation: new RevocationFetcher({
+      transport: httpRevocationTransport({
+        check: (url) =>
+          checkCallbackUrl(url, revocationPolicy).catch((error: unknown) => {
+            if (!(error instanceof CallbackRefused)) throw error;
+            throw new Error(
+              'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
+            );
+          }),
+        agentFor: (url) => revocationAgents.agentFor(url),
+      }),
+      timeoutMs: config.revocation.timeoutMs,
+      local: async () => (await seal()).devCa,
+    }),
   };
 
   await ensureTenant(deps, config.admin.tenant);
@@ -252,6 +279,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   healthRoutes(server, { database, blobs });
   await server.register(signerPageRoutes());
+  await server.register(devPkiRoutes(deps));
 
   await server.register(
     async (api) => {
@@ -305,6 +333,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         : new FileSmsSender({ dir: join(config.dataDir, 'sms') }),
     });
     registerSharingJobs(worker, deps);
+    registerSigningJobs(worker, deps);
     worker.every('search.sweepScrolls', 300_000, async () => {
       await sweepScrollContexts(deps);
     });
@@ -343,6 +372,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await rateLimiter?.close();
       await rateLimitStore?.close();
       await seal.close();
+      revocationAgents.close();
       await deps.anchors.close();
       await blobs.close();
       await database.close();

@@ -32,6 +32,11 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** How long a rotated-out webhook secret still signs deliveries, unless the rotation says. */
   webhookSecretGraceHours: number;
+  /**
+   * Revocation fetches for PAdES B-LT (OCSP, CRL): loopback and private addresses allowed
+   * (REVOCATION_ALLOW_PRIVATE; off by default, the webhooks' SSRF rules), and each fetch's time-out.
+   */
+  revocation: { allowPrivate: boolean; timeoutMs: number };
   sessionTtlDays: number;
   apiKeyTtlDays: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
@@ -182,6 +187,10 @@ export function loadConfig(env: Env = process.env): Config {
     tsaUrl: text(env, 'TSA_URL'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookSecretGraceHours: integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24),
+    revocation: {
+      allowPrivate: flag(env, 'REVOCATION_ALLOW_PRIVATE'),
+      timeoutMs: integer(env, 'REVOCATION_TIMEOUT_MS', 5_000, 100),
+    },
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),

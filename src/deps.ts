@@ -7,6 +7,7 @@ import type { SealKeys } from './pki/seal-keys.js';
 import type { FileStore } from './store/files/file-store.js';
 import type { AnchorSearch } from './pdf/anchor-search.js';
 import type { Metrics } from './metrics.js';
+import type { RevocationFetcher } from './pki/revocation-fetcher.js';
 
 /** What every use case may be given: passed in, never imported as a module-level singleton. */
 export interface Deps {
@@ -21,4 +22,6 @@ export interface Deps {
   anchors: AnchorSearch;
   /** What GET /metrics shows: webhook deliveries, time-stamps, signatures (README: Metrics and alerts). */
   metrics: Metrics;
+  /** OCSP responses and CRLs for PAdES B-LT, fetched (and cached) outside any transaction. */
+  revocation: RevocationFetcher;
 }

@@ -215,6 +215,35 @@ export async function claimJobs(
   return rows.map(claimedJob).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
 }
 
+/**
+ * Claims one queued job by its id, due or not, for `workerId`: the request that enqueued a follow-up
+ * runs it at once itself (a seal on completion) while the queue keeps it durable, should the request
+ * fail or its process die (the claim's lease then runs out and a worker takes the job). One statement,
+ * atomic on both dialects: of a request and a worker, one gets the job. Undefined when it is not queued
+ * (a worker has it, or it is finished). Not for jobs of a lane: their order belongs to the lane.
+ */
+export async function claimJobById(
+  db: Kysely<Database>,
+  options: { id: string; workerId: string; now: Date; leaseMs: number },
+): Promise<ClaimedJob | undefined> {
+  const now = options.now.toISOString();
+  const row = await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      locked_by: options.workerId,
+      lease_until: new Date(options.now.getTime() + options.leaseMs).toISOString(),
+      attempts: eb('attempts', '+', 1),
+      updated_at: now,
+    }))
+    .where('id', '=', options.id)
+    .where('status', '=', 'queued')
+    .where('ordering_key', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return row ? claimedJob(row) : undefined;
+}
+
 /** Jobs whose worker died or hung go back to `queued`, due now; the claim counted as an attempt. */
 async function sweepExpiredLeases(trx: Kysely<Database>, now: string): Promise<void> {
   await trx

@@ -44,6 +44,7 @@ export const TABLES = {
   share_oidc_states: ['state_hash'],
   recipient_sessions: ['id'],
   dev_pki: ['name'],
+  rate_limit_windows: ['bucket', 'window_start_ms'],
 } as const satisfies { [T in keyof Database]: PrimaryKey<T> };
 
 export type TableName = keyof Database;

@@ -27,6 +27,10 @@ export interface DocumentTimestamp {
   genTime: Date;
   /** Certificates of the TSA (for a later DSS). */
   tsaCertificates: Uint8Array[];
+  /** The certificate that signed the token, when the token carries it. */
+  tsaCertificate?: Uint8Array;
+  /** The token as embedded (its VRI key). */
+  token: Uint8Array;
 }
 
 /**
@@ -66,5 +70,7 @@ export async function addDocumentTimestamp(options: AddDocumentTimestampOptions)
     pdf: embedContents({ pdf: written.bytes, byteRange, der: token }),
     genTime: info.genTime,
     tsaCertificates: info.certificates,
+    ...(info.tsaCertificate ? { tsaCertificate: info.tsaCertificate } : {}),
+    token,
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
 import { PdfInvalid } from './errors.js';
@@ -12,6 +13,12 @@ export interface AddValidationDataOptions {
   crls?: Uint8Array[];
   /** OCSP responses (DER OCSPResponse). */
   ocsps?: Uint8Array[];
+  /**
+   * The signatures (their /Contents: the CMS, or a document timestamp's token) this material validates:
+   * each gets a VRI entry (ETSI EN 319 142-1 5.4.2.4, keyed by the uppercase hex SHA-1 of those bytes)
+   * naming the certificates, CRLs and OCSP responses given here.
+   */
+  vriFor?: Uint8Array[];
 }
 
 /**
@@ -32,25 +39,43 @@ export async function addValidationData(options: AddValidationDataOptions): Prom
   const dss = existing instanceof PdfDict ? existing : PdfDict.of({ Type: PdfName.of('DSS') });
   const dssRef = catalog.get('DSS') instanceof PdfRef ? (catalog.get('DSS') as PdfRef) : update.allocate();
 
-  for (const [key, items] of [
-    ['Certs', options.certificates ?? []],
-    ['CRLs', options.crls ?? []],
-    ['OCSPs', options.ocsps ?? []],
+  const vri = PdfDict.of({});
+  for (const [key, vriKey, items] of [
+    ['Certs', 'Cert', options.certificates ?? []],
+    ['CRLs', 'CRL', options.crls ?? []],
+    ['OCSPs', 'OCSP', options.ocsps ?? []],
   ] as const) {
     if (items.length === 0) continue;
     const arrayEntry = dss.get(key);
     const array = opened.resolve(arrayEntry);
     const refs = array instanceof PdfArray ? array : new PdfArray();
-    const known = new Set(refs.toArray().map((item) => streamKey(opened, item)));
+    const known = new Map(refs.toArray().map((item) => [streamKey(opened, item), item] as const));
+    const named = new PdfArray();
     for (const der of items) {
       const keyOf = Buffer.from(der).toString('base64');
-      if (known.has(keyOf)) continue;
-      known.add(keyOf);
-      const data = deflateSync(der);
-      refs.push(update.add(PdfStream.fromDict({ Filter: PdfName.of('FlateDecode') }, new Uint8Array(data))));
+      let ref = known.get(keyOf);
+      if (!ref) {
+        const data = deflateSync(der);
+        ref = update.add(PdfStream.fromDict({ Filter: PdfName.of('FlateDecode') }, new Uint8Array(data)));
+        known.set(keyOf, ref);
+        refs.push(ref);
+      }
+      named.push(ref);
     }
+    vri.set(vriKey, named);
     if (arrayEntry instanceof PdfRef) update.set(arrayEntry, refs);
     else dss.set(key, refs);
+  }
+  if (options.vriFor?.length) {
+    const entryRef = dss.get('VRI');
+    const existingVri = opened.resolve(entryRef);
+    const vris = existingVri instanceof PdfDict ? existingVri : new PdfDict();
+    const vriRef = update.add(vri);
+    for (const contents of options.vriFor) {
+      vris.set(createHash('sha1').update(contents).digest('hex').toUpperCase(), vriRef);
+    }
+    if (entryRef instanceof PdfRef) update.set(entryRef, vris);
+    else dss.set('VRI', vris);
   }
   update.set(dssRef, dss);
   catalog.set('DSS', dssRef);

@@ -41,6 +41,8 @@ export interface FinishedSignature {
   reason?: string;
   /** Certificates of the TSA, for the DSS of B-LT. */
   timestampCertificates: Uint8Array[];
+  /** The certificate that signed the timestamp token (its chain's revocation is proved for B-LT). */
+  timestampCertificate?: Uint8Array;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
 
   let timestampToken: Uint8Array | undefined;
   let timestampCertificates: Uint8Array[] = [];
+  let timestampCertificate: Uint8Array | undefined;
   let reason: string | undefined;
   if (options.timestamp) {
     try {
@@ -92,6 +95,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
       });
       timestampToken = result.token;
       timestampCertificates = result.info.certificates;
+      timestampCertificate = result.info.tsaCertificate;
     } catch (error) {
       if (!(error instanceof TimestampUnavailable) || options.timestamp.onFailure !== 'fallback') throw error;
       reason = error.message;
@@ -114,6 +118,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
     fellBack: options.timestamp !== undefined && timestampToken === undefined,
     reason,
     timestampCertificates,
+    ...(timestampCertificate ? { timestampCertificate } : {}),
   };
 }
 

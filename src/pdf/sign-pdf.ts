@@ -1,6 +1,10 @@
 import type { DigestAlgorithm } from '../pki/algorithms.js';
 import { certificateFields } from '../pki/certificate-fields.js';
-import { TimestampUnavailable } from '../pki/errors.js';
+import { X509Certificate } from 'node:crypto';
+import { bytesEqual } from '../pki/der.js';
+import { CertificateRevoked, RevocationUnavailable, TimestampUnavailable } from '../pki/errors.js';
+import type { ValidationMaterial } from '../pki/revocation-fetcher.js';
+import { revocationStatus } from '../pki/validate-certificate-chain.js';
 import type { Signer } from '../pki/signers/signer.js';
 import { addDocumentTimestamp } from './add-document-timestamp.js';
 import { addValidationData } from './add-validation-data.js';
@@ -31,10 +35,16 @@ export interface SignPdfOptions {
    */
   onTimestampFailure?: 'fail' | 'fallback';
   /**
-   * Revocation data for B-LT/B-LTA (CRLs, OCSP responses) and extra certificates. Put in the DSS as
-   * given: the dev CA's `issueCrl()`, or responses fetched by the caller.
+   * Revocation data for B-LT/B-LTA (CRLs, OCSP responses) and extra certificates, given by the caller
+   * (a CRL of the dev CA's `issueCrl()`, responses fetched beforehand).
    */
   validationData?: { certificates?: Uint8Array[]; crls?: Uint8Array[]; ocsps?: Uint8Array[] };
+  /**
+   * Fetches the revocation data of the given chains (each leaf first, ending at its root), after the
+   * signature timestamp: RevocationFetcher.collect. Throws `RevocationUnavailable` (the level falls
+   * back to B-T, or the call fails without `fallback`) or `CertificateRevoked` (the call fails).
+   */
+  revocation?: (chains: Uint8Array[][], now: Date) => Promise<ValidationMaterial>;
   signatures?: SignatureVisual[];
   images?: ImageVisual[];
   annotations?: TextAnnotation[];
@@ -49,7 +59,7 @@ export interface SignPdfResult {
   /** The requested level was not reached because the TSA failed. */
   fellBack: boolean;
   reason?: string;
-  /** Things a validator will hold against the result (B-LT without revocation data). */
+  /** Things a validator will hold against the result. */
   warnings: string[];
 }
 
@@ -123,26 +133,90 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
   }
   if (levelRequested === 'B-T') return result(finished.pdf, 'B-T');
 
-  if (!options.validationData?.crls?.length && !options.validationData?.ocsps?.length) {
-    warnings.push('The DSS holds certificates but no revocation data (pass validationData.crls or .ocsps)');
+  // A level is claimed only with its evidence in the file (issue 23): revocation data proving every
+  // certificate of the signer's and the timestamp's chains good, or the level stays B-T.
+  const now = new Date();
+  let material: ValidationMaterial;
+  try {
+    if (!finished.timestampCertificate)
+      throw new RevocationUnavailable('The signature timestamp names no TSA certificate');
+    const chains = [
+      certificateChain(signer.certificate, signer.chain),
+      certificateChain(finished.timestampCertificate, finished.timestampCertificates),
+    ];
+    material = await validationMaterial(chains, options, now);
+  } catch (error) {
+    if (!(error instanceof RevocationUnavailable) || !fallback) throw error;
+    return result(finished.pdf, 'B-T', error.message);
   }
-  const withDss = await addValidationData({
-    pdf: finished.pdf,
-    certificates: [
-      signer.certificate,
-      ...signer.chain,
-      ...finished.timestampCertificates,
-      ...(options.validationData?.certificates ?? []),
-    ],
-    crls: options.validationData?.crls,
-    ocsps: options.validationData?.ocsps,
-  });
+  const withDss = await addValidationData({ pdf: finished.pdf, ...material, vriFor: [finished.cms] });
   if (levelRequested === 'B-LT') return result(withDss, 'B-LT');
   try {
     const archived = await addDocumentTimestamp({ pdf: withDss, tsa: options.tsa!, digestAlgorithm });
-    return result(archived.pdf, 'B-LTA');
+    // The archive timestamp's own chain is proved too; usually the same TSA, already in the DSS.
+    if (!archived.tsaCertificate)
+      throw new TimestampUnavailable('The document timestamp names no TSA certificate');
+    const archiveChain = certificateChain(archived.tsaCertificate, archived.tsaCertificates);
+    if (proved(archiveChain, material)) return result(archived.pdf, 'B-LTA');
+    const more = await validationMaterial([archiveChain], options, now);
+    return result(await addValidationData({ pdf: archived.pdf, ...more, vriFor: [archived.token] }), 'B-LTA');
   } catch (error) {
-    if (!(error instanceof TimestampUnavailable) || !fallback) throw error;
+    if (!(error instanceof TimestampUnavailable || error instanceof RevocationUnavailable) || !fallback)
+      throw error;
     return result(withDss, 'B-LT', error.message);
   }
+}
+
+/**
+ * The revocation data of `chains`: fetched (`options.revocation`) or as the caller gave it, and in
+ * either case checked to prove every certificate below each root good at `now` before it is embedded.
+ */
+async function validationMaterial(
+  chains: Uint8Array[][],
+  options: SignPdfOptions,
+  now: Date,
+): Promise<ValidationMaterial> {
+  const given = options.validationData;
+  const material = options.revocation
+    ? await options.revocation(chains, now)
+    : { certificates: chains.flat(), crls: given?.crls ?? [], ocsps: given?.ocsps ?? [] };
+  material.certificates.push(...(given?.certificates ?? []));
+  for (const chain of chains) {
+    for (const [i, certificate] of chain.slice(0, -1).entries()) {
+      const { status } = await revocationStatus({ certificate, issuer: chain[i + 1]!, ...material, at: now });
+      if (status === 'revoked')
+        throw new CertificateRevoked(
+          `The certificate ${certificateFields(certificate).commonName} is revoked`,
+        );
+      if (status !== 'good')
+        throw new RevocationUnavailable(
+          `No revocation data for ${certificateFields(certificate).commonName}: the level stays below B-LT`,
+        );
+    }
+  }
+  return material;
+}
+
+/** Whether every certificate of `chain` is in the material already (then its revocation data is too). */
+function proved(chain: Uint8Array[], material: ValidationMaterial): boolean {
+  return chain.every((der) => material.certificates.some((c) => bytesEqual(c, der)));
+}
+
+/**
+ * `certificate` and its issuers out of `pool`, leaf first, as far as they go (a self-signed root ends
+ * it): the chain whose revocation a B-LT must prove.
+ */
+function certificateChain(certificate: Uint8Array, pool: Uint8Array[]): Uint8Array[] {
+  const chain = [certificate];
+  for (let current = new X509Certificate(certificate); chain.length < 10;) {
+    if (current.checkIssued(current)) break;
+    const issuer = pool.find((der) => {
+      const candidate = new X509Certificate(der);
+      return candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate);
+    });
+    if (!issuer) break;
+    chain.push(issuer);
+    current = new X509Certificate(issuer);
+  }
+  return chain;
 }

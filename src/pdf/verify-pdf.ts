@@ -37,6 +37,11 @@ export interface TimestampCheck {
   /** The token covers what it should (the signature value, or the document's byte ranges). */
   coversData: boolean;
   tsa?: string;
+  /**
+   * Revocation of the TSA's chain from the data in the file (the DSS, the CMS): `good` only when every
+   * certificate below its root has a good answer. A B-LT needs it as much as the signer's.
+   */
+  revocation?: ChainValidation['revocation'];
   problems: string[];
 }
 
@@ -271,6 +276,21 @@ async function checkOne(context: {
     }
   }
 
+  if (timestamp?.valid) {
+    const token = readTimestampToken({ token: cms.timestampTokens[cms.timestampTokens.length - 1]! });
+    if (token.tsaCertificate) {
+      const tsaChain = await validateCertificateChain({
+        certificate: token.tsaCertificate,
+        intermediates: [...token.certificates, ...dss.certificates],
+        trustAnchors: context.trustAnchors,
+        at: new Date(timestamp.genTime),
+        crls: [...cms.crls, ...dss.crls],
+        ocsps: dss.ocsps,
+      });
+      timestamp.revocation = tsaChain.chain.length > 1 ? tsaChain.revocation : 'unknown';
+    }
+  }
+
   const signer = verification.signerCertificate;
   const chain = signer
     ? await validateCertificateChain({
@@ -397,7 +417,9 @@ async function detectLevels(context: {
         trustAnchors: context.trustAnchors,
         at: context.validationTime,
       });
-    if (level === 'B-T' && (await ltv(finalDss))) {
+    // Both chains' revocation is evidence of B-LT: the signer's, and the signature timestamp's TSA's.
+    const timestampProved = !check.timestamp?.valid || check.timestamp.revocation === 'good';
+    if (level === 'B-T' && timestampProved && (await ltv(finalDss))) {
       level = 'B-LT';
       for (const ts of laterTimestamps) {
         if (await ltv(dssBefore.get(ts))) {

@@ -1,23 +1,33 @@
 import {
   generateKeyPairSync,
   createPrivateKey,
+  createPublicKey,
   randomBytes,
   type KeyObject,
   X509Certificate,
 } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { certificateFields } from './certificate-fields.js';
 import { issueCertificate, issueCrl } from './issue-certificate.js';
+import { answerOcsp, ocspRequest } from './ocsp.js';
+import { revocationUrls } from './revocation-urls.js';
 import { createKeySigner } from './signers/key-signer.js';
 import type { Signer } from './signers/signer.js';
+import type { LocalRevocation } from './revocation-fetcher.js';
 
 export interface OpenDevCaOptions {
   /** Where the CA lives: `DATA_DIR/pki`. Created on first use, reused afterwards. */
   dir: string;
   /** Organisation named in the seal certificate's subject (default "Signery"). */
   organisation?: string;
-  /** Written into the seal certificate as its CRL distribution point, when the service publishes CRLs. */
-  crlUrl?: string;
+  /**
+   * PUBLIC_URL: the seal certificate names Signery's own CRL (`/pki/dev-ca.crl`) and OCSP responder
+   * (`/pki/ocsp`) under it, so the revocation of the seal can be proved and B-LT reached (issue 23).
+   */
+  publicUrl?: string;
 }
 
 const FILES = {
@@ -44,6 +54,8 @@ export interface DevCaMaterial {
 export interface DevCaStore {
   load(): Promise<DevCaMaterial | undefined>;
   saveIfAbsent(material: DevCaMaterial): Promise<void>;
+  /** Replaces the seal certificate (PEM) when it is still `previous` (a reissue; see reissuedSeal). */
+  replaceSealCertificate(previous: string, next: string): Promise<void>;
 }
 
 /**
@@ -60,14 +72,22 @@ export async function openSharedDevCa(options: {
   store: DevCaStore;
   legacyDir?: string;
   organisation?: string;
+  publicUrl?: string;
 }): Promise<DevCa> {
-  const stored = await options.store.load();
-  if (stored) return devCaOf(stored);
-  const legacy = options.legacyDir ? await readDevCaMaterial(options.legacyDir) : undefined;
-  await options.store.saveIfAbsent(legacy ?? (await generateMaterial(options)));
-  const winner = await options.store.load();
-  if (!winner) throw new Error('The dev CA could not be stored');
-  return devCaOf(winner);
+  let stored = await options.store.load();
+  if (!stored) {
+    const legacy = options.legacyDir ? await readDevCaMaterial(options.legacyDir) : undefined;
+    await options.store.saveIfAbsent(legacy ?? (await generateMaterial(options)));
+    stored = await options.store.load();
+    if (!stored) throw new Error('The dev CA could not be stored');
+  }
+  const reissued = await reissuedSeal(stored, options.publicUrl);
+  if (!reissued) return devCaOf(stored);
+  // Compare-and-set: of nodes starting together, one replaces it and all use the stored one.
+  await options.store.replaceSealCertificate(stored.sealCertificate, reissued);
+  const current = await options.store.load();
+  if (!current) throw new Error('The dev CA is gone');
+  return devCaOf(current);
 }
 
 /**
@@ -82,8 +102,15 @@ export async function openSharedDevCa(options: {
  * ```
  */
 export async function openDevCa(options: OpenDevCaOptions): Promise<DevCa> {
-  const existing = await load(options.dir);
-  if (existing) return existing;
+  const existing = await readDevCaMaterial(options.dir);
+  if (existing) {
+    const reissued = await reissuedSeal(existing, options.publicUrl);
+    if (!reissued) return devCaOf(existing);
+    const staging = join(options.dir, `${FILES.sealCertificate}.tmp-${randomBytes(6).toString('hex')}`);
+    await writeFile(staging, reissued);
+    await rename(staging, join(options.dir, FILES.sealCertificate));
+    return devCaOf({ ...existing, sealCertificate: reissued });
+  }
   await mkdir(dirname(options.dir), { recursive: true });
   const staging = `${options.dir}.tmp-${randomBytes(6).toString('hex')}`;
   await mkdir(staging, { recursive: true, mode: 0o700 });
@@ -102,6 +129,41 @@ export async function openDevCa(options: OpenDevCaOptions): Promise<DevCa> {
 }
 
 /**
+ * A seal certificate that names Signery's CRL and OCSP addresses under `publicUrl`, issued by the same
+ * root over the same key, when the stored one names other addresses or none (dev CAs made before them):
+ * signatures made with the earlier certificate still chain to the same root. Undefined when the stored
+ * one is right (or no `publicUrl` is known).
+ */
+async function reissuedSeal(
+  material: DevCaMaterial,
+  publicUrl: string | undefined,
+): Promise<string | undefined> {
+  if (!publicUrl) return undefined;
+  const urls = devCaUrls(publicUrl);
+  const current = new Uint8Array(new X509Certificate(material.sealCertificate).raw);
+  const named = revocationUrls(current);
+  if (named.crl.includes(urls.crl) && named.ocsp.includes(urls.ocsp)) return undefined;
+  const sealKey = createPrivateKey(material.sealKey);
+  const rootCertificate = new Uint8Array(new X509Certificate(material.rootCertificate).raw);
+  const fields = new x509.X509Certificate(current);
+  const certificate = await issueCertificate({
+    subject: fields.subject,
+    publicKey: createPublicKey(sealKey),
+    issuer: { certificate: rootCertificate, privateKey: createPrivateKey(material.rootKey) },
+    notAfter: fields.notAfter,
+    keyUsage: ['digitalSignature', 'nonRepudiation'],
+    crlDistributionPoint: urls.crl,
+    ocspUrl: urls.ocsp,
+  });
+  return pem('CERTIFICATE', certificate);
+}
+
+/** Where Signery publishes the dev CA's revocation data (http/routes/dev-pki.ts). */
+export function devCaUrls(publicUrl: string): { crl: string; ocsp: string } {
+  return { crl: `${publicUrl}/pki/dev-ca.crl`, ocsp: `${publicUrl}/pki/ocsp` };
+}
+
+/**
  * A loaded dev CA: its certificates, the seal signer, and fresh CRLs on demand.
  *
  * ```ts
@@ -109,7 +171,7 @@ export async function openDevCa(options: OpenDevCaOptions): Promise<DevCa> {
  * await signPdf({ pdf, signer: ca.sealSigner, level: 'B-LT', tsa, validationData: { crls: [await ca.issueCrl()] } });
  * ```
  */
-export class DevCa {
+export class DevCa implements LocalRevocation {
   readonly rootCertificate: Uint8Array;
   readonly sealCertificate: Uint8Array;
   readonly sealSigner: Signer;
@@ -143,7 +205,34 @@ export class DevCa {
       nextUpdate: new Date(thisUpdate.getTime() + 7 * 24 * 3600 * 1000),
     });
   }
+
+  /**
+   * The CA's OCSP responder (RFC 6960), answered with the root key: `good` for the seal certificate
+   * (this CA revokes nothing), `unknown` for any other serial; `unauthorized` for another issuer's.
+   */
+  async answerOcsp(request: Uint8Array, now: Date): Promise<Uint8Array> {
+    const sealSerial = Buffer.from(certificateFields(this.sealCertificate).serialNumber).toString('hex');
+    return answerOcsp({
+      request,
+      issuer: { certificate: this.rootCertificate, privateKey: this.#rootKey },
+      statusOf: (serial) => (serial === sealSerial ? { status: 'good' } : { status: 'unknown' }),
+      now,
+      validForMs: OCSP_VALIDITY_MS,
+    });
+  }
+
+  /**
+   * LocalRevocation: an OCSP answer for a certificate this CA issued (one its root signed), made in
+   * process rather than fetched from our own PUBLIC_URL.
+   */
+  async ocsp(certificate: Uint8Array, issuer: Uint8Array, now: Date): Promise<Uint8Array | undefined> {
+    if (Buffer.compare(issuer, this.rootCertificate) !== 0) return undefined;
+    if (Buffer.compare(certificate, this.sealCertificate) !== 0) return undefined;
+    return this.answerOcsp(await ocspRequest(certificate, issuer), now);
+  }
 }
+
+const OCSP_VALIDITY_MS = 24 * 3600 * 1000;
 
 async function load(dir: string): Promise<DevCa | undefined> {
   const material = await readDevCaMaterial(dir);
@@ -196,7 +285,10 @@ async function generate(dir: string, options: OpenDevCaOptions): Promise<void> {
   }
 }
 
-async function generateMaterial(options: { organisation?: string; crlUrl?: string }): Promise<DevCaMaterial> {
+async function generateMaterial(options: {
+  organisation?: string;
+  publicUrl?: string;
+}): Promise<DevCaMaterial> {
   const organisation = options.organisation ?? 'Signery';
   const now = Date.now();
   const root = generateKeyPairSync('rsa', { modulusLength: 3072 });
@@ -215,7 +307,12 @@ async function generateMaterial(options: { organisation?: string; crlUrl?: strin
     issuer: { certificate: rootCertificate, privateKey: root.privateKey },
     notAfter: new Date(now + 3 * YEAR_MS),
     keyUsage: ['digitalSignature', 'nonRepudiation'],
-    ...(options.crlUrl ? { crlDistributionPoint: options.crlUrl } : {}),
+    ...(options.publicUrl
+      ? {
+          crlDistributionPoint: devCaUrls(options.publicUrl).crl,
+          ocspUrl: devCaUrls(options.publicUrl).ocsp,
+        }
+      : {}),
   });
   const keyPem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {

@@ -45,3 +45,24 @@ export class SignerUnavailable extends AppError {
   readonly statusCode = 503;
   readonly code = 'SIGNER_UNAVAILABLE';
 }
+
+/**
+ * Revocation data (OCSP or CRL) for a certificate of a chain could not be had: no address named, the
+ * responder down or refused, an answer that does not verify or is stale. Callers fall back to the level
+ * reached without it and say so, as for a failing TSA (a B-LT is never claimed without its evidence).
+ */
+export class RevocationUnavailable extends AppError {
+  override name = 'RevocationUnavailable';
+  readonly statusCode = 502;
+  readonly code = 'REVOCATION_UNAVAILABLE';
+}
+
+/**
+ * A certificate of the signer's or the TSA's chain is revoked: nothing is signed with it, and its
+ * revocation is never embedded as if it were good. An operator must replace the key or the TSA.
+ */
+export class CertificateRevoked extends AppError {
+  override name = 'CertificateRevoked';
+  readonly statusCode = 503;
+  readonly code = 'CERTIFICATE_REVOKED';
+}

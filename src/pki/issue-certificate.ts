@@ -19,6 +19,8 @@ export interface IssueCertificateOptions {
   /** Extended key usage OIDs; marked critical (RFC 3161 2.3 requires it for a TSA's timeStamping). */
   extendedKeyUsage?: string[];
   crlDistributionPoint?: string;
+  /** Written into the Authority Information Access extension as the certificate's OCSP responder. */
+  ocspUrl?: string;
   serialNumber?: string;
 }
 
@@ -55,6 +57,11 @@ export async function issueCertificate(options: IssueCertificateOptions): Promis
     extensions.push(new x509.ExtendedKeyUsageExtension(options.extendedKeyUsage, true));
   if (options.crlDistributionPoint) {
     extensions.push(new x509.CRLDistributionPointsExtension([options.crlDistributionPoint]));
+  }
+  if (options.ocspUrl) {
+    extensions.push(
+      new x509.AuthorityInfoAccessExtension({ ocsp: [new x509.GeneralName('url', options.ocspUrl)] }),
+    );
   }
   const issuerCertificate = options.issuer ? new x509.X509Certificate(options.issuer.certificate) : undefined;
   if (issuerCertificate) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { openDevCa, openSharedDevCa, type DevCaStore } from './dev-ca.js';
+import { openDevCa, openSharedDevCa, type DevCa, type DevCaStore } from './dev-ca.js';
 import { createP12Signer } from './signers/p12.js';
 import { createPkcs11Signer } from './signers/pkcs11.js';
 import type { Signer } from './signers/signer.js';
@@ -13,6 +13,8 @@ export interface SealKeys {
   trustAnchors: Uint8Array[];
   /** `internal` and nothing else configured yet: the names PUT /documents/seal accepts as `signatureProvider`. */
   providers: string[];
+  /** The development CA when it is the seal (it answers for its certificates' revocation itself). */
+  devCa?: DevCa;
   close(): Promise<void>;
 }
 
@@ -51,12 +53,13 @@ export function sealKeys(
     }
     const dir = join(config.dataDir, 'pki');
     const ca = sharedDevCa
-      ? await openSharedDevCa({ store: sharedDevCa, legacyDir: dir })
-      : await openDevCa({ dir });
+      ? await openSharedDevCa({ store: sharedDevCa, legacyDir: dir, publicUrl: config.publicUrl })
+      : await openDevCa({ dir, publicUrl: config.publicUrl });
     return {
       signer: ca.sealSigner,
       trustAnchors: [ca.rootCertificate],
       providers: ['internal'],
+      devCa: ca,
       close: async () => {},
     };
   };

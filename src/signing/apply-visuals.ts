@@ -5,7 +5,14 @@ import { annotatePdf } from '../pdf/annotate-pdf.js';
 import type { PadesLevel, SignPdfResult } from '../pdf/sign-pdf.js';
 import type { Database } from '../store/db/schema.js';
 import { sealBytes } from './sign-document.js';
-import { resolveVisuals, type Placer, type ResolvedVisuals, type VisualRequest } from './visual-input.js';
+import {
+  claimVisualFiles,
+  resolveVisuals,
+  type Placer,
+  type ResolvedVisuals,
+  type VisualClaims,
+  type VisualRequest,
+} from './visual-input.js';
 
 export interface AppliedVisuals {
   /** The next main file: one incremental update over the given bytes. */
@@ -44,6 +51,7 @@ export interface ApplyVisualsOptions {
  * key in `sign.signerName`'s name, or, without `sign`, writes an annotate (no signature). Errors the
  * engine raises about a field (a page past the end, an unreadable image) read like the API's
  * validation text, with `fieldPrefix` in front of the field (`optionalData.` for POST /documents).
+ * A call that signs without a transaction of its own open uses `drawVisuals` and claims on commit.
  */
 export async function applyVisuals(
   trx: Kysely<Database>,
@@ -60,7 +68,32 @@ export async function applyVisuals(
   deps: Deps,
   options: ApplyVisualsOptions,
 ): Promise<AppliedVisuals> {
-  const visuals = await resolveVisuals(trx, deps, {
+  const { claims, ...applied } = await drawVisuals(trx, deps, options);
+  await claimVisualFiles(trx, claims, options.now);
+  return applied;
+}
+
+/**
+ * `applyVisuals` reading only, through `db`: the drawn (and signed) file, and the upload files it uses,
+ * which the caller claims with `claimVisualFiles` in the transaction that commits the file (DESIGN:
+ * remote calls, here the TSA's, never run inside a database transaction).
+ */
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions & { sign: SignAs },
+): Promise<AppliedVisuals & { signature: SignPdfResult; claims: VisualClaims }>;
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals & { claims: VisualClaims }>;
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals & { claims: VisualClaims }> {
+  const { visuals, claims } = await resolveVisuals(db, deps, {
     ...(options.stamps ? { stamps: options.stamps } : {}),
     placer: options.placer,
     request: options.request,
@@ -76,7 +109,7 @@ export async function applyVisuals(
         author: options.author,
         time: options.now,
       });
-      return { pdf, visuals };
+      return { pdf, visuals, claims };
     }
     const signature = await sealBytes(deps, {
       operation: 'sign',
@@ -85,7 +118,7 @@ export async function applyVisuals(
       level: options.sign.level,
       visuals,
     });
-    return { pdf: signature.pdf, visuals, signature };
+    return { pdf: signature.pdf, visuals, signature, claims };
   } catch (error) {
     throw asRequestError(error, options.fieldPrefix ?? '');
   }

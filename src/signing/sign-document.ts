@@ -10,9 +10,16 @@ import { performance } from 'node:perf_hooks';
 import type { TsaOptions } from '../pdf/finish-signature.js';
 import { signPdf, type PadesLevel, type SignPdfResult } from '../pdf/sign-pdf.js';
 import type { SignatureOperation } from '../metrics.js';
-import { applyVisuals } from './apply-visuals.js';
+import { drawVisuals } from './apply-visuals.js';
+import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
 import type { ResolvedVisuals } from './visual-input.js';
-import { loadStampImages, type Placer, type SignatureEntry, type VisualRequest } from './visual-input.js';
+import {
+  claimVisualFiles,
+  loadStampImages,
+  type Placer,
+  type SignatureEntry,
+  type VisualRequest,
+} from './visual-input.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import type { Recipient } from '../sharing/recipient.js';
 import { assertShareCanAct } from '../sharing/recipient-actions.js';
@@ -49,8 +56,9 @@ export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<
 }
 
 /**
- * Signs bytes with the organisation key on behalf of `signerName`; a failing TSA falls back and says
- * so. `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
+ * Signs bytes with the organisation key on behalf of `signerName`. A failing TSA, or revocation data
+ * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
+ * `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
  */
 export async function sealBytes(
   deps: Deps,
@@ -73,6 +81,7 @@ export async function sealBytes(
     level: options.level,
     ...(deps.config.tsaUrl ? { tsa: timestampAuthority(deps, deps.config.tsaUrl) } : {}),
     onTimestampFailure: 'fallback',
+    revocation: (chains, now) => deps.revocation.collect(chains, now),
     ...(options.reason ? { reason: options.reason } : {}),
     ...(options.visuals ?? {}),
   });
@@ -101,7 +110,12 @@ export async function mainFileBytes(
  * revision, closed by a PAdES signature made with the organisation key in the signer's name, as an
  * incremental update. The main file gets a new id and the old one stays a revision. A recipient's
  * signature completes their share; the last one completes the document, which is then sealed when
- * `sealOnComplete` is on (Contract). Compare-and-set on the version throughout.
+ * `sealOnComplete` is on (Contract).
+ *
+ * DESIGN: remote calls never run inside a database transaction. The file is drawn and signed first
+ * (the TSA answers meanwhile, while other writers go on), reading only; then one short transaction
+ * checks `_version`, claims the image files and commits. A request that lost the race to another
+ * change of the same version gets 409 and its signed file is discarded (its bytes are swept).
  */
 export async function signDocument(
   deps: Deps,
@@ -117,7 +131,8 @@ export async function signDocument(
   await assertSignatureProvider(deps, options.signatureProvider);
   const { doc, share, signerName, by, placer } = await authorizeSigning(deps, signing, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();
-  const level = options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id));
+  const properties = await getProperties(deps, { tenantId: doc.tenant_id });
+  const level = options.level ?? properties.defaultPadesLevel ?? defaultLevel(deps);
   const now = deps.clock.now();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const stamps = await loadStampImages(
@@ -125,20 +140,18 @@ export async function signDocument(
     signing.kind === 'user' ? signing.actor : signing.recipient,
     options.signatures,
   );
-
-  // Visuals are resolved (and their files claimed) in the same transaction that commits the result;
-  // the PDF work in between reads only. A failure anywhere leaves the document as it was.
-  const outcome = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const { signature: signed } = await applyVisuals(trx, deps, {
-      pdf: bytes,
-      stamps,
-      placer,
-      request: { signatures: options.signatures, images: options.images, annotations: options.annotations },
-      document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
-      sign: { signerName, level },
-      author: signerName,
-      now,
-    });
+  const drawn = await drawVisuals(deps.db, deps, {
+    pdf: bytes,
+    stamps,
+    placer,
+    request: { signatures: options.signatures, images: options.images, annotations: options.annotations },
+    document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
+    sign: { signerName, level },
+    author: signerName,
+    now,
+  });
+  const { signature: signed } = drawn;
+  const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const updated = await commitSignature(trx, deps, {
       doc,
       share,
@@ -149,15 +162,15 @@ export async function signDocument(
       data: { levelAchieved: signed.levelAchieved, fellBack: signed.fellBack },
       now,
     });
-    return { updated, signed };
+    await claimVisualFiles(trx, drawn.claims, now);
+    return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
   });
-
-  const state = await afterSignature(deps, outcome.updated, by);
+  const state = await afterSignature(deps, committed.updated, by, committed.seal);
   return {
     status: 'SUCCESS',
-    levelAchieved: outcome.signed.levelAchieved,
-    fellBack: outcome.signed.fellBack,
-    ...(outcome.signed.reason ? { reason: outcome.signed.reason } : {}),
+    levelAchieved: signed.levelAchieved,
+    fellBack: signed.fellBack,
+    ...(signed.reason ? { reason: signed.reason } : {}),
     shareStateName: state,
   };
 }
@@ -214,43 +227,30 @@ export async function commitSignature(
   });
 }
 
-/** After a committed signature: seals a document it completed when `sealOnComplete` is on; its share state. */
+/**
+ * Inside a signature's transaction: when it completed the document and the tenant seals on completion
+ * (`sealOnComplete`, read before the transaction), queues that seal; its job id, else undefined.
+ */
+export async function queueSealIfCompleted(
+  trx: Kysely<Database>,
+  options: { doc: DocumentRow; by: DocumentChanger; properties: { sealOnComplete: boolean }; now: Date },
+): Promise<string | undefined> {
+  if (options.doc.share_state !== 'completed' || !options.properties.sealOnComplete) return undefined;
+  return queueSealOnComplete(trx, options);
+}
+
+/**
+ * After a signature's commit, outside its transaction: runs the seal on completion it queued, if any
+ * (Contract: completing a sign share seals the document in the same call). Its share state.
+ */
 export async function afterSignature(
   deps: Deps,
   updated: DocumentRow,
   by: DocumentChanger,
+  sealJobId: string | undefined,
 ): Promise<string | null> {
-  if (updated.share_state !== 'completed') return updated.share_state;
-  if (!(await getProperties(deps, { tenantId: updated.tenant_id })).sealOnComplete)
-    return updated.share_state;
-  return (await sealCompleted(deps, updated, by)).share_state;
-}
-
-/** Contract: completing a sign share seals the document with the organisation key in the same call. */
-async function sealCompleted(deps: Deps, doc: DocumentRow, by: DocumentChanger): Promise<DocumentRow> {
-  const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const sealed = await sealBytes(deps, {
-    operation: 'seal',
-    pdf: bytes,
-    signerName: 'Organisation seal',
-    level: await tenantDefaultLevel(deps, doc.tenant_id),
-    reason: 'Completed',
-  });
-  const now = deps.clock.now();
-  return writeTransaction(deps.db, deps.dialect, (trx) =>
-    replaceMainFile(trx, deps, {
-      doc,
-      previous,
-      bytes: sealed.pdf,
-      by,
-      expectedVersion: doc.version,
-      signed: true,
-      activityType: 'documentSealed',
-      reason: 'sealed',
-      data: { levelAchieved: sealed.levelAchieved, fellBack: sealed.fellBack, onComplete: true },
-      now,
-    }),
-  );
+  if (sealJobId) await sealOnCompleteNow(deps, sealJobId, by.requestId);
+  return updated.share_state;
 }
 
 export async function authorizeSigning(

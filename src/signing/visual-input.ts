@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import { FileNotUsable } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
+import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
 import type { Position } from '../pdf/geometry.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../pdf/visuals/visual-types.js';
 import type { Database } from '../store/db/schema.js';
@@ -76,18 +76,26 @@ async function ownFile(db: Kysely<Database>, placer: Placer, id: string): Promis
   return shareId === placer.shareId ? file : undefined;
 }
 
+/** Upload files a request's visuals use, to be claimed when the change commits (spec Files usage rule 3). */
+export interface VisualClaims {
+  placer: Placer;
+  documentId: string;
+  uses: FileUse[];
+}
+
 /**
- * Turns the API's `signatures`, `images` and `annotations` into what the PDF engine draws, applying
- * spec Files usage rule 3 inside the caller's transaction: signature and initials images must come
- * from the signer's own signature uploads (usable any number of times, Contract); each image must be
- * an unused upload (claimed here) or the document's own barcode; the same id several times in one
- * request is one use. `{{{documentId}}}` and `{{{documentTitle}}}` in texts are replaced.
+ * Turns the API's `signatures`, `images` and `annotations` into what the PDF engine draws, reading only:
+ * signature and initials images must come from the signer's own signature uploads (usable any number
+ * of times, Contract); each image must be an unused upload or the document's own barcode, checked here
+ * and claimed by `claimVisualFiles` in the transaction that commits the result (a request that lost
+ * the race for a file then fails there, and the drawn file is discarded); the same id several times in
+ * one request is one use. `{{{documentId}}}` and `{{{documentTitle}}}` in texts are replaced.
  */
 export async function resolveVisuals(
-  trx: Kysely<Database>,
+  db: Kysely<Database>,
   deps: Deps,
   options: {
-    /** Images of `stamp` entries by entry index, loaded before the transaction (loadStampImages). */
+    /** Images of `stamp` entries by entry index, loaded beforehand (loadStampImages). */
     stamps?: Map<number, Uint8Array>;
     placer: Placer;
     request: VisualRequest;
@@ -96,7 +104,7 @@ export async function resolveVisuals(
     fieldPrefix?: string | undefined;
     now: Date;
   },
-): Promise<ResolvedVisuals> {
+): Promise<{ visuals: ResolvedVisuals; claims: VisualClaims }> {
   const { placer, request, document } = options;
   const at = options.fieldPrefix ?? '';
   const bytes = async (file: FileRecord) => new Uint8Array(await deps.files.read(file));
@@ -110,7 +118,7 @@ export async function resolveVisuals(
       image = options.stamps?.get(i);
       if (!image) throw new FileNotUsable(`${field}: no such stamp among the stamps you may use`);
     } else if (entry.blob) {
-      const file = await ownFile(trx, placer, entry.blob);
+      const file = await ownFile(db, placer, entry.blob);
       const allowed = placer.kind === 'user' ? SIGNATURE_KINDS : SHARE_SIGNATURE_KINDS;
       if (file && allowed.includes(file.kind)) image = await bytes(file);
       else if (entry.type === 'image' || entry.type === 'stamp' || entry.type === 'annotation') {
@@ -145,23 +153,24 @@ export async function resolveVisuals(
       kinds: placer.kind === 'user' ? [...FROM_SAVE_FILE] : ['share-file'],
     });
   }
-  const claimed =
+  // The check drafts make (own upload, right endpoint, unused), without claiming anything yet.
+  const usable =
     placer.kind === 'user'
-      ? await claimFiles(trx, placer.actor, imageUses, `document:${document.id}`, options.now)
-      : await claimShareFiles(trx, placer, imageUses, document.id, options.now);
+      ? await checkDraftFiles(db, placer.actor, imageUses, options.now)
+      : await checkShareFiles(db, placer, imageUses, document.id);
   for (const [i, visual] of signatures.entries()) {
-    const file = claimed.get(`${at}signatures[${i}].blob`);
+    const file = usable.get(`${at}signatures[${i}].blob`);
     if (file && visual) visual.image = await bytes(file);
   }
-  // Read through the transaction: on SQLite it holds the one connection.
+  // Read through `db`: inside a transaction on SQLite, that transaction holds the one connection.
   const usesBarcode = (request.images ?? []).some((entry) => entry.blob === document.barcodeFileId);
   const barcode =
     document.barcodeFileId && usesBarcode
-      ? await trx.selectFrom('files').selectAll().where('id', '=', document.barcodeFileId).executeTakeFirst()
+      ? await db.selectFrom('files').selectAll().where('id', '=', document.barcodeFileId).executeTakeFirst()
       : undefined;
   const images: ImageVisual[] = [];
   for (const [i, entry] of (request.images ?? []).entries()) {
-    const file = entry.blob === document.barcodeFileId ? barcode : claimed.get(`${at}images[${i}].blob`);
+    const file = entry.blob === document.barcodeFileId ? barcode : usable.get(`${at}images[${i}].blob`);
     if (!file) throw new FileNotUsable(`${at}images[${i}].blob: no such file`);
     images.push({
       pages: entry.pages ?? [1],
@@ -178,7 +187,48 @@ export async function resolveVisuals(
       .replaceAll('{{{documentId}}}', document.id)
       .replaceAll('{{{documentTitle}}}', document.title),
   }));
-  return { signatures, images, annotations };
+  return {
+    visuals: { signatures, images, annotations },
+    claims: { placer, documentId: document.id, uses: imageUses },
+  };
+}
+
+/**
+ * Claims the upload files resolved visuals use, in the transaction that commits the drawn result: a
+ * compare-and-set on each file's `used_by`, so of two requests racing for one file exactly one wins and
+ * the other fails FILE_NOT_USABLE with nothing written.
+ */
+export async function claimVisualFiles(
+  trx: Kysely<Database>,
+  claims: VisualClaims,
+  now: Date,
+): Promise<void> {
+  const { placer, uses, documentId } = claims;
+  if (uses.length === 0) return;
+  if (placer.kind === 'user') await claimFiles(trx, placer.actor, uses, `document:${documentId}`, now);
+  else await claimShareFiles(trx, placer, uses, documentId, now);
+}
+
+/**
+ * A recipient's files the share uploaded, each unused or already this document's, checked without
+ * claiming them.
+ */
+async function checkShareFiles(
+  db: Kysely<Database>,
+  placer: Extract<Placer, { kind: 'share' }>,
+  uses: FileUse[],
+  documentId: string,
+): Promise<Map<string, FileRecord>> {
+  const result = new Map<string, FileRecord>();
+  for (const use of uses) {
+    const file = await ownFile(db, placer, use.fileId);
+    if (!file || !use.kinds.includes(file.kind))
+      throw new FileNotUsable(`${use.field}: no such file among this share's uploads`);
+    if (file.used_by !== null && file.used_by !== `document:${documentId}`)
+      throw new FileNotUsable(`${use.field}: the file is already used`);
+    result.set(use.field, file);
+  }
+  return result;
 }
 
 /** Files a recipient uploaded through the share are claimed like a user's (each once). */
@@ -188,23 +238,17 @@ async function claimShareFiles(
   uses: FileUse[],
   documentId: string,
   now: Date,
-): Promise<Map<string, FileRecord>> {
-  const result = new Map<string, FileRecord>();
+): Promise<void> {
+  await checkShareFiles(trx, placer, uses, documentId);
   for (const use of uses) {
-    const file = await ownFile(trx, placer, use.fileId);
-    if (!file || !use.kinds.includes(file.kind))
-      throw new FileNotUsable(`${use.field}: no such file among this share's uploads`);
-    if (file.used_by === `document:${documentId}` && result.has(use.field)) continue;
     const updated = await trx
       .updateTable('files')
       .set({ used_by: `document:${documentId}`, used_at: now.toISOString() })
-      .where('id', '=', file.id)
+      .where('id', '=', use.fileId)
       .where((eb) => eb.or([eb('used_by', 'is', null), eb('used_by', '=', `document:${documentId}`)]))
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) throw new FileNotUsable(`${use.field}: the file is already used`);
-    result.set(use.field, file);
   }
-  return result;
 }
 
 /**

@@ -52,4 +52,13 @@ export class DevPkiStore {
       .onConflict((conflict) => conflict.column('name').doNothing())
       .execute();
   }
+
+  async replaceSealCertificate(previous: string, next: string): Promise<void> {
+    await this.#db
+      .updateTable('dev_pki')
+      .set({ seal_certificate: next })
+      .where('name', '=', NAME)
+      .where('seal_certificate', '=', previous)
+      .execute();
+  }
 }

@@ -21,9 +21,16 @@ import {
   authorizeSigning,
   commitSignature,
   mainFileBytes,
+  queueSealIfCompleted,
 } from '../signing/sign-document.js';
 import { timestampAuthority } from '../signing/sign-document.js';
-import { loadStampImages, resolveVisuals, type VisualRequest } from '../signing/visual-input.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import {
+  claimVisualFiles,
+  loadStampImages,
+  resolveVisuals,
+  type VisualRequest,
+} from '../signing/visual-input.js';
 import { findOwnCertificate } from './certificates.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -89,13 +96,14 @@ export async function startTwoStep(
   const expiresAt = new Date(now.getTime() + deps.config.twoStepSessionSeconds * 1000);
 
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const visuals = await resolveVisuals(trx, deps, {
+    const { visuals, claims } = await resolveVisuals(trx, deps, {
       stamps,
       placer,
       request: { signatures: input.signatures, images: input.images, annotations: input.annotations },
       document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
       now,
     });
+    await claimVisualFiles(trx, claims, now);
     const prepared = await prepareSignature({
       pdf: bytes,
       certificate: Buffer.from(certificate.certificate, 'base64'),
@@ -229,8 +237,9 @@ async function commitSession(
   const { doc, share, by } = await authorizeSigning(deps, { kind: 'user', actor }, session.document_id);
   if (doc.version !== session.document_version) throw new VersionMismatch();
   const { file: previous } = await mainFileBytes(deps, doc);
+  const properties = await getProperties(deps, { tenantId: doc.tenant_id });
   const now = deps.clock.now();
-  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+  const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // Finishing is a compare-and-set on the session too: of two concurrent finishes, one wins.
     const closed = await trx
       .updateTable('signing_sessions')
@@ -240,7 +249,7 @@ async function commitSession(
       .executeTakeFirst();
     if (Number(closed.numUpdatedRows) === 0)
       throw new SessionFinished('This signing session is already finished');
-    return commitSignature(trx, deps, {
+    const updated = await commitSignature(trx, deps, {
       doc,
       share,
       by,
@@ -253,8 +262,10 @@ async function commitSession(
       },
       now,
     });
+    return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
   });
-  const shareStateName = await afterSignature(deps, updated, by);
+  const { updated } = committed;
+  const shareStateName = await afterSignature(deps, updated, by, committed.seal);
   return {
     status: 'ok',
     documentId: updated.id,

@@ -4,7 +4,8 @@ import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { issueCrl } from '../../src/pki/issue-certificate.js';
 import { pem } from '../../src/pki/dev-ca.js';
-import { TimestampUnavailable } from '../../src/pki/errors.js';
+import { certificateFields } from '../../src/pki/certificate-fields.js';
+import { CertificateRevoked, RevocationUnavailable, TimestampUnavailable } from '../../src/pki/errors.js';
 import type { Signer } from '../../src/pki/signers/signer.js';
 import { onePagePdf } from '../fixtures/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
@@ -90,11 +91,52 @@ describe('PAdES levels with a real RFC 3161 TSA on loopback', () => {
     }
   });
 
-  it('B-LT without revocation data is reported as a warning and verifies as B-T', async () => {
-    const result = await signPdf({ pdf: onePagePdf().bytes, signer, level: 'B-LT', tsa: { url: tsa.url } });
-    assert.equal(result.warnings.length, 1);
-    const [check] = (await verifyPdf({ pdf: result.pdf, trustAnchors })).signatures;
+  it('B-LT is claimed only with its evidence: without revocation data it fails, or falls back to B-T and says so', async () => {
+    await assert.rejects(
+      signPdf({ pdf: onePagePdf().bytes, signer, level: 'B-LT', tsa: { url: tsa.url } }),
+      RevocationUnavailable,
+    );
+    // A CRL for the signer's chain only: the TSA's certificate stays unproved.
+    const partial = await signPdf({
+      pdf: onePagePdf().bytes,
+      signer,
+      level: 'B-LTA',
+      tsa: { url: tsa.url },
+      onTimestampFailure: 'fallback',
+      validationData: { crls: [crls[1]!] },
+    });
+    assert.deepEqual([partial.levelAchieved, partial.fellBack], ['B-T', true]);
+    assert.match(partial.reason ?? '', /No revocation data for/);
+    const [check] = (await verifyPdf({ pdf: partial.pdf, trustAnchors })).signatures;
     assert.equal(check!.level, 'B-T');
+    assert.equal(check!.revisionsAfter, 0, 'no DSS was added');
+  });
+
+  it('a revoked certificate is never embedded as if good: the call fails', async () => {
+    const revoked = await pki.signer({ name: 'Revoked Signer' });
+    const now = new Date();
+    const crl = await issueCrl({
+      issuer: pki.intermediate,
+      thisUpdate: now,
+      nextUpdate: new Date(now.getTime() + 86_400_000),
+      revoked: [
+        {
+          serialNumber: Buffer.from(certificateFields(revoked.certificate).serialNumber).toString('hex'),
+          revocationDate: new Date(now.getTime() - 60_000),
+        },
+      ],
+    });
+    await assert.rejects(
+      signPdf({
+        pdf: onePagePdf().bytes,
+        signer: revoked,
+        level: 'B-LT',
+        tsa: { url: tsa.url },
+        onTimestampFailure: 'fallback',
+        validationData: { crls: [crls[0]!, crl] },
+      }),
+      CertificateRevoked,
+    );
   });
 
   it('B-LTA: a document timestamp (ETSI.RFC3161) after the DSS covers the whole file', async () => {

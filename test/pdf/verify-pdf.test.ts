@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
+import { addValidationData } from '../../src/pdf/add-validation-data.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { issueCrl } from '../../src/pki/issue-certificate.js';
@@ -89,14 +90,19 @@ describe('verification', () => {
       nextUpdate: new Date(Date.now() + 86_400_000),
       revoked: [{ serialNumber: serial, revocationDate: new Date(Date.now() - 60_000) }],
     });
+    // signPdf refuses to embed a revocation as if good: the CRL is added as another tool would add it.
     const result = await signPdf({
       pdf: onePagePdf().bytes,
       signer: alice,
-      level: 'B-LT',
+      level: 'B-T',
       tsa: { url: tsa.url },
-      validationData: { crls: [crl] },
     });
-    const [check] = (await verifyPdf({ pdf: result.pdf, trustAnchors: [pki.root.certificate] })).signatures;
+    const pdf = await addValidationData({
+      pdf: result.pdf,
+      certificates: [alice.certificate, ...alice.chain],
+      crls: [crl],
+    });
+    const [check] = (await verifyPdf({ pdf, trustAnchors: [pki.root.certificate] })).signatures;
     assert.equal(check!.certificate.revocation, 'revoked');
     assert.equal(check!.indication, 'TOTAL_FAILED');
     assert.equal(check!.subIndication, 'REVOKED');

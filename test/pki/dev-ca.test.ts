@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDevCa, pem, type DevCa } from '../../src/pki/dev-ca.js';
-import { validateCertificateChain } from '../../src/pki/validate-certificate-chain.js';
+import { revocationUrls } from '../../src/pki/revocation-urls.js';
+import { revocationStatus, validateCertificateChain } from '../../src/pki/validate-certificate-chain.js';
 import { verifySignatureValue } from '../../src/pki/verify-signature-value.js';
 import { hasTool, tool, workspace } from '../pdf/oracles.js';
 
@@ -76,5 +77,33 @@ describe('dev CA (DESIGN: generated under DATA_DIR/pki when none is configured)'
       }
     }
     assert.match(await readFile(join(dataDir, 'pki', 'seal.pem'), 'utf8'), /BEGIN CERTIFICATE/);
+  });
+
+  it('a dev CA made before its revocation addresses gets its seal reissued under the same root and key, naming the CRL and OCSP under PUBLIC_URL; old seals stay trusted', async () => {
+    const before = ca.sealCertificate;
+    const reopened = await openDevCa({ dir: join(dataDir, 'pki'), publicUrl: 'https://sign.example.test' });
+    assert.deepEqual(revocationUrls(before), { ocsp: [], crl: [] }, 'made without addresses');
+    assert.deepEqual(revocationUrls(reopened.sealCertificate), {
+      ocsp: ['https://sign.example.test/pki/ocsp'],
+      crl: ['https://sign.example.test/pki/dev-ca.crl'],
+    });
+    assert.deepEqual(reopened.rootCertificate, ca.rootCertificate, 'the same root');
+    const old = new X509Certificate(before);
+    const next = new X509Certificate(reopened.sealCertificate);
+    assert.equal(next.subject, old.subject);
+    assert.ok(next.publicKey.equals(old.publicKey), 'the same seal key');
+    const root = new X509Certificate(ca.rootCertificate);
+    assert.ok(old.verify(root.publicKey) && next.verify(root.publicKey));
+    const again = await openDevCa({ dir: join(dataDir, 'pki'), publicUrl: 'https://sign.example.test' });
+    assert.deepEqual(again.sealCertificate, reopened.sealCertificate, 'reissued once, then kept');
+    // Its responder vouches for the new seal, signed with the root (openssl ocsp checks it too).
+    const answer = await reopened.ocsp(reopened.sealCertificate, reopened.rootCertificate, new Date());
+    const status = await revocationStatus({
+      certificate: reopened.sealCertificate,
+      issuer: reopened.rootCertificate,
+      ocsps: [answer!],
+      at: new Date(),
+    });
+    assert.deepEqual(status, { status: 'good', source: 'ocsp' });
   });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDevCa, pem } from '../../src/pki/dev-ca.js';
+import { revocationUrls } from '../../src/pki/revocation-urls.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
@@ -79,6 +81,15 @@ describe(
         );
         const row = await server.app.database.db.selectFrom('dev_pki').selectAll().executeTakeFirstOrThrow();
         assert.equal(row.root_certificate, pem('CERTIFICATE', legacy.rootCertificate));
+        // Made before the revocation addresses: its seal is reissued under the same root and key (issue 23).
+        const reissued = new X509Certificate(row.seal_certificate);
+        const publicUrl = server.app.deps.config.publicUrl;
+        assert.deepEqual(revocationUrls(new Uint8Array(reissued.raw)), {
+          ocsp: [`${publicUrl}/pki/ocsp`],
+          crl: [`${publicUrl}/pki/dev-ca.crl`],
+        });
+        assert.ok(reissued.publicKey.equals(new X509Certificate(legacy.sealCertificate).publicKey));
+        assert.ok(reissued.verify(new X509Certificate(legacy.rootCertificate).publicKey));
       } finally {
         await server.close();
         await rm(dataDir, { recursive: true, force: true });

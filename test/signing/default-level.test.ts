@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestPki } from '../fixtures/test-pki.js';
-import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, upload, type TestServer } from '../helpers/server.js';
 import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
@@ -58,20 +57,20 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
   });
 
   describe('with a TSA (TSA_URL)', () => {
-    let tsa: TestTsa;
+    // A TSA whose certificates name their revocation data, so B-LT and B-LTA can be reached.
+    let pki: OpensslPki;
     let server: TestServer;
     let admin: string;
     let space: Workspace;
     before(async () => {
-      const pki = await createTestPki();
-      tsa = await startTestTsa(await pki.tsa());
-      server = await startServer({ env: { TSA_URL: tsa.url } });
+      pki = await startOpensslPki();
+      server = await startServer({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } });
       admin = await server.adminToken();
       space = await workspace();
     });
     after(async () => {
       await server.close();
-      await tsa.close();
+      await pki.close();
       await space.remove();
     });
 
@@ -93,15 +92,15 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
     it('the tenant default applies to seal, sign and signing at creation, and a call’s `level` wins', async () => {
       assert.equal((await setLevel(server, admin, 'B-B')).status, 200);
       const plain = (await newDocument(server, admin)).results[0]!;
-      const requests = tsa.requests;
+      const requests = pki.served.tsa;
       const b = await seal(plain.documentId, 1);
       assert.equal(b.status, 200, b.text);
       assert.equal(b.body.levelAchieved, 'B-B', 'B-B although the server has a TSA');
-      assert.equal(tsa.requests, requests, 'no timestamp asked for');
+      assert.equal(pki.served.tsa, requests, 'no timestamp asked for');
       const overridden = await sign(plain.documentId, 2, 'B-T');
       assert.equal(overridden.status, 200, overridden.text);
       assert.equal(overridden.body.levelAchieved, 'B-T', 'the call’s level wins');
-      assert.equal(tsa.requests, requests + 1);
+      assert.equal(pki.served.tsa, requests + 1);
 
       const set = await setLevel(server, admin, 'B-T');
       assert.equal(set.status, 200, set.text);

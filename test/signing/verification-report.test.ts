@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createTestPki } from '../fixtures/test-pki.js';
-import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, upload, type TestServer } from '../helpers/server.js';
 
@@ -33,15 +32,16 @@ function numericBytes(value: unknown, path = '$'): string[] {
  * and the default report stays small.
  */
 describe('verification reports carry bytes as base64, never as arrays or objects of numbers; evidence is opt-in', () => {
-  let tsa: TestTsa;
+  let pki: OpensslPki;
   let server: TestServer;
   let token: string;
   let documentId: string;
 
   /** Three seals at B-B, B-T and B-LT: timestamp tokens in the CMS, and a DSS. */
   before(async () => {
-    tsa = await startTestTsa(await (await createTestPki()).tsa());
-    server = await startServer({ env: { TSA_URL: tsa.url } });
+    // A TSA whose certificates name their revocation data: a B-LT is claimed only with it (issue 23).
+    pki = await startOpensslPki();
+    server = await startServer({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } });
     token = await server.adminToken();
     const pdf = await upload(server, token, makePdf());
     const created = await server.api('POST', '/documents', {
@@ -65,7 +65,7 @@ describe('verification reports carry bytes as base64, never as arrays or objects
   });
   after(async () => {
     await server.close();
-    await tsa.close();
+    await pki.close();
   });
 
   it(`the default report of three signatures has no bytes at all and stays under ${DEFAULT_REPORT_LIMIT_3_SIGNATURES} bytes`, async (t) => {

@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { verifyPdf } from '../../src/pdf/verify-pdf.js';
+import { pem } from '../../src/pki/dev-ca.js';
+import { revocationUrls } from '../../src/pki/revocation-urls.js';
+import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
+import { makePdf } from '../helpers/pdf.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import {
+  extractSignatures,
+  hasTool,
+  nssDatabase,
+  opensslVerifies,
+  pdfsig,
+  tool,
+  workspace,
+  type Workspace,
+} from '../pdf/oracles.js';
+
+const LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
+
+async function newDocument(server: TestServer, token: string) {
+  const content = await upload(server, token, makePdf());
+  const created = await server.api('POST', '/documents', {
+    token,
+    body: { body: { documentTitle: 'Evidence', pdfFile: { content } } },
+  });
+  assert.equal(created.status, 200, created.text);
+  return created.body.results[0].documentId as string;
+}
+
+async function mainFile(server: TestServer, token: string, id: string): Promise<Uint8Array> {
+  const doc = (await server.api('GET', `/documents/${id}`, { token })).body.results[0];
+  const response = await fetch(
+    `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${token}`,
+  );
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+const seal = (server: TestServer, token: string, id: string, level: string, version = 1) =>
+  server.api('PUT', `/documents/seal/${version}`, { token, body: { id, certificate: true, level } });
+
+/**
+ * The oracles of DESIGN on one sealed file: pdfsig (trusting `root` through NSS), `mutool sign -v`,
+ * `openssl cms -verify` of the signature, `openssl ts -verify` of a document timestamp.
+ */
+async function assertOraclesAccept(
+  space: Workspace,
+  pdf: Uint8Array,
+  name: string,
+  root: Uint8Array,
+  caFile: string,
+) {
+  const path = await space.write(`${name}.pdf`, pdf);
+  if (hasTool('pdfsig')) {
+    const verdicts = await pdfsig(path, await trusting(space, root));
+    assert.equal(verdicts[0]!.validation, 'Signature is Valid.', verdicts[0]!.raw);
+  }
+  if (hasTool('mutool')) {
+    // mutool has no trust store: it checks the signature and that nothing changed after it.
+    const out = await tool('mutool', ['sign', '-v', path]);
+    assert.match(
+      out,
+      /The document is unchanged since signing|The signature is valid but there have been edits since signing/,
+      out,
+    );
+    assert.doesNotMatch(out, /Digest (failure|mismatch)|Signature is invalid|modified/i, out);
+  }
+  if (hasTool('openssl')) {
+    const extracted = await extractSignatures(space, pdf, name);
+    const signature = extracted.find((e) => e.type !== 'DocTimeStamp')!;
+    assert.ok(await opensslVerifies(signature, caFile), `openssl cms -verify (${name})`);
+    const docTs = extracted.find((e) => e.type === 'DocTimeStamp');
+    if (docTs) {
+      const out = await tool('openssl', [
+        'ts',
+        '-verify',
+        '-data',
+        docTs.content,
+        '-in',
+        docTs.cms,
+        '-token_in',
+        '-CAfile',
+        caFile,
+      ]);
+      assert.match(out, /Verification: OK/, out);
+    }
+  }
+}
+
+const nssByRoot = new Map<string, Promise<string | undefined>>();
+/** One NSS database per trusted root (pdfsig's trust store), made once. */
+function trusting(space: Workspace, root: Uint8Array): Promise<string | undefined> {
+  const key = Buffer.from(root).toString('base64');
+  let made = nssByRoot.get(key);
+  if (!made) {
+    const sub = { ...space, dir: `${space.dir}/nss-${nssByRoot.size}` };
+    made = tool('mkdir', ['-p', sub.dir]).then(() => nssDatabase(sub, root));
+    nssByRoot.set(key, made);
+  }
+  return made;
+}
+
+describe('PAdES levels only with their evidence (issue 23)', () => {
+  let pki: OpensslPki;
+  let space: Workspace;
+  before(async () => {
+    pki = await startOpensslPki();
+    space = await workspace();
+  });
+  after(async () => {
+    await pki.close();
+    await space.remove();
+  });
+
+  const outsideSeal = (extra: Record<string, string> = {}) =>
+    startServer({
+      env: {
+        SEAL_P12: pki.sealP12,
+        SEAL_P12_PASSWORD: pki.p12Password,
+        TSA_URL: pki.tsaUrl,
+        REVOCATION_ALLOW_PRIVATE: 'true',
+        ...extra,
+      },
+    });
+
+  it('with an outside PKI: a seal at each level; B-LT and B-LTA carry revocation data for every certificate of both chains, and verification proves the level claimed', async () => {
+    const server = await outsideSeal();
+    try {
+      const admin = await server.adminToken();
+      for (const level of LEVELS) {
+        const id = await newDocument(server, admin);
+        const sealed = await seal(server, admin, id, level);
+        assert.equal(sealed.status, 200, sealed.text);
+        assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
+        const pdf = await mainFile(server, admin, id);
+        const { signatures, securityStore } = await verifyPdf({ pdf, trustAnchors: [pki.certificates.root] });
+        assert.equal(signatures[0]!.level, level);
+        assert.equal(signatures[0]!.indication, 'TOTAL_PASSED', JSON.stringify(signatures[0]!.problems));
+        if (level === 'B-LT' || level === 'B-LTA') {
+          // Seal and TSA by OCSP (their AIA), the intermediate by the root's CRL (its CDP).
+          assert.equal(securityStore!.ocsps.length, 2, 'an OCSP response for the seal and one for the TSA');
+          assert.equal(securityStore!.crls.length, 1, 'the root CRL for the intermediate');
+          for (const der of Object.values(pki.certificates).filter(
+            (c) => c !== pki.certificates.revokedSeal,
+          )) {
+            assert.ok(securityStore!.certificates.some((c) => Buffer.compare(c, der) === 0));
+          }
+          assert.equal(signatures[0]!.certificate.revocation, 'good');
+          assert.deepEqual(signatures[0]!.certificate.revocationSources.sort(), ['crl', 'ocsp']);
+          assert.equal(signatures[0]!.timestamp?.revocation, 'good', 'the TSA chain too');
+        }
+        const report = await server.api('GET', `/documents/${id}/verify`, { token: admin });
+        assert.equal(report.body.signatures[0].level, level, 'GET /documents/:id/verify says the same');
+        await assertOraclesAccept(space, pdf, `outside-${level}`, pki.certificates.root, pki.caFile);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the OCSP responder down: B-LT falls back to B-T and says so (the TSA certificate names only OCSP)', async () => {
+    const server = await outsideSeal();
+    await pki.set('ocsp', false);
+    try {
+      const admin = await server.adminToken();
+      for (const level of ['B-LT', 'B-LTA']) {
+        const id = await newDocument(server, admin);
+        const sealed = await seal(server, admin, id, level);
+        assert.equal(sealed.status, 200, sealed.text);
+        assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], ['B-T', true]);
+        assert.match(sealed.body.reason, /No revocation data for Outside TSA/);
+        const { signatures, securityStore } = await verifyPdf({
+          pdf: await mainFile(server, admin, id),
+          trustAnchors: [pki.certificates.root],
+        });
+        assert.equal(signatures[0]!.level, 'B-T');
+        assert.equal(securityStore, undefined, 'no DSS claims what is not there');
+      }
+    } finally {
+      await pki.set('ocsp', true);
+      await server.close();
+    }
+  });
+
+  it('the TSA down: B-LTA falls back to B-B, with no timestamp and no DSS (never faked)', async () => {
+    const server = await outsideSeal();
+    await pki.set('tsa', false);
+    try {
+      const admin = await server.adminToken();
+      const id = await newDocument(server, admin);
+      const sealed = await seal(server, admin, id, 'B-LTA');
+      assert.equal(sealed.status, 200, sealed.text);
+      assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], ['B-B', true]);
+      const { signatures, securityStore } = await verifyPdf({ pdf: await mainFile(server, admin, id) });
+      assert.equal(signatures[0]!.level, 'B-B');
+      assert.equal(securityStore, undefined);
+    } finally {
+      await pki.set('tsa', true);
+      await server.close();
+    }
+  });
+
+  it('a revoked seal certificate: a B-LT seal fails with CERTIFICATE_REVOKED and the document is unchanged', async () => {
+    const server = await outsideSeal({ SEAL_P12: pki.revokedSealP12 });
+    try {
+      const admin = await server.adminToken();
+      const id = await newDocument(server, admin);
+      const sealed = await seal(server, admin, id, 'B-LT');
+      assert.equal(sealed.status, 503, sealed.text);
+      assert.equal(sealed.body.code, 'CERTIFICATE_REVOKED');
+      assert.match(sealed.body.message, /Outside Revoked Seal is revoked/);
+      const doc = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0];
+      assert.deepEqual([doc._version, doc.isSigned], [1, false]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a seal on completion that fails never turns the committed signature into an error; its job stays queued for a retry', async () => {
+    const server = await outsideSeal({ SEAL_P12: pki.revokedSealP12 });
+    try {
+      const admin = await server.adminToken();
+      assert.equal(
+        (
+          await server.api('PUT', '/settings/properties', {
+            token: admin,
+            body: { defaultPadesLevel: 'B-LT' },
+          })
+        ).status,
+        200,
+      );
+      await createUser(server, { name: 'signer', email: 'signer@example.test' });
+      const id = await newDocument(server, admin);
+      const shared = await server.api('POST', '/share', {
+        token: admin,
+        body: { id, data: [{ sharePurpose: 'sign', shareTo: 'signer' }] },
+      });
+      assert.equal(shared.status, 200, shared.text);
+      const signer = await server.login('signer', 'user-password-1');
+      const version = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0]
+        ._version;
+      // B-B proves nothing about revocation, so the signature is made; the seal at B-LT is refused.
+      const signed = await server.api('PUT', `/documents/sign/${version}`, {
+        token: signer,
+        body: { id, level: 'B-B', signatures: [{ type: 'signature', position: at(0.1, 0.8) }] },
+      });
+      assert.equal(signed.status, 200, signed.text);
+      assert.equal(signed.body.shareStateName, 'completed');
+      const { signatures } = await verifyPdf({ pdf: await mainFile(server, admin, id) });
+      assert.equal(signatures.length, 1, 'the signature is in the file, the seal is not');
+      const job = await server.app.deps.db
+        .selectFrom('jobs')
+        .select(['status', 'last_error', 'run_at'])
+        .where('type', '=', 'document.sealOnComplete')
+        .executeTakeFirstOrThrow();
+      assert.equal(job.status, 'queued', 'retried later by a worker');
+      assert.match(job.last_error ?? '', /revoked/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with the development CA on a fresh start: its seal names Signery’s CRL and OCSP under PUBLIC_URL, which answer; a seal at each level, B-LTA end to end', async () => {
+    const server = await startServer({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } });
+    try {
+      const { devCa } = await server.app.deps.seal();
+      assert.ok(devCa);
+      const publicUrl = server.app.deps.config.publicUrl;
+      assert.deepEqual(revocationUrls(devCa.sealCertificate), {
+        ocsp: [`${publicUrl}/pki/ocsp`],
+        crl: [`${publicUrl}/pki/dev-ca.crl`],
+      });
+      // What the certificate names is served (here at the test server's own address).
+      const rootFile = await space.write('dev-root.pem', pem('CERTIFICATE', devCa.rootCertificate));
+      const sealFile = await space.write('dev-seal.pem', pem('CERTIFICATE', devCa.sealCertificate));
+      const crl = await fetch(`${server.url}/pki/dev-ca.crl`);
+      assert.equal(crl.headers.get('content-type'), 'application/pkix-crl');
+      const crlFile = await space.write('dev.crl', new Uint8Array(await crl.arrayBuffer()));
+      if (hasTool('openssl')) {
+        const checked = await tool('openssl', [
+          'crl',
+          '-inform',
+          'DER',
+          '-in',
+          crlFile,
+          '-CAfile',
+          rootFile,
+          '-noout',
+        ]);
+        assert.match(checked, /verify OK/, checked);
+        const answer = await tool('openssl', [
+          'ocsp',
+          '-issuer',
+          rootFile,
+          '-cert',
+          sealFile,
+          '-url',
+          `${server.url}/pki/ocsp`,
+          '-CAfile',
+          rootFile,
+        ]);
+        assert.match(answer, /Response verify OK/, answer);
+        assert.match(answer, /dev-seal\.pem: good/, answer);
+      }
+      const admin = await server.adminToken();
+      for (const level of LEVELS) {
+        const id = await newDocument(server, admin);
+        const sealed = await seal(server, admin, id, level);
+        assert.equal(sealed.status, 200, sealed.text);
+        assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
+        const pdf = await mainFile(server, admin, id);
+        const report = await server.api('GET', `/documents/${id}/verify`, {
+          token: admin,
+          query: { evidence: 'true' },
+        });
+        assert.equal(report.body.signatures[0].level, level);
+        const { signatures, securityStore } = await verifyPdf({
+          pdf,
+          trustAnchors: [devCa.rootCertificate, pki.certificates.root],
+        });
+        assert.equal(signatures[0]!.level, level);
+        if (level === 'B-LT' || level === 'B-LTA') {
+          assert.equal(
+            securityStore!.ocsps.length,
+            2,
+            'the dev CA’s answer for the seal, the outside one for the TSA',
+          );
+          assert.equal(signatures[0]!.certificate.revocation, 'good');
+          assert.equal(signatures[0]!.timestamp?.revocation, 'good');
+        }
+        const caFile = await space.write(
+          'dev-ca.pem',
+          pem('CERTIFICATE', devCa.rootCertificate) + (await readFile(pki.caFile, 'utf8')),
+        );
+        await assertOraclesAccept(space, pdf, `dev-${level}`, devCa.rootCertificate, caFile);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

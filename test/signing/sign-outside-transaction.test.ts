@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestPki } from '../fixtures/test-pki.js';
+import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { makePdf, PNG_1PX } from '../helpers/pdf.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
+
+const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
+
+/** Whether a promise has settled yet (without waiting for it). */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([promise.then(() => true), Promise.resolve(pending)])) !== pending;
+}
+
+describe('DESIGN: remote calls never run inside a database transaction (sign first, then one short commit)', () => {
+  let tsa: TestTsa;
+  let server: TestServer;
+  let owner: string;
+  let other: string;
+  let space: Workspace;
+  before(async () => {
+    const pki = await createTestPki();
+    tsa = await startTestTsa(await pki.tsa());
+    server = await startServer({ env: { TSA_URL: tsa.url } });
+    await createUser(server, { name: 'owner', email: 'owner@example.test' });
+    await createUser(server, { name: 'other', email: 'other@example.test' });
+    await createUser(server, { name: 'last', email: 'last@example.test', displayName: 'Last Signer' });
+    owner = await server.login('owner', 'user-password-1');
+    other = await server.login('other', 'user-password-1');
+    space = await workspace();
+  });
+  after(async () => {
+    tsa.release();
+    await server.close();
+    await tsa.close();
+    await space.remove();
+  });
+
+  const newDocument = async (token: string, title: string) => {
+    const content = await upload(server, token, makePdf());
+    const created = await server.api('POST', '/documents', {
+      token,
+      body: { body: { documentTitle: title, pdfFile: { content } } },
+    });
+    assert.equal(created.status, 200, created.text);
+    return created.body.results[0] as { documentId: string; _version: number };
+  };
+  const read = async (id: string) =>
+    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+
+  it('while the TSA holds its answer, another user’s document create completes; released, the signature lands with the right _version', async () => {
+    const doc = await newDocument(owner, 'Held by the TSA');
+    tsa.hold();
+    const signing = server.api('PUT', '/documents/sign/1', {
+      token: owner,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.1, 0.8) }] },
+    });
+    try {
+      await tsa.held(1);
+      // On SQLite a transaction held open across the TSA call would keep this writer waiting.
+      const created = await newDocument(other, 'Written meanwhile');
+      assert.equal(created._version, 1);
+      assert.equal(await settled(signing), false, 'the signature still waits for the TSA');
+      assert.equal((await read(doc.documentId))._version, 1, 'nothing of the signature is visible yet');
+    } finally {
+      tsa.release();
+    }
+    const signed = await signing;
+    assert.equal(signed.status, 200, signed.text);
+    assert.deepEqual([signed.body.levelAchieved, signed.body.fellBack], ['B-T', false]);
+    const after = await read(doc.documentId);
+    assert.equal(after._version, 2);
+    assert.equal(after.isSigned, true);
+  });
+
+  it('two signs of one version racing past the TSA: exactly one wins, the other gets 409 with nothing half-written', async () => {
+    const doc = await newDocument(owner, 'Race past the TSA');
+    const images = [
+      await upload(server, owner, PNG_1PX, { name: 'a.png', type: 'image/png' }),
+      await upload(server, owner, PNG_1PX, { name: 'b.png', type: 'image/png' }),
+    ];
+    tsa.hold();
+    const attempts = images.map((blob, i) =>
+      server.api('PUT', '/documents/sign/1', {
+        token: owner,
+        body: {
+          id: doc.documentId,
+          signatures: [{ type: 'signature', position: at(0.1 + 0.4 * i, 0.2) }],
+          images: [{ blob, position: at(0.1 + 0.4 * i, 0.5) }],
+        },
+      }),
+    );
+    try {
+      // Both are signed (each waits for its timestamp) before either commits.
+      await tsa.held(2);
+    } finally {
+      tsa.release();
+    }
+    const answers = await Promise.all(attempts);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409], answers.map((a) => a.text).join());
+    const loser = answers.findIndex((a) => a.status === 409);
+    assert.equal(answers[loser]!.body.code, 'VERSION_MISMATCH');
+    // Held inside a transaction, the second request would reach the TSA only after the first had
+    // given up on it (its time-out), and the winner would have fallen back to B-B.
+    const winner = answers[1 - loser]!.body;
+    assert.deepEqual([winner.levelAchieved, winner.fellBack], ['B-T', false]);
+
+    const { db } = server.app.deps;
+    const files = await db
+      .selectFrom('files')
+      .select(['id', 'used_by', 'kind'])
+      .where('id', 'in', images)
+      .execute();
+    const usedBy = Object.fromEntries(files.map((f) => [f.id, f.used_by]));
+    assert.equal(usedBy[images[loser]!], null, 'the loser’s image is not claimed');
+    assert.equal(usedBy[images[1 - loser]!], `document:${doc.documentId}`);
+    const signedFiles = await db
+      .selectFrom('files')
+      .select('id')
+      .where('used_by', '=', `document:${doc.documentId}`)
+      .where('kind', '=', 'signed')
+      .execute();
+    assert.equal(signedFiles.length, 1, 'one signed file, the winner’s');
+    const audit = await db
+      .selectFrom('audit_log')
+      .select('activity_type')
+      .where('object_id', '=', doc.documentId)
+      .where('activity_type', '=', 'documentSigned')
+      .execute();
+    assert.equal(audit.length, 1);
+    const events = await db
+      .selectFrom('events')
+      .select('event')
+      .where('document_id', '=', doc.documentId)
+      .where('event', '=', 'documentSigned')
+      .execute();
+    assert.equal(events.length, 1);
+    const after = await read(doc.documentId);
+    assert.equal(after._version, 2);
+    assert.equal(after.pdfFile.content, signedFiles[0]!.id);
+  });
+
+  it('the last signature completes the document; the seal is its own step after that commit, done before the call answers', async () => {
+    const doc = await newDocument(owner, 'Sealed on completion');
+    const shared = await server.api('POST', '/share', {
+      token: owner,
+      body: { id: doc.documentId, data: [{ sharePurpose: 'sign', shareTo: 'last' }] },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    const last = await server.login('last', 'user-password-1');
+    const version = (await read(doc.documentId))._version;
+    const signed = await server.api('PUT', `/documents/sign/${version}`, {
+      token: last,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.1, 0.8) }] },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(signed.body.shareStateName, 'completed');
+    const { db } = server.app.deps;
+    const revisions = await db
+      .selectFrom('audit_log')
+      .select(['activity_type', 'data'])
+      .where('object_id', '=', doc.documentId)
+      .where('activity_type', 'in', ['documentSigned', 'documentSealed'])
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      revisions.map((r) => r.activity_type),
+      ['documentSigned', 'documentSealed'],
+      'the seal is a change of its own, after the signature',
+    );
+    const jobs = await db
+      .selectFrom('jobs')
+      .select(['status', 'attempts', 'locked_by'])
+      .where('type', '=', 'document.sealOnComplete')
+      .execute();
+    assert.equal(jobs.length, 1);
+    assert.equal(jobs[0]!.status, 'done', 'the seal ran as its durable job, claimed by the request');
+    assert.match(jobs[0]!.locked_by ?? '', /^request\//);
+    const report = await server.api('GET', `/documents/${doc.documentId}/verify`, { token: owner });
+    assert.equal(report.status, 200, report.text);
+    assert.equal(report.body.signatures.length, 2, 'signature and seal are in the file');
+    if (hasTool('pdfsig')) {
+      const file = await read(doc.documentId);
+      const bytes = Buffer.from(
+        await (
+          await fetch(`${server.url}/api/v1/files/loadFile/hash/${file.pdfFile.content}?token=${owner}`)
+        ).arrayBuffer(),
+      );
+      const verdicts = await pdfsig(await space.write('completed.pdf', bytes));
+      assert.deepEqual(
+        verdicts.map((v) => v.validation),
+        ['Signature is Valid.', 'Signature is Valid.'],
+      );
+    }
+  });
+});
