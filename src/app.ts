@@ -55,7 +55,7 @@ import { Metrics } from './metrics.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
 import { RevocationFetcher } from './pki/revocation-fetcher.js';
-import { httpRevocationTransport } from './pki/revocation-transport.js';
+import { httpRevocationTransport, observedRevocationTransport } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
 import {
   CallbackRefused,
@@ -151,6 +151,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Revocation fetches follow the webhooks' SSRF rules unless REVOCATION_ALLOW_PRIVATE says otherwise.
   const revocationPolicy: CallbackPolicy = { allowPrivate: config.revocation.allowPrivate };
   const revocationAgents = guardedAgents(revocationPolicy);
+  const metrics = new Metrics({ queue: () => readQueueStats(database.db, clock.now()) });
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
@@ -159,18 +160,21 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     files: new FileStore(database.db, blobs),
     seal,
     anchors: new AnchorSearch(),
-    metrics: new Metrics({ queue: () => readQueueStats(database.db, clock.now()) }),
+    metrics,
     revocation: new RevocationFetcher({
-      transport: httpRevocationTransport({
-        check: (url) =>
-          checkCallbackUrl(url, revocationPolicy).catch((error: unknown) => {
-            if (!(error instanceof CallbackRefused)) throw error;
-            throw new Error(
-              'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
-            );
-          }),
-        agentFor: (url) => revocationAgents.agentFor(url),
-      }),
+      transport: observedRevocationTransport(
+        httpRevocationTransport({
+          check: (url) =>
+            checkCallbackUrl(url, revocationPolicy).catch((error: unknown) => {
+              if (!(error instanceof CallbackRefused)) throw error;
+              throw new Error(
+                'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
+              );
+            }),
+          agentFor: (url) => revocationAgents.agentFor(url),
+        }),
+        metrics.observeRevocation,
+      ),
       timeoutMs: config.revocation.timeoutMs,
       local: async () => (await seal()).devCa,
     }),

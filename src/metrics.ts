@@ -4,6 +4,7 @@ import type { JobMetrics } from './jobs/job-report.js';
 import type { SettleOutcome } from './jobs/queue.js';
 import { JOB_STATES, type QueueTypeStats } from './jobs/queue-stats.js';
 import type { PadesLevel } from './pdf/sign-pdf.js';
+import type { RevocationObserver } from './pki/revocation-transport.js';
 import type { TsaFailure, TsaObserver } from './pki/tsa-client.js';
 
 /** How one webhook delivery attempt went: delivered, failed (retried later), or failed for good. */
@@ -44,6 +45,8 @@ export class Metrics implements JobMetrics {
   readonly #webhookAttempts: Counter<'outcome'>;
   readonly #tsaDuration: Histogram<'outcome'>;
   readonly #tsaFailures: Counter<'reason'>;
+  readonly #revocationDuration: Histogram<'kind' | 'outcome'>;
+  readonly #revocationFailures: Counter<'kind'>;
   readonly #signatureDuration: Histogram<'operation' | 'level'>;
   readonly #jobRuns: Counter<'type' | 'outcome'>;
   readonly #jobDuration: Histogram<'type'>;
@@ -75,6 +78,19 @@ export class Metrics implements JobMetrics {
       name: 'signery_tsa_failures_total',
       help: 'Time-stamp authority requests that gave no token, by reason (timeout, unreachable, http, refused, invalid)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.#revocationDuration = new Histogram({
+      name: 'signery_revocation_request_duration_seconds',
+      help: 'Time of OCSP requests and CRL downloads for PAdES B-LT, by kind (ocsp, crl) and outcome',
+      labelNames: ['kind', 'outcome'],
+      buckets: SECONDS_SHORT,
+      registers,
+    });
+    this.#revocationFailures = new Counter({
+      name: 'signery_revocation_failures_total',
+      help: 'OCSP requests and CRL downloads that failed (no answer, refused, time-out), by kind',
+      labelNames: ['kind'],
       registers,
     });
     this.#signatureDuration = new Histogram({
@@ -109,6 +125,12 @@ export class Metrics implements JobMetrics {
   }
 
   /** Pass as RequestTimestampOptions.observe. */
+  /** An OCSP request or CRL download for PAdES B-LT: its duration and whether it failed. */
+  readonly observeRevocation: RevocationObserver = (kind, seconds, failed) => {
+    this.#revocationDuration.observe({ kind, outcome: failed ? 'failure' : 'success' }, seconds);
+    if (failed) this.#revocationFailures.inc({ kind });
+  };
+
   readonly observeTsa: TsaObserver = (seconds: number, failure: TsaFailure | null) => {
     this.#tsaDuration.observe({ outcome: failure === null ? 'success' : 'failure' }, seconds);
     if (failure !== null) this.#tsaFailures.inc({ reason: failure });

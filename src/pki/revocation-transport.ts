@@ -22,6 +22,31 @@ const MAX_ANSWER_BYTES = 20 * 1024 * 1024;
  * const crl = await transport('http://crl.example/ca.crl', { method: 'GET', timeoutMs: 5000 });
  * ```
  */
+/**
+ * How a revocation fetch went, for the metrics: an OCSP request (POST) or a CRL download (GET), its
+ * seconds, and whether it failed.
+ */
+export type RevocationObserver = (kind: 'ocsp' | 'crl', seconds: number, failed: boolean) => void;
+
+/** `transport`, telling `observe` about each fetch. */
+export function observedRevocationTransport(
+  transport: RevocationTransport,
+  observe: RevocationObserver,
+): RevocationTransport {
+  return async (url, options) => {
+    const kind = options.method === 'POST' ? 'ocsp' : 'crl';
+    const started = performance.now();
+    try {
+      const answer = await transport(url, options);
+      observe(kind, (performance.now() - started) / 1000, false);
+      return answer;
+    } catch (error) {
+      observe(kind, (performance.now() - started) / 1000, true);
+      throw error;
+    }
+  };
+}
+
 export function httpRevocationTransport(guard: {
   check: (url: string) => Promise<unknown>;
   agentFor: (url: URL) => Agent;

@@ -156,6 +156,17 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         assert.equal(report.body.signatures[0].level, level, 'GET /documents/:id/verify says the same');
         await assertOraclesAccept(space, pdf, `outside-${level}`, pki.certificates.root, pki.caFile);
       }
+      // The fetches are in the metrics (README: Metrics and alerts), none failed.
+      const metrics = (await server.api('GET', '//metrics')).text;
+      assert.match(
+        metrics,
+        /signery_revocation_request_duration_seconds_count\{kind="ocsp",outcome="success"\} [1-9]/,
+      );
+      assert.match(
+        metrics,
+        /signery_revocation_request_duration_seconds_count\{kind="crl",outcome="success"\} [1-9]/,
+      );
+      assert.doesNotMatch(metrics, /signery_revocation_failures_total\{/);
     } finally {
       await server.close();
     }
@@ -179,6 +190,12 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         assert.equal(signatures[0]!.level, 'B-T');
         assert.equal(securityStore, undefined, 'no DSS claims what is not there');
       }
+      const metrics = (await server.api('GET', '//metrics')).text;
+      assert.match(
+        metrics,
+        /signery_revocation_failures_total\{kind="ocsp"\} [1-9]/,
+        'the failures are counted',
+      );
     } finally {
       await pki.set('ocsp', true);
       await server.close();
