@@ -173,6 +173,10 @@ const ROWS: Row[] = [
   { route: 'GET /s/*', kind: 'public', call: () => ({ path: '/s/not-a-link/deeper' }) },
   { route: 'GET /sign', kind: 'public', call: () => ({ path: '/sign' }) },
   { route: 'GET /sign/:documentId', kind: 'public', call: (w) => ({ path: `/sign/${w.ids.document}` }) },
+  // Issue 23 item 2: the development CA's CRL and OCSP responder, which relying parties fetch anonymously.
+  { route: 'GET /pki/dev-ca.crl', kind: 'public', call: () => ({ path: '/pki/dev-ca.crl' }) },
+  { route: 'POST /pki/ocsp', kind: 'public', call: () => ({ path: '/pki/ocsp', body: {} }) },
+  { route: 'GET /pki/ocsp/*', kind: 'public', call: () => ({ path: '/pki/ocsp/MAA%3D' }) },
   { route: 'GET /web/assets/:name', kind: 'public', call: () => ({ path: '/web/assets/none.js' }) },
 
   // Sessions and keys.
@@ -987,6 +991,27 @@ const ROWS: Row[] = [
     kind: 'owned',
     call: (w) => ({ path: `${V}/webhooks/${w.ids.webhook}/deliveries` }),
     why: "issue 20 item 11: a webhook is its creator's or its scope administrator's (another member gets 404: its deliveries name the organization's documents)",
+  },
+  {
+    route: `POST ${V}/webhooks/:webhookId/secret`,
+    kind: 'owned',
+    call: async (w) => {
+      const made = await w.server.api('POST', '/webhooks', {
+        token: w.tokens.owner,
+        body: { type: 'organization', callbackUrl: 'http://127.0.0.1:9/rotated' },
+      });
+      return { path: `${V}/webhooks/${made.body.id}/secret`, body: {} };
+    },
+    why: 'issue 27: rotating a secret changes the webhook: its creator or an administrator of its scope',
+  },
+  {
+    route: `POST ${V}/webhooks/:webhookId/replay`,
+    kind: 'owned',
+    call: (w) => ({
+      path: `${V}/webhooks/${w.ids.webhook}/replay`,
+      body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() },
+    }),
+    why: 'issue 27: a replay sends the webhook its events again: its creator or an administrator of its scope',
   },
   {
     route: `POST ${V}/webhooks/:webhookId/deliveries/:deliveryId/retry`,

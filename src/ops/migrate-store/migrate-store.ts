@@ -53,7 +53,7 @@ export interface MigrateStoreReport {
 }
 
 /** The tables copied row by row; the development CA (`dev_pki`) is carried apart (carry-dev-ca.ts). */
-const COPIED = TABLE_ORDER.filter((table) => table !== 'dev_pki');
+export const COPIED = TABLE_ORDER.filter((table) => table !== 'dev_pki');
 
 /**
  * `signery migrate-store`: copies an embedded installation (SQLite and the blobs under DATA_DIR) to
