@@ -219,7 +219,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
-  const drain = drainer(server.server);
+  // Set once draining starts: readiness then says no (http/routes/health.ts).
+  let draining = false;
+  const drainConnections = drainer(server.server);
+  const drain = (maxMs: number): Promise<void> => {
+    draining = true;
+    return drainConnections(maxMs);
+  };
   server.setValidatorCompiler(createValidatorCompiler());
   refuseNulCharacters(server);
   treatAbsentBodyAsEmpty(server);
@@ -281,7 +287,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuthentication(server, deps, {
     admit: rateLimiter && rateLimitAdmission(rateLimiter, config.rateLimits),
   });
-  healthRoutes(server, { database, blobs });
+  healthRoutes(server, { database, blobs, draining: () => draining });
   await server.register(signerPageRoutes());
   await server.register(devPkiRoutes(deps));
 

@@ -100,6 +100,22 @@ describe('draining before a stop (SIGTERM, SHUTDOWN_DRAIN_SECONDS): a proxy neve
     }
   });
 
+  it('while draining, /readyz answers 503 on a connection still open, so a balancer that checks health takes the node out', async () => {
+    const server = await startServer();
+    try {
+      const connection = await keptAlive(server.url);
+      const readyz = `GET /readyz HTTP/1.1\r\nHost: ${host(server.url)}\r\n\r\n`;
+      assert.equal((await connection.send(readyz)).status, 200);
+      const draining = server.app.drain(5_000);
+      const during = await connection.send(readyz);
+      assert.equal(during.status, 503, during.body);
+      assert.equal(JSON.parse(during.body).code, 'UNAVAILABLE');
+      await draining;
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a connection still idle at the maximum does not hold the stop: the drain returns, and the close closes it', async () => {
     const server = await startServer();
     const connection = await keptAlive(server.url);

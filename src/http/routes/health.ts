@@ -11,7 +11,12 @@ const READY_DEADLINE_MS = 1_000;
 /** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
 export function healthRoutes(
   app: FastifyInstance,
-  stores: { database: DatabaseHandle<Database>; blobs: BlobStore },
+  stores: {
+    database: DatabaseHandle<Database>;
+    blobs: BlobStore;
+    /** Whether the node is draining before a stop (App.drain): it takes no new work. */
+    draining?: () => boolean;
+  },
 ): void {
   // Probes are never rate limited: a load balancer polling them must not take a node out.
   const alive = {
@@ -27,6 +32,12 @@ export function healthRoutes(
       schema: { tags: ['health'], summary: 'The database and the blob store answer' },
     },
     async (request, reply) => {
+      // A balancer that checks health on a connection it keeps stops sending here at once.
+      if (stores.draining?.()) {
+        return reply
+          .status(503)
+          .send({ ...errorBody(503, 'Not ready: the node is shutting down'), status: 'draining' });
+      }
       const checks = await Promise.allSettled([
         withDeadline(stores.database.ping(), READY_DEADLINE_MS),
         withDeadline(stores.blobs.ping(), READY_DEADLINE_MS),
