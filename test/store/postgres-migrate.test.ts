@@ -25,6 +25,20 @@ describe('migrations on a PostgreSQL server shared with other instances', { skip
     await admin.end();
   });
 
+  it('nodes starting together on a new schema all open it (CREATE SCHEMA IF NOT EXISTS races)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const fresh = `t_race_${randomBytes(5).toString('hex')}`;
+      try {
+        const handles = await Promise.all(
+          Array.from({ length: 4 }, () => openPostgres({ url, schema: fresh })),
+        );
+        await Promise.all(handles.map((handle) => handle.close()));
+      } finally {
+        await admin.query(`drop schema if exists "${fresh}" cascade`);
+      }
+    }
+  });
+
   it("introspection sees only the instance's own schema", async () => {
     await admin.query(`create schema "${theirs}"`);
     await admin.query(`create table "${theirs}".kysely_migration (name text primary key, x serial)`);

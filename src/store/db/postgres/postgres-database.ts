@@ -10,6 +10,8 @@ const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const INT8 = 20;
 const CONNECT_TIMEOUT_MS = 5_000;
+const UNIQUE_VIOLATION = '23505';
+const DUPLICATE_SCHEMA = '42P06';
 /** How much longer than PostgreSQL's statement_timeout a connection has to answer before it is dropped. */
 const DEADLINE_GRACE_MS = 2_000;
 /** A transaction left idle this long (its node died holding it) is ended by PostgreSQL, releasing its locks. */
@@ -47,7 +49,11 @@ export async function openPostgres(options: {
     const admin = new pg.Client({ connectionString: options.url });
     await admin.connect();
     try {
-      await admin.query(`create schema if not exists "${schema}"`);
+      await admin.query(`create schema if not exists "${schema}"`).catch((error: { code?: string }) => {
+        // Nodes starting together race to create it, and PostgreSQL's IF NOT EXISTS does not cover the
+        // race: the loser fails on the catalog's unique index. The schema exists, which is all we need.
+        if (error.code !== UNIQUE_VIOLATION && error.code !== DUPLICATE_SCHEMA) throw error;
+      });
     } finally {
       await admin.end();
     }
