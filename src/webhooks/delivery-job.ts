@@ -44,6 +44,22 @@ export function webhookLane(webhookId: string): string {
   return `webhook:${webhookId}`;
 }
 
+/**
+ * Sends an existing delivery again (a manual retry, a replay): a new attempt series under the same
+ * delivery id, behind the webhook's waiting deliveries, which the delivery row then names.
+ */
+export async function requeueDelivery(
+  trx: Kysely<Database>,
+  delivery: { webhookId: string; deliveryId: string; now: Date; requestId: string | undefined },
+): Promise<void> {
+  const job = await enqueueDelivery(trx, delivery);
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ job_id: job.id })
+    .where('id', '=', delivery.deliveryId)
+    .execute();
+}
+
 /** Queues a delivery attempt series: due now (or behind the webhook's earlier deliveries), for 24 hours. */
 export function enqueueDelivery(
   trx: Kysely<Database>,

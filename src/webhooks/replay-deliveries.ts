@@ -4,7 +4,7 @@ import { record } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { LimitExceeded, ValidationError } from '../errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { deliveryBody, enqueueDelivery } from './delivery-job.js';
+import { deliveryBody, enqueueDelivery, requeueDelivery } from './delivery-job.js';
 import { DELIVERY_RETENTION_MS } from './purge-deliveries.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
@@ -90,17 +90,12 @@ export async function replayDeliveries(
     for (const event of events) {
       if (event.delivery_id !== null) {
         if (event.job_status === 'queued' || event.job_status === 'running') continue;
-        const job = await enqueueDelivery(trx, {
+        await requeueDelivery(trx, {
           webhookId: webhook.id,
           deliveryId: event.delivery_id,
           now,
           requestId: actor.requestId,
         });
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ job_id: job.id })
-          .where('id', '=', event.delivery_id)
-          .execute();
       } else {
         const deliveryId = randomUUID();
         const job = await enqueueDelivery(trx, {

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import { runNow } from '../jobs/queue.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { enqueueDelivery } from './delivery-job.js';
+import { requeueDelivery } from './delivery-job.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
 /**
@@ -34,17 +34,12 @@ export async function retryDelivery(
     if (!delivery) throw new NotFound('No such delivery');
     let action: 'requeued' | 'runNow' | 'none' = 'none';
     if (delivery.job_status === null || delivery.job_status === 'done' || delivery.job_status === 'dead') {
-      const job = await enqueueDelivery(trx, {
+      await requeueDelivery(trx, {
         webhookId: webhook.id,
         deliveryId: delivery.id,
         now,
         requestId: actor.requestId,
       });
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ job_id: job.id })
-        .where('id', '=', delivery.id)
-        .execute();
       action = 'requeued';
     } else if (await runNow(trx, delivery.job_id, now)) {
       action = 'runNow';
