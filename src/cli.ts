@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { systemClock } from './clock.js';
-import { ConfigError, loadConfig } from './config.js';
+import { systemClock } from './core/clock.js';
+import { ConfigError, loadConfig } from './core/config.js';
 import { serve, work } from './main.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { backUp } from './ops/backup/back-up.js';

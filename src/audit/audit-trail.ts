@@ -1,8 +1,8 @@
 import { PDF, StandardFonts } from '@libpdf/core';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadEditable } from '../documents/access.js';
-import { defaultLevel, sealBytes } from '../signing/sign-document.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { defaultLevel, sealBytes } from '../core/signing/seal.js';
 import { readJson } from '../store/db/json.js';
 
 const PAGE = { width: 595, height: 842, margin: 48 };

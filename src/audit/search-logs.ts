@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, SqlBool, Expression } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, ValidationError } from '../errors.js';
-import { ScrollContexts } from '../search/scroll.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, ValidationError } from '../core/errors.js';
+import { ScrollContexts } from '../core/scroll.js';
 import { readJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
-import { chainHash, GENESIS } from './chain.js';
+import { chainHash, GENESIS } from '../core/audit/chain.js';
 
 export interface ChainBreak {
   tenantId: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { NotFound } from '../errors.js';
-import type { Actor } from './actor.js';
-import { apiKeyPrefix, hashToken, newApiKey } from './secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { NotFound } from '../core/errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { apiKeyPrefix, hashToken, newApiKey } from '../core/identity/secrets.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /** An API key as GET /api/key lists it: `id` is the public prefix, never the secret (Contract). */

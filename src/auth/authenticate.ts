@@ -1,10 +1,10 @@
-import type { Deps } from '../deps.js';
-import type { LoginRow } from './login-response.js';
+import type { Deps } from '../core/deps.js';
+import type { LoginRow } from '../core/identity/login-response.js';
 import { BatchedLookup } from '../store/db/batched-lookup.js';
 import { readJson } from '../store/db/json.js';
-import { effectiveRights, type Role } from '../users/roles.js';
-import type { Actor } from './actor.js';
-import { hashToken } from './secrets.js';
+import { effectiveRights, type Role } from '../core/access/roles.js';
+import type { Actor } from '../core/access/actor.js';
+import { hashToken } from '../core/identity/secrets.js';
 
 export type Authentication =
   | { outcome: 'ok'; actor: Actor; row: AuthenticatedRow }

@@ -1,12 +1,17 @@
 import { writeTransaction } from '../store/db/dialect.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Unauthenticated } from '../errors.js';
-import { readProperties } from '../settings/properties.js';
-import { createSession } from './create-session.js';
-import { assertNotThrottled, clearFailures, countFailure, type ThrottleKey } from './login-throttle.js';
-import { loginResponse, type LoginResponse } from './login-response.js';
-import { verifyAgainstDummy, verifyPassword } from './secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Unauthenticated } from '../core/errors.js';
+import { readProperties } from '../core/settings/properties.js';
+import { createSession } from '../core/identity/create-session.js';
+import {
+  assertNotThrottled,
+  clearFailures,
+  countFailure,
+  type ThrottleKey,
+} from '../core/identity/login-throttle.js';
+import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
+import { verifyAgainstDummy, verifyPassword } from '../core/identity/secrets.js';
 
 export interface LogInOptions {
   name: string;

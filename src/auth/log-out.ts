@@ -1,7 +1,7 @@
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import type { Actor } from './actor.js';
-import { ValidationError } from '../errors.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import type { Actor } from '../core/access/actor.js';
+import { ValidationError } from '../core/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

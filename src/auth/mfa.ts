@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import otplib from 'otplib';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, Unauthenticated, ValidationError } from '../errors.js';
-import type { Actor } from './actor.js';
-import { assertNotThrottled, clearFailures, countFailure } from './login-throttle.js';
-import { hashToken, newRecoveryCode, normalizeRecoveryCode } from './secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, Unauthenticated, ValidationError } from '../core/errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { assertNotThrottled, clearFailures, countFailure } from '../core/identity/login-throttle.js';
+import { hashToken, newRecoveryCode, normalizeRecoveryCode } from '../core/identity/secrets.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 const RECOVERY_CODE_COUNT = 10;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { NotFound } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
 import type { ContactRow } from './contact-view.js';
 

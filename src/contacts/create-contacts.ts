@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { LimitExceeded } from '../errors.js';
-import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { LimitExceeded } from '../core/errors.js';
+import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { contactView, type ContactRow, type ContactView } from './contact-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

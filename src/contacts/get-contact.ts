@@ -1,5 +1,5 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { loadOwnContact } from './contact-access.js';
 import { contactView, type ContactView } from './contact-view.js';
 

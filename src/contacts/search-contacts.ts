@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { contactView, type ContactView } from './contact-view.js';
 
 export interface SearchContactsOptions {

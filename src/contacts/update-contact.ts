@@ -1,9 +1,9 @@
 import type { Updateable } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { VersionMismatch } from '../errors.js';
-import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { VersionMismatch } from '../core/errors.js';
+import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { ContactTable } from '../store/db/schema.js';
 import { loadOwnContact } from './contact-access.js';
 import { contactView, type ContactView } from './contact-view.js';

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, NotFound } from '../core/errors.js';
 import { readJson } from '../store/db/json.js';
 import type { FileRecord } from '../store/files/file-store.js';
-import { loadVisible } from './access.js';
+import { loadVisible } from '../core/access/document-access.js';
 
 function assertMayView(actor: Actor): void {
   // spec Authentication 7 and Endpoints: attachment downloads need `view_attachments`.

@@ -1,29 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, LimitExceeded } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
-import { getProperties } from '../settings/tenant-settings.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, LimitExceeded } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
-import { emitEvent } from '../webhooks/emit-event.js';
-import type { DocumentRow } from './access.js';
-import { assertAttachmentLimits } from './attachment-limits.js';
-import { addRevision } from './change-document.js';
+import { emitEvent } from '../core/events/emit-event.js';
+import type { DocumentRow } from '../core/access/document-access.js';
+import { assertAttachmentLimits } from '../core/documents/attachment-limits.js';
+import { addRevision } from '../core/changes/change-document.js';
 import { barcodePng } from './barcode.js';
-import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
-import { assertDefinitionExists, assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions.js';
+import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
+import { assertDefinitionExists, assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions/defaults.js';
 import { assertUsablePdf, loadTargetFolder } from './document-input.js';
-import { documentView, type DocumentView } from './document-view.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
   applyVisualsInCall,
   prepareVisualsInCall,
   type PreparedVisuals,
   type SigningInCall,
   type VisualsInCall,
-} from '../signing/sign-in-call.js';
+} from '../core/signing/sign-in-call.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewDocument {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { LimitExceeded } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { LimitExceeded } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
-import { canEdit, canView, type DocumentRow } from './access.js';
-import { changeDocument } from './change-document.js';
+import { canEdit, canView, type DocumentRow } from '../core/access/document-access.js';
+import { changeDocument } from '../core/changes/change-document.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DeleteResult {

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { FileNotUsable, ValidationError } from '../errors.js';
-import { FROM_SAVE_FILE } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { FileNotUsable, ValidationError } from '../core/errors.js';
+import { FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
-import { canView, type DocumentRow } from './access.js';
+import { canView, type DocumentRow } from '../core/access/document-access.js';
 
 /**
  * Checks that a main file is a readable PDF before it is used (issue "Bad files": a non-PDF, a

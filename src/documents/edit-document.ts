@@ -1,16 +1,16 @@
 import type { Updateable } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
-import { loadEditable } from './access.js';
-import { changeDocument } from './change-document.js';
-import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { changeDocument } from '../core/changes/change-document.js';
+import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
 import { loadTargetFolder } from './document-input.js';
-import { documentView, type DocumentView } from './document-view.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { getProperties } from '../settings/tenant-settings.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
 import {
   assertFileChangesAllowed,
   replaceDocumentFiles,

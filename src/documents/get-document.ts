@@ -1,7 +1,7 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadVisible } from './access.js';
-import { documentView, type DocumentView } from './document-view.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadVisible } from '../core/access/document-access.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 
 /** GET /documents/:documentId: 404 for a document the caller may not see. */
 export async function getDocument(deps: Deps, actor: Actor, id: string): Promise<DocumentView> {

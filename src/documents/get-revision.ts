@@ -1,8 +1,8 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { NotFound } from '../errors.js';
-import { fileView, type FileView } from '../files/file-view.js';
-import { loadVisible } from './access.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { NotFound } from '../core/errors.js';
+import { fileView, type FileView } from '../core/views/file-view.js';
+import { loadVisible } from '../core/access/document-access.js';
 
 export interface RevisionView {
   documentId: string;

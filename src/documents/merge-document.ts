@@ -1,13 +1,13 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { ValidationError } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
 import { mergePdfs } from '../pdf/merge-pdfs.js';
-import { loadEditable } from './access.js';
-import { addRevision, changeDocument } from './change-document.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { addRevision, changeDocument } from '../core/changes/change-document.js';
 import { assertUsablePdf } from './document-input.js';
-import { documentView, type DocumentView } from './document-view.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

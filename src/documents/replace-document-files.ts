@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, ValidationError } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, ValidationError } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
-import type { DocumentRow } from './access.js';
-import { assertAttachmentLimits } from './attachment-limits.js';
-import { addRevision } from './change-document.js';
+import type { DocumentRow } from '../core/access/document-access.js';
+import { assertAttachmentLimits } from '../core/documents/attachment-limits.js';
+import { addRevision } from '../core/changes/change-document.js';
 import { assertUsablePdf } from './document-input.js';
 
 /** The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`, `body.pdfFile`). */

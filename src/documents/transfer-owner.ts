@@ -1,10 +1,10 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, ValidationError } from '../errors.js';
-import { getProperties } from '../settings/tenant-settings.js';
-import { loadEditable } from './access.js';
-import { changeDocument } from './change-document.js';
-import { documentView, type DocumentView } from './document-view.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, ValidationError } from '../core/errors.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { changeDocument } from '../core/changes/change-document.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

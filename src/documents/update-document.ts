@@ -1,15 +1,15 @@
 import type { Updateable } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { ValidationError, VersionMismatch } from '../errors.js';
-import { getProperties } from '../settings/tenant-settings.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { ValidationError, VersionMismatch } from '../core/errors.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
-import { loadEditable } from './access.js';
-import { changeDocument } from './change-document.js';
-import { normalizeCustomFields, type CustomFieldInput } from './custom-fields.js';
-import { assertDefinitionExists } from './definitions.js';
-import { documentView, type DocumentView } from './document-view.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { changeDocument } from '../core/changes/change-document.js';
+import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
+import { assertDefinitionExists } from './definitions/defaults.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
   assertFileChangesAllowed,
   replaceDocumentFiles,
@@ -20,7 +20,7 @@ import {
   prepareVisualsInCall,
   type SigningInCall,
   type VisualsInCall,
-} from '../signing/sign-in-call.js';
+} from '../core/signing/sign-in-call.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DocumentChanges extends FileChanges {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { claimFiles, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { claimFiles, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import type { EnumRecord } from './enum-view.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Conflict, ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Conflict, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { assertMayCreateEnum } from './enum-access.js';

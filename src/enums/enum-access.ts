@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { Forbidden, NotFound } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
-import { isAdmin, isLite } from '../users/roles.js';
+import { isAdmin, isLite } from '../core/access/roles.js';
 import type { EnumRow } from './enum-view.js';
 
 /**

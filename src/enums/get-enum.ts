@@ -1,5 +1,5 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { loadVisibleEnum } from './enum-access.js';
 import { enumView, type EnumView } from './enum-view.js';
 

@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
-import type { Actor } from '../auth/actor.js';
-import { canView } from '../documents/access.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, MfaRequired, NotFound } from '../errors.js';
-import type { Recipient } from '../sharing/recipient.js';
-import { canSeeTemplate } from '../templates/template-access.js';
+import type { Actor } from '../core/access/actor.js';
+import { canView } from '../core/access/document-access.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, MfaRequired, NotFound } from '../core/errors.js';
+import type { Recipient } from '../core/sharing/recipient.js';
+import { canSeeTemplate } from '../core/access/template-access.js';
 import type { ByteRange } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
 
@@ -12,7 +12,7 @@ import type { FileRecord } from '../store/files/file-store.js';
  * Whether the caller may read a file: their own upload; a document's main file, one of its
  * revisions or its barcode when they may see the document; an attachment when they may see the
  * document and hold `download_attachment` (spec Authentication 7); a template's file when they may
- * see the template (templates/template-access.ts).
+ * see the template (core/access/template-access.ts).
  * Anything else is "not found".
  */
 export async function findReadableFile(deps: Deps, actor: Actor, id: string): Promise<FileRecord> {

@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden } from '../core/errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf, type PdfInspection } from '../pdf/inspect-pdf.js';
 import { repairPdf } from '../pdf/repair-pdf.js';
-import { assertSignatureImage } from './image-bytes.js';
+import { assertSignatureImage } from '../core/files/image-bytes.js';
 import type { FileRecord, FileRepair, StoredBytes } from '../store/files/file-store.js';
 import { readJson, writeJson } from '../store/db/json.js';
-import { fileView, type FileView } from './file-view.js';
-import { reserveStorage, storeUploadBytes, type StorageUse } from './storage.js';
+import { fileView, type FileView } from '../core/views/file-view.js';
+import { reserveStorage, storeUploadBytes, type StorageUse } from '../core/files/storage.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

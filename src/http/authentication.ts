@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../core/access/actor.js';
 import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
-import { isApiKey } from '../auth/secrets.js';
-import type { Deps } from '../deps.js';
-import { MfaRequired, Unauthenticated } from '../errors.js';
+import { isApiKey } from '../core/identity/secrets.js';
+import type { Deps } from '../core/deps.js';
+import { MfaRequired, Unauthenticated } from '../core/errors.js';
 import {
   isShareToken,
   resolveShareToken,
   type Recipient,
   type RecipientCaller,
-} from '../sharing/recipient.js';
+} from '../core/sharing/recipient.js';
 
 /**
  * How a route authenticates:

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { IdentityProviderFailed } from '../auth/oidc/identity-provider-failed.js';
-import { OIDC_LOGIN_TTL_SECONDS } from '../auth/oidc/state-flow.js';
+import { IdentityProviderFailed } from '../core/identity/identity-provider-failed.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../core/identity/state-flow.js';
 
 /**
  * What the two browser flows through an identity provider share: the users' sign-in (routes/oidc.ts)

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterCommit, dialectOf, runsAfterCommit } from '../store/db/dialect.js';
+import { JOBS_CHANNEL, NOTIFY_WORKERS, THIS_PROCESS } from '../store/db/postgres/job-channel.js';
 
 /**
  * Wakes workers when a job is enqueued, so an event is delivered at once rather than at the next
@@ -30,22 +30,6 @@ export function listenToDoorbell(listener: () => void): () => void {
     listeners.delete(listener);
   };
 }
-
-/**
- * The NOTIFY channel of the workers of the PostgreSQL schema a connection works in, as SQL: instances
- * sharing a database in schemas of their own do not wake each other. A channel is an identifier of
- * at most 63 bytes, hence the hash.
- */
-export const JOBS_CHANNEL = `'signery_jobs_' || left(md5(current_schema()), 16)`;
-
-/** Notifies the workers listening on JOBS_CHANNEL, when the transaction commits. */
-export const NOTIFY_WORKERS: RawBuilder<unknown> = sql`pg_notify(${sql.raw(JOBS_CHANNEL)}, '')`;
-
-/**
- * The payload of the NOTIFY this process sends after its own commits (`notifyOtherNodes`): its
- * workers were woken in the process already, so its listening connection ignores it.
- */
-export const THIS_PROCESS = randomUUID();
 
 /**
  * Rings both bells for a job enqueued in `trx`. In a transaction of `writeTransaction`, once it has

@@ -11,7 +11,8 @@ import {
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { Database, JobTable } from '../store/db/schema.js';
-import { NOTIFY_WORKERS, ringDoorbellWith } from './doorbell.js';
+import { ringDoorbellWith } from './doorbell.js';
+import { NOTIFY_WORKERS } from '../store/db/postgres/job-channel.js';
 
 /**
  * The durable job queue (DESIGN: Stack, jobs): one `jobs` table, claimed with

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import { canonicalJson } from '../audit/chain.js';
+import { canonicalJson } from '../core/audit/chain.js';
 import { readJson } from '../store/db/json.js';
 import type { Database, Json } from '../store/db/schema.js';
 import { primaryKey, type TableName } from './tables.js';

@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AppError } from '../errors.js';
-import { LimitExceeded, ValidationError } from '../errors.js';
+import type { AppError } from '../core/errors.js';
+import { LimitExceeded, ValidationError } from '../core/errors.js';
 import type { AnchorPosition, AnchorRequest } from './anchors.js';
 import { PdfEncrypted, PdfInvalid, PdfTooLarge } from './errors.js';
 

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import type { SearchAnswer, SearchRequest } from './anchor-search.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { findAnchors } from './anchors.js';
 
 // A worker of AnchorSearch: one search at a time, its answer or its error (by class name) sent back.

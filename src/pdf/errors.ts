@@ -1,4 +1,4 @@
-import { AppError, LimitExceeded, ValidationError } from '../errors.js';
+import { AppError, LimitExceeded, ValidationError } from '../core/errors.js';
 
 /**
  * Typed errors of the PDF engine. Problems with what the caller sent are 400s (`ValidationError`),

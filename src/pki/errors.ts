@@ -1,4 +1,4 @@
-import { AppError, ValidationError } from '../errors.js';
+import { AppError, ValidationError } from '../core/errors.js';
 
 /**
  * Typed errors of the PKI library. The input ones are 400s (`ValidationError`), so the HTTP layer maps

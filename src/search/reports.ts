@@ -1,11 +1,11 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
-import { isTenantWide } from '../users/roles.js';
+import { isTenantWide } from '../core/access/roles.js';
 import { esFilterExpression } from './es-filters.js';
-import { ScrollContexts } from './scroll.js';
+import { ScrollContexts } from '../core/scroll.js';
 
 export interface ReportsQuery {
   esFilters?: unknown;

@@ -1,14 +1,14 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import {
   canView,
   loadVisible,
   visibleTo,
   withOpenFolders,
   type WithOpenFolders,
-} from '../documents/access.js';
-import { documentView, type DocumentView } from '../documents/document-view.js';
+} from '../core/access/document-access.js';
+import { documentView, type DocumentView } from '../core/views/document-view.js';
 import type { Database } from '../store/db/schema.js';
 
 export interface DocumentSearch {

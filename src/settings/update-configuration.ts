@@ -1,10 +1,10 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { ValidationError } from '../core/errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { findRestrictedKey, shownConfig } from '../users/user-config.js';
+import { findRestrictedKey, shownConfig } from '../core/settings/user-config.js';
 
 /**
  * Top-level parts of a user's configuration that have their own endpoints: `signature` and `initials`

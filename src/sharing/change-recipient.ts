@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import type { DocumentRow } from '../documents/access.js';
-import { Conflict, ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import type { DocumentRow } from '../core/access/document-access.js';
+import { Conflict, ValidationError } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { checkOAuthFactors } from './create-shares.js';
-import { endRecipientSessions } from './recipient-session.js';
+import { endRecipientSessions } from '../core/sharing/recipient-session.js';
 import { resolveRecipient } from './resolve-recipient.js';
-import { PENDING, shareOptions, type ShareRow } from './share-types.js';
-import { notifyTurn } from './workflow.js';
+import { PENDING, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
+import { notifyTurn } from '../core/sharing/workflow.js';
 
 /**
  * PUT /share `shareTo` (spec Sharing rule 5: PUT /share replaces the removed PUT /share/{shareId}/recipient):

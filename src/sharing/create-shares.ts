@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { hashPassword, hashToken } from '../auth/secrets.js';
-import type { OidcProviderConfig } from '../config.js';
-import type { Deps } from '../deps.js';
-import { loadEditable } from '../documents/access.js';
-import { changeDocument } from '../documents/change-document.js';
-import type { CustomField } from '../documents/custom-fields.js';
-import { LimitExceeded, ValidationError } from '../errors.js';
-import { queueMail } from '../notify/queue-notification.js';
+import type { Actor } from '../core/access/actor.js';
+import { hashPassword, hashToken } from '../core/identity/secrets.js';
+import type { OidcProviderConfig } from '../core/config.js';
+import type { Deps } from '../core/deps.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { changeDocument } from '../core/changes/change-document.js';
+import type { CustomField } from '../core/documents/custom-fields.js';
+import { LimitExceeded, ValidationError } from '../core/errors.js';
+import { queueMail } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
-import { applyVisualsInCall, prepareVisualsInCall, type VisualsInCall } from '../signing/sign-in-call.js';
-import { newShareToken } from './recipient.js';
-import { offeredProviders } from './identity-factors.js';
+import {
+  applyVisualsInCall,
+  prepareVisualsInCall,
+  type VisualsInCall,
+} from '../core/signing/sign-in-call.js';
+import { newShareToken } from '../core/sharing/recipient.js';
+import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
-import { checkFieldsCompletable, checkImportedFields, withFieldIds } from './share-fields.js';
-import { signerPageLink } from './share-links.js';
-import { assignSignEntities, type SignEntityInput } from './sign-entities.js';
+import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
+import { signerPageLink } from '../core/sharing/share-links.js';
+import { assignSignEntities, type SignEntityInput } from '../core/sharing/sign-entities.js';
 import {
   ACTION_PURPOSES,
   NATIONAL_ID_PROVIDER,
@@ -24,8 +28,8 @@ import {
   type OAuthFactor,
   type ShareOptions,
   type ShareRow,
-} from './share-types.js';
-import { shareViews, type ShareView } from './share-view.js';
+} from '../core/sharing/share-types.js';
+import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface RecipientInput {

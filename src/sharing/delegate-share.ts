@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { hashToken } from '../auth/secrets.js';
-import type { Deps } from '../deps.js';
-import { changeDocument } from '../documents/change-document.js';
-import { Forbidden, ValidationError } from '../errors.js';
-import { queueMail } from '../notify/queue-notification.js';
+import { hashToken } from '../core/identity/secrets.js';
+import type { Deps } from '../core/deps.js';
+import { changeDocument } from '../core/changes/change-document.js';
+import { Forbidden, ValidationError } from '../core/errors.js';
+import { queueMail } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { writeJson } from '../store/db/json.js';
 import { checkOAuthFactors } from './create-shares.js';
@@ -13,11 +13,11 @@ import {
   loadCallerShare,
   newShareToken,
   type RecipientCaller,
-} from './recipient.js';
-import { assertShareCanAct } from './recipient-actions.js';
-import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
-import { shareViews, type ShareView } from './share-view.js';
-import { loadDocumentForUpdate } from './workflow.js';
+} from '../core/sharing/recipient.js';
+import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
+import { shareOptions, type OAuthFactor, type ShareRow } from '../core/sharing/share-types.js';
+import { shareViews, type ShareView } from '../core/views/share-view.js';
+import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

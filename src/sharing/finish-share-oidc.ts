@@ -1,14 +1,15 @@
-import { record } from '../audit/record.js';
-import { assertNotThrottled, clearFailures, countFailure } from '../auth/login-throttle.js';
-import { exchangeCode } from '../auth/oidc/finish-oidc-login.js';
-import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
-import { claimPendingState, STATE_UNUSABLE } from '../auth/oidc/state-flow.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, Unauthenticated } from '../errors.js';
-import { claimsFor, mismatchedFactors, offeredProviders } from './identity-factors.js';
-import { needsCode, shareThrottleKey } from './protect-share.js';
-import { openRecipientSession } from './recipient-session.js';
-import { shareOptions, type OAuthFactor, type ShareRow } from './share-types.js';
+import { record } from '../core/audit/record.js';
+import { assertNotThrottled, clearFailures, countFailure } from '../core/identity/login-throttle.js';
+import { exchangeCode } from '../core/identity/oidc-exchange.js';
+import type { OidcProviders } from '../core/identity/oidc-providers.js';
+import { claimPendingState, STATE_UNUSABLE } from '../core/identity/state-flow.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, Unauthenticated } from '../core/errors.js';
+import { claimsFor, mismatchedFactors, offeredProviders } from '../core/sharing/identity-factors.js';
+import { shareThrottleKey } from './protect-share.js';
+import { needsCode } from '../core/sharing/share-protection.js';
+import { openRecipientSession } from '../core/sharing/recipient-session.js';
+import { shareOptions, type OAuthFactor, type ShareRow } from '../core/sharing/share-types.js';
 import { shareCallbackUrl } from './start-share-oidc.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

@@ -1,8 +1,8 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { NotFound, ValidationError } from '../errors.js';
-import { executeShare, rejectShare } from './recipient-actions.js';
-import { shareViews, type ShareView } from './share-view.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { NotFound, ValidationError } from '../core/errors.js';
+import { executeShare, rejectShare } from '../core/sharing/recipient-actions.js';
+import { shareViews, type ShareView } from '../core/views/share-view.js';
 
 /** GET /inbox: the caller's pending actions (shares to them that owe something, their turn or not). */
 export async function listInbox(

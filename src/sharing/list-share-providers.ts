@@ -1,8 +1,8 @@
-import type { Deps } from '../deps.js';
-import { offeredProviders } from './identity-factors.js';
-import { needsCode } from './protect-share.js';
-import type { Recipient } from './recipient.js';
-import { shareOptions } from './share-types.js';
+import type { Deps } from '../core/deps.js';
+import { offeredProviders } from '../core/sharing/identity-factors.js';
+import { needsCode } from '../core/sharing/share-protection.js';
+import type { Recipient } from '../core/sharing/recipient.js';
+import { shareOptions } from '../core/sharing/share-types.js';
 import { SHARE_OIDC_PATH } from './start-share-oidc.js';
 
 export interface ShareProviders {

@@ -1,16 +1,23 @@
 import type { Updateable } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { hashPassword } from '../auth/secrets.js';
-import type { Deps } from '../deps.js';
-import { loadEditable, loadVisible } from '../documents/access.js';
-import { Conflict, Forbidden, LimitExceeded, NotFound, RateLimited, ValidationError } from '../errors.js';
-import { queueMail, queueSms } from '../notify/queue-notification.js';
+import type { Actor } from '../core/access/actor.js';
+import { hashPassword } from '../core/identity/secrets.js';
+import type { Deps } from '../core/deps.js';
+import { loadEditable, loadVisible } from '../core/access/document-access.js';
+import {
+  Conflict,
+  Forbidden,
+  LimitExceeded,
+  NotFound,
+  RateLimited,
+  ValidationError,
+} from '../core/errors.js';
+import { queueMail, queueSms } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
-import { getProperties } from '../settings/tenant-settings.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { ShareTable } from '../store/db/schema.js';
-import { isAdmin } from '../users/roles.js';
-import type { OidcProviderConfig } from '../config.js';
+import { isAdmin } from '../core/access/roles.js';
+import type { OidcProviderConfig } from '../core/config.js';
 import { changeRecipient } from './change-recipient.js';
 import {
   checkAllowedOAuths,
@@ -19,11 +26,11 @@ import {
   type RecipientInput,
 } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
-import { endRecipientSessions } from './recipient-session.js';
-import { reminderLink } from './share-links.js';
-import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
-import { shareViews, type ShareView } from './share-view.js';
-import { endProcess, loadDocumentForUpdate } from './workflow.js';
+import { endRecipientSessions } from '../core/sharing/recipient-session.js';
+import { reminderLink } from '../core/sharing/share-links.js';
+import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
+import { shareViews, type ShareView } from '../core/views/share-view.js';
+import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 const DAY_MS = 86_400_000;

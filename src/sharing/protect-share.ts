@@ -1,14 +1,20 @@
 import { randomInt } from 'node:crypto';
-import { assertNotThrottled, clearFailures, countFailure, type ThrottleKey } from '../auth/login-throttle.js';
-import { hashToken, verifyPassword } from '../auth/secrets.js';
-import type { Deps } from '../deps.js';
-import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../errors.js';
-import { queueMail, queueSms } from '../notify/queue-notification.js';
+import {
+  assertNotThrottled,
+  clearFailures,
+  countFailure,
+  type ThrottleKey,
+} from '../core/identity/login-throttle.js';
+import { hashToken, verifyPassword } from '../core/identity/secrets.js';
+import type { Deps } from '../core/deps.js';
+import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../core/errors.js';
+import { queueMail, queueSms } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
-import type { Recipient } from './recipient.js';
-import { openRecipientSession, shareHasEnded } from './recipient-session.js';
-import { shareOptions, type ShareRow } from './share-types.js';
+import type { Recipient } from '../core/sharing/recipient.js';
+import { openRecipientSession, shareHasEnded } from '../core/sharing/recipient-session.js';
+import { shareOptions } from '../core/sharing/share-types.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { needsIdentity, needsCode } from '../core/sharing/share-protection.js';
 
 const CODE_TTL_MS = 10 * 60_000;
 const ATTEMPTS = 5;
@@ -16,32 +22,6 @@ const ATTEMPTS = 5;
 /** The failed unlock attempts of one share (password, code, identity provider) count together. */
 export function shareThrottleKey(shareId: string): ThrottleKey {
   return { key: `share:${shareId}`, max: ATTEMPTS };
-}
-
-/** Whether the share's recipient must prove who they are through one of its `allowedOAuths`. */
-export function needsIdentity(share: Pick<ShareRow, 'options'>): boolean {
-  return shareOptions(share).allowedOAuths.length > 0;
-}
-
-/**
- * Whether the share is protected: a password, an SMS code (phone), an e-mail code or identity
- * providers (`allowedOAuths`). Its link is then locked (403 MFA_REQUIRED) for whoever holds it, and
- * only a recipient session that passed every protection acts. It is read from the protections
- * themselves each time, never stored apart, so no change can unlock a link without removing them.
- */
-export function isProtected(share: Pick<ShareRow, 'password_hash' | 'phone' | 'options'>): boolean {
-  const options = shareOptions(share);
-  return (
-    Boolean(share.password_hash) ||
-    Boolean(share.phone) ||
-    options.emailCode === true ||
-    options.allowedOAuths.length > 0
-  );
-}
-
-/** Whether the share asks for a one-time code: by SMS when it has a phone, or by e-mail. */
-export function needsCode(share: Pick<ShareRow, 'phone' | 'options'>): boolean {
-  return Boolean(share.phone) || shareOptions(share).emailCode === true;
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import type { Worker } from '../jobs/worker.js';
-import { queueMail } from '../notify/queue-notification.js';
+import { queueMail } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
-import { record } from '../audit/record.js';
-import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from './share-types.js';
-import { reminderLink } from './share-links.js';
-import { endProcess, loadDocumentForUpdate } from './workflow.js';
+import { record } from '../core/audit/record.js';
+import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from '../core/sharing/share-types.js';
+import { reminderLink } from '../core/sharing/share-links.js';
+import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 const SYSTEM = { name: 'system', requestId: 'scheduler' };

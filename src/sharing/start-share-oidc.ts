@@ -1,12 +1,12 @@
-import { assertNotThrottled } from '../auth/login-throttle.js';
-import type { OidcProviders } from '../auth/oidc/oidc-providers.js';
-import { beginAuthorization, ownRedirect, type StartedAuthorization } from '../auth/oidc/state-flow.js';
-import type { Deps } from '../deps.js';
-import { Conflict, Forbidden } from '../errors.js';
-import { offeredProviders } from './identity-factors.js';
+import { assertNotThrottled } from '../core/identity/login-throttle.js';
+import type { OidcProviders } from '../core/identity/oidc-providers.js';
+import { beginAuthorization, ownRedirect, type StartedAuthorization } from '../core/identity/state-flow.js';
+import type { Deps } from '../core/deps.js';
+import { Conflict, Forbidden } from '../core/errors.js';
+import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { shareThrottleKey } from './protect-share.js';
-import type { Recipient } from './recipient.js';
-import { PENDING, shareOptions } from './share-types.js';
+import type { Recipient } from '../core/sharing/recipient.js';
+import { PENDING, shareOptions } from '../core/sharing/share-types.js';
 
 /** The path of the recipients' identity-provider endpoints (also the scope of their binding cookie). */
 export const SHARE_OIDC_PATH = '/api/v1/share/oidc';

@@ -1,11 +1,11 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadEditable } from '../documents/access.js';
-import { ValidationError, VersionMismatch } from '../errors.js';
-import { applyVisuals } from './apply-visuals.js';
-import { replaceMainFile } from './new-main-file.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { ValidationError, VersionMismatch } from '../core/errors.js';
+import { applyVisuals } from '../core/signing/apply-visuals.js';
+import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFileBytes } from './sign-document.js';
-import type { VisualRequest } from './visual-input.js';
+import type { VisualRequest } from '../core/signing/visual-input.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -1,11 +1,12 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
-import { loadEditable } from '../documents/access.js';
-import { VersionMismatch } from '../errors.js';
+import { loadEditable } from '../core/access/document-access.js';
+import { VersionMismatch } from '../core/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
-import { replaceMainFile } from './new-main-file.js';
-import { mainFileBytes, sealBytes, tenantDefaultLevel, type SignOutcome } from './sign-document.js';
+import { replaceMainFile } from '../core/changes/new-main-file.js';
+import { mainFileBytes, type SignOutcome } from './sign-document.js';
+import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

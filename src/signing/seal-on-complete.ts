@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../deps.js';
-import type { DocumentRow } from '../documents/access.js';
-import type { DocumentChanger } from '../documents/change-document.js';
-import { VersionMismatch } from '../errors.js';
+import type { Deps } from '../core/deps.js';
+import type { DocumentRow } from '../core/access/document-access.js';
+import type { DocumentChanger } from '../core/changes/change-document.js';
+import { VersionMismatch } from '../core/errors.js';
 import { claimJobById, completeJob, enqueue, failJob, type ClaimedJob } from '../jobs/queue.js';
 import type { Worker } from '../jobs/worker.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
-import { replaceMainFile } from './new-main-file.js';
-import { mainFileBytes, sealBytes, tenantDefaultLevel } from './sign-document.js';
+import { replaceMainFile } from '../core/changes/new-main-file.js';
+import { mainFileBytes } from './sign-document.js';
+import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
 
 export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
 /** A worker takes the seal over when the request that queued it has not run it by then (it died). */

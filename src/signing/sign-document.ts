@@ -1,34 +1,31 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
-import { canEdit, loadVisible, type DocumentRow } from '../documents/access.js';
-import { addRevision, type DocumentChanger } from '../documents/change-document.js';
-import { replaceMainFile, saveNextMainFile } from './new-main-file.js';
-import { Forbidden, ValidationError, VersionMismatch } from '../errors.js';
-import { performance } from 'node:perf_hooks';
-import type { TsaOptions } from '../pdf/finish-signature.js';
-import { signPdf, type PadesLevel, type SignPdfResult } from '../pdf/sign-pdf.js';
-import type { SignatureOperation } from '../metrics.js';
-import { drawVisuals } from './apply-visuals.js';
+import { canEdit, loadVisible, type DocumentRow } from '../core/access/document-access.js';
+import { addRevision, type DocumentChanger } from '../core/changes/change-document.js';
+import { replaceMainFile, saveNextMainFile } from '../core/changes/new-main-file.js';
+import { Forbidden, ValidationError, VersionMismatch } from '../core/errors.js';
+import { type PadesLevel } from '../pdf/sign-pdf.js';
+import { drawVisuals } from '../core/signing/apply-visuals.js';
 import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
-import type { ResolvedVisuals } from './visual-input.js';
 import {
   claimVisualFiles,
   loadStampImages,
   type Placer,
   type SignatureEntry,
   type VisualRequest,
-} from './visual-input.js';
-import { getProperties } from '../settings/tenant-settings.js';
-import type { Recipient } from '../sharing/recipient.js';
-import { assertShareCanAct } from '../sharing/recipient-actions.js';
-import { assertRequiredFilesSubmitted } from '../sharing/share-fields.js';
-import type { ShareRow } from '../sharing/share-types.js';
-import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
+} from '../core/signing/visual-input.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
+import type { Recipient } from '../core/sharing/recipient.js';
+import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
+import { assertRequiredFilesSubmitted } from '../core/sharing/share-fields.js';
+import type { ShareRow } from '../core/sharing/share-types.js';
+import { completeShare, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import type { Database } from '../store/db/schema.js';
 import type { FileRecord } from '../store/files/file-store.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { defaultLevel, userSignerName } from '../core/signing/seal.js';
 
 export type Signing = { kind: 'user'; actor: Actor } | { kind: 'share'; recipient: Recipient };
 
@@ -39,59 +36,6 @@ export interface SignOutcome {
   reason?: string;
   /** The document's share state after this call (`completed` when this was the last signature). */
   shareStateName: string | null;
-}
-
-/** The level a call gets unless it asks: B-T with a TSA configured, else B-B (DESIGN). */
-export function defaultLevel(deps: Deps): PadesLevel {
-  return deps.config.tsaUrl ? 'B-T' : 'B-B';
-}
-
-/**
- * The level of a sign or seal call that names none: the tenant property `defaultPadesLevel` when set,
- * else `defaultLevel`. A level needing a TSA is refused when the property is set without one (PUT
- * /settings/properties); should TSA_URL be removed afterwards, the call signs at B-B and says so.
- */
-export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<PadesLevel> {
-  return (await getProperties(deps, { tenantId })).defaultPadesLevel ?? defaultLevel(deps);
-}
-
-/**
- * Signs bytes with the organisation key on behalf of `signerName`. A failing TSA, or revocation data
- * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
- * `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
- */
-export async function sealBytes(
-  deps: Deps,
-  options: {
-    operation: SignatureOperation;
-    pdf: Uint8Array;
-    signerName: string;
-    level: PadesLevel;
-    visuals?: ResolvedVisuals;
-    reason?: string;
-  },
-): Promise<SignPdfResult> {
-  const started = performance.now();
-  const { signer } = await deps.seal();
-  const signed = await signPdf({
-    pdf: options.pdf,
-    signer,
-    signerName: options.signerName,
-    signingTime: deps.clock.now(),
-    level: options.level,
-    ...(deps.config.tsaUrl ? { tsa: timestampAuthority(deps, deps.config.tsaUrl) } : {}),
-    onTimestampFailure: 'fallback',
-    revocation: (chains, now) => deps.revocation.collect(chains, now),
-    ...(options.reason ? { reason: options.reason } : {}),
-    ...(options.visuals ?? {}),
-  });
-  deps.metrics.signatureMade(options.operation, options.level, (performance.now() - started) / 1000);
-  return signed;
-}
-
-/** The TSA (TSA_URL) as signatures use it: its requests counted in the metrics. */
-export function timestampAuthority(deps: Pick<Deps, 'metrics'>, url: string): TsaOptions {
-  return { url, observe: deps.metrics.observeTsa };
 }
 
 export async function mainFileBytes(
@@ -311,14 +255,4 @@ export async function authorizeSigning(
     by: actor,
     placer: { kind: 'user', actor },
   };
-}
-
-/** The name a user's signatures carry in the signature dictionary: their display name, else login name. */
-export async function userSignerName(db: Kysely<Database>, actor: Pick<Actor, 'userId'>): Promise<string> {
-  const user = await db
-    .selectFrom('users')
-    .select(['display_name', 'name'])
-    .where('id', '=', actor.userId)
-    .executeTakeFirstOrThrow();
-  return user.display_name ?? user.name;
 }

@@ -1,6 +1,6 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadVisible } from '../documents/access.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadVisible } from '../core/access/document-access.js';
 import { verifyPdf } from '../pdf/verify-pdf.js';
 import { mainFileBytes } from './sign-document.js';
 import { verificationReport, type VerificationReport } from './verification-report.js';

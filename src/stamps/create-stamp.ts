@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, NotFound } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
-import { administersOrganization, type StampRow, type StampScope } from './stamp-access.js';
-import { assertStampImage } from './stamp-image.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, NotFound } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
+import { administersOrganization, type StampRow, type StampScope } from '../core/stamps/stamp-access.js';
+import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

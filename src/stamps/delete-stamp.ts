@@ -1,7 +1,7 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { loadManageableStamp } from './stamp-access.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { loadManageableStamp } from '../core/stamps/stamp-access.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import type { FileRecord } from '../store/files/file-store.js';
-import { loadUsableStamp } from './load-usable-stamp.js';
-import { maySeeStamp } from './stamp-access.js';
+import { loadUsableStamp } from '../core/stamps/load-usable-stamp.js';
+import { maySeeStamp } from '../core/stamps/stamp-access.js';
 
 /**
  * GET /stamps/:id/image: the image of a stamp the caller may use (or, as its administrator, manage);

@@ -1,6 +1,6 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadVisibleStamp } from './stamp-access.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadVisibleStamp } from '../core/stamps/stamp-access.js';
 import { stampView, type StampView } from './stamp-view.js';
 
 /** GET /stamps/:id: a stamp the caller may use or manage; any other is "not found" (never leak existence). */

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { isAdmin, isTenantWide } from '../users/roles.js';
-import type { StampScope } from './stamp-access.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { isAdmin, isTenantWide } from '../core/access/roles.js';
+import type { StampScope } from '../core/stamps/stamp-access.js';
 import { stampViews, type StampView } from './stamp-view.js';
 
 export interface SearchStampsOptions {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/db/schema.js';
-import type { StampRow } from './stamp-access.js';
+import type { StampRow } from '../core/stamps/stamp-access.js';
 
 /** A stamp as the API shows it (spec Stamp: fields beyond its id are ours to choose; DESIGN Contract). */
 export interface StampView {

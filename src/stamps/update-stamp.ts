@@ -1,12 +1,12 @@
 import type { Updateable } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { VersionMismatch } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { VersionMismatch } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import type { StampTable } from '../store/db/schema.js';
-import { loadManageableStamp } from './stamp-access.js';
-import { assertStampImage } from './stamp-image.js';
+import { loadManageableStamp } from '../core/stamps/stamp-access.js';
+import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

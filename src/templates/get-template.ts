@@ -1,6 +1,6 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { loadVisibleTemplate } from './template-access.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { loadVisibleTemplate } from '../core/access/template-access.js';
 import { templateView } from './template-view.js';
 
 /** GET /templates/:templateId: a template the caller may see (see template-access.ts); others are 404. */

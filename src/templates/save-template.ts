@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { LimitExceeded, VersionMismatch } from '../errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { LimitExceeded, VersionMismatch } from '../core/errors.js';
+import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { loadChangeableTemplate, resolveAudience } from './template-access.js';
+import { loadChangeableTemplate, resolveAudience } from '../core/access/template-access.js';
 
 export interface TemplateData {
   name: string;

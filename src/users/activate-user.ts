@@ -1,10 +1,10 @@
-import { createSession } from '../auth/create-session.js';
-import { loginResponse, type LoginResponse } from '../auth/login-response.js';
-import { hashPassword, hashToken } from '../auth/secrets.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Unauthenticated } from '../errors.js';
-import { readProperties } from '../settings/properties.js';
+import { createSession } from '../core/identity/create-session.js';
+import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
+import { hashPassword, hashToken } from '../core/identity/secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Unauthenticated } from '../core/errors.js';
+import { readProperties } from '../core/settings/properties.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../core/errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
-import { loadManagedUser } from './access.js';
-import { isAdmin, mayGrantRole, type Role } from './roles.js';
+import { loadManagedUser } from '../core/access/user-access.js';
+import { isAdmin, mayGrantRole, type Role } from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /** The lists of `user.config` that hold signing images, and the upload endpoint each takes. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../auth/secrets.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
+import { hashPassword } from '../core/identity/secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
 import { writeJson } from '../store/db/json.js';
-import { RIGHTS } from './roles.js';
+import { RIGHTS } from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /** Finds a tenant by name, creating it (with its first organization) when missing. */

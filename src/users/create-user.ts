@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { hashPassword, hashToken, newToken } from '../auth/secrets.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Conflict, Forbidden, LimitExceeded } from '../errors.js';
-import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { hashPassword, hashToken, newToken } from '../core/identity/secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Conflict, Forbidden, LimitExceeded } from '../core/errors.js';
+import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
-import { assertAdmin } from './access.js';
+import { assertAdmin } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+import {
+  DEFAULT_RIGHTS,
+  effectiveRights,
+  mayGrantRole,
+  type Right,
+  type Role,
+} from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewUser {

@@ -1,10 +1,10 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden } from '../errors.js';
-import { withdrawDeletedUser } from '../sharing/withdraw-recipient.js';
-import { loadManagedUser } from './access.js';
-import { mayGrantRole, type Role } from './roles.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden } from '../core/errors.js';
+import { withdrawDeletedUser } from '../core/sharing/withdraw-recipient.js';
+import { loadManagedUser } from '../core/access/user-access.js';
+import { mayGrantRole, type Role } from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { NotFound } from '../errors.js';
-import { loadManagedUser } from './access.js';
-import { listCertificates } from '../twostep/certificates.js';
-import { userView, type UserView } from './user-view.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { NotFound } from '../core/errors.js';
+import { loadManagedUser } from '../core/access/user-access.js';
+import { listCertificates } from '../core/identity/user-certificates.js';
+import { userView, type UserView } from '../core/views/user-view.js';
 
 /** GET /users/:id: a user reads themselves; administrators read the users they manage. */
 export async function getUser(deps: Deps, actor: Actor, userId: string): Promise<UserView> {

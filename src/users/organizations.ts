@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { Forbidden, NotFound } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
-import { isTenantWide } from './roles.js';
+import { isTenantWide } from '../core/access/roles.js';
 
 /**
  * The organization a new or moved user joins (Contract: users created without `organization` join

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { LITE_ROLES, isTenantWide } from './roles.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { LITE_ROLES, isTenantWide } from '../core/access/roles.js';
 
 export interface GroupSearch {
   query?: string | undefined;

@@ -1,15 +1,21 @@
-import type { Actor } from '../auth/actor.js';
-import { hashPassword } from '../auth/secrets.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden } from '../errors.js';
-import { claimFiles, FROM_PHOTO } from '../files/file-usage.js';
+import type { Actor } from '../core/access/actor.js';
+import { hashPassword } from '../core/identity/secrets.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden } from '../core/errors.js';
+import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { writeJson } from '../store/db/json.js';
 import type { UserTable } from '../store/db/schema.js';
 import type { Updateable } from 'kysely';
-import { loadManagedUser } from './access.js';
+import { loadManagedUser } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import { DEFAULT_RIGHTS, effectiveRights, mayGrantRole, type Right, type Role } from './roles.js';
+import {
+  DEFAULT_RIGHTS,
+  effectiveRights,
+  mayGrantRole,
+  type Right,
+  type Role,
+} from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface UserChanges {

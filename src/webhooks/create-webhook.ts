@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, NotFound, ValidationError } from '../errors.js';
-import { isTenantWide } from '../users/roles.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, NotFound, ValidationError } from '../core/errors.js';
+import { isTenantWide } from '../core/access/roles.js';
 import { CallbackRefused, checkCallbackUrl } from './ssrf-guard.js';
 import { newWebhookSecret } from './signature.js';
 import { assertMayUseWebhooks } from './webhook-access.js';

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
 import { deleteLane } from '../jobs/queue.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { webhookLane } from './delivery-job.js';
+import { webhookLane } from '../core/events/delivery-job.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
 /**

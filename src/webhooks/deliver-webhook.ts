@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import type { ClaimedJob } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
-import { deliveryBody, type DeliveryPayload } from './delivery-job.js';
+import { deliveryBody, type DeliveryPayload } from '../core/events/delivery-job.js';
 import { postCallback, type DeliveryTransport } from './post-callback.js';
 import { signBody, standardWebhookHeaders } from './signature.js';
 import { signingSecrets, webhookTarget, type WebhookTarget, type WebhookTargets } from './webhook-targets.js';

@@ -1,5 +1,5 @@
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
 /** One HTTP attempt of a delivery (Contract: "every attempt recorded"). */

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /** How long finished deliveries, their attempts and their events are kept. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { LimitExceeded, ValidationError } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { LimitExceeded, ValidationError } from '../core/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { deliveryBody, enqueueDelivery, requeueDelivery } from './delivery-job.js';
+import { deliveryBody, enqueueDelivery, requeueDelivery } from '../core/events/delivery-job.js';
 import { DELIVERY_RETENTION_MS } from './purge-deliveries.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 

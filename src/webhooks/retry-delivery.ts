@@ -1,10 +1,10 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
-import { NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
+import { NotFound } from '../core/errors.js';
 import { runNow } from '../jobs/queue.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { requeueDelivery } from './delivery-job.js';
+import { requeueDelivery } from '../core/events/delivery-job.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Actor } from '../auth/actor.js';
-import { record } from '../audit/record.js';
-import type { Deps } from '../deps.js';
+import type { Actor } from '../core/access/actor.js';
+import { record } from '../core/audit/record.js';
+import type { Deps } from '../core/deps.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { newWebhookSecret } from './signature.js';
 import { loadVisibleWebhook } from './webhook-access.js';

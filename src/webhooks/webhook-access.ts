@@ -1,9 +1,9 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import type { Actor } from '../auth/actor.js';
-import type { Deps } from '../deps.js';
-import { Forbidden, NotFound } from '../errors.js';
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden, NotFound } from '../core/errors.js';
 import type { Database, WebhookTable } from '../store/db/schema.js';
-import { isAdmin, isTenantWide } from '../users/roles.js';
+import { isAdmin, isTenantWide } from '../core/access/roles.js';
 
 /**
  * Who reaches which webhooks (spec: Webhooks, rules; Contract: Identity and rights; issue 20, item 11):

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import type { Worker } from '../jobs/worker.js';
 import { deliverWebhook } from './deliver-webhook.js';
-import { DELIVERY_JOB_TYPE } from './delivery-job.js';
+import { DELIVERY_JOB_TYPE } from '../core/events/delivery-job.js';
 import { purgeDeliveries } from './purge-deliveries.js';
 import { forgetExpiredSecrets } from './rotate-secret.js';
 import { WebhookTargets } from './webhook-targets.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 
 describe('brute-force throttling of logins, per account and per address', () => {

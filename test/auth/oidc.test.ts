@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import otplib from 'otplib';
-import { ManualClock } from '../../src/clock.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { signInWithBrowser, startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 

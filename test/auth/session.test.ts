@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import otplib from 'otplib';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { ADMIN, createUser, startServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { authenticate } from '../../src/auth/authenticate.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { JOBS_CHANNEL } from '../../src/jobs/doorbell.js';
+import { JOBS_CHANNEL } from '../../src/store/db/postgres/job-channel.js';
 
 /** A plain PostgreSQL connection listening on a schema's job channel. */
 export interface ChannelListener {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { readJson } from '../../src/store/db/json.js';
 import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';

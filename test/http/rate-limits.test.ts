@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
 import pg from 'pg';
-import { ManualClock } from '../../src/clock.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { makePdf } from '../helpers/pdf.js';
 import {
   startServer,

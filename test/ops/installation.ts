@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { verifyAuditChain } from '../../src/audit/verify-chain.js';
-import { RIGHTS } from '../../src/users/roles.js';
+import { RIGHTS } from '../../src/core/access/roles.js';
 import { hasTool, pdfsig, type Workspace } from '../pdf/oracles.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, upload, type TestServer } from '../helpers/server.js';

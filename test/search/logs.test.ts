@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';

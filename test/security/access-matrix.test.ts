@@ -41,7 +41,7 @@ interface Call {
  * - public: every actor `public`;
  * - self: a call on the caller's own account, files or tenant: recipients 401, everyone else `own`;
  * - owned: a call on the owner's resource: stranger and member `hidden`, administrators of the
- *   organization `ok` (src/documents/access.ts: "the owner, or an administrator of the document's organization");
+ *   organization `ok` (src/core/access/document-access.ts: "the owner, or an administrator of the document's organization");
  * - admin: user and tenant administration: member, owner and stranger `forbidden` (a role check made
  *   before any lookup, the same for every id), administrators `ok`;
  * - recipient: a recipient route on the owner's shared document: the locked link `mfa`, the unlocked
@@ -318,14 +318,14 @@ const ROWS: Row[] = [
   {
     route: `GET ${V}/settings/properties`,
     kind: 'admin',
-    why: 'tenant properties: src/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
+    why: 'tenant properties: src/core/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
     call: () => ({ path: `${V}/settings/properties` }),
     expect: { orgAdmin: 'forbidden' },
   },
   {
     route: `PUT ${V}/settings/properties`,
     kind: 'admin',
-    why: 'tenant properties: src/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
+    why: 'tenant properties: src/core/settings/tenant-settings.ts TENANT_ADMINS (global and super administrators)',
     call: () => ({ path: `${V}/settings/properties`, body: { isLlmEnabled: false } }),
     expect: { orgAdmin: 'forbidden' },
   },
@@ -1157,7 +1157,7 @@ function judge(
   // The signer's page answers 503 UNAVAILABLE where it was not built (npm run build): still public.
   if (status >= 500 && !(expected === 'public' && status === 503)) return 'server error';
   const code: unknown = body?.code;
-  // Administrators of the organization see its documents (src/documents/access.ts); no one else does.
+  // Administrators of the organization see its documents (src/core/access/document-access.ts); no one else does.
   if (!['owner', 'orgAdmin', 'globalAdmin'].includes(actor) && !['ok', 'public'].includes(expected))
     for (const secret of w.secrets)
       if (text.includes(secret) && !asked.includes(secret)) return `shows the owner's ${secret}`;

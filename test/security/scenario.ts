@@ -1,5 +1,5 @@
 import { bootstrapAdmin } from '../../src/users/bootstrap-admin.js';
-import { RIGHTS } from '../../src/users/roles.js';
+import { RIGHTS } from '../../src/core/access/roles.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
 import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';

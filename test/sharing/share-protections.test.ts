@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import { decode, shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadUsableStamp } from '../../src/stamps/load-usable-stamp.js';
+import { loadUsableStamp } from '../../src/core/stamps/load-usable-stamp.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { decode, startSmtp, shareTokenOf, type TestSmtp } from '../helpers/smtp.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 

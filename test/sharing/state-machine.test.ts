@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';

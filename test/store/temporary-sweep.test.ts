@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../webhooks/helpers.js';
 

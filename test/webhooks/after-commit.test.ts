@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { THIS_PROCESS } from '../../src/jobs/doorbell.js';
+import { THIS_PROCESS } from '../../src/store/db/postgres/job-channel.js';
 import { listenToJobChannel, type ChannelListener } from '../helpers/notifications.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';

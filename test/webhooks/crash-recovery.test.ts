@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from '../helpers/server.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { openDatabase } from '../../src/store/db/open-database.js';
 import {
   deliveryIdOf,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
-import { EVENT_NAMES, emitEvent } from '../../src/webhooks/emit-event.js';
+import { EVENT_NAMES, emitEvent } from '../../src/core/events/emit-event.js';
 import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
 import {
   createWebhook,

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../helpers/server.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
-import { emitEvent, type EventName } from '../../src/webhooks/emit-event.js';
+import { emitEvent, type EventName } from '../../src/core/events/emit-event.js';
 import { signBody } from '../../src/webhooks/signature.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';

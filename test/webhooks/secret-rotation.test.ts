@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { forgetExpiredSecrets } from '../../src/webhooks/rotate-secret.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 import {

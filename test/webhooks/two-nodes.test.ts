@@ -8,7 +8,7 @@ import type { DatabaseHandle } from '../../src/store/db/dialect.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
 import type { Database } from '../../src/store/db/schema.js';
-import { emitEvent } from '../../src/webhooks/emit-event.js';
+import { emitEvent } from '../../src/core/events/emit-event.js';
 import { ADMIN, TEST_DATABASE_URL } from '../helpers/server.js';
 import { sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
 import {

@@ -55,7 +55,7 @@ export interface SignatureFieldSpec {
   fontSize?: number;
 }
 
-/** spec: Share (the fields the page reads; src/sharing/share-view.ts `ShareView`). */
+/** spec: Share (the fields the page reads; src/core/views/share-view.ts `ShareView`). */
 export interface ShareView {
   shareId: string;
   /** The purpose: sign, view, edit, approve, review, accept, execute. */

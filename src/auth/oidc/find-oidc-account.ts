@@ -1,16 +1,8 @@
-import type { OidcProviderConfig } from '../../config.js';
-import type { Deps } from '../../deps.js';
-import { Unauthenticated } from '../../errors.js';
+import type { OidcProviderConfig } from '../../core/config.js';
+import type { Deps } from '../../core/deps.js';
+import { Unauthenticated } from '../../core/errors.js';
 import type { Json } from '../../store/db/schema.js';
-
-/** Who the provider says signed in: its `sub` and the e-mail claims (from the ID token or userinfo). */
-export interface OidcIdentity {
-  subject: string;
-  email: string | undefined;
-  emailVerified: boolean;
-  /** Every claim of the ID token, completed from userinfo when a wanted one was missing. */
-  claims: Record<string, unknown>;
-}
+import { type OidcIdentity } from '../../core/identity/oidc-exchange.js';
 
 /** The account a provider identity signs in to, with what a session needs. */
 export interface OidcAccount {

@@ -1,17 +1,16 @@
-import * as client from 'openid-client';
-import { record } from '../../audit/record.js';
-import type { OidcProviderConfig } from '../../config.js';
-import type { Deps } from '../../deps.js';
-import { Unauthenticated } from '../../errors.js';
-import { readProperties } from '../../settings/properties.js';
-import { createSession } from '../create-session.js';
-import { assertNotThrottled, countFailure, type ThrottleKey } from '../login-throttle.js';
-import { loginResponse, type LoginResponse } from '../login-response.js';
-import { findOidcAccount, type OidcIdentity } from './find-oidc-account.js';
-import { IdentityProviderFailed } from './identity-provider-failed.js';
-import { callbackUrl, type OidcProviders } from './oidc-providers.js';
-import { claimPendingState } from './state-flow.js';
+import { record } from '../../core/audit/record.js';
+import type { OidcProviderConfig } from '../../core/config.js';
+import type { Deps } from '../../core/deps.js';
+import { Unauthenticated } from '../../core/errors.js';
+import { readProperties } from '../../core/settings/properties.js';
+import { createSession } from '../../core/identity/create-session.js';
+import { assertNotThrottled, countFailure, type ThrottleKey } from '../../core/identity/login-throttle.js';
+import { loginResponse, type LoginResponse } from '../../core/identity/login-response.js';
+import { findOidcAccount } from './find-oidc-account.js';
+import { callbackUrl, type OidcProviders } from '../../core/identity/oidc-providers.js';
+import { claimPendingState } from '../../core/identity/state-flow.js';
 import { writeTransaction } from '../../store/db/dialect.js';
+import { exchangeCode } from '../../core/identity/oidc-exchange.js';
 
 export interface FinishOidcLoginOptions {
   provider: string;
@@ -133,71 +132,4 @@ async function finish(
     redirect: pending.redirect,
     response: await loginResponse(deps, { userId: account.id, unlocked, token }),
   };
-}
-
-/**
- * The code grant (checking state, nonce, PKCE and issuer) and, when the ID token lacks any of the
- * `claims` wanted (default: the e-mail claims), the userinfo endpoint. Used by the users' sign-in and
- * by external recipients proving who they are (sharing/finish-share-oidc.ts). A refusal by the
- * provider is Unauthenticated; a provider that cannot be used is IdentityProviderFailed (502).
- */
-export async function exchangeCode(
-  oidc: client.Configuration,
-  provider: OidcProviderConfig,
-  options: {
-    callback: string;
-    query: URLSearchParams;
-    state: string;
-    nonce: string;
-    codeVerifier: string;
-    claims?: readonly string[];
-  },
-): Promise<OidcIdentity> {
-  const currentUrl = new URL(options.callback);
-  currentUrl.search = options.query.toString();
-  try {
-    const tokens = await client.authorizationCodeGrant(oidc, currentUrl, {
-      pkceCodeVerifier: options.codeVerifier,
-      expectedState: options.state,
-      expectedNonce: options.nonce,
-      idTokenExpected: true,
-    });
-    const idToken = tokens.claims();
-    if (!idToken) throw new Error('no ID token');
-    const claims: Record<string, unknown> = { ...idToken };
-    const wanted = options.claims ?? ['email', 'email_verified'];
-    // Many providers put profile claims only in userinfo when the code flow is used (OIDC Core 5.4).
-    if (wanted.some((c) => claims[c] === undefined) && oidc.serverMetadata().userinfo_endpoint) {
-      const info = await client.fetchUserInfo(oidc, tokens.access_token, idToken.sub);
-      for (const [key, value] of Object.entries(info)) claims[key] ??= value;
-    }
-    const { email, email_verified: verified } = claims;
-    return {
-      subject: idToken.sub,
-      email: typeof email === 'string' && email !== '' ? email : undefined,
-      // Some providers send the boolean as a string.
-      emailVerified: verified === true || verified === 'true',
-      claims,
-    };
-  } catch (error) {
-    throw providerError(provider, error);
-  }
-}
-
-function providerError(provider: OidcProviderConfig, error: unknown): Error {
-  if (error instanceof client.AuthorizationResponseError) {
-    const code = /^[\w.-]{1,64}$/.test(error.error) ? error.error : 'error';
-    return new Unauthenticated(`The identity provider did not sign you in (${code})`);
-  }
-  if (error instanceof client.ResponseBodyError && error.error === 'invalid_grant') {
-    return new Unauthenticated(
-      'The identity provider did not accept the sign-in: it has expired or was already used; start it again',
-    );
-  }
-  return new IdentityProviderFailed(
-    `The identity provider ${provider.name} gave an answer that cannot be used`,
-    {
-      cause: error,
-    },
-  );
 }

@@ -1,6 +1,10 @@
-import type { Deps } from '../../deps.js';
-import { callbackUrl, type OidcProviders } from './oidc-providers.js';
-import { beginAuthorization, ownRedirect, type StartedAuthorization } from './state-flow.js';
+import type { Deps } from '../../core/deps.js';
+import { callbackUrl, type OidcProviders } from '../../core/identity/oidc-providers.js';
+import {
+  beginAuthorization,
+  ownRedirect,
+  type StartedAuthorization,
+} from '../../core/identity/state-flow.js';
 
 export interface StartOidcLoginOptions {
   provider: string;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { findAttachment, findDraftAttachment, listAttachments } from '../../documents/attachments.js';
 import { zipStream } from '../../files/zip-stream.js';
 import type { FileRecord } from '../../store/files/file-store.js';

@@ -5,7 +5,7 @@ import { deleteContact } from '../../contacts/delete-contact.js';
 import { getContact } from '../../contacts/get-contact.js';
 import { searchContacts } from '../../contacts/search-contacts.js';
 import { updateContact } from '../../contacts/update-contact.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
 import { Name, Success, withErrors } from '../schemas.js';
 

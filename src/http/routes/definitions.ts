@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { getDefinition, saveDefinition } from '../../definitions/save-definition.js';
+import type { Deps } from '../../core/deps.js';
+import { getDefinition, saveDefinition } from '../../documents/definitions/save-definition.js';
 import { actorOf } from '../authentication.js';
 import { FileId } from '../document-schemas.js';
 import { withErrors } from '../schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { createDocument, createDocuments, type NewDocument } from '../../documents/create-document.js';
 import { deleteDocuments } from '../../documents/delete-documents.js';
 import { editDocument } from '../../documents/edit-document.js';
@@ -21,7 +21,7 @@ import {
   Version,
 } from '../document-schemas.js';
 import { withErrors } from '../schemas.js';
-import type { VisualsInCall } from '../../signing/sign-in-call.js';
+import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 
 const Title = Type.String({ minLength: 1, maxLength: 500 });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { getDraft, saveDraft } from '../../drafts/save-draft.js';
+import type { Deps } from '../../core/deps.js';
+import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
 import { Attachment, CustomField, MainFile } from '../document-schemas.js';
 import { withErrors } from '../schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { createEnum } from '../../enums/create-enum.js';
 import { deleteEnum } from '../../enums/delete-enum.js';
 import { getEnum } from '../../enums/get-enum.js';

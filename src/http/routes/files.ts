@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { parseAnchors } from '../../files/anchors-input.js';
 import { locateAnchors } from '../../files/locate-anchors.js';
 import type { AnchorPosition } from '../../pdf/anchors.js';

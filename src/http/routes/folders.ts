@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { createFolder } from '../../folders/create-folder.js';
-import { getFolder } from '../../folders/get-folder.js';
+import type { Deps } from '../../core/deps.js';
+import { createFolder } from '../../documents/folders/create-folder.js';
+import { getFolder } from '../../documents/folders/get-folder.js';
 import { actorOf } from '../authentication.js';
 import { withErrors } from '../schemas.js';
 

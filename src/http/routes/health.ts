@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { withDeadline } from '../../deadline.js';
+import { withDeadline } from '../../core/deadline.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { DatabaseHandle } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { finishOidcLogin } from '../../auth/oidc/finish-oidc-login.js';
-import { OIDC_LOGIN_PATH, OidcProviders } from '../../auth/oidc/oidc-providers.js';
+import { OIDC_LOGIN_PATH, OidcProviders } from '../../core/identity/oidc-providers.js';
 import { startOidcLogin } from '../../auth/oidc/start-oidc-login.js';
-import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/state-flow.js';
-import type { Deps } from '../../deps.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';
+import type { Deps } from '../../core/deps.js';
 import {
   BindingCookie,
   CallbackQuery,

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { TenantProperties, TenantPropertiesPatch } from '../../settings/properties.js';
+import type { Deps } from '../../core/deps.js';
+import { TenantProperties, TenantPropertiesPatch } from '../../core/settings/properties.js';
 import {
   getCounters,
   readTenantProperties,
   updateCounters,
   updateProperties,
   wopiExtensions,
-} from '../../settings/tenant-settings.js';
+} from '../../core/settings/tenant-settings.js';
 import { updateConfiguration } from '../../settings/update-configuration.js';
 import { assignSignatureImages } from '../../users/assign-signature-images.js';
 import { actorOf } from '../authentication.js';

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { OidcProviders } from '../../auth/oidc/oidc-providers.js';
-import type { Deps } from '../../deps.js';
-import { Unauthenticated } from '../../errors.js';
+import { OidcProviders } from '../../core/identity/oidc-providers.js';
+import type { Deps } from '../../core/deps.js';
+import { Unauthenticated } from '../../core/errors.js';
 import { finishShareOidc } from '../../sharing/finish-share-oidc.js';
 import { listShareProviders } from '../../sharing/list-share-providers.js';
-import { OIDC_LOGIN_TTL_SECONDS } from '../../auth/oidc/state-flow.js';
+import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';
 import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
 import {
   BindingCookie,

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { getShareStampImage } from '../../stamps/get-share-stamp-image.js';
-import type { ReadUpload } from '../../stamps/share-upload.js';
-import { submitShareFile } from '../../stamps/submit-share-file.js';
-import { uploadShareFile, type ShareFileKind } from '../../stamps/upload-share-file.js';
-import { uploadShareStamp } from '../../stamps/upload-share-stamp.js';
+import type { Deps } from '../../core/deps.js';
+import { getShareStampImage } from '../../sharing/uploads/get-share-stamp-image.js';
+import type { ReadUpload } from '../../sharing/uploads/share-upload.js';
+import { submitShareFile } from '../../sharing/uploads/submit-share-file.js';
+import { uploadShareFile, type ShareFileKind } from '../../sharing/uploads/upload-share-file.js';
+import { uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
 import { recipientCallerOf } from '../authentication.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { createShares } from '../../sharing/create-shares.js';
 import { delegateShare } from '../../sharing/delegate-share.js';
 import { inboxAction, listInbox } from '../../sharing/inbox.js';
 import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-shares.js';
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
-import { executeShare, getSharedDocument, rejectShare } from '../../sharing/recipient-actions.js';
-import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../sharing/share-types.js';
-import { Unauthenticated } from '../../errors.js';
+import { executeShare, getSharedDocument, rejectShare } from '../../core/sharing/recipient-actions.js';
+import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../core/sharing/share-types.js';
+import { Unauthenticated } from '../../core/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import { DocumentId, SignatureField, SignEntity } from '../document-schemas.js';

@@ -2,8 +2,8 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync } fro
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NotFound } from '../../errors.js';
-import { isShareToken } from '../../sharing/recipient.js';
+import { NotFound } from '../../core/errors.js';
+import { isShareToken } from '../../core/sharing/recipient.js';
 import { errorBody } from '../error-handler.js';
 
 /** Where `npm run build` puts the page (web/vite.config.ts): dist/web, from src/ or from dist/. */

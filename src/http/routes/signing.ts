@@ -1,13 +1,13 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Actor } from '../../auth/actor.js';
+import type { Actor } from '../../core/access/actor.js';
 import { Type, type Static } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { Unauthenticated } from '../../errors.js';
+import type { Deps } from '../../core/deps.js';
+import { Unauthenticated } from '../../core/errors.js';
 import { annotateDocument } from '../../signing/annotate-document.js';
 import { sealDocument } from '../../signing/seal-document.js';
 import { signDocument } from '../../signing/sign-document.js';
-import { withShareFieldTexts } from '../../sharing/share-fields.js';
+import { withShareFieldTexts } from '../../core/sharing/share-fields.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { createStamp } from '../../stamps/create-stamp.js';
 import { deleteStamp } from '../../stamps/delete-stamp.js';
 import { getStampImage } from '../../stamps/get-stamp-image.js';
 import { getStamp } from '../../stamps/get-stamp.js';
 import { searchStamps } from '../../stamps/search-stamps.js';
-import { STAMP_SCOPES } from '../../stamps/stamp-access.js';
+import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { Name, Success, withErrors } from '../schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { getTemplate } from '../../templates/get-template.js';
 import { createTemplate, editTemplates } from '../../templates/save-template.js';
 import { actorOf } from '../authentication.js';

@@ -1,15 +1,15 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { ValidationError } from '../../errors.js';
-import { addCertificate, deleteCertificate } from '../../twostep/certificates.js';
+import type { Deps } from '../../core/deps.js';
+import { ValidationError } from '../../core/errors.js';
+import { addCertificate, deleteCertificate } from '../../users/certificates.js';
 import {
   finishTwoStepDigest,
   finishTwoStepFile,
   startTwoStep,
   type TwoStepMode,
-} from '../../twostep/signing-session.js';
+} from '../../signing/two-step/signing-session.js';
 import { actorOf } from '../authentication.js';
 import { DocumentId, Version } from '../document-schemas.js';
 import { readMultipart } from '../multipart.js';

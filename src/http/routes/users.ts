@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { activateUser } from '../../users/activate-user.js';
 import { assignSignatureImages } from '../../users/assign-signature-images.js';
 import { createUsers } from '../../users/create-user.js';
 import { deleteUser } from '../../users/delete-user.js';
 import { getUser } from '../../users/get-user.js';
-import { RIGHTS, ROLES } from '../../users/roles.js';
+import { RIGHTS, ROLES } from '../../core/access/roles.js';
 import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';

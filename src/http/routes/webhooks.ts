@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../core/deps.js';
 import { createWebhook } from '../../webhooks/create-webhook.js';
 import { deleteWebhook } from '../../webhooks/delete-webhook.js';
-import { EVENT_NAMES } from '../../webhooks/emit-event.js';
+import { EVENT_NAMES } from '../../core/events/emit-event.js';
 import { listDeliveries } from '../../webhooks/list-deliveries.js';
 import { listWebhooks } from '../../webhooks/list-webhooks.js';
 import {

@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PdfRef } from '@libpdf/core';
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../core/errors.js';
 import { rectArray, round, type PlacedRect } from '../geometry.js';
 import type { OpenedPdf } from '../open-pdf.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { JOBS_CHANNEL, THIS_PROCESS } from '../../../jobs/doorbell.js';
+import { JOBS_CHANNEL, THIS_PROCESS } from './job-channel.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;

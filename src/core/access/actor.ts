@@ -1,0 +1,16 @@
+import type { Right, Role } from './roles.js';
+
+/** Who is calling: resolved from the session token or API key once per request. */
+export interface Actor {
+  userId: string;
+  name: string;
+  tenantId: string;
+  tenantName: string;
+  organizationId: string;
+  role: Role;
+  rights: ReadonlySet<Right>;
+  tokenId: string;
+  tokenKind: 'session' | 'api_key';
+  unlocked: boolean;
+  requestId: string;
+}

@@ -1,0 +1,115 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Actor } from './actor.js';
+import { Forbidden, NotFound, ValidationError } from '../errors.js';
+import { readJson } from '../../store/db/json.js';
+import type { Database, TemplateTable } from '../../store/db/schema.js';
+import { isAdmin, isTenantWide } from './roles.js';
+
+export type TemplateRow = Selectable<TemplateTable>;
+
+function administers(actor: Actor, template: TemplateRow): boolean {
+  return (
+    isAdmin(actor.role) && (isTenantWide(actor.role) || template.organization_id === actor.organizationId)
+  );
+}
+
+/**
+ * Who may see a template (spec Template: stored records carry `__owner`, `__users`, `__groups`): its
+ * owner, the users named in `__users`, the members of the groups named in `__groups` (a group is an
+ * organization, see POST /groups/search), and the administrators of its organization (global and
+ * super administrators: of the tenant). Being in the same organization is not enough.
+ */
+export function canSeeTemplate(actor: Actor, template: TemplateRow): boolean {
+  if (template.tenant_id !== actor.tenantId) return false;
+  return (
+    template.owner_id === actor.userId ||
+    readJson<string[]>(template.users, []).includes(actor.userId) ||
+    readJson<string[]>(template.groups, []).includes(actor.organizationId) ||
+    administers(actor, template)
+  );
+}
+
+/** Who may change or delete a template: its owner and the administrators of its organization. */
+export function canChangeTemplate(actor: Actor, template: TemplateRow): boolean {
+  return (
+    template.tenant_id === actor.tenantId &&
+    (template.owner_id === actor.userId || administers(actor, template))
+  );
+}
+
+/** A template the caller may see; any other id is "not found" (never leak existence). */
+export async function loadVisibleTemplate(
+  db: Kysely<Database>,
+  actor: Actor,
+  id: string,
+): Promise<TemplateRow> {
+  const row = await db
+    .selectFrom('templates')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .executeTakeFirst();
+  if (!row || !canSeeTemplate(actor, row)) throw new NotFound(`No such template: ${id}`);
+  return row;
+}
+
+/** A template the caller may change: unseen is 404, seen but not theirs to change is 403. */
+export async function loadChangeableTemplate(
+  db: Kysely<Database>,
+  actor: Actor,
+  id: string,
+): Promise<TemplateRow> {
+  const row = await loadVisibleTemplate(db, actor, id);
+  if (!canChangeTemplate(actor, row))
+    throw new Forbidden('Only the owner or an administrator may change this template');
+  return row;
+}
+
+/**
+ * The `__users` and `__groups` a template is shown to, as stored ids: users by id or login name,
+ * groups by organization id, all of the caller's tenant (400 naming the first unknown one).
+ */
+export async function resolveAudience(
+  db: Kysely<Database>,
+  actor: Actor,
+  audience: { users?: string[] | undefined; groups?: string[] | undefined },
+  field: string,
+): Promise<{ users?: string[]; groups?: string[] }> {
+  const result: { users?: string[]; groups?: string[] } = {};
+  if (audience.users !== undefined) {
+    const wanted = audience.users;
+    const rows =
+      wanted.length === 0
+        ? []
+        : await db
+            .selectFrom('users')
+            .select(['id', 'name'])
+            .where('tenant_id', '=', actor.tenantId)
+            .where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)]))
+            .execute();
+    const ids = wanted.map((wantedUser, i) => {
+      const found = rows.find((r) => r.id === wantedUser) ?? rows.find((r) => r.name === wantedUser);
+      if (!found) throw new ValidationError(`${field}.__users[${i}]`, 'must name a user');
+      return found.id;
+    });
+    result.users = [...new Set(ids)];
+  }
+  if (audience.groups !== undefined) {
+    const wanted = audience.groups;
+    const rows =
+      wanted.length === 0
+        ? []
+        : await db
+            .selectFrom('organizations')
+            .select('id')
+            .where('tenant_id', '=', actor.tenantId)
+            .where('id', 'in', wanted)
+            .execute();
+    wanted.forEach((group, i) => {
+      if (!rows.some((r) => r.id === group))
+        throw new ValidationError(`${field}.__groups[${i}]`, 'must name a group');
+    });
+    result.groups = [...new Set(wanted)];
+  }
+  return result;
+}

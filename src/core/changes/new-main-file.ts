@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps.js';
+import type { DocumentRow } from '../access/document-access.js';
+import { addRevision, changeDocument, type DocumentChanger } from './change-document.js';
+import type { Database } from '../../store/db/schema.js';
+import type { FileRecord } from '../../store/files/file-store.js';
+import type { EventName } from '../events/emit-event.js';
+
+/**
+ * Stores the bytes of a document's next main file inside the caller's transaction and runs `then` (the
+ * rest of it) while the bytes are made durable: a new file id over the new bytes, used by the document,
+ * with the page count of the file it follows (signing, sealing and annotating never add pages).
+ */
+export function saveNextMainFile<T>(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: { doc: DocumentRow; previous: FileRecord; bytes: Uint8Array; now: Date },
+  then: (saved: FileRecord) => Promise<T>,
+): Promise<T> {
+  const { doc, previous, now } = options;
+  const bytes = Buffer.from(options.bytes.buffer, options.bytes.byteOffset, options.bytes.byteLength);
+  const file = {
+    tenantId: doc.tenant_id,
+    organizationId: doc.organization_id,
+    ownerId: doc.owner_id,
+    name: previous.name,
+    mimetype: 'application/pdf',
+    kind: 'signed',
+    usedBy: `document:${doc.id}`,
+    pages: previous.pages,
+  };
+  return deps.files.saveWith(trx, bytes, file, now, then);
+}
+
+/**
+ * Makes a new main file current: compare-and-set on the version, audit record, event, and the file kept
+ * as the next revision (the old one stays as the previous revision).
+ */
+export async function replaceMainFile(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    doc: DocumentRow;
+    previous: FileRecord;
+    bytes: Uint8Array;
+    by: DocumentChanger;
+    expectedVersion: number;
+    signed: boolean;
+    activityType: string;
+    event?: EventName | undefined;
+    reason: string;
+    data?: Record<string, unknown>;
+    now: Date;
+    /** False inside a call that already counted its change (see changeDocument). */
+    bumpVersion?: boolean | undefined;
+  },
+): Promise<DocumentRow> {
+  return saveNextMainFile(trx, deps, options, async (saved) => {
+    const updated = await changeDocument(trx, options.by, {
+      doc: options.doc,
+      expectedVersion: options.expectedVersion,
+      set: { main_file_id: saved.id, ...(options.signed ? { is_signed: 1 } : {}) },
+      activityType: options.activityType,
+      event: options.event,
+      data: { file: saved.id, ...options.data },
+      now: options.now,
+      bumpVersion: options.bumpVersion,
+    });
+    await addRevision(trx, {
+      documentId: options.doc.id,
+      fileId: saved.id,
+      reason: options.reason,
+      actor: options.by.name,
+      now: options.now,
+    });
+    return updated;
+  });
+}

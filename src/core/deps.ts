@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { SqlDialect } from '../store/db/dialect.js';
+import type { Database } from '../store/db/schema.js';
+import type { SealKeys } from '../pki/seal-keys.js';
+import type { FileStore } from '../store/files/file-store.js';
+import type { AnchorSearch } from '../pdf/anchor-search.js';
+import type { Metrics } from './metrics.js';
+import type { RevocationFetcher } from '../pki/revocation-fetcher.js';
+
+/** What every use case may be given: passed in, never imported as a module-level singleton. */
+export interface Deps {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  clock: Clock;
+  config: Config;
+  files: FileStore;
+  /** The organisation seal key, opened on first use. */
+  seal: () => Promise<SealKeys>;
+  /** Anchor searches, off the event loop and under a time limit. */
+  anchors: AnchorSearch;
+  /** What GET /metrics shows: webhook deliveries, time-stamps, signatures (README: Metrics and alerts). */
+  metrics: Metrics;
+  /** OCSP responses and CRLs for PAdES B-LT, fetched (and cached) outside any transaction. */
+  revocation: RevocationFetcher;
+}

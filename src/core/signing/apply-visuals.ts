@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps.js';
+import { ValidationError } from '../errors.js';
+import { annotatePdf } from '../../pdf/annotate-pdf.js';
+import type { PadesLevel, SignPdfResult } from '../../pdf/sign-pdf.js';
+import type { Database } from '../../store/db/schema.js';
+import { sealBytes } from './seal.js';
+import {
+  claimVisualFiles,
+  resolveVisuals,
+  type Placer,
+  type ResolvedVisuals,
+  type VisualClaims,
+  type VisualRequest,
+} from './visual-input.js';
+
+export interface AppliedVisuals {
+  /** The next main file: one incremental update over the given bytes. */
+  pdf: Uint8Array;
+  visuals: ResolvedVisuals;
+  /** The signature that closed the revision; absent for an annotate. */
+  signature?: SignPdfResult;
+}
+
+/** Who a signature is made for, and at which level. */
+export interface SignAs {
+  signerName: string;
+  level: PadesLevel;
+}
+
+export interface ApplyVisualsOptions {
+  pdf: Uint8Array;
+  placer: Placer;
+  request: VisualRequest;
+  /** Images of `stamp` entries, loaded before the transaction (loadStampImages). */
+  stamps?: Map<number, Uint8Array> | undefined;
+  document: { id: string; title: string; barcodeFileId: string | null };
+  /** Close the revision with a signature; without it, an annotate. */
+  sign?: SignAs | undefined;
+  /** The annotations' author when nothing is signed. */
+  author: string;
+  fieldPrefix?: string | undefined;
+  now: Date;
+}
+
+/**
+ * The one engine behind every call that draws on a document (spec Files usage rule 3: sign, annotate,
+ * and the calls that sign inside them): resolves the request's `signatures`, `images` and `annotations`
+ * (claiming image files in the caller's transaction), draws them as annotations with their own
+ * appearance streams, and either closes the revision with a PAdES signature made with the organisation
+ * key in `sign.signerName`'s name, or, without `sign`, writes an annotate (no signature). Errors the
+ * engine raises about a field (a page past the end, an unreadable image) read like the API's
+ * validation text, with `fieldPrefix` in front of the field (`optionalData.` for POST /documents).
+ * A call that signs without a transaction of its own open uses `drawVisuals` and claims on commit.
+ */
+export async function applyVisuals(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions & { sign: SignAs },
+): Promise<AppliedVisuals & { signature: SignPdfResult }>;
+export async function applyVisuals(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals>;
+export async function applyVisuals(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals> {
+  const { claims, ...applied } = await drawVisuals(trx, deps, options);
+  await claimVisualFiles(trx, claims, options.now);
+  return applied;
+}
+
+/**
+ * `applyVisuals` reading only, through `db`: the drawn (and signed) file, and the upload files it uses,
+ * which the caller claims with `claimVisualFiles` in the transaction that commits the file (DESIGN:
+ * remote calls, here the TSA's, never run inside a database transaction).
+ */
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions & { sign: SignAs },
+): Promise<AppliedVisuals & { signature: SignPdfResult; claims: VisualClaims }>;
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals & { claims: VisualClaims }>;
+export async function drawVisuals(
+  db: Kysely<Database>,
+  deps: Deps,
+  options: ApplyVisualsOptions,
+): Promise<AppliedVisuals & { claims: VisualClaims }> {
+  const { visuals, claims } = await resolveVisuals(db, deps, {
+    ...(options.stamps ? { stamps: options.stamps } : {}),
+    placer: options.placer,
+    request: options.request,
+    document: options.document,
+    fieldPrefix: options.fieldPrefix,
+    now: options.now,
+  });
+  try {
+    if (!options.sign) {
+      const pdf = await annotatePdf({
+        pdf: options.pdf,
+        ...visuals,
+        author: options.author,
+        time: options.now,
+      });
+      return { pdf, visuals, claims };
+    }
+    const signature = await sealBytes(deps, {
+      operation: 'sign',
+      pdf: options.pdf,
+      signerName: options.sign.signerName,
+      level: options.sign.level,
+      visuals,
+    });
+    return { pdf: signature.pdf, visuals, signature, claims };
+  } catch (error) {
+    throw asRequestError(error, options.fieldPrefix ?? '');
+  }
+}
+
+/**
+ * The PDF engine names the offending field as `"signatures[0].pages[0]" must be less than or equal
+ * to 2`; the API says where it sits in the request (spec Errors 2).
+ */
+function asRequestError(error: unknown, fieldPrefix: string): unknown {
+  if (!(error instanceof ValidationError) || !error.field) return error;
+  return new ValidationError(`${fieldPrefix}${error.field.path}`, error.field.problem, { cause: error });
+}

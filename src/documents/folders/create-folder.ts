@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../core/access/actor.js';
+import { record } from '../../core/audit/record.js';
+import type { Deps } from '../../core/deps.js';
+import { Forbidden } from '../../core/errors.js';
+import { loadTargetFolder } from '../document-input.js';
+import { DEFAULT_WORKFLOW } from '../definitions/defaults.js';
+import { writeJson } from '../../store/db/json.js';
+import { writeTransaction } from '../../store/db/dialect.js';
+
+/**
+ * POST /folders (spec Folder): a folder is a document of kind `folder`. `parentFolderId` null is the
+ * root. A folder inside a shared folder is shared too (access is inherited, see core/access/document-access.ts),
+ * whatever its own `isShared` says.
+ */
+export async function createFolder(
+  deps: Deps,
+  actor: Actor,
+  options: { name: string; isShared: boolean; parentFolderId: string | null },
+): Promise<{ id: string }> {
+  if (!actor.rights.has('use_document_management')) {
+    throw new Forbidden('Creating folders needs the right use_document_management');
+  }
+  const parent = options.parentFolderId
+    ? await loadTargetFolder(deps, actor, options.parentFolderId, 'parentFolderId')
+    : undefined;
+  const id = randomUUID();
+  const now = deps.clock.now();
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    await trx
+      .insertInto('documents')
+      .values({
+        id,
+        tenant_id: actor.tenantId,
+        organization_id: parent?.organization_id ?? actor.organizationId,
+        kind: 'folder',
+        owner_id: actor.userId,
+        created_by: actor.userId,
+        title: options.name,
+        document_type: 'folder',
+        definition_type: null,
+        workflow: DEFAULT_WORKFLOW,
+        share_state: null,
+        main_file_id: null,
+        barcode_file_id: null,
+        custom_template: null,
+        custom_fields: writeJson([]),
+        folder_id: parent?.id ?? null,
+        is_shared: options.isShared ? 1 : 0,
+        is_signed: 0,
+        version: 1,
+        data: writeJson({}),
+        deleted_at: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .execute();
+    await record(trx, {
+      tenantId: actor.tenantId,
+      actorId: actor.name,
+      activityType: 'folderCreated',
+      objectType: 'folder',
+      objectId: id,
+      requestId: actor.requestId,
+      data: { name: options.name, parent: parent?.id ?? null, isShared: options.isShared },
+      at: now,
+    });
+  });
+  return { id };
+}

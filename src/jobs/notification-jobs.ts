@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import { enqueue } from './queue.js';
+import type { Worker } from './worker.js';
+import type { Database } from '../store/db/schema.js';
+import type { Mailer, MailMessage } from '../notify/mail/mailer.js';
+import type { SmsMessage, SmsSender } from '../notify/sms/sms-sender.js';
+
+const MAIL_JOB = 'mail.send';
+const SMS_JOB = 'sms.send';
+// A message that cannot go out within a day is stale: the recipient gets a reminder instead.
+const DEADLINE_MS = 86_400_000;
+
+/**
+ * Queues an e-mail inside the transaction of the change that causes it (sent by the worker, retried).
+ * `requestId`: the request that made the change (undefined for scheduled work), in the job's logs.
+ */
+export async function queueMail(
+  trx: Kysely<Database>,
+  message: MailMessage,
+  now: Date,
+  requestId: string | undefined,
+): Promise<void> {
+  await enqueue(trx, {
+    type: MAIL_JOB,
+    payload: { ...message },
+    now,
+    requestId,
+    deadline: new Date(now.getTime() + DEADLINE_MS),
+  });
+}
+
+export async function queueSms(
+  trx: Kysely<Database>,
+  message: SmsMessage,
+  now: Date,
+  requestId: string | undefined,
+): Promise<void> {
+  await enqueue(trx, {
+    type: SMS_JOB,
+    payload: { ...message },
+    now,
+    requestId,
+    deadline: new Date(now.getTime() + DEADLINE_MS),
+  });
+}
+
+/** Gives a worker the sending jobs. */
+export function registerNotificationJobs(worker: Worker, senders: { mailer: Mailer; sms: SmsSender }): void {
+  worker.register(MAIL_JOB, async (job) => {
+    await senders.mailer.send(job.payload as unknown as MailMessage);
+  });
+  worker.register(SMS_JOB, async (job) => {
+    await senders.sms.send(job.payload as unknown as SmsMessage);
+  });
+  worker.onStop(() => senders.mailer.close());
+}

@@ -1,0 +1,267 @@
+import { writeTransaction } from '../../store/db/dialect.js';
+import type { Readable } from 'node:stream';
+import type { Actor } from '../../core/access/actor.js';
+import { record } from '../../core/audit/record.js';
+import type { Deps } from '../../core/deps.js';
+import type { DocumentRow } from '../../core/access/document-access.js';
+import { assertAttachmentLimits } from '../../core/documents/attachment-limits.js';
+import { changeDocument } from '../../core/changes/change-document.js';
+import type { DocumentView } from '../../core/views/document-view.js';
+import { Conflict, FileNotUsable, NotFound, ValidationError } from '../../core/errors.js';
+import { fileView, type FileView } from '../../core/views/file-view.js';
+import { assertSignatureImage } from '../../core/files/image-bytes.js';
+import { reserveStorage, storeUploadBytes, type StorageUse } from '../../core/files/storage.js';
+import {
+  callerName,
+  callerRequestId,
+  loadCallerShare,
+  type RecipientCaller,
+} from '../../core/sharing/recipient.js';
+import { assertShareCanAct, getSharedDocument } from '../../core/sharing/recipient-actions.js';
+import { getProperties } from '../../core/settings/tenant-settings.js';
+import type { ShareRow } from '../../core/sharing/share-types.js';
+import type { FileRecord } from '../../store/files/file-store.js';
+
+/**
+ * Upload kinds of the recipient endpoints (spec Files usage rules 2 and 3): what each file may later
+ * be used for, by the share it was uploaded through only.
+ */
+export type ShareUploadKind =
+  'share-signature' | 'share-initials' | 'share-stamp' | 'share-file' | 'share-submitted-file';
+
+export interface IncomingFile {
+  stream: Readable;
+  name: string;
+  mimetype: string;
+}
+
+/**
+ * Reads a multipart request (the route's concern): hands the one file to `save` as a stream, with the
+ * text fields sent before it, and answers every text field once the request is read.
+ */
+export type ReadUpload = <T>(
+  save: (file: IncomingFile, fieldsSoFar: Record<string, string>) => Promise<T>,
+) => Promise<{ result: T; fields: Record<string, string> }>;
+
+export interface ShareUpload {
+  share: ShareRow;
+  doc: DocumentRow;
+  record: FileRecord;
+  file: FileView;
+  storage: StorageUse;
+}
+
+/**
+ * Receives a recipient's upload. Before a byte is stored: the share is found (an external recipient's
+ * from the link; an internal user's by the `id` field, sent before the file), it must be unlocked
+ * (403 MFA_REQUIRED, enforced by loadCallerShare) and still able to act (active, its turn, not
+ * expired), and `check` may refuse on the fields sent so far. The bytes are streamed to storage
+ * within the upload limit and the document organization's quota, owned by nobody and recorded with
+ * the share (spec Files usage rule 2).
+ */
+export async function receiveShareUpload(
+  deps: Deps,
+  caller: RecipientCaller,
+  read: ReadUpload,
+  kind: ShareUploadKind,
+  check?: (share: ShareRow, fieldsSoFar: Record<string, string>) => void,
+): Promise<{ upload: ShareUpload; fields: Record<string, string> }> {
+  const { result, fields } = await read(async (file, fieldsSoFar) => {
+    let target: { share: ShareRow; doc: DocumentRow };
+    try {
+      target = await authorize(deps, caller, fieldsSoFar);
+      check?.(target.share, fieldsSoFar);
+    } catch (error) {
+      file.stream.resume();
+      throw error;
+    }
+    return save(deps, caller, target, file, kind);
+  });
+  return { upload: result, fields };
+}
+
+async function authorize(
+  deps: Deps,
+  caller: RecipientCaller,
+  fieldsSoFar: Record<string, string>,
+): Promise<{ share: ShareRow; doc: DocumentRow }> {
+  const documentId = caller.kind === 'external' ? caller.recipient.documentId : fieldsSoFar.id;
+  if (!documentId) {
+    throw new ValidationError('id', '(the document id) is required before "file" when acting with a session');
+  }
+  const share = await loadCallerShare(deps, caller, documentId);
+  assertShareCanAct(share, deps.clock.now());
+  const doc = await deps.db
+    .selectFrom('documents')
+    .selectAll()
+    .where('id', '=', share.document_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!doc) throw new NotFound('No such document');
+  return { share, doc };
+}
+
+/**
+ * Recipient uploads count against the storage of the document's organization; the limits are read
+ * as that organization's, so this stands in for the uploader (like the recipient's document view).
+ */
+export function shareUploader(share: ShareRow, doc: DocumentRow, requestId: string): Actor {
+  return {
+    userId: `share:${share.id}`,
+    name: share.share_to,
+    tenantId: doc.tenant_id,
+    tenantName: '',
+    organizationId: doc.organization_id,
+    role: 'read',
+    rights: new Set(),
+    tokenId: share.id,
+    tokenKind: 'session',
+    unlocked: true,
+    requestId,
+  };
+}
+
+async function save(
+  deps: Deps,
+  caller: RecipientCaller,
+  target: { share: ShareRow; doc: DocumentRow },
+  file: IncomingFile,
+  kind: ShareUploadKind,
+): Promise<ShareUpload> {
+  const { share, doc } = target;
+  const uploader = shareUploader(share, doc, callerRequestId(caller));
+  const { stored, storage } = await storeUploadBytes(deps, uploader, file.stream);
+  if (kind === 'share-signature' || kind === 'share-initials') await assertSignatureImage(deps, stored);
+  const now = deps.clock.now();
+  // The row, the quota it takes and the audit entry commit together (spec Limits, Storage).
+  const { saved, used } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const use = await reserveStorage(trx, deps.dialect, uploader, stored.size, storage.limit);
+    const saved = await deps.files.insert(
+      trx,
+      {
+        tenantId: doc.tenant_id,
+        organizationId: doc.organization_id,
+        ownerId: null,
+        shareId: share.id,
+        name: file.name,
+        mimetype: file.mimetype,
+        kind,
+      },
+      stored,
+      now,
+    );
+    await record(trx, {
+      tenantId: doc.tenant_id,
+      actorId: callerName(caller),
+      activityType: 'fileUploaded',
+      objectType: 'file',
+      objectId: saved.id,
+      requestId: callerRequestId(caller),
+      data: { kind, size: saved.size, name: file.name, shareId: share.id, documentId: doc.id },
+      at: now,
+    });
+    return { saved, used: use.used };
+  });
+  return {
+    share,
+    doc,
+    record: saved,
+    file: fileView(saved),
+    storage: { used, limit: storage.limit },
+  };
+}
+
+export interface ShareUploadAnswer {
+  file: FileView;
+  storage: StorageUse;
+  /** Uploads added to the document: the document as the caller now sees it (like GET /share/document). */
+  results?: DocumentView[];
+}
+
+/**
+ * Adds a recipient's upload to the share's document: as a non-public attachment (`file` list), or as a
+ * submitted file bound to its signature field (`submittedFiles`, spec Sharing rule 5). One
+ * transaction: the compare-and-set on `_version` with its audit entry and `documentEdited` event
+ * (changeDocument), the file claimed for the document, the attachment row. Two uploads racing for one
+ * version: one wins, the other gets 409 VERSION_MISMATCH.
+ */
+export async function addUploadToDocument(
+  deps: Deps,
+  caller: RecipientCaller,
+  upload: ShareUpload,
+  options: { submittedField?: string; activityType: string },
+): Promise<ShareUploadAnswer> {
+  const { share } = upload;
+  const now = deps.clock.now();
+  const uploader = shareUploader(share, upload.doc, callerRequestId(caller));
+  const properties = await getProperties(deps, uploader);
+  await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const doc = await trx
+      .selectFrom('documents')
+      .selectAll()
+      .where('id', '=', upload.doc.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!doc) throw new NotFound('No such document');
+    const attachments = await trx
+      .selectFrom('document_attachments as a')
+      .innerJoin('files as f', 'f.id', 'a.file_id')
+      .select(['a.field_id', 'a.submitted', 'a.position', 'f.size'])
+      .where('a.document_id', '=', doc.id)
+      .execute();
+    if (options.submittedField !== undefined) {
+      // spec Sharing rule 5: submitted files are immutable; a field takes one file.
+      if (attachments.some((a) => a.submitted === 1 && a.field_id === options.submittedField)) {
+        throw new Conflict(
+          `A file was already submitted for the field "${options.submittedField}": submitted files cannot be replaced`,
+        );
+      }
+    } else {
+      const listed = attachments.filter((a) => a.submitted === 0);
+      assertAttachmentLimits(
+        listed.length + 1,
+        listed.reduce((sum, a) => sum + Number(a.size), 0) + Number(upload.record.size),
+        properties.dropZoneMaxSize,
+      );
+    }
+    await changeDocument(
+      trx,
+      { tenantId: doc.tenant_id, name: callerName(caller), requestId: callerRequestId(caller) },
+      {
+        doc,
+        expectedVersion: doc.version,
+        set: {},
+        activityType: options.activityType,
+        event: 'documentEdited',
+        data: {
+          fileId: upload.record.id,
+          shareId: share.id,
+          ...(options.submittedField !== undefined ? { fieldId: options.submittedField } : {}),
+        },
+        now,
+      },
+    );
+    const claimed = await trx
+      .updateTable('files')
+      .set({ used_by: `document:${doc.id}`, used_at: now.toISOString() })
+      .where('id', '=', upload.record.id)
+      .where('used_by', 'is', null)
+      .executeTakeFirst();
+    if (claimed.numUpdatedRows === 0n) throw new FileNotUsable('file: the file is already used');
+    await trx
+      .insertInto('document_attachments')
+      .values({
+        document_id: doc.id,
+        file_id: upload.record.id,
+        is_public: 0,
+        submitted: options.submittedField !== undefined ? 1 : 0,
+        position: attachments.reduce((max, a) => Math.max(max, a.position), -1) + 1,
+        added_by: `share:${share.id}`,
+        created_at: now.toISOString(),
+        field_id: options.submittedField ?? null,
+      })
+      .execute();
+  });
+  const view = await getSharedDocument(deps, caller, upload.doc.id);
+  return { file: upload.file, storage: upload.storage, results: [view] };
+}
