@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layers } from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/', 'test-artifacts/'] },
@@ -8,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs', 'eslint/*.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -30,6 +31,13 @@ export default tseslint.config(
         { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
       ],
     },
+  },
+  {
+    // The floors of src/ (ARCHITECTURE.md): a capability never imports a sibling, core never a
+    // capability, an engine never what stands above it, a migration no live code, web/ no server code.
+    files: ['src/**/*.ts', 'web/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/imports': 'error' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

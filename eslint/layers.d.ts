@@ -1,0 +1,7 @@
+import type { ESLint } from 'eslint';
+
+export const CAPABILITIES: string[];
+export const ENGINES: string[];
+export const COMPOSITION: string[];
+export const CORE_LEAVES: string[];
+export const layers: ESLint.Plugin;

@@ -1,0 +1,116 @@
+// The floors of src/ and what each may import (ARCHITECTURE.md), as an ESLint rule: `layers/imports`.
+// Relative specifiers are resolved against the importing file, so the rule judges the module a line
+// names, whatever the depth of the path that names it.
+import path from 'node:path';
+
+/** Capabilities: each answers one part of the API. They share rules through core/, never directly. */
+export const CAPABILITIES = [
+  'audit',
+  'auth',
+  'contacts',
+  'documents',
+  'enums',
+  'files',
+  'search',
+  'settings',
+  'sharing',
+  'signing',
+  'stamps',
+  'templates',
+  'users',
+  'webhooks',
+];
+
+/** Engines: know nothing of the API's rules. */
+export const ENGINES = ['pdf', 'pki', 'store', 'jobs', 'notify', 'rate-limits'];
+
+/** The composition: wires everything together, so it may import anything. */
+export const COMPOSITION = ['http', 'ops', 'app', 'cli', 'main'];
+
+/** The files of core/ that import nothing of Signery's: engines may use them. */
+export const CORE_LEAVES = ['core/errors', 'core/clock', 'core/config', 'core/deadline'];
+
+/** Where a module under src/ lives: its room (first folder, or the file at the top) and its path without extension. */
+function place(srcDir, file) {
+  const rel = path.relative(srcDir, file).split(path.sep).join('/');
+  if (rel.startsWith('..')) return undefined;
+  const module = rel.replace(/\.(ts|js|mts|mjs)$/, '');
+  return { room: module.split('/')[0], module };
+}
+
+/** Why `from` may not import `to` (both places under src/), or undefined when it may. */
+export function refusal(from, to, { typeOnly = false } = {}) {
+  if (from.room === to.room) {
+    // A migration is frozen history: it copies what it needs instead of running live code.
+    const migration = (p) => p.module.startsWith('store/db/migrations/');
+    if (migration(from) && !migration(to) && !typeOnly)
+      return 'a migration imports no live code (copy what it needs; `import type` is allowed)';
+    return undefined;
+  }
+  if (COMPOSITION.includes(from.room)) return undefined;
+  if (COMPOSITION.includes(to.room)) return `${from.room}/ may not import the composition (${to.room})`;
+  if (CAPABILITIES.includes(from.room)) {
+    if (CAPABILITIES.includes(to.room))
+      return `capability ${from.room}/ may not import its sibling ${to.room}/: move the shared rule to core/`;
+    return undefined;
+  }
+  if (from.room === 'core') {
+    if (CAPABILITIES.includes(to.room)) return `core/ may not import the capability ${to.room}/`;
+    return undefined;
+  }
+  if (ENGINES.includes(from.room)) {
+    if (CAPABILITIES.includes(to.room))
+      return `the engine ${from.room}/ may not import the capability ${to.room}/`;
+    if (to.room === 'core' && !CORE_LEAVES.includes(to.module))
+      return `the engine ${from.room}/ may import only core's leaves (${CORE_LEAVES.join(', ')}), not ${to.module}`;
+    if (
+      (from.room === 'pdf' || from.room === 'pki') &&
+      ['store', 'jobs', 'notify', 'rate-limits'].includes(to.room)
+    )
+      return `${from.room}/ works on bytes: it may not import ${to.room}/`;
+    if (from.room === 'store' && !['pki', 'pdf', 'core'].includes(to.room))
+      return `store/ may not import ${to.room}/, which stands above it`;
+    return undefined;
+  }
+  return undefined;
+}
+
+/** @type {import('eslint').Rule.RuleModule} */
+const imports = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Each floor of src/ imports only the floors below it (ARCHITECTURE.md)' },
+    schema: [],
+  },
+  create(context) {
+    const filename = context.filename;
+    const root = context.cwd;
+    const srcDir = path.join(root, 'src');
+    const inWeb = path.relative(path.join(root, 'web'), filename).startsWith('..') === false;
+    const from = place(srcDir, filename);
+    if (!from && !inWeb) return {};
+    const check = (node, specifier, typeOnly) => {
+      if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+      const target = path.resolve(path.dirname(filename), specifier);
+      if (inWeb) {
+        if (!path.relative(path.join(root, 'web'), target).startsWith('..')) return;
+        context.report({ node, message: 'web/ is the signer page: it may not import server code' });
+        return;
+      }
+      const to = place(srcDir, target);
+      if (!to) return;
+      const why = refusal(from, to, { typeOnly });
+      if (why) context.report({ node, message: why });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source, node.source.value, node.importKind === 'type'),
+      ExportNamedDeclaration: (node) =>
+        node.source && check(node.source, node.source.value, node.exportKind === 'type'),
+      ExportAllDeclaration: (node) => check(node.source, node.source.value, node.exportKind === 'type'),
+      ImportExpression: (node) =>
+        node.source.type === 'Literal' && check(node.source, node.source.value, false),
+    };
+  },
+};
+
+export const layers = { rules: { imports } };
