@@ -109,6 +109,9 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     assert.equal(uploaded.status, 200, uploaded.text);
     assert.deepEqual(Object.keys(uploaded.body), ['id']);
     const { id } = uploaded.body;
+    // The name's limit, as its OpenAPI description states it: 1 to 200 characters.
+    assertError(await send('/share/upload/stamp', token, { name: 'n'.repeat(201) }), 400, 'VALIDATION_ERROR');
+    assert.equal((await send('/share/upload/stamp', token, { name: 'n'.repeat(200) })).status, 200);
 
     const image = await server.api('GET', `/share/stamp/${id}`, { token });
     assert.equal(image.status, 200, image.text);

@@ -21,7 +21,7 @@ const Scroll = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_SCROLL_TIMEOUT,
-        description: 'Seconds the scroll context stays open; enables scrolling. Refreshed by each request.',
+        description: `Whole seconds the scroll context stays open, 1 to ${MAX_SCROLL_TIMEOUT} (400 otherwise, a fraction too); enables scrolling. Refreshed by each request.`,
       }),
     ),
     id: Type.Optional(

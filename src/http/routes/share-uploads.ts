@@ -6,7 +6,7 @@ import { getShareStampImage } from '../../sharing/uploads/get-share-stamp-image.
 import type { ReadUpload } from '../../sharing/uploads/share-upload.js';
 import { submitShareFile } from '../../sharing/uploads/submit-share-file.js';
 import { uploadShareFile, type ShareFileKind } from '../../sharing/uploads/upload-share-file.js';
-import { uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
+import { MAX_STAMP_NAME, uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
 import { recipientCallerOf } from '../authentication.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
@@ -92,7 +92,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Upload a recipient’s stamp',
-          description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\`. Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it. ${WHO}`,
+          description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it. ${WHO}`,
           consumes: ['multipart/form-data'],
           response: withErrors({
             200: Type.Object({ id: Type.String({ description: 'The stamp id' }) }),

@@ -37,7 +37,12 @@ const Webhook = Type.Object({
 });
 
 /** A webhook secret chosen by the integrator: the same rule at creation and at rotation. */
-const ChosenSecret = Type.String({ minLength: 16, maxLength: 256 });
+const ChosenSecret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  description:
+    'A secret of your own instead of a generated one: 16 to 256 characters (400 otherwise). A `whsec_` secret is keyed with the base64-decoded rest, any other with its UTF-8 bytes.',
+});
 
 const Attempt = Type.Object({
   attempt: Type.Integer(),

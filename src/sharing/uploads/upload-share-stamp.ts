@@ -8,11 +8,12 @@ import { assertStampImage } from '../../core/stamps/stamp-image.js';
 import { receiveShareUpload, type ReadUpload } from './share-upload.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
-const MAX_NAME = 200;
+/** The longest `name` a recipient may give a stamp (documented in the route). */
+export const MAX_STAMP_NAME = 200;
 
 function assertName(name: string | undefined): void {
-  if (name !== undefined && (name.length === 0 || name.length > MAX_NAME)) {
-    throw new ValidationError('name', `length must be between 1 and ${MAX_NAME} characters`);
+  if (name !== undefined && (name.length === 0 || name.length > MAX_STAMP_NAME)) {
+    throw new ValidationError('name', `length must be between 1 and ${MAX_STAMP_NAME} characters`);
   }
 }
 
