@@ -1,6 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterCommit, dialectOf, runsAfterCommit } from '../store/db/dialect.js';
-import { JOBS_CHANNEL, NOTIFY_WORKERS, THIS_PROCESS } from '../store/db/postgres/job-channel.js';
 
 /**
  * Wakes workers when a job is enqueued, so an event is delivered at once rather than at the next
@@ -34,7 +33,7 @@ export function listenToDoorbell(listener: () => void): () => void {
 /**
  * Rings both bells for a job enqueued in `trx`. In a transaction of `writeTransaction`, once it has
  * committed (so a woken worker finds the job on its first look): this process's workers, and other
- * nodes' by a NOTIFY sent after the commit (`notifyOtherNodes`). In any other transaction: this
+ * nodes' by a NOTIFY sent after the commit (`JobChannel.notifyCommitted`). In any other transaction: this
  * process's workers now, other nodes' by a NOTIFY sent with the transaction (PostgreSQL collapses a
  * transaction's identical notifications into one).
  */
@@ -43,7 +42,7 @@ export async function ringDoorbellWith<DB>(trx: Kysely<DB>): Promise<void> {
     ringAfterCommit(trx);
     return;
   }
-  if (dialectOf(trx).name === 'postgres') await sql`select ${NOTIFY_WORKERS}`.execute(trx);
+  await dialectOf(trx).jobChannel.notifyWith(trx);
   ringDoorbell();
 }
 
@@ -59,41 +58,6 @@ function ringAfterCommit<DB>(trx: Kysely<DB>): void {
   ringing.add(trx);
   afterCommit(trx, (db) => {
     ringDoorbell();
-    if (dialectOf(db).name === 'postgres') notifyOtherNodes(db);
+    dialectOf(db).jobChannel.notifyCommitted(db);
   });
-}
-
-/** Per database: whether a NOTIFY statement is being sent, and whether commits came meanwhile. */
-const notifying = new WeakMap<object, { again: boolean }>();
-
-/**
- * Sends a NOTIFY for jobs already committed, one statement at a time: commits that come while one is
- * being sent share the next. A NOTIFY inside each enqueuing transaction costs PostgreSQL a lock and a
- * signal to every listening backend on each commit, and each listening node a wake-up; this sends at
- * most one per round trip, however many commits (bench/README.md: Webhooks). A NOTIFY that fails, or
- * a process that stops between the commit and the NOTIFY, delays other nodes' workers until their
- * next poll; nothing is lost.
- */
-function notifyOtherNodes<DB>(db: Kysely<DB>): void {
-  const state = notifying.get(db);
-  if (state) {
-    state.again = true;
-    return;
-  }
-  const sending = { again: false };
-  notifying.set(db, sending);
-  const send = (): void => {
-    sql`select pg_notify(${sql.raw(JOBS_CHANNEL)}, ${THIS_PROCESS})`
-      .execute(db)
-      .catch(() => undefined)
-      .finally(() => {
-        if (!sending.again) {
-          notifying.delete(db);
-          return;
-        }
-        sending.again = false;
-        send();
-      });
-  };
-  send();
 }

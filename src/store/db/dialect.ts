@@ -1,5 +1,7 @@
 import type { ColumnDataType, Expression, Kysely, SqlBool } from 'kysely';
 import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
+import { postgresJobChannel } from './postgres/job-channel.js';
+import { sqliteJobChannel } from './sqlite/job-channel.js';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
@@ -27,6 +29,16 @@ export interface SqlDialect {
   isInTextList(column: string, list: unknown): Expression<SqlBool>;
   /** A list of texts as the one parameter `isInTextList` expects (an array; JSON text on SQLite). */
   textList(values: readonly string[]): unknown;
+  /** How other nodes' workers hear of new jobs (store/db/<dialect>/job-channel.ts). */
+  readonly jobChannel: JobChannel;
+}
+
+/** The doorbell between nodes (jobs/doorbell.ts rings it): a NOTIFY on PostgreSQL, nothing on SQLite. */
+export interface JobChannel {
+  /** Tells other nodes' workers of the jobs `trx` enqueues, when (and only if) it commits. */
+  notifyWith<DB>(trx: Kysely<DB>): Promise<void>;
+  /** Tells other nodes' workers of jobs already committed; calls made meanwhile share one notification. */
+  notifyCommitted<DB>(db: Kysely<DB>): void;
 }
 
 export const sqliteDialect: SqlDialect = Object.freeze({
@@ -39,6 +51,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   isInTextList: (column: string, list: unknown) =>
     sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${list}))`,
   textList: (values: readonly string[]) => JSON.stringify(values),
+  jobChannel: sqliteJobChannel,
 });
 
 export const postgresDialect: SqlDialect = Object.freeze({
@@ -50,6 +63,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   skipLocked: true,
   isInTextList: (column: string, list: unknown) => sql<SqlBool>`${sql.ref(column)} = any(${list}::text[])`,
   textList: (values: readonly string[]) => values,
+  jobChannel: postgresJobChannel,
 });
 
 /**
