@@ -37,7 +37,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0011-sharing-quorum': sharingQuorum(dialect),
     '0012-recipient-sessions': recipientSessions(dialect),
     '0013-dev-pki': devPki(dialect),
-    '0014-rate-limits': rateLimits(),
+    '0014-rate-limits': rateLimits(dialect),
     '0018-file-repairs': fileRepairs(dialect),
     '0021-webhook-rotation': webhookRotation(dialect),
   };
