@@ -8,12 +8,11 @@ export abstract class AppError extends Error {
   abstract readonly code: string;
   /** Extra response headers (Retry-After). */
   headers: Record<string, string> = {};
-  /** The class's own name (`Forbidden`), as logs and `error.name` checks read it. */
-  override name = this.constructor.name;
 }
 
 /**
- * The base of an error class with a fixed status and code, and the message it says when given none:
+ * The base of an error class with a fixed status and code, and the message it says when given none;
+ * the error is named after its class:
  *
  * ```ts
  * export class NotFound extends appError(404, 'NOT_FOUND') {}
@@ -26,6 +25,8 @@ export function appError<const Status extends number, const Code extends string>
   defaultMessage = '',
 ) {
   return class extends AppError {
+    /** The class's own name (`NotFound`, `PdfInvalid`), as logs and `error.name` checks read it. */
+    override name = this.constructor.name;
     readonly statusCode = statusCode;
     readonly code = code;
     constructor(message = defaultMessage, options?: ErrorOptions) {
@@ -104,6 +105,7 @@ export class LimitExceeded extends appError(413, 'LIMIT_EXCEEDED') {}
 
 /** 429 RATE_LIMITED (or the code given), with Retry-After. */
 export class RateLimited extends AppError {
+  override name = 'RateLimited';
   readonly statusCode = 429;
   readonly code: string;
   constructor(message: string, retryAfterSeconds: number, code = 'RATE_LIMITED') {
