@@ -10,6 +10,31 @@ export abstract class AppError extends Error {
   headers: Record<string, string> = {};
 }
 
+/**
+ * The base of an error class with a fixed status and code, and the message it says when given none;
+ * the error is named after its class:
+ *
+ * ```ts
+ * export class NotFound extends appError(404, 'NOT_FOUND') {}
+ * export class Unauthenticated extends appError(401, 'UNAUTHENTICATED', 'Authentication required') {}
+ * ```
+ */
+export function appError<const Status extends number, const Code extends string>(
+  statusCode: Status,
+  code: Code,
+  defaultMessage = '',
+) {
+  return class extends AppError {
+    /** The class's own name (`NotFound`, `PdfInvalid`), as logs and `error.name` checks read it. */
+    override name = this.constructor.name;
+    readonly statusCode = statusCode;
+    readonly code = code;
+    constructor(message = defaultMessage, options?: ErrorOptions) {
+      super(message, options);
+    }
+  };
+}
+
 /** The parts of a request a validation error can name, as the spec's message labels them. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
 
@@ -35,10 +60,7 @@ export function requestValidationText(part: RequestPart, path: string | undefine
  * message is the spec's text (a `null` path: the body as a whole is at fault). A single argument is
  * a message of its own, for a request that is well formed but cannot be done.
  */
-export class ValidationError extends AppError {
-  override name = 'ValidationError';
-  readonly statusCode = 400;
-  readonly code = 'VALIDATION_ERROR';
+export class ValidationError extends appError(400, 'VALIDATION_ERROR') {
   /** The field at fault and what is wrong with it, when the error names one. */
   readonly field: { part: RequestPart; path: string; problem: string } | undefined;
 
@@ -60,64 +82,28 @@ export class ValidationError extends AppError {
   }
 }
 
-export class FileNotUsable extends AppError {
-  override name = 'FileNotUsable';
-  readonly statusCode = 400;
-  readonly code = 'FILE_NOT_USABLE';
-}
+export class FileNotUsable extends appError(400, 'FILE_NOT_USABLE') {}
 
-export class Unauthenticated extends AppError {
-  override name = 'Unauthenticated';
-  readonly statusCode = 401;
-  readonly code = 'UNAUTHENTICATED';
-  constructor(message = 'Authentication required') {
-    super(message);
-  }
-}
+export class Unauthenticated extends appError(401, 'UNAUTHENTICATED', 'Authentication required') {}
 
-export class MfaRequired extends AppError {
-  override name = 'MfaRequired';
-  readonly statusCode = 403;
-  readonly code = 'MFA_REQUIRED';
-  constructor(message = 'This session is locked: unlock it with a second factor') {
-    super(message);
-  }
-}
+export class MfaRequired extends appError(
+  403,
+  'MFA_REQUIRED',
+  'This session is locked: unlock it with a second factor',
+) {}
 
-export class Forbidden extends AppError {
-  override name = 'Forbidden';
-  readonly statusCode = 403;
-  readonly code = 'FORBIDDEN';
-}
+export class Forbidden extends appError(403, 'FORBIDDEN') {}
 
-export class NotFound extends AppError {
-  override name = 'NotFound';
-  readonly statusCode = 404;
-  readonly code = 'NOT_FOUND';
-}
+export class NotFound extends appError(404, 'NOT_FOUND') {}
 
-export class VersionMismatch extends AppError {
-  override name = 'VersionMismatch';
-  readonly statusCode = 409;
-  readonly code = 'VERSION_MISMATCH';
-  constructor() {
-    super('Version mismatch');
-  }
-}
+export class VersionMismatch extends appError(409, 'VERSION_MISMATCH', 'Version mismatch') {}
 
 /** A unique name taken by another record (user name, organization name). */
-export class Conflict extends AppError {
-  override name = 'Conflict';
-  readonly statusCode = 409;
-  readonly code = 'CONFLICT';
-}
+export class Conflict extends appError(409, 'CONFLICT') {}
 
-export class LimitExceeded extends AppError {
-  override name = 'LimitExceeded';
-  readonly statusCode = 413;
-  readonly code = 'LIMIT_EXCEEDED';
-}
+export class LimitExceeded extends appError(413, 'LIMIT_EXCEEDED') {}
 
+/** 429 RATE_LIMITED (or the code given), with Retry-After. */
 export class RateLimited extends AppError {
   override name = 'RateLimited';
   readonly statusCode = 429;

@@ -1,4 +1,4 @@
-import { AppError, LimitExceeded, ValidationError } from '../core/errors.js';
+import { appError, LimitExceeded, ValidationError } from '../core/errors.js';
 
 /**
  * Typed errors of the PDF engine. Problems with what the caller sent are 400s (`ValidationError`),
@@ -13,21 +13,16 @@ import { AppError, LimitExceeded, ValidationError } from '../core/errors.js';
  */
 
 /** Not a PDF, or a damaged/truncated one we cannot append to safely. */
-export class PdfInvalid extends ValidationError {
-  override name = 'PdfInvalid';
-}
+export class PdfInvalid extends ValidationError {}
 
 /** A PDF over one of `PDF_LIMITS` (pages, objects, decoded stream bytes): 413 LIMIT_EXCEEDED. */
-export class PdfTooLarge extends LimitExceeded {
-  override name = 'PdfTooLarge';
-}
+export class PdfTooLarge extends LimitExceeded {}
 
 /**
  * PDFs that need a password to open are refused: Signery has none to open them with. (Files encrypted
  * with an empty user password open without one, and are signed in place: pdf/encryption.ts.)
  */
 export class PdfEncrypted extends ValidationError {
-  override name = 'PdfEncrypted';
   constructor(message = 'The PDF is encrypted with a password to open it; upload it without the password') {
     super(message);
   }
@@ -35,7 +30,6 @@ export class PdfEncrypted extends ValidationError {
 
 /** A PDF whose permissions forbid annotations and form fields: it cannot be signed (pdf/encryption.ts). */
 export class PdfRestricted extends ValidationError {
-  override name = 'PdfRestricted';
   constructor(
     message = 'The PDF’s permissions forbid adding annotations and form fields, and signing adds both; ask its author for a copy without that restriction',
   ) {
@@ -49,7 +43,6 @@ export class PdfRestricted extends ValidationError {
  * nests the engine's input in its own request names it again with its prefix (`field.path`).
  */
 export class PositionOutOfRange extends ValidationError {
-  override name = 'PositionOutOfRange';
   readonly path: string;
   constructor(path: string, message: string) {
     super(path, message);
@@ -58,18 +51,10 @@ export class PositionOutOfRange extends ValidationError {
 }
 
 /** An image that is neither a PNG nor a JPEG we can place (or is damaged). */
-export class ImageInvalid extends ValidationError {
-  override name = 'ImageInvalid';
-}
+export class ImageInvalid extends ValidationError {}
 
 /** A prepared signature that does not fit what is being finished (wrong file, already signed, ...). */
-export class PreparedSignatureMismatch extends ValidationError {
-  override name = 'PreparedSignatureMismatch';
-}
+export class PreparedSignatureMismatch extends ValidationError {}
 
 /** The CMS did not fit the space reserved in /Contents: a bug or an unusually large chain/timestamp. */
-export class PlaceholderTooSmall extends AppError {
-  override name = 'PlaceholderTooSmall';
-  readonly statusCode = 500;
-  readonly code = 'PLACEHOLDER_TOO_SMALL';
-}
+export class PlaceholderTooSmall extends appError(500, 'PLACEHOLDER_TOO_SMALL') {}

@@ -1,6 +1,13 @@
 import { PdfDict, PdfName, PdfNumber, PdfString, type PdfRef } from '@libpdf/core';
 import { annotationName, pdfDate } from '../annotations.js';
-import { pageIndexes, positionToRect, rectArray, type PageGeometry, type PlacedRect } from '../geometry.js';
+import {
+  pageIndexes,
+  positionToRect,
+  rectArray,
+  type PageGeometry,
+  type PlacedRect,
+  type Position,
+} from '../geometry.js';
 import type { OpenedPdf } from '../open-pdf.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
 import { AppearanceFactory } from './appearance-factory.js';
@@ -63,88 +70,69 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
     });
   let widget: BuiltAnnotations['widget'];
 
-  (options.signatures ?? []).forEach((visual, i) => {
-    const path = `signatures[${i}]`;
-    for (const pageIndex of pageIndexes({
-      pages: visual.pages,
-      pageCount: pages.length,
-      path: `${path}.pages`,
-    })) {
-      const placed = positionToRect({
-        page: pages[pageIndex]!,
-        position: visual.position,
-        path: `${path}.position`,
-      });
-      const appearance = appearances.signature({
-        placed,
-        visual,
-        signerName: options.signerName ?? '',
-        signingTime: options.time,
-        path,
-      });
-      if (options.reserveWidget && !widget) {
-        widget = { pageIndex, placed, appearance, comment: visual.comment };
-        continue;
-      }
-      const dict = common(pageIndex, placed, 'Stamp', appearance);
-      dict.set('Name', PdfName.of(`Signery_${visual.type}`));
-      if (options.signerName) dict.set('T', PdfString.fromString(options.signerName));
-      if (visual.comment) dict.set('Contents', PdfString.fromString(visual.comment));
-      add(pageIndex, update.add(dict));
+  for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'signatures', options.signatures)) {
+    const appearance = appearances.signature({
+      placed,
+      visual: entry,
+      signerName: options.signerName ?? '',
+      signingTime: options.time,
+      path,
+    });
+    if (options.reserveWidget && !widget) {
+      widget = { pageIndex, placed, appearance, comment: entry.comment };
+      continue;
     }
-  });
+    const dict = common(pageIndex, placed, 'Stamp', appearance);
+    dict.set('Name', PdfName.of(`Signery_${entry.type}`));
+    if (options.signerName) dict.set('T', PdfString.fromString(options.signerName));
+    if (entry.comment) dict.set('Contents', PdfString.fromString(entry.comment));
+    add(pageIndex, update.add(dict));
+  }
 
-  (options.images ?? []).forEach((entry, i) => {
-    const path = `images[${i}]`;
-    for (const pageIndex of pageIndexes({
-      pages: entry.pages,
-      pageCount: pages.length,
-      path: `${path}.pages`,
-    })) {
-      const placed = positionToRect({
-        page: pages[pageIndex]!,
-        position: entry.position,
-        path: `${path}.position`,
-      });
-      const dict = common(
-        pageIndex,
-        placed,
-        'Stamp',
-        appearances.image({ placed, image: entry.image, path }),
-      );
-      dict.set('Name', PdfName.of(entry.subtype === 'image_barcode' ? 'Signery_Barcode' : 'Signery_Image'));
-      if (entry.comment) dict.set('Contents', PdfString.fromString(entry.comment));
-      add(pageIndex, update.add(dict));
-    }
-  });
+  for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'images', options.images)) {
+    const dict = common(pageIndex, placed, 'Stamp', appearances.image({ placed, image: entry.image, path }));
+    dict.set('Name', PdfName.of(entry.subtype === 'image_barcode' ? 'Signery_Barcode' : 'Signery_Image'));
+    if (entry.comment) dict.set('Contents', PdfString.fromString(entry.comment));
+    add(pageIndex, update.add(dict));
+  }
 
-  (options.annotations ?? []).forEach((entry, i) => {
-    const path = `annotations[${i}]`;
-    for (const pageIndex of pageIndexes({
-      pages: entry.pages,
-      pageCount: pages.length,
-      path: `${path}.pages`,
-    })) {
-      const placed = positionToRect({
-        page: pages[pageIndex]!,
-        position: entry.position,
-        path: `${path}.position`,
-      });
-      const dict = common(
-        pageIndex,
-        placed,
-        'FreeText',
-        appearances.text({ placed, annotation: entry, path }),
-      );
-      dict.set('Contents', PdfString.fromString(entry.text));
-      // /DA and /Q describe the text for viewers that edit it; the /AP above is what is shown.
-      dict.set('DA', PdfString.fromString(`/Helv ${entry.fontSize ?? 12} Tf 0 g`));
-      dict.set('Q', PdfNumber.of(entry.align === 'center' ? 1 : entry.align === 'right' ? 2 : 0));
-      if (entry.subtype) dict.set('Subj', PdfString.fromString(entry.subtype));
-      if (options.signerName) dict.set('T', PdfString.fromString(options.signerName));
-      add(pageIndex, update.add(dict));
-    }
-  });
+  for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'annotations', options.annotations)) {
+    const dict = common(pageIndex, placed, 'FreeText', appearances.text({ placed, annotation: entry, path }));
+    dict.set('Contents', PdfString.fromString(entry.text));
+    // /DA and /Q describe the text for viewers that edit it; the /AP above is what is shown.
+    dict.set('DA', PdfString.fromString(`/Helv ${entry.fontSize ?? 12} Tf 0 g`));
+    dict.set('Q', PdfNumber.of(entry.align === 'center' ? 1 : entry.align === 'right' ? 2 : 0));
+    if (entry.subtype) dict.set('Subj', PdfString.fromString(entry.subtype));
+    if (options.signerName) dict.set('T', PdfString.fromString(options.signerName));
+    add(pageIndex, update.add(dict));
+  }
 
   return { widget, byPage };
+}
+
+/**
+ * Each entry of a list (`signatures`, `images`, `annotations`) on each of its pages, placed, with the
+ * path its errors name (`images[1].position`). Entries are checked as they come, so the first
+ * invalid one is the one reported.
+ */
+function* placedOnPages<Entry extends { pages: number[]; position: Position }>(
+  pages: PageGeometry[],
+  field: string,
+  entries: Entry[] | undefined,
+): Generator<{ entry: Entry; path: string; pageIndex: number; placed: PlacedRect }> {
+  for (const [i, entry] of (entries ?? []).entries()) {
+    const path = `${field}[${i}]`;
+    for (const pageIndex of pageIndexes({
+      pages: entry.pages,
+      pageCount: pages.length,
+      path: `${path}.pages`,
+    })) {
+      const placed = positionToRect({
+        page: pages[pageIndex]!,
+        position: entry.position,
+        path: `${path}.position`,
+      });
+      yield { entry, path, pageIndex, placed };
+    }
+  }
 }

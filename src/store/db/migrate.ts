@@ -18,8 +18,11 @@ import { rateLimits } from './migrations/0014-rate-limits.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
-/** The one migration set, in order, for both dialects. Names never change once released. */
-function migrations(dialect: SqlDialect): Record<string, Migration> {
+/**
+ * The one migration set, in order, for both dialects. Names never change once released, nor does what
+ * a released migration creates (test/store/migrations-frozen.test.ts pins it).
+ */
+export function migrations(dialect: SqlDialect): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-files': files(dialect),
@@ -34,7 +37,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0011-sharing-quorum': sharingQuorum(dialect),
     '0012-recipient-sessions': recipientSessions(dialect),
     '0013-dev-pki': devPki(dialect),
-    '0014-rate-limits': rateLimits(),
+    '0014-rate-limits': rateLimits(dialect),
     '0018-file-repairs': fileRepairs(dialect),
     '0021-webhook-rotation': webhookRotation(dialect),
   };

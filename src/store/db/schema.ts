@@ -534,21 +534,12 @@ export interface OidcIdentityTable {
   last_login_at: string;
 }
 
-/** An external recipient's sign-in at an identity provider between its start and its callback; used once. */
-export interface ShareOidcStateTable {
-  /** SHA-256 (hex) of the `state` sent to the provider. */
-  state_hash: string;
+/**
+ * An external recipient's sign-in at an identity provider between its start and its callback; used
+ * once. The columns of a user's sign-in, and the share; `redirect` is where the browser goes afterwards.
+ */
+export interface ShareOidcStateTable extends OidcLoginStateTable {
   share_id: string;
-  /** The provider's name in OIDC_PROVIDERS. */
-  provider: string;
-  code_verifier: string;
-  nonce: string;
-  /** SHA-256 (hex) of the cookie that ties the callback to the browser that started the sign-in. */
-  binding_hash: string;
-  /** Where to send the browser afterwards (on PUBLIC_URL's origin), if anywhere. */
-  redirect: string | null;
-  created_at: string;
-  expires_at: string;
 }
 
 /**

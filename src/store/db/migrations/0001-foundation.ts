@@ -1,114 +1,99 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /** Tenants, organizations, users, credentials, login throttling and the audit log. */
 export function foundation(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('tenants')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('properties', d.jsonType, (c) => c.notNull())
-        .addColumn('counters', d.jsonType, (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'tenants', {
+        id: 'text primary key',
+        name: 'text not null unique',
+        properties: 'json not null',
+        counters: 'json not null',
+        created_at: 'timestamp not null',
+      }).execute();
 
-      await db.schema
-        .createTable('organizations')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'organizations', {
+        id: 'text primary key',
+        tenant_id: 'text not null references tenants.id',
+        name: 'text not null',
+        created_at: 'timestamp not null',
+      })
         .addUniqueConstraint('organizations_tenant_name', ['tenant_id', 'name'])
         .execute();
 
-      await db.schema
-        .createTable('users')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
-        .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('display_name', 'text')
-        .addColumn('email', 'text')
-        .addColumn('password_hash', 'text')
-        .addColumn('role', 'text', (c) => c.notNull())
-        .addColumn('rights', d.jsonType, (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('photo', 'text')
-        .addColumn('config', d.jsonType, (c) => c.notNull())
-        .addColumn('mfa_secret', 'text')
-        .addColumn('mfa_enabled', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('created_by', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'users', {
+        id: 'text primary key',
+        tenant_id: 'text not null references tenants.id',
+        organization_id: 'text not null references organizations.id',
+        name: 'text not null',
+        display_name: 'text',
+        email: 'text',
+        password_hash: 'text',
+        role: 'text not null',
+        rights: 'json not null',
+        status: 'text not null',
+        photo: 'text',
+        config: 'json not null',
+        mfa_secret: 'text',
+        mfa_enabled: 'integer not null default 0',
+        created_by: 'text',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+      })
         .addUniqueConstraint('users_tenant_name', ['tenant_id', 'name'])
         .execute();
-      await db.schema.createIndex('users_organization').on('users').column('organization_id').execute();
+      await createIndex(db, 'users_organization', 'users', ['organization_id']);
 
-      await db.schema
-        .createTable('auth_tokens')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('unlocked', 'integer', (c) => c.notNull())
-        .addColumn('prefix', 'text', (c) => c.unique())
-        .addColumn('description', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .addColumn('last_used_at', d.timestampType)
-        .execute();
-      await db.schema
-        .createIndex('auth_tokens_user')
-        .on('auth_tokens')
-        .columns(['user_id', 'kind'])
-        .execute();
+      await createTable(db, d, 'auth_tokens', {
+        id: 'text primary key',
+        token_hash: 'text not null unique',
+        kind: 'text not null',
+        user_id: 'text not null references users.id on delete cascade',
+        tenant_id: 'text not null',
+        unlocked: 'integer not null',
+        prefix: 'text unique',
+        description: 'text',
+        created_at: 'timestamp not null',
+        expires_at: 'timestamp not null',
+        last_used_at: 'timestamp',
+      }).execute();
+      await createIndex(db, 'auth_tokens_user', 'auth_tokens', ['user_id', 'kind']);
 
-      await db.schema
-        .createTable('recovery_codes')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('code_hash', 'text', (c) => c.notNull())
-        .addColumn('used_at', d.timestampType)
-        .execute();
-      await db.schema.createIndex('recovery_codes_user').on('recovery_codes').column('user_id').execute();
+      await createTable(db, d, 'recovery_codes', {
+        id: 'text primary key',
+        user_id: 'text not null references users.id on delete cascade',
+        code_hash: 'text not null',
+        used_at: 'timestamp',
+      }).execute();
+      await createIndex(db, 'recovery_codes_user', 'recovery_codes', ['user_id']);
 
-      await db.schema
-        .createTable('activation_tokens')
-        .addColumn('token_hash', 'text', (c) => c.primaryKey())
-        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'activation_tokens', {
+        token_hash: 'text primary key',
+        user_id: 'text not null references users.id on delete cascade',
+        expires_at: 'timestamp not null',
+      }).execute();
 
-      await db.schema
-        .createTable('login_failures')
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('failures', 'integer', (c) => c.notNull())
-        .addColumn('window_start', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'login_failures', {
+        key: 'text primary key',
+        failures: 'integer not null',
+        window_start: 'timestamp not null',
+      }).execute();
 
-      await db.schema
-        .createTable('audit_log')
-        .addColumn('seq', d.serialType, (c) =>
-          d.name === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
-        )
-        .addColumn('id', 'text', (c) => c.notNull().unique())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('occurred_at', d.timestampType, (c) => c.notNull())
-        .addColumn('actor_id', 'text')
-        .addColumn('activity_type', 'text', (c) => c.notNull())
-        .addColumn('object_type', 'text')
-        .addColumn('object_id', 'text')
-        .addColumn('request_id', 'text')
-        .addColumn('data', d.jsonType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('audit_log_tenant_seq')
-        .on('audit_log')
-        .columns(['tenant_id', 'seq'])
-        .execute();
+      await createTable(db, d, 'audit_log', {
+        seq: 'serial primary key',
+        id: 'text not null unique',
+        tenant_id: 'text not null',
+        occurred_at: 'timestamp not null',
+        actor_id: 'text',
+        activity_type: 'text not null',
+        object_type: 'text',
+        object_id: 'text',
+        request_id: 'text',
+        data: 'json not null',
+      }).execute();
+      await createIndex(db, 'audit_log_tenant_seq', 'audit_log', ['tenant_id', 'seq']);
     },
   };
 }

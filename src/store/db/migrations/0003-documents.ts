@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns, createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Documents (folders are documents of kind `folder`, spec: Folder), their attachments and main-file
@@ -9,114 +10,109 @@ export function documents(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       // Files usage rules (spec Files): a file id is used once, except in drafts.
-      await db.schema.alterTable('files').addColumn('used_by', 'text').execute();
-      await db.schema.alterTable('files').addColumn('used_at', d.timestampType).execute();
-      await db.schema.alterTable('files').addColumn('checksum', 'text').execute();
-      await db.schema.alterTable('files').addColumn('pages', 'integer').execute();
-      await db.schema.alterTable('files').addColumn('organization_id', 'text').execute();
-      await db.schema.createIndex('files_organization').on('files').column('organization_id').execute();
+      await addColumns(db, d, 'files', {
+        used_by: 'text',
+        used_at: 'timestamp',
+        checksum: 'text',
+        pages: 'integer',
+        organization_id: 'text',
+      });
+      await createIndex(db, 'files_organization', 'files', ['organization_id']);
 
-      await db.schema
-        .createTable('documents')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('organization_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('owner_id', 'text', (c) => c.notNull())
-        .addColumn('created_by', 'text', (c) => c.notNull())
-        .addColumn('title', 'text', (c) => c.notNull())
-        .addColumn('document_type', 'text', (c) => c.notNull())
-        .addColumn('definition_type', 'text')
-        .addColumn('workflow', 'text', (c) => c.notNull())
-        .addColumn('share_state', 'text')
-        .addColumn('main_file_id', 'text')
-        .addColumn('barcode_file_id', 'text')
-        .addColumn('custom_template', 'text')
-        .addColumn('custom_fields', d.jsonType, (c) => c.notNull())
-        .addColumn('folder_id', 'text')
-        .addColumn('is_shared', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('is_signed', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('data', d.jsonType, (c) => c.notNull())
-        .addColumn('deleted_at', d.timestampType)
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('documents_tenant_owner')
-        .on('documents')
-        .columns(['tenant_id', 'owner_id'])
-        .execute();
-      await db.schema.createIndex('documents_folder').on('documents').column('folder_id').execute();
+      await createTable(db, d, 'documents', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        organization_id: 'text not null',
+        kind: 'text not null',
+        owner_id: 'text not null',
+        created_by: 'text not null',
+        title: 'text not null',
+        document_type: 'text not null',
+        definition_type: 'text',
+        workflow: 'text not null',
+        share_state: 'text',
+        main_file_id: 'text',
+        barcode_file_id: 'text',
+        custom_template: 'text',
+        custom_fields: 'json not null',
+        folder_id: 'text',
+        is_shared: 'integer not null default 0',
+        is_signed: 'integer not null default 0',
+        version: 'integer not null',
+        data: 'json not null',
+        deleted_at: 'timestamp',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'documents_tenant_owner', 'documents', ['tenant_id', 'owner_id']);
+      await createIndex(db, 'documents_folder', 'documents', ['folder_id']);
 
-      await db.schema
-        .createTable('document_attachments')
-        .addColumn('document_id', 'text', (c) => c.notNull())
-        .addColumn('file_id', 'text', (c) => c.notNull())
-        .addColumn('is_public', 'integer', (c) => c.notNull())
-        .addColumn('submitted', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('added_by', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'document_attachments', {
+        document_id: 'text not null',
+        file_id: 'text not null',
+        is_public: 'integer not null',
+        submitted: 'integer not null default 0',
+        position: 'integer not null default 0',
+        added_by: 'text not null',
+        created_at: 'timestamp not null',
+      })
         .addPrimaryKeyConstraint('document_attachments_pk', ['document_id', 'file_id'])
         .execute();
 
-      await db.schema
-        .createTable('document_revisions')
-        .addColumn('document_id', 'text', (c) => c.notNull())
-        .addColumn('revision', 'integer', (c) => c.notNull())
-        .addColumn('file_id', 'text', (c) => c.notNull())
-        .addColumn('reason', 'text', (c) => c.notNull())
-        .addColumn('actor_id', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'document_revisions', {
+        document_id: 'text not null',
+        revision: 'integer not null',
+        file_id: 'text not null',
+        reason: 'text not null',
+        actor_id: 'text',
+        created_at: 'timestamp not null',
+      })
         .addPrimaryKeyConstraint('document_revisions_pk', ['document_id', 'revision'])
         .execute();
 
-      await db.schema
-        .createTable('templates')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('organization_id', 'text', (c) => c.notNull())
-        .addColumn('owner_id', 'text', (c) => c.notNull())
-        .addColumn('file_id', 'text')
-        .addColumn('data', d.jsonType, (c) => c.notNull())
-        .addColumn('users', d.jsonType, (c) => c.notNull())
-        .addColumn('groups', d.jsonType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'templates', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        organization_id: 'text not null',
+        owner_id: 'text not null',
+        file_id: 'text',
+        data: 'json not null',
+        users: 'json not null',
+        groups: 'json not null',
+        version: 'integer not null',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+      }).execute();
 
-      await db.schema
-        .createTable('drafts')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('owner_id', 'text', (c) => c.notNull())
-        .addColumn('data', d.jsonType, (c) => c.notNull())
-        .addColumn('main_file_id', 'text')
-        .addColumn('files', d.jsonType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'drafts', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        owner_id: 'text not null',
+        data: 'json not null',
+        main_file_id: 'text',
+        files: 'json not null',
+        version: 'integer not null',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+      }).execute();
 
-      await db.schema
-        .createTable('definitions')
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('template_file_id', 'text')
-        .addColumn('data', d.jsonType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'definitions', {
+        tenant_id: 'text not null',
+        name: 'text not null',
+        template_file_id: 'text',
+        data: 'json not null',
+        version: 'integer not null',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+      })
         .addPrimaryKeyConstraint('definitions_pk', ['tenant_id', 'name'])
         .execute();
 
-      await db.schema
-        .createTable('workflows')
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('data', d.jsonType, (c) => c.notNull())
+      await createTable(db, d, 'workflows', {
+        tenant_id: 'text not null',
+        name: 'text not null',
+        data: 'json not null',
+      })
         .addPrimaryKeyConstraint('workflows_pk', ['tenant_id', 'name'])
         .execute();
     },

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns, createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Stamps as resources (spec Versioning 4: stamp resources and ID-based stamps) and what recipient
@@ -10,39 +11,43 @@ import type { SqlDialect } from '../dialect.js';
 export function stamps(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('stamps')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('organization_id', 'text', (c) => c.notNull())
-        .addColumn('owner_id', 'text')
-        .addColumn('share_id', 'text')
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('file_id', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('stamps_tenant_organization')
-        .on('stamps')
-        .columns(['tenant_id', 'organization_id', 'scope'])
-        .execute();
-      await db.schema.createIndex('stamps_owner').on('stamps').columns(['tenant_id', 'owner_id']).execute();
-      await db.schema.createIndex('stamps_share').on('stamps').column('share_id').execute();
+      await createTable(db, d, 'stamps', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        organization_id: 'text not null',
+        owner_id: 'text',
+        share_id: 'text',
+        scope: 'text not null',
+        name: 'text not null',
+        file_id: 'text not null',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+        version: 'integer not null',
+      }).execute();
+      await createIndex(db, 'stamps_tenant_organization', 'stamps', [
+        'tenant_id',
+        'organization_id',
+        'scope',
+      ]);
+      await createIndex(db, 'stamps_owner', 'stamps', ['tenant_id', 'owner_id']);
+      await createIndex(db, 'stamps_share', 'stamps', ['share_id']);
 
-      await db.schema.alterTable('files').addColumn('share_id', 'text').execute();
-      await db.schema.createIndex('files_share').on('files').column('share_id').execute();
+      await addColumns(db, d, 'files', {
+        share_id: 'text',
+      });
+      await createIndex(db, 'files_share', 'files', ['share_id']);
 
-      await db.schema.alterTable('document_attachments').addColumn('field_id', 'text').execute();
+      await addColumns(db, d, 'document_attachments', {
+        field_id: 'text',
+      });
       // Submitted files are immutable: one per signature field of a document, also under races.
-      await db.schema
-        .createIndex('document_attachments_field')
-        .on('document_attachments')
-        .columns(['document_id', 'field_id'])
-        .unique()
-        .execute();
+      await createIndex(
+        db,
+        'document_attachments_field',
+        'document_attachments',
+        ['document_id', 'field_id'],
+        { unique: true },
+      );
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Personal certificates (spec: Users, `certificates`; POST /users/{id}/certificate) and two-step
@@ -9,50 +10,41 @@ import type { SqlDialect } from '../dialect.js';
 export function twoStep(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('user_certificates')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull())
-        .addColumn('hash', 'text', (c) => c.notNull())
-        .addColumn('certificate', 'text', (c) => c.notNull())
-        .addColumn('chain', d.jsonType, (c) => c.notNull())
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('issuer', 'text', (c) => c.notNull())
-        .addColumn('serial_number', 'text', (c) => c.notNull())
-        .addColumn('key_algorithm', 'text', (c) => c.notNull())
-        .addColumn('not_before', d.timestampType, (c) => c.notNull())
-        .addColumn('not_after', d.timestampType, (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('user_certificates_user_hash')
-        .on('user_certificates')
-        .columns(['user_id', 'hash'])
-        .unique()
-        .execute();
+      await createTable(db, d, 'user_certificates', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        user_id: 'text not null',
+        hash: 'text not null',
+        certificate: 'text not null',
+        chain: 'json not null',
+        subject: 'text not null',
+        issuer: 'text not null',
+        serial_number: 'text not null',
+        key_algorithm: 'text not null',
+        not_before: 'timestamp not null',
+        not_after: 'timestamp not null',
+        created_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'user_certificates_user_hash', 'user_certificates', ['user_id', 'hash'], {
+        unique: true,
+      });
 
-      await db.schema
-        .createTable('signing_sessions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull())
-        .addColumn('document_id', 'text', (c) => c.notNull())
-        .addColumn('document_version', 'integer', (c) => c.notNull())
-        .addColumn('certificate_hash', 'text', (c) => c.notNull())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('prepared_file_id', 'text', (c) => c.notNull())
-        .addColumn('state', d.jsonType, (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .addColumn('finished_at', d.timestampType)
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('signing_sessions_document')
-        .on('signing_sessions')
-        .column('document_id')
-        .execute();
+      await createTable(db, d, 'signing_sessions', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        user_id: 'text not null',
+        document_id: 'text not null',
+        document_version: 'integer not null',
+        certificate_hash: 'text not null',
+        provider: 'text not null',
+        mode: 'text not null',
+        prepared_file_id: 'text not null',
+        state: 'json not null',
+        expires_at: 'timestamp not null',
+        finished_at: 'timestamp',
+        created_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'signing_sessions_document', 'signing_sessions', ['document_id']);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns, createIndex, createTable } from './frozen/ddl.js';
 
 interface ExistingRecord {
   seq: number | string;
@@ -23,53 +24,42 @@ interface ExistingRecord {
 export function searchAudit(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('scroll_contexts')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('query_hash', 'text', (c) => c.notNull())
-        .addColumn('cursor', d.jsonType, (c) => c.notNull())
-        .addColumn('total', 'integer', (c) => c.notNull())
-        .addColumn('sequence', 'integer', (c) => c.notNull())
-        .addColumn('token_hash', 'text', (c) => c.notNull())
-        .addColumn('timeout_seconds', 'integer', (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('scroll_contexts_expiry')
-        .on('scroll_contexts')
-        .column('expires_at')
-        .execute();
+      await createTable(db, d, 'scroll_contexts', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        user_id: 'text not null',
+        kind: 'text not null',
+        query_hash: 'text not null',
+        cursor: 'json not null',
+        total: 'integer not null',
+        sequence: 'integer not null',
+        token_hash: 'text not null',
+        timeout_seconds: 'integer not null',
+        expires_at: 'timestamp not null',
+        created_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'scroll_contexts_expiry', 'scroll_contexts', ['expires_at']);
 
       // Reports and search walk documents newest first by (created_at, id): keyset pages stay as fast
       // on the last page as on the first.
-      await db.schema
-        .createIndex('documents_tenant_created')
-        .on('documents')
-        .columns(['tenant_id', 'created_at', 'id'])
-        .execute();
-      await db.schema
-        .createIndex('documents_tenant_organization_created')
-        .on('documents')
-        .columns(['tenant_id', 'organization_id', 'created_at', 'id'])
-        .execute();
-      await db.schema
-        .createIndex('shares_user_document')
-        .on('shares')
-        .columns(['user_id', 'document_id'])
-        .execute();
+      await createIndex(db, 'documents_tenant_created', 'documents', ['tenant_id', 'created_at', 'id']);
+      await createIndex(db, 'documents_tenant_organization_created', 'documents', [
+        'tenant_id',
+        'organization_id',
+        'created_at',
+        'id',
+      ]);
+      await createIndex(db, 'shares_user_document', 'shares', ['user_id', 'document_id']);
 
-      await db.schema
-        .createTable('audit_heads')
-        .addColumn('tenant_id', 'text', (c) => c.primaryKey())
-        .addColumn('last_hash', 'text', (c) => c.notNull())
-        .addColumn('records', 'integer', (c) => c.notNull())
-        .execute();
-      await db.schema.alterTable('audit_log').addColumn('prev_hash', 'text').execute();
-      await db.schema.alterTable('audit_log').addColumn('hash', 'text').execute();
+      await createTable(db, d, 'audit_heads', {
+        tenant_id: 'text primary key',
+        last_hash: 'text not null',
+        records: 'integer not null',
+      }).execute();
+      await addColumns(db, d, 'audit_log', {
+        prev_hash: 'text',
+        hash: 'text',
+      });
 
       const heads = new Map<string, { hash: string; records: number }>();
       const { rows } = await sql<ExistingRecord>`select * from audit_log order by seq`.execute(db);

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Contacts and enums (spec: Other resources; Files usage rule 1: their photos come from POST
@@ -10,46 +11,37 @@ import type { SqlDialect } from '../dialect.js';
 export function contactsEnums(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('contacts')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('owner_id', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('email', 'text')
-        .addColumn('phone', 'text')
-        .addColumn('organisation', 'text')
-        .addColumn('photo', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('contacts_owner')
-        .on('contacts')
-        .columns(['tenant_id', 'owner_id'])
-        .execute();
+      await createTable(db, d, 'contacts', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        owner_id: 'text not null',
+        name: 'text not null',
+        email: 'text',
+        phone: 'text',
+        organisation: 'text',
+        photo: 'text',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+        version: 'integer not null',
+      }).execute();
+      await createIndex(db, 'contacts_owner', 'contacts', ['tenant_id', 'owner_id']);
 
-      await db.schema
-        .createTable('enums')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('organization_id', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('label', 'text')
-        .addColumn('records', d.jsonType, (c) => c.notNull())
-        .addColumn('created_by', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('updated_at', d.timestampType, (c) => c.notNull())
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'enums', {
+        id: 'text primary key',
+        tenant_id: 'text not null',
+        organization_id: 'text not null',
+        name: 'text not null',
+        label: 'text',
+        records: 'json not null',
+        created_by: 'text not null',
+        created_at: 'timestamp not null',
+        updated_at: 'timestamp not null',
+        version: 'integer not null',
+      }).execute();
       // An enum is named by its name in paths: one per organization, also under races.
-      await db.schema
-        .createIndex('enums_organization_name')
-        .on('enums')
-        .columns(['tenant_id', 'organization_id', 'name'])
-        .unique()
-        .execute();
+      await createIndex(db, 'enums_organization_name', 'enums', ['tenant_id', 'organization_id', 'name'], {
+        unique: true,
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Third-party sign-in (spec: Authentication 5). A sign-in started on one node may finish on another,
@@ -10,35 +11,30 @@ import type { SqlDialect } from '../dialect.js';
 export function oidc(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('oidc_login_states')
-        .addColumn('state_hash', 'text', (c) => c.primaryKey())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('code_verifier', 'text', (c) => c.notNull())
-        .addColumn('nonce', 'text', (c) => c.notNull())
-        .addColumn('binding_hash', 'text', (c) => c.notNull())
-        .addColumn('redirect', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('oidc_login_states_expires')
-        .on('oidc_login_states')
-        .column('expires_at')
-        .execute();
+      await createTable(db, d, 'oidc_login_states', {
+        state_hash: 'text primary key',
+        provider: 'text not null',
+        code_verifier: 'text not null',
+        nonce: 'text not null',
+        binding_hash: 'text not null',
+        redirect: 'text',
+        created_at: 'timestamp not null',
+        expires_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'oidc_login_states_expires', 'oidc_login_states', ['expires_at']);
 
-      await db.schema
-        .createTable('oidc_identities')
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull())
-        .addColumn('email', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('last_login_at', d.timestampType, (c) => c.notNull())
+      await createTable(db, d, 'oidc_identities', {
+        provider: 'text not null',
+        subject: 'text not null',
+        tenant_id: 'text not null',
+        user_id: 'text not null',
+        email: 'text not null',
+        created_at: 'timestamp not null',
+        last_login_at: 'timestamp not null',
+      })
         .addPrimaryKeyConstraint('oidc_identities_pk', ['provider', 'subject'])
         .execute();
-      await db.schema.createIndex('oidc_identities_user').on('oidc_identities').column('user_id').execute();
+      await createIndex(db, 'oidc_identities_user', 'oidc_identities', ['user_id']);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns, createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Sign-entity quorum and identity-provider protection of shares (issue 5).
@@ -15,33 +16,26 @@ import type { SqlDialect } from '../dialect.js';
 export function sharingQuorum(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('shares').addColumn('sign_entity', 'text').execute();
-      await db.schema.alterTable('shares').addColumn('quorum', 'integer').execute();
-      await db.schema.alterTable('shares').addColumn('identity_provider', 'text').execute();
-      await db.schema.alterTable('shares').addColumn('identity_verified_at', d.timestampType).execute();
-      await db.schema
-        .createIndex('shares_sign_entity')
-        .on('shares')
-        .columns(['document_id', 'share_group', 'sign_entity'])
-        .execute();
+      await addColumns(db, d, 'shares', {
+        sign_entity: 'text',
+        quorum: 'integer',
+        identity_provider: 'text',
+        identity_verified_at: 'timestamp',
+      });
+      await createIndex(db, 'shares_sign_entity', 'shares', ['document_id', 'share_group', 'sign_entity']);
 
-      await db.schema
-        .createTable('share_oidc_states')
-        .addColumn('state_hash', 'text', (c) => c.primaryKey())
-        .addColumn('share_id', 'text', (c) => c.notNull())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('code_verifier', 'text', (c) => c.notNull())
-        .addColumn('nonce', 'text', (c) => c.notNull())
-        .addColumn('binding_hash', 'text', (c) => c.notNull())
-        .addColumn('redirect', 'text')
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('share_oidc_states_expires')
-        .on('share_oidc_states')
-        .column('expires_at')
-        .execute();
+      await createTable(db, d, 'share_oidc_states', {
+        state_hash: 'text primary key',
+        share_id: 'text not null',
+        provider: 'text not null',
+        code_verifier: 'text not null',
+        nonce: 'text not null',
+        binding_hash: 'text not null',
+        redirect: 'text',
+        created_at: 'timestamp not null',
+        expires_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'share_oidc_states_expires', 'share_oidc_states', ['expires_at']);
     },
   };
 }

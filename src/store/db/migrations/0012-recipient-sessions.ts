@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Recipient sessions (issue 20; Contract: Sharing and external recipients). Unlocking a protected
@@ -15,29 +16,20 @@ import type { SqlDialect } from '../dialect.js';
 export function recipientSessions(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('recipient_sessions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
-        .addColumn('share_id', 'text', (c) => c.notNull())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('unlocked', 'integer', (c) => c.notNull())
-        .addColumn('identity_provider', 'text')
-        .addColumn('identity_verified_at', d.timestampType)
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .addColumn('last_used_at', d.timestampType, (c) => c.notNull())
-        .addColumn('expires_at', d.timestampType, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('recipient_sessions_share')
-        .on('recipient_sessions')
-        .column('share_id')
-        .execute();
-      await db.schema
-        .createIndex('recipient_sessions_expires')
-        .on('recipient_sessions')
-        .column('expires_at')
-        .execute();
+      await createTable(db, d, 'recipient_sessions', {
+        id: 'text primary key',
+        token_hash: 'text not null unique',
+        share_id: 'text not null',
+        tenant_id: 'text not null',
+        unlocked: 'integer not null',
+        identity_provider: 'text',
+        identity_verified_at: 'timestamp',
+        created_at: 'timestamp not null',
+        last_used_at: 'timestamp not null',
+        expires_at: 'timestamp not null',
+      }).execute();
+      await createIndex(db, 'recipient_sessions_share', 'recipient_sessions', ['share_id']);
+      await createIndex(db, 'recipient_sessions_expires', 'recipient_sessions', ['expires_at']);
       await db.schema.alterTable('shares').dropColumn('unlocked').execute();
     },
   };

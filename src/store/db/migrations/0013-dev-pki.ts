@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { createTable } from './frozen/ddl.js';
 
 /**
  * The development PKI (a root CA and the organisation seal it issued), used when no seal key is
@@ -11,15 +12,14 @@ import type { SqlDialect } from '../dialect.js';
 export function devPki(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('dev_pki')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('root_certificate', 'text', (c) => c.notNull())
-        .addColumn('root_key', 'text', (c) => c.notNull())
-        .addColumn('seal_certificate', 'text', (c) => c.notNull())
-        .addColumn('seal_key', 'text', (c) => c.notNull())
-        .addColumn('created_at', d.timestampType, (c) => c.notNull())
-        .execute();
+      await createTable(db, d, 'dev_pki', {
+        name: 'text primary key',
+        root_certificate: 'text not null',
+        root_key: 'text not null',
+        seal_certificate: 'text not null',
+        seal_key: 'text not null',
+        created_at: 'timestamp not null',
+      }).execute();
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
+import type { SqlDialect } from '../dialect.js';
+import { createIndex, createTable } from './frozen/ddl.js';
 
 /**
  * Request counts of the rate limits (issue 21: rate limits an integrator can see), shared by the
@@ -10,21 +12,17 @@ import type { Kysely, Migration } from 'kysely';
  * - `count`: requests counted so far. Nodes add what they counted locally about once a second, so a
  *   request never waits for a write; rows of past windows are deleted.
  */
-export function rateLimits(): Migration {
+export function rateLimits(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('rate_limit_windows')
-        .addColumn('bucket', 'text', (c) => c.notNull())
-        .addColumn('window_start_ms', 'bigint', (c) => c.notNull())
-        .addColumn('count', 'integer', (c) => c.notNull())
+      await createTable(db, d, 'rate_limit_windows', {
+        bucket: 'text not null',
+        window_start_ms: 'bigint not null',
+        count: 'integer not null',
+      })
         .addPrimaryKeyConstraint('rate_limit_windows_pk', ['bucket', 'window_start_ms'])
         .execute();
-      await db.schema
-        .createIndex('rate_limit_windows_start')
-        .on('rate_limit_windows')
-        .column('window_start_ms')
-        .execute();
+      await createIndex(db, 'rate_limit_windows_start', 'rate_limit_windows', ['window_start_ms']);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns } from './frozen/ddl.js';
 
 /**
  * A PDF whose cross-reference table was damaged is repaired when it is uploaded, and its file record
@@ -9,7 +10,9 @@ import type { SqlDialect } from '../dialect.js';
 export function fileRepairs(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('files').addColumn('repair', d.jsonType).execute();
+      await addColumns(db, d, 'files', {
+        repair: 'json',
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
+import { addColumns } from './frozen/ddl.js';
 
 /**
  * Webhook secret rotation and response excerpts (issue 27, item 3):
@@ -11,9 +12,13 @@ import type { SqlDialect } from '../dialect.js';
 export function webhookRotation(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('webhooks').addColumn('previous_hmac_secret', 'text').execute();
-      await db.schema.alterTable('webhooks').addColumn('previous_secret_until', d.timestampType).execute();
-      await db.schema.alterTable('webhook_attempts').addColumn('response_excerpt', 'text').execute();
+      await addColumns(db, d, 'webhooks', {
+        previous_hmac_secret: 'text',
+        previous_secret_until: 'timestamp',
+      });
+      await addColumns(db, d, 'webhook_attempts', {
+        response_excerpt: 'text',
+      });
     },
   };
 }

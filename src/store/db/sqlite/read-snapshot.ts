@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
-import { sqliteDialect, type DatabaseHandle } from '../dialect.js';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { DatabaseHandle } from '../dialect.js';
 import type { Database } from '../schema.js';
+import { sqliteHandle } from './sqlite-database.js';
 
 /**
  * Opens the SQLite file of a possibly running installation for reading as it is at this moment:
@@ -24,16 +25,7 @@ export function openSqliteSnapshot(file: string): DatabaseHandle<Database> {
   // SQLite takes the snapshot at the transaction's first read, not at BEGIN.
   connection.prepare('select count(*) from sqlite_schema').get();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  return {
-    db,
-    dialect: sqliteDialect,
-    schema: undefined,
-    async ping() {
-      await sql`select 1`.execute(db);
-    },
-    async close() {
-      if (connection.inTransaction) connection.exec('rollback');
-      await db.destroy();
-    },
-  };
+  return sqliteHandle(db, () => {
+    if (connection.inTransaction) connection.exec('rollback');
+  });
 }

@@ -23,6 +23,18 @@ export function openSqlite(options: { file: string }): DatabaseHandle<Database> 
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: cachingStatements(connection) }),
   });
+  return sqliteHandle(db);
+}
+
+/**
+ * The handle of an open SQLite database; `close` runs `beforeClose` first (a snapshot ends its
+ * read transaction there).
+ *
+ * ```ts
+ * return sqliteHandle(db, () => connection.exec('rollback'));
+ * ```
+ */
+export function sqliteHandle(db: Kysely<Database>, beforeClose?: () => void): DatabaseHandle<Database> {
   return {
     db,
     dialect: sqliteDialect,
@@ -31,6 +43,7 @@ export function openSqlite(options: { file: string }): DatabaseHandle<Database> 
       await sql`select 1`.execute(db);
     },
     async close() {
+      beforeClose?.();
       await db.destroy();
     },
   };

@@ -1,0 +1,108 @@
+import type { ColumnDataType, ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import type { SqlDialect } from '../../dialect.js';
+
+/*
+ * The statements the migrations make, their columns declared in SQL's words. Frozen with the
+ * migrations that use it: they are history (an installed database has run them), so what this module
+ * writes for a declaration must never change; test/store/migrations-frozen.test.ts pins the schema
+ * they create. A later need is a new word here, never a changed one. It imports no live code: only
+ * the dialect's column types, which the migrations always took from it.
+ */
+
+/**
+ * A column in SQL's words, in this order, each part but the type optional:
+ * `<type> primary key not null unique default <integer> references <table>.<column> on delete cascade`.
+ * The type is text, integer or bigint, or one the dialects name differently (SqlDialect): json,
+ * timestamp, and serial (a counted primary key: bigserial on PostgreSQL, autoincrement on SQLite).
+ */
+export type ColumnDeclaration = string;
+
+const DECLARATION =
+  /^(text|integer|bigint|json|timestamp|serial)( primary key)?( not null)?( unique)?(?: default (\d+))?(?: references (\w+\.\w+)( on delete cascade)?)?$/;
+
+/**
+ * `CREATE TABLE` with its columns in declaration order; table constraints and `execute()` follow.
+ *
+ * ```ts
+ * await createTable(db, d, 'recovery_codes', {
+ *   id: 'text primary key',
+ *   user_id: 'text not null references users.id on delete cascade',
+ *   used_at: 'timestamp',
+ * }).execute();
+ * ```
+ */
+export function createTable(
+  db: Kysely<unknown>,
+  d: SqlDialect,
+  table: string,
+  columns: Record<string, ColumnDeclaration>,
+): CreateTableBuilder<string, string> {
+  let builder: CreateTableBuilder<string, string> = db.schema.createTable(table);
+  for (const [name, declaration] of Object.entries(columns)) {
+    builder = builder.addColumn(name, ...column(d, declaration));
+  }
+  return builder;
+}
+
+/**
+ * `CREATE [UNIQUE] INDEX <name> ON <table> (<columns>)`.
+ *
+ * ```ts
+ * await createIndex(db, 'jobs_lane', 'jobs', ['ordering_key', 'ordering_seq'], { unique: true });
+ * ```
+ */
+export async function createIndex(
+  db: Kysely<unknown>,
+  name: string,
+  table: string,
+  columns: string[],
+  options: { unique?: boolean } = {},
+): Promise<void> {
+  const index = db.schema.createIndex(name).on(table).columns(columns);
+  await (options.unique ? index.unique() : index).execute();
+}
+
+/** Adds columns to a table, one `ALTER TABLE … ADD COLUMN` each (all SQLite takes), in declaration order. */
+export async function addColumns(
+  db: Kysely<unknown>,
+  d: SqlDialect,
+  table: string,
+  columns: Record<string, ColumnDeclaration>,
+): Promise<void> {
+  for (const [name, declaration] of Object.entries(columns)) {
+    await db.schema
+      .alterTable(table)
+      .addColumn(name, ...column(d, declaration))
+      .execute();
+  }
+}
+
+function column(
+  d: SqlDialect,
+  declaration: ColumnDeclaration,
+): [ColumnDataType, (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder] {
+  const parts = DECLARATION.exec(declaration);
+  if (!parts) throw new Error(`Not a column declaration of the migrations: ${declaration}`);
+  const [, type, primaryKey, notNull, unique, defaultTo, references, cascade] = parts;
+  const dataType =
+    type === 'json'
+      ? d.jsonType
+      : type === 'timestamp'
+        ? d.timestampType
+        : type === 'serial'
+          ? d.serialType
+          : (type as ColumnDataType);
+  return [
+    dataType,
+    (c) => {
+      if (primaryKey) c = c.primaryKey();
+      if (type === 'serial' && d.name === 'sqlite') c = c.autoIncrement();
+      if (notNull) c = c.notNull();
+      if (unique) c = c.unique();
+      if (defaultTo !== undefined) c = c.defaultTo(Number(defaultTo));
+      if (references) c = c.references(references);
+      if (cascade) c = c.onDelete('cascade');
+      return c;
+    },
+  ];
+}
