@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
+import { insertQueuedJob } from '../store/db/job-rows.js';
 import type { Database, JobTable } from '../store/db/schema.js';
 import { ringDoorbellWith } from './doorbell.js';
 import { NOTIFY_WORKERS } from '../store/db/postgres/job-channel.js';
@@ -109,54 +110,22 @@ export type FailOutcome =
  * ```
  */
 export async function enqueue(trx: Kysely<Database>, options: EnqueueOptions): Promise<EnqueuedJob> {
-  const now = options.now.toISOString();
   const id = options.id ?? randomUUID();
-  let runAt: string | null = (options.runAt ?? options.now).toISOString();
-  let orderingSeq: number | null = null;
-  if (options.orderingKey !== undefined) {
-    // Locks the lane's row until the caller commits: enqueues to one lane take their sequence
-    // numbers in commit order, and the head's hand-off (which locks the same row) sees this job.
-    const lane = await trx
-      .insertInto('job_lanes')
-      .values({ key: options.orderingKey, last_seq: 1, active: 1, updated_at: now })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
-          last_seq: eb('job_lanes.last_seq', '+', 1),
-          active: eb('job_lanes.active', '+', 1),
-          updated_at: now,
-        })),
-      )
-      .returning(['last_seq', 'active'])
-      .executeTakeFirstOrThrow();
-    orderingSeq = Number(lane.last_seq);
-    if (Number(lane.active) > 1) runAt = null;
-  }
-  const inserted = await trx
-    .insertInto('jobs')
-    .values({
-      id,
-      type: options.type,
-      payload: writeJson(
-        options.requestId === undefined
-          ? options.payload
-          : { ...options.payload, requestId: options.requestId },
-      ),
-      status: 'queued',
-      run_at: runAt,
-      attempts: 0,
-      max_attempts: options.maxAttempts ?? (options.deadline === undefined ? DEFAULT_MAX_ATTEMPTS : null),
-      deadline_at: options.deadline?.toISOString() ?? null,
-      locked_by: null,
-      lease_until: null,
-      last_error: null,
-      ordering_key: options.orderingKey ?? null,
-      ordering_seq: orderingSeq,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) await ringDoorbellWith(trx);
+  const { inserted, orderingSeq } = await insertQueuedJob(trx, {
+    id,
+    type: options.type,
+    payload: writeJson(
+      options.requestId === undefined
+        ? options.payload
+        : { ...options.payload, requestId: options.requestId },
+    ),
+    runAt: (options.runAt ?? options.now).toISOString(),
+    maxAttempts: options.maxAttempts ?? (options.deadline === undefined ? DEFAULT_MAX_ATTEMPTS : null),
+    deadlineAt: options.deadline?.toISOString() ?? null,
+    orderingKey: options.orderingKey ?? null,
+    now: options.now.toISOString(),
+  });
+  if (inserted) await ringDoorbellWith(trx);
   return { id, orderingSeq };
 }
 

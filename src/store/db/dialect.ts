@@ -2,6 +2,9 @@ import type { ColumnDataType, Expression, Kysely, SqlBool } from 'kysely';
 import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
 import { postgresJobChannel } from './postgres/job-channel.js';
 import { sqliteJobChannel } from './sqlite/job-channel.js';
+import { postgresOutbox } from './postgres/outbox.js';
+import { sqliteOutbox } from './sqlite/outbox.js';
+import type { Database } from './schema.js';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
@@ -31,6 +34,38 @@ export interface SqlDialect {
   textList(values: readonly string[]): unknown;
   /** How other nodes' workers hear of new jobs (store/db/<dialect>/job-channel.ts). */
   readonly jobChannel: JobChannel;
+  /** How an event is written with its webhook deliveries (store/db/<dialect>/outbox.ts). */
+  readonly outbox: Outbox;
+}
+
+/** An event as the outbox writes it, with what each covering webhook's delivery job carries. */
+export interface OutboxEntry {
+  eventId: string;
+  event: {
+    tenantId: string;
+    organizationId: string;
+    documentId: string;
+    event: string;
+    actor: string;
+  };
+  /** The event's time (ISO): the event's, the jobs' and the deliveries'. */
+  at: string;
+  /** The delivery jobs' type, lane (this prefix and the webhook's id), request body and deadline (ISO). */
+  jobType: string;
+  lanePrefix: string;
+  body: string;
+  deadline: string;
+  requestId: string | undefined;
+}
+
+/**
+ * The outbox (core/events/emit-event.ts): in the caller's transaction, the event and, for each
+ * webhook whose scope covers it (the tenant's tenant webhooks and its organization's), a delivery
+ * and its job in the webhook's lane. `onDelivered` runs once a delivery job is written (to wake
+ * the workers); it does not run without a covering webhook.
+ */
+export interface Outbox {
+  write(trx: Kysely<Database>, entry: OutboxEntry, onDelivered: () => Promise<void>): Promise<void>;
 }
 
 /** The doorbell between nodes (jobs/doorbell.ts rings it): a NOTIFY on PostgreSQL, nothing on SQLite. */
@@ -52,6 +87,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
     sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${list}))`,
   textList: (values: readonly string[]) => JSON.stringify(values),
   jobChannel: sqliteJobChannel,
+  outbox: sqliteOutbox,
 });
 
 export const postgresDialect: SqlDialect = Object.freeze({
@@ -64,6 +100,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   isInTextList: (column: string, list: unknown) => sql<SqlBool>`${sql.ref(column)} = any(${list}::text[])`,
   textList: (values: readonly string[]) => values,
   jobChannel: postgresJobChannel,
+  outbox: postgresOutbox,
 });
 
 /**
