@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import {
-  sql,
-  type Insertable,
-  type RawBuilder,
-  type Kysely,
-  type Selectable,
-  type UpdateQueryBuilder,
-  type UpdateResult,
-} from 'kysely';
+import { type Kysely, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
-import { insertQueuedJob } from '../store/db/job-rows.js';
+import {
+  insertQueuedJob,
+  type JobSettlement,
+  type RecordedRow,
+  type SettlementRow,
+} from '../store/db/job-rows.js';
 import type { Database, JobTable } from '../store/db/schema.js';
 import { ringDoorbellWith } from './doorbell.js';
-import { NOTIFY_WORKERS } from '../store/db/postgres/job-channel.js';
 
 /**
  * The durable job queue (DESIGN: Stack, jobs): one `jobs` table, claimed with
@@ -477,10 +473,7 @@ async function finish(
   return true;
 }
 
-/** A row that must commit together with a job's outcome (a delivery attempt): both, or neither. */
-export type RecordedRow = {
-  [T in keyof Database]: { into: T; values: Insertable<Database[T]> };
-}[keyof Database];
+export type { RecordedRow };
 
 export interface Settlement {
   /** null: the job is done; otherwise why it failed (retried or dead, as in failJob). */
@@ -576,11 +569,12 @@ export async function settleJobs(
       followers: plan.followers.map((follower, position) => (settled[position + 1] ? follower.next : LOST)),
     };
   };
-  if (dialect.name === 'postgres') {
+  const oneStatement = dialect.jobSettlement.settleInOneStatement;
+  if (oneStatement) {
     for (let tries = 0; tries < SETTLE_TRIES && pending.length > 0; tries++) {
       let settled: Map<number, boolean[]>;
       try {
-        settled = await settleInOneStatement(db, pending.map(planOf), now);
+        settled = await settleInOneStatement(db, oneStatement, pending.map(planOf), now);
       } catch {
         // Settled alone below, where the request at fault gets its own error.
         break;
@@ -734,196 +728,45 @@ function insertRecord(trx: Kysely<Database>, record: RecordedRow): Promise<unkno
   return trx.insertInto(record.into).values(record.values).execute();
 }
 
-/** One row of a batch statement: a job of a request, its own (position 0) or a follower. */
-interface BatchRow {
-  slot: number;
-  position: number;
-  attempt: PlannedAttempt;
-  plan: PlannedSettlement;
-}
-
 /**
- * The settlements as one PostgreSQL statement: for each request, its job's update and record, its
- * followers' (when its claim holds and every follower still waits), and, when the run's last job
- * finishes, the lane's count and its next job (made due, or handed off) — what `finish` does in
- * three statements per job. The jobs travel as arrays, one element per job, and the records as JSON,
- * typed by their table's row type, so the statement's text depends only on which tables get
- * records: it is prepared once.
- *
- * A statement reads one snapshot, taken before it waits for the lanes' locks: had an enqueue to a
- * lane committed in between, its job would be invisible here. That matters only when the snapshot
- * shows the run no next job (an invisible job comes after every visible one: sequence numbers are
- * taken under the lane's lock, in commit order); then the lane's `last_seq` as of the snapshot is
- * compared with the one locked (the latest), and when they differ the request is left out — nothing
- * of it is written — to be written again with a snapshot that sees the new job. Lock order as in
- * `finish`: lanes (in key order, as emitters take them), then jobs.
- *
- * The planner cannot know how many jobs a batch holds; the `= any(array)` conditions beside the
- * joins let it look rows up by key instead of scanning the jobs table (whose size grows with the
- * backlog).
- *
- * Returns, for each request's slot, which of its jobs were settled (its own first: false when the
- * claim was lost); a slot is absent when its lane changed.
+ * The settlements as the dialect's one statement (store/db/postgres/job-settlement.ts): for each
+ * request, its job's update and record, its followers' (when its claim holds and every follower still
+ * waits), and, when the run's last job finishes, the lane's count and its next job (made due, or
+ * handed off). Returns, for each request's slot, which of its jobs were settled (its own first: false
+ * when the claim was lost); a slot is absent when its lane changed under the statement.
  */
 async function settleInOneStatement(
   db: Kysely<Database>,
+  statement: NonNullable<JobSettlement['settleInOneStatement']>,
   plans: readonly PlannedSettlement[],
   now: Date,
 ): Promise<Map<number, boolean[]>> {
-  const at = now.toISOString();
-  const rows: BatchRow[] = plans.flatMap((plan, slot) =>
-    [plan.head, ...plan.followers].map((attempt, position) => ({ slot, position, attempt, plan })),
-  );
-  const column = <T>(value: (row: BatchRow) => T): T[] => rows.map(value);
-  const ids = (own: boolean) =>
-    rows.filter((row) => (row.position === 0) === own).map((row) => row.attempt.job.id);
   const laneOf = (job: ClaimedJob) => (job.orderingSeq === null ? null : job.orderingKey);
+  const rows = plans.flatMap((plan, slot) =>
+    [plan.head, ...plan.followers].map((attempt, position): SettlementRow => ({
+      slot,
+      position,
+      id: attempt.job.id,
+      lockedBy: plan.head.job.lockedBy,
+      attempts: attempt.job.attempts,
+      status: statusAfter(attempt.next),
+      runAt: attempt.next.outcome === 'retry' ? attempt.next.runAt.toISOString() : null,
+      error: attempt.error,
+      lane: laneOf(attempt.job),
+      seq: attempt.job.orderingSeq,
+      taker: plan.handOff?.workerId ?? null,
+      leaseUntil: plan.handOff ? new Date(now.getTime() + plan.handOff.leaseMs).toISOString() : null,
+      takeTypes: plan.handOff?.types ?? [],
+      record: attempt.record,
+    })),
+  );
   // The lanes whose count changes: those with a job that finishes (done or dead).
   const lanes = plans
     .filter((plan) => [plan.head, ...plan.followers].some((attempt) => attempt.next.outcome !== 'retry'))
     .map((plan) => laneOf(plan.head.job))
     .filter((lane) => lane !== null);
-  const recordSteps = recordInserts(rows);
-  const result = await sql<
-    Selectable<JobTable> & {
-      slot: number;
-      position: number;
-      ok: boolean;
-      settled: boolean;
-      lane_last_seq: number | string | null;
-    }
-  >`
-    with batch as materialized (
-      select * from unnest(
-        ${column((r) => r.slot)}::int[],
-        ${column((r) => r.position)}::int[],
-        ${column((r) => r.attempt.job.id)}::text[],
-        ${column((r) => r.plan.head.job.lockedBy)}::text[],
-        ${column((r) => r.attempt.job.attempts)}::int[],
-        ${column((r) => statusAfter(r.attempt.next))}::text[],
-        ${column((r) => (r.attempt.next.outcome === 'retry' ? r.attempt.next.runAt.toISOString() : null))}::timestamptz[],
-        ${column((r) => r.attempt.error)}::text[],
-        ${column((r) => laneOf(r.attempt.job))}::text[],
-        ${column((r) => r.attempt.job.orderingSeq)}::bigint[],
-        ${column((r) => r.plan.handOff?.workerId ?? null)}::text[],
-        ${column((r) => (r.plan.handOff ? new Date(now.getTime() + r.plan.handOff.leaseMs).toISOString() : null))}::timestamptz[],
-        ${column((r) => JSON.stringify(r.plan.handOff?.types ?? []))}::jsonb[]
-      ) as i (slot, position, id, locked_by, attempts, status, run_at, error, lane, seq, taker, lease_until, take_types)
-    ),
-    -- A run's followers are written only if every one of them still waits, as when it was read ahead.
-    broken as materialized (
-      select distinct i.slot from batch i
-      left join jobs j on j.id = any(${ids(false)}::text[]) and j.id = i.id
-      where i.position > 0
-        and (j.id is null or j.status <> 'queued' or j.run_at is not null or j.attempts <> i.attempts - 1)
-    ),
-    member as materialized (
-      select * from batch where position = 0 or slot not in (select slot from broken)
-    ),
-    -- The last job each request settles: after it comes its lane's next job.
-    tail as materialized (select distinct on (slot) * from member order by slot, position desc),
-    seen as materialized (select key, last_seq from job_lanes where key = any(${lanes}::text[])),
-    locked as materialized (
-      select key, last_seq from job_lanes where key = any(${lanes}::text[]) order by key for update
-    ),
-    -- Each finishing run's next job as the snapshot sees it.
-    candidate as materialized (
-      select t.slot, n.id, n.type, n.status, n.run_at
-      from tail t
-      cross join lateral (
-        select id, type, status, run_at from jobs
-        where ordering_key = t.lane and ordering_seq > t.seq
-        order by ordering_seq limit 1
-      ) n
-      where t.lane is not null and t.status <> 'queued'
-    ),
-    -- Joined, not looked up only when needed: every lane is locked (in key order) whether or not
-    -- its run needs the comparison, before any job is written.
-    ok as materialized (
-      select t.slot from tail t
-      left join seen s on s.key = t.lane
-      left join locked l on l.key = t.lane
-      where t.lane is null or t.status = 'queued'
-        or t.slot in (select slot from candidate)
-        or s.last_seq is not distinct from l.last_seq
-    ),
-    job as (
-      update jobs j set
-        status = m.status,
-        run_at = m.run_at,
-        locked_by = case when m.status = 'queued' then null else j.locked_by end,
-        lease_until = null,
-        last_error = m.error,
-        updated_at = ${at}
-      from member m
-      where m.position = 0 and m.slot in (select slot from ok)
-        and j.id = any(${ids(true)}::text[])
-        and j.id = m.id and j.status = 'running' and j.locked_by = m.locked_by and j.attempts = m.attempts
-      returning m.slot, m.position, m.status, m.lane
-    ),
-    -- Followers were read while waiting: they ran under the head's claim, and that attempt counts.
-    follow as (
-      update jobs j set
-        status = m.status,
-        run_at = m.run_at,
-        locked_by = case when m.status = 'queued' then null else m.locked_by end,
-        attempts = m.attempts,
-        last_error = m.error,
-        updated_at = ${at}
-      from member m
-      where m.position > 0 and m.slot in (select slot from job) and j.id = m.id
-        -- Looked up by id, one follower at a time: an "= any(ids)" beside the join, as for the
-        -- heads, would be prepared again for each (runs are long: quadratic). Still waiting, checked
-        -- again on a row changed meanwhile; one expression, not three conditions: as conditions, the
-        -- planner may look followers up by them in the jobs_due index (every waiting job, for each).
-        and case when j.status = 'queued' and j.run_at is null then j.attempts = m.attempts - 1 else false end
-      returning m.slot, m.position, m.status, m.lane
-    ),
-    settled as (select * from job union all select * from follow),
-    lane as (
-      update job_lanes l set active = l.active - f.finished, updated_at = ${at}
-      from (
-        select slot, lane, count(*) as finished from settled
-        where status <> 'queued' and lane is not null
-        group by slot, lane
-      ) f
-      where l.key = any(${lanes}::text[]) and l.key = f.lane
-      returning f.slot, l.active
-    ),
-    successor as (
-      select t.slot, t.taker, t.lease_until, c.id, c.status, c.run_at, l.last_seq,
-        (t.taker is not null and t.take_types ? c.type) as take
-      from lane
-      join tail t on t.slot = lane.slot
-      join candidate c on c.slot = lane.slot
-      join locked l on l.key = t.lane
-      where lane.active > 0 and c.status = 'queued' and c.run_at is null
-        and (t.slot, t.position) in (select slot, position from settled)
-    ),
-    next as (
-      update jobs j set
-        status = case when f.take then 'running' else j.status end,
-        run_at = ${at},
-        locked_by = case when f.take then f.taker else j.locked_by end,
-        lease_until = case when f.take then f.lease_until else j.lease_until end,
-        attempts = case when f.take then j.attempts + 1 else j.attempts end,
-        updated_at = ${at}
-      from successor f
-      where j.id = f.id and j.status = f.status and j.run_at is not distinct from f.run_at
-      returning j.*, f.slot as after_slot, f.last_seq as lane_last_seq
-    ),
-    -- A next job made due rather than taken wakes the workers of every node, as an enqueue does.
-    woken as (select ${NOTIFY_WORKERS} where exists (select from next where status = 'queued'))
-    ${recordSteps}
-    select i.slot, i.position,
-      i.slot in (select slot from ok) as ok,
-      (i.slot, i.position) in (select slot, position from settled) as settled,
-      (select count(*) from woken) as woken,
-      n.*
-    from batch i left join next n on n.after_slot = i.slot and i.position = 0
-    order by i.slot, i.position`.execute(db);
   const settled = new Map<number, boolean[]>();
-  for (const row of result.rows) {
+  for (const row of await statement(db, { at: now.toISOString(), rows, lanes })) {
     if (!row.ok) continue;
     const slot = Number(row.slot);
     const run = settled.get(slot) ?? [];
@@ -939,46 +782,6 @@ async function settleInOneStatement(
 function statusAfter(next: SettleOutcome): 'queued' | 'done' | 'dead' {
   return next.outcome === 'retry' ? 'queued' : next.outcome === 'done' ? 'done' : 'dead';
 }
-
-/**
- * One insert per table (and set of columns) that gets records. A request's own record is written
- * with its outcome, also when its claim turns out lost (the attempt did happen); a follower's only
- * when the follower is settled (otherwise it runs again, and its attempt number with it). The rows
- * travel as one JSON array per insert; `json_populate_record` turns each element into the table's
- * row type, so the values keep their columns' types.
- */
-function recordInserts(rows: readonly BatchRow[]): RawBuilder<unknown> {
-  const groups = new Map<string, { into: string; columns: string[]; rows: Record<string, unknown>[] }>();
-  for (const { attempt, slot, position } of rows) {
-    if (!attempt.record) continue;
-    const columns = Object.keys(attempt.record.values).sort();
-    const key = `${attempt.record.into}(${columns.join(',')})`;
-    const group = groups.get(key) ?? { into: attempt.record.into, columns, rows: [] };
-    group.rows.push({ ...attempt.record.values, [SLOT_KEY]: slot, [POSITION_KEY]: position });
-    groups.set(key, group);
-  }
-  if (groups.size === 0) return sql``;
-  return sql.join(
-    [...groups.values()].map(
-      (group, index) => sql`, ${sql.raw(`record_${index}`)} as (
-        insert into ${sql.table(group.into)} (${sql.join(group.columns.map((c) => sql.ref(c)))})
-        select ${sql.join(group.columns.map((c) => sql`(r.rec).${sql.ref(c)}`))}
-        from (
-          select json_populate_record(null::${sql.table(group.into)}, e) as rec,
-            (e ->> ${SLOT_KEY})::int as slot, (e ->> ${POSITION_KEY})::int as position
-          from json_array_elements(${JSON.stringify(group.rows)}::json) e
-        ) r
-        where (r.position = 0 and r.slot in (select slot from ok))
-          or (r.slot, r.position) in (select slot, position from follow)
-      )`,
-    ),
-    sql``,
-  );
-}
-
-// The keys that tie a record to its job's place in a batch; not columns of any table.
-const SLOT_KEY = '__settled_slot';
-const POSITION_KEY = '__settled_position';
 
 /** Gives back a claim without counting it as an attempt: the job is due again at once. */
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Date): Promise<boolean> {

@@ -5,6 +5,9 @@ import { sqliteJobChannel } from './sqlite/job-channel.js';
 import { postgresOutbox } from './postgres/outbox.js';
 import { sqliteOutbox } from './sqlite/outbox.js';
 import type { Database } from './schema.js';
+import type { JobSettlement } from './job-rows.js';
+import { postgresSettlement } from './postgres/job-settlement.js';
+import { sqliteSettlement } from './sqlite/job-settlement.js';
 
 /**
  * The few places where SQLite and PostgreSQL differ, in one module (DESIGN: Storage).
@@ -36,6 +39,8 @@ export interface SqlDialect {
   readonly jobChannel: JobChannel;
   /** How an event is written with its webhook deliveries (store/db/<dialect>/outbox.ts). */
   readonly outbox: Outbox;
+  /** How a batch of job settlements is written (store/db/<dialect>/job-settlement.ts). */
+  readonly jobSettlement: JobSettlement;
 }
 
 /** An event as the outbox writes it, with what each covering webhook's delivery job carries. */
@@ -88,6 +93,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   textList: (values: readonly string[]) => JSON.stringify(values),
   jobChannel: sqliteJobChannel,
   outbox: sqliteOutbox,
+  jobSettlement: sqliteSettlement,
 });
 
 export const postgresDialect: SqlDialect = Object.freeze({
@@ -101,6 +107,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   textList: (values: readonly string[]) => values,
   jobChannel: postgresJobChannel,
   outbox: postgresOutbox,
+  jobSettlement: postgresSettlement,
 });
 
 /**

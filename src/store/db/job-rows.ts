@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, JobTable } from './schema.js';
 
 /** A job as it is first written: queued, never attempted. */
 export interface QueuedJobRow {
@@ -68,4 +68,56 @@ export async function insertQueuedJob(
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   return { inserted: Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0, orderingSeq };
+}
+
+/** A row that must commit together with a job's outcome (a delivery attempt): both, or neither. */
+export type RecordedRow = {
+  [T in keyof Database]: { into: T; values: Insertable<Database[T]> };
+}[keyof Database];
+
+/** One job of a batch of settlements, its outcome decided: a request's own (position 0) or a follower. */
+export interface SettlementRow {
+  /** The request's place in the batch. */
+  slot: number;
+  position: number;
+  id: string;
+  /** The worker whose claim of the request's own job this settles. */
+  lockedBy: string;
+  /** The attempt this settles (a follower's: one more than it has, the attempt it ran under the head's claim). */
+  attempts: number;
+  status: 'queued' | 'done' | 'dead';
+  /** When a job to retry is due again (ISO). */
+  runAt: string | null;
+  error: string | null;
+  /** The job's lane, when it has one. */
+  lane: string | null;
+  seq: number | null;
+  /** The worker that takes the lane's next job (a hand-off), until `leaseUntil` (ISO), when its type is one of `takeTypes`. */
+  taker: string | null;
+  leaseUntil: string | null;
+  takeTypes: readonly string[];
+  record: RecordedRow | undefined;
+}
+
+/** Settlements to write at once, at `at` (ISO); `lanes` are those whose count of active jobs changes. */
+export interface SettlementBatch {
+  at: string;
+  rows: SettlementRow[];
+  lanes: string[];
+}
+
+/** A job of a batch as written: whether its request could be written, whether it was, and its lane's next job. */
+export type SettledRow = Selectable<JobTable> & {
+  slot: number;
+  position: number;
+  ok: boolean;
+  settled: boolean;
+  lane_last_seq: number | string | null;
+};
+
+/** How a dialect writes a batch of settlements at once (store/db/<dialect>/job-settlement.ts). */
+export interface JobSettlement {
+  /** The whole batch as one statement; undefined where a transaction of single settlements serves. */
+  readonly settleInOneStatement:
+    ((db: Kysely<Database>, batch: SettlementBatch) => Promise<SettledRow[]>) | undefined;
 }
