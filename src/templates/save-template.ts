@@ -6,7 +6,8 @@ import { LimitExceeded, VersionMismatch } from '../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { loadChangeableTemplate, resolveAudience } from '../core/access/template-access.js';
+import { loadChangeableTemplate } from '../core/access/template-access.js';
+import { resolveAudience } from '../core/access/audience.js';
 
 export interface TemplateData {
   name: string;
@@ -18,6 +19,11 @@ export interface TemplateData {
 }
 
 const BULK_LIMIT = 100;
+
+/** Where a template's audience sits in the request, for error messages. */
+function audiencePaths(data: string) {
+  return { users: `${data}.__users`, groups: `${data}.__groups` };
+}
 
 /**
  * POST /templates (spec Templates; Files usage rule 5): the template `file` must be an unused upload,
@@ -32,7 +38,12 @@ export async function createTemplate(
   const id = randomUUID();
   const now = deps.clock.now();
   const { file, __users, __groups, ...data } = options.data;
-  const audience = await resolveAudience(deps.db, actor, { users: __users, groups: __groups }, 'data');
+  const audience = await resolveAudience(
+    deps.db,
+    actor,
+    { users: __users, groups: __groups },
+    audiencePaths('data'),
+  );
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const files = file
       ? await claimFiles(
@@ -100,7 +111,12 @@ export async function editTemplates(
       const expected = edit.version ?? row.version;
       const { file, __users, __groups, ...data } = edit.data;
       const prefix = edits.length > 1 ? `[${i}].data` : 'data';
-      const audience = await resolveAudience(trx, actor, { users: __users, groups: __groups }, prefix);
+      const audience = await resolveAudience(
+        trx,
+        actor,
+        { users: __users, groups: __groups },
+        audiencePaths(prefix),
+      );
       let fileId = row.file_id;
       if (file !== undefined && file !== row.file_id) {
         const field = edits.length > 1 ? `[${i}].data.file` : 'data.file';
