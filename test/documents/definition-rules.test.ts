@@ -339,6 +339,33 @@ describe('spec Documents rule 4: "`optionalData.folder` places the document in a
     assert.equal(kept.status, 200, `keeping the type is no new use of it: ${kept.text}`);
   });
 
+  it('drafts and templates name only a type the caller may use: 403 otherwise, 400 when unknown', async () => {
+    const draft = (who: string, documentType: string) =>
+      server.api('POST', '/drafts', {
+        token: token[who],
+        body: { data: { documentTitle: 'D', documentType } },
+      });
+    assertForbidden(await draft('bob', 'contract'));
+    assert.equal((await draft('alice', 'contract')).status, 200);
+    assertValidation(await draft('alice', 'nope'), '"data.documentType" must name a document definition');
+    const template = (who: string, documentType: string) =>
+      server.api('POST', '/templates', { token: token[who], body: { data: { name: 'T', documentType } } });
+    assertForbidden(await template('bob', 'contract'));
+    assertValidation(await template('bob', 'nope'), '"data.documentType" must name a document definition');
+    const made = await template('alice', 'contract');
+    assert.equal(made.status, 200, made.text);
+    const retyped = await server.api('PUT', '/templates', {
+      token: token['sales-admin'],
+      body: { id: made.body.id, data: { name: 'T', documentType: 'memo' } },
+    });
+    assert.equal(retyped.status, 200, retyped.text);
+    const back = await server.api('PUT', '/templates', {
+      token: token['sales-admin'],
+      body: { id: made.body.id, data: { name: 'T', documentType: 'contract' } },
+    });
+    assertForbidden(back);
+  });
+
   it('PUT `usableBy: null` opens the type to everyone; unknown users or groups are 400', async () => {
     assertValidation(
       await server.api('PUT', '/definitions/documents/contract', {
