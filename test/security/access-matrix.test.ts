@@ -1044,40 +1044,31 @@ const ROWS: Row[] = [
  * that name a document type, called with the owner-only `ownertype`, and the folder half of the rule.
  * These rows are checked beside ROWS, not counted in its one row per route.
  */
+/** POST /documents of `documentType`, placed in `folder` when given. */
+const aDocumentOfType = (documentType: string, folder?: string): Call => ({
+  path: `${V}/documents`,
+  body: { body: { documentTitle: 'Typed', documentType }, ...(folder ? { optionalData: { folder } } : {}) },
+});
+
 const TYPE_ROWS: Row[] = [
   {
     route: `POST ${V}/documents`,
     kind: 'typed',
     why: 'a document of a type usable by the owner alone',
-    call: (w) => ({
-      path: `${V}/documents`,
-      body: { body: { documentTitle: 'Typed', documentType: w.ids.ownerType } },
-    }),
+    call: (w) => aDocumentOfType(w.ids.ownerType!),
   },
   {
     route: `POST ${V}/documents`,
     kind: 'typed',
     why: 'rights on both: an open type in the owner’s private folder needs rights on the folder too (400 naming optionalData.folder without)',
-    call: (w) => ({
-      path: `${V}/documents`,
-      body: {
-        body: { documentTitle: 'Filed', documentType: w.ids.definition },
-        optionalData: { folder: w.ids.folder },
-      },
-    }),
+    call: (w) => aDocumentOfType(w.ids.definition!, w.ids.folder),
     expect: { member: 'fails', orgAdmin: 'ok' },
   },
   {
     route: `POST ${V}/documents`,
     kind: 'typed',
     why: 'neither: the type is refused first (403), the folder is never looked at',
-    call: (w) => ({
-      path: `${V}/documents`,
-      body: {
-        body: { documentTitle: 'Filed', documentType: w.ids.ownerType },
-        optionalData: { folder: w.ids.folder },
-      },
-    }),
+    call: (w) => aDocumentOfType(w.ids.ownerType!, w.ids.folder),
   },
   {
     route: `POST ${V}/documents/bulk/create`,
