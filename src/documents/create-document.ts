@@ -13,8 +13,14 @@ import type { DocumentRow } from '../core/access/document-access.js';
 import { assertAttachmentLimits } from '../core/documents/attachment-limits.js';
 import { addRevision } from '../core/changes/change-document.js';
 import { barcodePng } from './barcode.js';
-import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
-import { assertDefinitionExists, assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions/defaults.js';
+import {
+  normalizeCustomFields,
+  type CustomField,
+  type CustomFieldInput,
+} from '../core/documents/custom-fields.js';
+import { assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions/defaults.js';
+import { loadUsableDefinition } from '../core/access/definition-access.js';
+import { assertDefinitionFields } from '../core/documents/definition-fields.js';
 import { assertUsablePdf, loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
@@ -56,6 +62,7 @@ interface Prepared {
   /** Where the document's fields sit in the request, for error messages. */
   at: string;
   folder: DocumentRow | undefined;
+  customFields: CustomField[];
   barcode: Buffer;
   visuals: PreparedVisuals | undefined;
 }
@@ -63,7 +70,9 @@ interface Prepared {
 /**
  * POST /documents and POST /documents/bulk/create (spec Documents; Files usage rule 8): creates
  * documents with their main file, attachments and barcode, all in one transaction with their audit
- * records and `documentCreated` events. Bulk: at most 100, all or none.
+ * records and `documentCreated` events. Bulk: at most 100, all or none. The caller needs rights on
+ * the document type and on the folder (spec Documents rule 4), and the custom fields hold what the
+ * type's definition requires (issue 24, item 14).
  */
 export async function createDocuments(
   deps: Deps,
@@ -97,8 +106,12 @@ async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<
     if ((input.file?.length ?? 0) > 0 && !actor.rights.has('add_file_attachments')) {
       throw new Forbidden('Adding attachments needs the right add_file_attachments');
     }
-    await assertDefinitionExists(deps.db, actor.tenantId, input.documentType, `${at}.documentType`);
+    // The type and the custom fields are in `body` in both calls (bulk: common to every document).
+    const definition = await loadUsableDefinition(deps.db, actor, input.documentType, 'body.documentType');
+    const customFields = normalizeCustomFields(input.customFields ?? [], 'body.customFields');
+    assertDefinitionFields(definition, customFields, 'body.customFields');
     await assertWorkflowExists(deps.db, actor.tenantId, input.workflow ?? DEFAULT_WORKFLOW, 'workflow');
+    // spec Documents rule 4: "the caller needs rights on both folder and document type".
     const folder = input.folder
       ? await loadTargetFolder(deps, actor, input.folder, 'optionalData.folder')
       : undefined;
@@ -109,6 +122,7 @@ async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<
       input,
       at,
       folder,
+      customFields,
       barcode: await barcodePng(deps.config.publicUrl, id),
       visuals: await prepareVisualsInCall(deps, actor, input.visuals, 'optionalData.'),
     });
@@ -217,7 +231,7 @@ async function insertDocument(
     main_file_id: main?.id ?? null,
     barcode_file_id: barcodeId,
     custom_template: input.customTemplate ?? null,
-    custom_fields: writeJson(normalizeCustomFields(input.customFields ?? [], `${at}.customFields`)),
+    custom_fields: writeJson(p.customFields),
     folder_id: p.folder?.id ?? null,
     is_shared: 0,
     is_signed: 0,

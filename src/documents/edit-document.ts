@@ -6,7 +6,8 @@ import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { loadEditable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
-import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
+import type { CustomFieldInput } from '../core/documents/custom-fields.js';
+import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -32,6 +33,7 @@ const MAX_DEPTH = 64;
  * PUT /documents/edit/:version: changes a document's or folder's metadata and moves it between
  * folders; a document's attachments (`file`) and main file (`pdfFile`) change as in
  * PUT /documents/:version (spec Files, usage rule 7 names both calls). Compare-and-set on the version.
+ * Changed custom fields keep what the document type's definition requires (check-type-and-fields.ts).
  */
 export async function editDocument(
   deps: Deps,
@@ -45,8 +47,11 @@ export async function editDocument(
   }
   const set: Updateable<DocumentTable> = {};
   if (changes.documentTitle !== undefined) set.title = changes.documentTitle;
-  if (changes.customFields !== undefined)
-    set.custom_fields = writeJson(normalizeCustomFields(changes.customFields));
+  const customFields = await checkTypeAndFields(deps, actor, doc, changes, {
+    documentType: 'documentType',
+    customFields: 'customFields',
+  });
+  if (customFields !== undefined) set.custom_fields = writeJson(customFields);
   if (changes.isShared !== undefined) set.is_shared = changes.isShared ? 1 : 0;
   if (changes.folder !== undefined) {
     if (changes.folder === null) set.folder_id = null;

@@ -6,8 +6,10 @@ import { NotFound, VersionMismatch } from '../core/errors.js';
 import { checkDraftFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { loadUsableDefinition } from '../core/access/definition-access.js';
 
 export interface DraftData {
+  documentType?: string | undefined;
   pdfFile?: { content: string } | undefined;
   file?: { content: string; public?: boolean | undefined }[] | undefined;
   [key: string]: unknown;
@@ -30,7 +32,9 @@ export interface DraftView {
 /**
  * POST /drafts and PUT /drafts/:id/:version (spec Files usage rule 6): a draft holds files without
  * using them up, so a document made from it later may use them (rules 7 and 8: "unused or draft-only").
- * `cloneMainFile`/`cloneFiles` give the draft its own copies instead.
+ * `cloneMainFile`/`cloneFiles` give the draft its own copies instead. A draft names only a document
+ * type the caller may use (spec Documents rule 4), but may lack its required fields: it is a document
+ * in preparation, checked when it becomes one.
  */
 export async function saveDraft(
   deps: Deps,
@@ -49,6 +53,10 @@ export async function saveDraft(
           .executeTakeFirst()
       : undefined;
     if (options.id && !existing) throw new NotFound('No such draft');
+    const { documentType } = options.data;
+    // A type the draft already had is kept even if the caller may no longer use it.
+    if (documentType !== undefined && documentType !== readJson<DraftData>(existing?.data, {}).documentType)
+      await loadUsableDefinition(trx, actor, documentType, 'data.documentType');
     const known = new Set<string>(existing ? readJson<string[]>(existing.files, []) : []);
     if (existing?.main_file_id) known.add(existing.main_file_id);
     const uses: FileUse[] = [];

@@ -7,8 +7,8 @@ import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { loadEditable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
-import { normalizeCustomFields, type CustomFieldInput } from '../core/documents/custom-fields.js';
-import { assertDefinitionExists } from './definitions/defaults.js';
+import type { CustomFieldInput } from '../core/documents/custom-fields.js';
+import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
   assertFileChangesAllowed,
@@ -34,7 +34,8 @@ export interface DocumentChanges extends FileChanges {
  * attachments. New files must be unused or used only in a draft. Compare-and-set on the version.
  * With `signatures`, `images` or `annotations` (spec Files usage rule 3; DESIGN: Signing inside other
  * calls) the main file, the new one when `pdfFile` is given, is then signed or annotated in the same
- * transaction, and the whole call counts as one change.
+ * transaction, and the whole call counts as one change. A new `documentType` must be one the caller
+ * may use, and the custom fields keep what the type's definition requires (check-type-and-fields.ts).
  */
 export async function updateDocument(
   deps: Deps,
@@ -44,8 +45,10 @@ export async function updateDocument(
   const { changes } = options;
   const doc = await loadEditable(deps.db, actor, options.id);
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
-  if (changes.documentType)
-    await assertDefinitionExists(deps.db, actor.tenantId, changes.documentType, 'body.documentType');
+  const customFields = await checkTypeAndFields(deps, actor, doc, changes, {
+    documentType: 'body.documentType',
+    customFields: 'body.customFields',
+  });
   await assertFileChangesAllowed(deps, actor, doc, changes);
   const visuals = await prepareVisualsInCall(deps, actor, options.visuals);
   // Fail fast, before the PDF work; the compare-and-set in the transaction is what decides.
@@ -64,8 +67,7 @@ export async function updateDocument(
     const set: Updateable<DocumentTable> = {};
     if (changes.documentTitle !== undefined) set.title = changes.documentTitle;
     if (changes.documentType !== undefined) set.document_type = changes.documentType;
-    if (changes.customFields !== undefined)
-      set.custom_fields = writeJson(normalizeCustomFields(changes.customFields));
+    if (customFields !== undefined) set.custom_fields = writeJson(customFields);
     if (mainFileId) set.main_file_id = mainFileId;
     const saved = edits
       ? await changeDocument(trx, actor, {

@@ -4,12 +4,15 @@ import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded, VersionMismatch } from '../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
-import { writeJson } from '../store/db/json.js';
+import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { loadChangeableTemplate, resolveAudience } from '../core/access/template-access.js';
+import { loadChangeableTemplate } from '../core/access/template-access.js';
+import { resolveAudience } from '../core/access/audience.js';
+import { loadUsableDefinition } from '../core/access/definition-access.js';
 
 export interface TemplateData {
   name: string;
+  documentType?: string | undefined;
   file?: string | undefined;
   /** Users (ids or login names) and groups (organization ids) the template is shown to. */
   __users?: string[] | undefined;
@@ -19,10 +22,16 @@ export interface TemplateData {
 
 const BULK_LIMIT = 100;
 
+/** Where a template's audience sits in the request, for error messages. */
+function audiencePaths(data: string) {
+  return { users: `${data}.__users`, groups: `${data}.__groups` };
+}
+
 /**
  * POST /templates (spec Templates; Files usage rule 5): the template `file` must be an unused upload,
  * or `cloneFile` makes the template its own copy. A template is seen by its owner, the `__users` and
- * `__groups` it names (none by default) and administrators (template-access.ts).
+ * `__groups` it names (none by default) and administrators (template-access.ts). Its `documentType`
+ * must be one the caller may use (spec Documents rule 4).
  */
 export async function createTemplate(
   deps: Deps,
@@ -32,7 +41,14 @@ export async function createTemplate(
   const id = randomUUID();
   const now = deps.clock.now();
   const { file, __users, __groups, ...data } = options.data;
-  const audience = await resolveAudience(deps.db, actor, { users: __users, groups: __groups }, 'data');
+  if (data.documentType !== undefined)
+    await loadUsableDefinition(deps.db, actor, data.documentType, 'data.documentType');
+  const audience = await resolveAudience(
+    deps.db,
+    actor,
+    { users: __users, groups: __groups },
+    audiencePaths('data'),
+  );
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const files = file
       ? await claimFiles(
@@ -84,7 +100,7 @@ export interface TemplateEdit {
 /**
  * PUT /templates: edits one template or up to 100, all or none. A template the caller may not see is
  * 404; one they see but do not own (nor administer) is 403. A new `file` follows rule 5 like on
- * creation; `__users`/`__groups` replace the audience when given.
+ * creation; `__users`/`__groups` replace the audience when given; a new `documentType` as on creation.
  */
 export async function editTemplates(
   deps: Deps,
@@ -100,7 +116,16 @@ export async function editTemplates(
       const expected = edit.version ?? row.version;
       const { file, __users, __groups, ...data } = edit.data;
       const prefix = edits.length > 1 ? `[${i}].data` : 'data';
-      const audience = await resolveAudience(trx, actor, { users: __users, groups: __groups }, prefix);
+      // A type the template already had is kept even if this editor may not use it.
+      const kept = readJson<{ documentType?: string }>(row.data, {}).documentType;
+      if (data.documentType !== undefined && data.documentType !== kept)
+        await loadUsableDefinition(trx, actor, data.documentType, `${prefix}.documentType`);
+      const audience = await resolveAudience(
+        trx,
+        actor,
+        { users: __users, groups: __groups },
+        audiencePaths(prefix),
+      );
       let fileId = row.file_id;
       if (file !== undefined && file !== row.file_id) {
         const field = edits.length > 1 ? `[${i}].data.file` : 'data.file';

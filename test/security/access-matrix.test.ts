@@ -45,9 +45,13 @@ interface Call {
  * - admin: user and tenant administration: member, owner and stranger `forbidden` (a role check made
  *   before any lookup, the same for every id), administrators `ok`;
  * - recipient: a recipient route on the owner's shared document: the locked link `mfa`, the unlocked
- *   session `ok`, internal callers who are not recipients `hidden`.
+ *   session `ok`, internal callers who are not recipients `hidden`;
+ * - typed: a call naming the world's `ownertype`, a document type whose definition's `usableBy` names
+ *   the owner alone (spec Documents rule 4: "rights on both folder and document type"): the owner and
+ *   the global administrator (who changes definitions) `ok`, member and organization administrator
+ *   `forbidden`, the stranger `fails` (tenant B has no such type: 400, as for any unknown type).
  */
-type Kind = 'public' | 'self' | 'owned' | 'admin' | 'recipient';
+type Kind = 'public' | 'self' | 'owned' | 'admin' | 'recipient' | 'typed';
 
 interface Row {
   route: string;
@@ -109,6 +113,16 @@ const DEFAULTS: Record<Kind, Record<Actor, Expect>> = {
     orgAdmin: 'hidden',
     globalAdmin: 'hidden',
     owner: 'hidden',
+  },
+  typed: {
+    anonymous: 'unauth',
+    stranger: 'fails',
+    member: 'forbidden',
+    recipientLocked: 'unauth',
+    recipientUnlocked: 'unauth',
+    orgAdmin: 'forbidden',
+    globalAdmin: 'ok',
+    owner: 'ok',
   },
 };
 
@@ -1024,6 +1038,98 @@ const ROWS: Row[] = [
   },
 ];
 
+/**
+ * Rights per document type (spec Documents rule 4: "`optionalData.folder` places the document in a
+ * folder; the caller needs rights on both folder and document type"; issue 24, item 14): the routes
+ * that name a document type, called with the owner-only `ownertype`, and the folder half of the rule.
+ * These rows are checked beside ROWS, not counted in its one row per route.
+ */
+/** POST /documents of `documentType`, placed in `folder` when given. */
+const aDocumentOfType = (documentType: string, folder?: string): Call => ({
+  path: `${V}/documents`,
+  body: { body: { documentTitle: 'Typed', documentType }, ...(folder ? { optionalData: { folder } } : {}) },
+});
+
+const TYPE_ROWS: Row[] = [
+  {
+    route: `POST ${V}/documents`,
+    kind: 'typed',
+    why: 'a document of a type usable by the owner alone',
+    call: (w) => aDocumentOfType(w.ids.ownerType!),
+  },
+  {
+    route: `POST ${V}/documents`,
+    kind: 'typed',
+    why: 'rights on both: an open type in the owner’s private folder needs rights on the folder too (400 naming optionalData.folder without)',
+    call: (w) => aDocumentOfType(w.ids.definition!, w.ids.folder),
+    expect: { member: 'fails', orgAdmin: 'ok' },
+  },
+  {
+    route: `POST ${V}/documents`,
+    kind: 'typed',
+    why: 'neither: the type is refused first (403), the folder is never looked at',
+    call: (w) => aDocumentOfType(w.ids.ownerType!, w.ids.folder),
+  },
+  {
+    route: `POST ${V}/documents/bulk/create`,
+    kind: 'typed',
+    call: async (w, actor) => ({
+      path: `${V}/documents/bulk/create`,
+      body: {
+        body: { documentType: w.ids.ownerType },
+        bulkFiles: [{ content: await uploadFor(w, actor), documentTitle: 'Bulk' }],
+      },
+    }),
+  },
+  {
+    route: `PUT ${V}/documents/:version`,
+    kind: 'owned',
+    why: 'changing a document to a type the caller may not use: its organization’s administrator may edit it, not retype it',
+    call: async (w) => {
+      const { id, version } = await fresh(w);
+      return { path: `${V}/documents/${version}`, body: { id, body: { documentType: w.ids.ownerType } } };
+    },
+    expect: { orgAdmin: 'forbidden' },
+  },
+  {
+    route: `POST ${V}/drafts`,
+    kind: 'typed',
+    call: (w) => ({
+      path: `${V}/drafts`,
+      body: { data: { documentTitle: 'D', documentType: w.ids.ownerType } },
+    }),
+  },
+  {
+    route: `POST ${V}/templates`,
+    kind: 'typed',
+    call: (w) => ({ path: `${V}/templates`, body: { data: { name: 'T', documentType: w.ids.ownerType } } }),
+  },
+  {
+    route: `PUT ${V}/templates`,
+    kind: 'owned',
+    why: 'retyping a template of the owner’s: its organization’s administrator may edit it, not name a type they may not use',
+    call: async (w) => {
+      const made = await w.server.api('POST', '/templates', {
+        token: w.tokens.owner,
+        body: { data: { name: 'T' } },
+      });
+      return {
+        path: `${V}/templates`,
+        body: { id: made.body.id, data: { name: 'T', documentType: w.ids.ownerType } },
+      };
+    },
+    expect: { orgAdmin: 'forbidden' },
+  },
+];
+
+/** An upload of the caller's own (the owner's when the caller has no session), for rows that use a file. */
+async function uploadFor(w: World, actor: Actor) {
+  const token = ['anonymous', 'recipientLocked', 'recipientUnlocked'].includes(actor)
+    ? w.tokens.owner
+    : w.tokens[actor];
+  return upload(w.server, token!, makePdf());
+}
+
 /** A new document of the owner's shared to new protected recipients, whose tokens the row uses. */
 async function protectedShare(w: World) {
   const id = await w.aDocument();
@@ -1076,45 +1182,56 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
   const results: string[] = [];
   let requests = 0;
   after(() => {
-    console.log(`access matrix: ${ROWS.length} routes × ${ACTORS.length} callers, ${requests} requests`);
+    console.log(
+      `access matrix: ${ROWS.length} routes and ${TYPE_ROWS.length} document-type rows × ${ACTORS.length} callers, ${requests} requests`,
+    );
     if (process.env.MATRIX_PRINT) console.log(results.join('\n'));
   });
 
-  for (const row of ROWS) {
+  /** Calls the row's route as every actor and lists the answers that are not the expected ones. */
+  async function wrongAnswers(row: Row): Promise<string[]> {
     const method = row.route.split(' ')[0]!;
-    it(`${row.route} (${row.kind}${row.why ? `: ${row.why}` : ''})`, async () => {
-      const wrong: string[] = [];
-      const seen: string[] = [];
-      for (const actor of ACTORS) {
-        const expected = { ...DEFAULTS[row.kind], ...row.expect }[actor];
-        // Sessions GET /logout ends are made for that row alone.
-        const call = await row.call(w, actor);
-        const token =
-          call.as?.[actor] ?? (row.route.endsWith('/logout') ? await sessionFor(w, actor) : w.tokens[actor]);
-        const response = call.manual
-          ? await manualGet(w, call.path, token)
-          : await w.server.api(method, `/${call.path}`, {
-              token,
-              body: call.body,
-              query: call.query,
-              form: call.form,
-            });
-        requests++;
-        seen.push(`${actor}=${response.status}`);
-        const headers = [...response.headers.values()].join('\n');
-        const problem =
-          token && headers.includes(token)
-            ? 'a header repeats the token'
-            : judge(expected, actor, response.status, response.body, response.text, w, call);
-        if (problem)
-          wrong.push(
-            `${actor}: expected ${expected} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
-          );
-      }
-      results.push(`${row.route}: ${seen.join(' ')}`);
-      assert.deepEqual(wrong, []);
-    });
+    const wrong: string[] = [];
+    const seen: string[] = [];
+    for (const actor of ACTORS) {
+      const expected = { ...DEFAULTS[row.kind], ...row.expect }[actor];
+      // Sessions GET /logout ends are made for that row alone.
+      const call = await row.call(w, actor);
+      const token =
+        call.as?.[actor] ?? (row.route.endsWith('/logout') ? await sessionFor(w, actor) : w.tokens[actor]);
+      const response = call.manual
+        ? await manualGet(w, call.path, token)
+        : await w.server.api(method, `/${call.path}`, {
+            token,
+            body: call.body,
+            query: call.query,
+            form: call.form,
+          });
+      requests++;
+      seen.push(`${actor}=${response.status}`);
+      const headers = [...response.headers.values()].join('\n');
+      const problem =
+        token && headers.includes(token)
+          ? 'a header repeats the token'
+          : judge(expected, actor, response.status, response.body, response.text, w, call);
+      if (problem)
+        wrong.push(
+          `${actor}: expected ${expected} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
+        );
+    }
+    results.push(`${row.route}: ${seen.join(' ')}`);
+    return wrong;
   }
+
+  for (const row of ROWS)
+    it(`${row.route} (${row.kind}${row.why ? `: ${row.why}` : ''})`, async () => {
+      assert.deepEqual(await wrongAnswers(row), []);
+    });
+
+  for (const row of TYPE_ROWS)
+    it(`spec Documents rule 4, "the caller needs rights on both folder and document type": ${row.route} (${row.kind}${row.why ? `: ${row.why}` : ''})`, async () => {
+      assert.deepEqual(await wrongAnswers(row), []);
+    });
 });
 
 /** GET without following redirects, the token in the query as the API helper sends it. */

@@ -7,8 +7,9 @@ import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 /**
  * The access matrix's world (issue 20): tenant A with one organization, an owner with a document
  * (with a file and an attachment, in a private folder), a template, a webhook, a stamp, a contact, an
- * enum, a draft and a definition, and a share of that document to external recipients protected by a
- * password; a plain user and the administrators of the same organization; tenant B with a stranger.
+ * enum, a draft, a definition and a document type only the owner may use, and a share of that
+ * document to external recipients protected by a password; a plain user and the administrators of
+ * the same organization; tenant B with a stranger.
  */
 export const ACTORS = [
   'anonymous',
@@ -139,6 +140,12 @@ export async function buildWorld(): Promise<World> {
     body: { name: 'orgdef', templateFile: definitionFile },
   });
   if (definition.status !== 200) throw new Error(`definition: ${definition.status} ${definition.text}`);
+  // spec Documents rule 4: a document type only the owner may use (its definition's `usableBy`).
+  const ownerType = await server.api('POST', '/definitions/documents/name', {
+    token: globalAdmin,
+    body: { name: 'ownertype', usableBy: { users: ['owner'] } },
+  });
+  if (ownerType.status !== 200) throw new Error(`definition: ${ownerType.status} ${ownerType.text}`);
 
   const tokens: Record<Actor, string | undefined> = {
     anonymous: undefined,
@@ -162,6 +169,7 @@ export async function buildWorld(): Promise<World> {
     enum: 'ownerenum',
     draft,
     definition: 'orgdef',
+    ownerType: 'ownertype',
     owner: ownerId,
     member: memberId,
     orgAdmin: orgAdminId,

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from './actor.js';
-import { Forbidden, NotFound, ValidationError } from '../errors.js';
+import { Forbidden, NotFound } from '../errors.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database, TemplateTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from './roles.js';
@@ -63,53 +63,4 @@ export async function loadChangeableTemplate(
   if (!canChangeTemplate(actor, row))
     throw new Forbidden('Only the owner or an administrator may change this template');
   return row;
-}
-
-/**
- * The `__users` and `__groups` a template is shown to, as stored ids: users by id or login name,
- * groups by organization id, all of the caller's tenant (400 naming the first unknown one).
- */
-export async function resolveAudience(
-  db: Kysely<Database>,
-  actor: Actor,
-  audience: { users?: string[] | undefined; groups?: string[] | undefined },
-  field: string,
-): Promise<{ users?: string[]; groups?: string[] }> {
-  const result: { users?: string[]; groups?: string[] } = {};
-  if (audience.users !== undefined) {
-    const wanted = audience.users;
-    const rows =
-      wanted.length === 0
-        ? []
-        : await db
-            .selectFrom('users')
-            .select(['id', 'name'])
-            .where('tenant_id', '=', actor.tenantId)
-            .where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)]))
-            .execute();
-    const ids = wanted.map((wantedUser, i) => {
-      const found = rows.find((r) => r.id === wantedUser) ?? rows.find((r) => r.name === wantedUser);
-      if (!found) throw new ValidationError(`${field}.__users[${i}]`, 'must name a user');
-      return found.id;
-    });
-    result.users = [...new Set(ids)];
-  }
-  if (audience.groups !== undefined) {
-    const wanted = audience.groups;
-    const rows =
-      wanted.length === 0
-        ? []
-        : await db
-            .selectFrom('organizations')
-            .select('id')
-            .where('tenant_id', '=', actor.tenantId)
-            .where('id', 'in', wanted)
-            .execute();
-    wanted.forEach((group, i) => {
-      if (!rows.some((r) => r.id === group))
-        throw new ValidationError(`${field}.__groups[${i}]`, 'must name a group');
-    });
-    result.groups = [...new Set(wanted)];
-  }
-  return result;
 }

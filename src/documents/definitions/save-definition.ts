@@ -3,13 +3,17 @@ import { record } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../../core/changes/file-usage.js';
-import { DEFAULT_DEFINITION } from './defaults.js';
+import { DEFAULT_DEFINITION, type UsableBy } from '../../core/access/definition-access.js';
+import { resolveAudience } from '../../core/access/audience.js';
+import type { DefinitionField } from '../../core/documents/definition-fields.js';
 import { readJson, writeJson } from '../../store/db/json.js';
 import { isTenantWide } from '../../core/access/roles.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
 export interface DefinitionData {
   templateFile?: string | undefined;
+  fields?: DefinitionField[] | undefined;
+  usableBy?: UsableBy | undefined;
   [key: string]: unknown;
 }
 
@@ -25,7 +29,9 @@ export interface DefinitionView {
  * POST /definitions/documents/name and PUT /definitions/documents/:name (global and super
  * administrators: definitions are the tenant's): document
  * definitions beside the built-in `d_default`. A `templateFile` must be a new, unused upload (spec
- * Files usage rule 4).
+ * Files usage rule 4). `fields` describe the `customFields` of documents of this type (issue 24, item
+ * 14); `usableBy` says who may use it (spec Documents rule 4; core/access/definition-access.ts), with
+ * its users stored as ids; null opens it to everyone again.
  */
 export async function saveDefinition(
   deps: Deps,
@@ -41,7 +47,12 @@ export async function saveDefinition(
   if (options.name === DEFAULT_DEFINITION)
     throw new ValidationError(`${DEFAULT_DEFINITION} is built in and cannot be changed`);
   const now = deps.clock.now();
-  const { templateFile, ...data } = options.data;
+  const { templateFile, usableBy, ...given } = options.data;
+  assertUniqueKeys(given.fields ?? []);
+  const data =
+    usableBy === undefined
+      ? given
+      : { ...given, usableBy: usableBy && (await resolveUsableBy(deps, actor, usableBy)) };
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const existing = await trx
       .selectFrom('definitions')
@@ -96,6 +107,24 @@ export async function saveDefinition(
     });
     return { ...merged, name: options.name, templateFile: fileId, builtIn: false, _version: version };
   });
+}
+
+/** A definition describes each field once: documents carry one `customFields` entry per key. */
+function assertUniqueKeys(fields: readonly DefinitionField[]) {
+  const keys = new Set<string>();
+  for (const [i, field] of fields.entries()) {
+    if (keys.has(field.key)) throw new ValidationError(`fields[${i}].key`, 'contains a duplicate value');
+    keys.add(field.key);
+  }
+}
+
+/** `usableBy` as stored: users as ids, groups checked against the tenant's organizations. */
+async function resolveUsableBy(deps: Deps, actor: Actor, usableBy: NonNullable<UsableBy>) {
+  const audience = await resolveAudience(deps.db, actor, usableBy, {
+    users: 'usableBy.users',
+    groups: 'usableBy.groups',
+  });
+  return { ...usableBy, ...audience };
 }
 
 /** GET /definitions/documents/:name, the built-in `d_default` included. */

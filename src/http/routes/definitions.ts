@@ -5,26 +5,26 @@ import { getDefinition, saveDefinition } from '../../documents/definitions/save-
 import { actorOf } from '../authentication.js';
 import { FileId } from '../document-schemas.js';
 import { withErrors } from '../schemas.js';
+import { UsableBy } from '../../core/access/definition-access.js';
+import { DefinitionField } from '../../core/documents/definition-fields.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });
 const Fields = {
   templateFile: Type.Optional(FileId),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
   fields: Type.Optional(
-    Type.Array(
-      Type.Object(
-        {
-          key: Type.String({ minLength: 1, maxLength: 200 }),
-          displayName: Type.Optional(Type.String({ maxLength: 500 })),
-          type: Type.Enum(['string', 'number', 'date']),
-          required: Type.Optional(Type.Boolean()),
-        },
-        { additionalProperties: false },
-      ),
-      { maxItems: 500 },
-    ),
+    Type.Array(DefinitionField, {
+      maxItems: 500,
+      description:
+        'The `customFields` of documents of this type, one entry per `key` (a key twice is 400). Keys not described here pass as they are.',
+    }),
   ),
+  usableBy: Type.Optional(UsableBy),
 };
+
+/** What a definition means to the documents of its type (issue 24, item 14; spec Documents rule 4). */
+const RULES =
+  '`fields[].required`: every document of this type carries the field in `customFields` with a non-empty value, and a described field has the described `type`; POST /documents and POST /documents/bulk/create without it, and PUT /documents/{version} or PUT /documents/edit/{version} changing `customFields` or `documentType` so that it is missing, are 400 VALIDATION_ERROR naming it (`"body.customFields" must contain the field "amount", which document type invoice requires`); drafts may lack it. `usableBy` restricts who may use the type (spec Documents rule 4: "the caller needs rights on both folder and document type"): others get 403 FORBIDDEN creating documents of it, changing a document to it, or naming it in a draft or template. Users in `usableBy.users` are stored as ids; unknown users or groups are 400.';
 
 /** Document definitions (administrators) beside the built-in `d_default`. */
 export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -35,8 +35,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['definitions'],
           summary: 'Create a document definition (global and super administrators)',
-          description:
-            '`templateFile` must be a new, unused upload (spec Files, usage rule 4). A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users).',
+          description: `\`templateFile\` must be a new, unused upload (spec Files, usage rule 4). A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
           body: Type.Object({ name: Name, ...Fields }, { additionalProperties: false }),
           response: withErrors({
             200: Type.Object({}, { additionalProperties: true }),
@@ -56,8 +55,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['definitions'],
           summary: 'Change a document definition (global and super administrators)',
-          description:
-            'Changes the fields given. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users).',
+          description: `Changes the fields given (\`fields\` and \`usableBy\` as a whole; \`usableBy: null\` opens the type to everyone). Documents already made keep their fields until their \`customFields\` or \`documentType\` change. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
           params: Type.Object({ name: Name }),
           body: Type.Object(Fields, { additionalProperties: false }),
         },
@@ -76,6 +74,8 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['definitions'],
           summary: 'Read a document definition',
+          description:
+            'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',
           params: Type.Object({ name: Name }),
         },
       },

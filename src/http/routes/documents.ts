@@ -28,7 +28,8 @@ const Title = Type.String({ minLength: 1, maxLength: 500 });
 const DocumentType = Type.String({
   minLength: 1,
   maxLength: 200,
-  description: 'A document definition; default d_default.',
+  description:
+    'A document definition (GET /definitions/documents/{name}); default d_default. Unknown: 400. One whose `usableBy` leaves the caller out: 403 FORBIDDEN (spec Documents rule 4: "the caller needs rights on both folder and document type").',
 });
 const Workflow = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: 'Default wf_archive.' }),
@@ -38,7 +39,14 @@ const DefinitionType = Type.Optional(
 );
 
 const OptionalFields = {
-  folder: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Folder to place it in.' })),
+  folder: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'Folder to place it in: one the caller sees (400 `"optionalData.folder" must name a folder you can see` otherwise), besides rights on the document type (spec Documents rule 4).',
+    }),
+  ),
   cloneMainFile: Type.Optional(Type.Boolean({ description: 'Use a copy of the main file (usage rule 8).' })),
   cloneFiles: Type.Optional(Type.Boolean({ description: 'Use copies of the attachments (usage rule 8).' })),
 };
@@ -72,10 +80,20 @@ const CommonBody = {
   customTemplate: Type.Optional(
     Type.String({ maxLength: 100, description: 'Template id; a reference only.' }),
   ),
-  customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
+  customFields: Type.Optional(
+    Type.Array(CustomField, {
+      maxItems: 500,
+      description:
+        'One entry per key (a key twice is 400). The fields the document type’s definition marks `required` must be here with a non-empty value, and a field the definition describes has its `type` (400 VALIDATION_ERROR naming it, e.g. `"body.customFields" must contain the field "amount", which document type invoice requires`); other keys are the integration’s own.',
+    }),
+  ),
   // More than 20 is refused with 413 LIMIT_EXCEEDED (spec Limits), so the schema allows a few more.
   file: Type.Optional(Type.Array(Attachment, { maxItems: 100 })),
 };
+
+/** spec Documents rule 4 and issue 24, item 14: what a document type asks of the documents made of it. */
+const TYPE_RULES =
+  'The caller needs rights on both folder and document type (spec Documents rule 4): a type whose definition’s `usableBy` leaves the caller out is 403 FORBIDDEN, a folder the caller does not see is 400 naming `optionalData.folder`. `body.customFields` must hold the fields the type’s definition marks `required` (`fields[].required`), with non-empty values and the described types: 400 VALIDATION_ERROR naming the missing field otherwise.';
 
 const Results = Type.Object({ results: Type.Array(DocumentResult) });
 const SignedResults = Type.Object({ results: Type.Array(DocumentResult), signing: Signing });
@@ -133,7 +151,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['documents'],
           summary: 'Create a document',
-          description: `The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (spec Files, usage rule 8; 400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
+          description: `The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (spec Files, usage rule 8; 400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n${TYPE_RULES}\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
           body: Type.Object(
             {
               body: Type.Object(
@@ -163,8 +181,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['documents'],
           summary: 'Create one document per file',
-          description:
-            'Creates a document for each of `bulkFiles` (at most 100; 413 beyond) with the common `body` fields, all or none, in one request; the answer lists them in order with `count`. File rules as for POST /documents.',
+          description: `Creates a document for each of \`bulkFiles\` (at most 100; 413 beyond) with the common \`body\` fields, all or none, in one request; the answer lists them in order with \`count\`. File rules as for POST /documents. ${TYPE_RULES}`,
           body: Type.Object(
             {
               body: Type.Object(CommonBody, { additionalProperties: false }),
@@ -250,7 +267,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Edit a document’s or folder’s metadata, or move it',
           description:
-            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version.',
+            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft (spec Files, usage rule 7). Changed `customFields` must keep the fields the document type’s definition requires (400 naming the missing one). Compare-and-set on the version.',
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {
@@ -283,7 +300,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['documents'],
           summary: 'Change a document',
-          description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version.\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
+          description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {

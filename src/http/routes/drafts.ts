@@ -11,7 +11,13 @@ const DraftBody = Type.Object(
     data: Type.Object(
       {
         documentTitle: Type.Optional(Type.String({ maxLength: 500 })),
-        documentType: Type.Optional(Type.String({ maxLength: 200 })),
+        documentType: Type.Optional(
+          Type.String({
+            maxLength: 200,
+            description:
+              'A document definition the caller may use (400 unknown, 403 when its `usableBy` leaves the caller out; a type the draft already has is kept). A draft may lack the fields the type requires: they are checked when a document is made.',
+          }),
+        ),
         pdfFile: Type.Optional(MainFile),
         file: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
         customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),

@@ -10,7 +10,13 @@ import { withErrors } from '../schemas.js';
 const TemplateData = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 500 }),
-    documentType: Type.Optional(Type.String({ maxLength: 200 })),
+    documentType: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'A document definition the caller may use (400 unknown, 403 when its `usableBy` leaves the caller out; on edit, a type the template already has is kept).',
+      }),
+    ),
     definitionType: Type.Optional(Type.String({ maxLength: 50 })),
     file: Type.Optional(FileId),
     sequential: Type.Optional(
