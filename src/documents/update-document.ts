@@ -42,7 +42,7 @@ export async function updateDocument(
   options: { id: string; version: number; changes: DocumentChanges; visuals?: VisualsInCall | undefined },
 ): Promise<{ document: DocumentView; signing: SigningInCall | undefined }> {
   const { changes } = options;
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
   if (changes.documentType)
     await assertDefinitionExists(deps.db, actor.tenantId, changes.documentType, 'body.documentType');

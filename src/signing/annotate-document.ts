@@ -21,7 +21,7 @@ export async function annotateDocument(
   if (!options.images?.length && !options.annotations?.length && !options.signatures?.length) {
     throw new ValidationError('images', 'or "annotations" is required');
   }
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.version !== options.version) throw new VersionMismatch();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const now = deps.clock.now();

@@ -246,8 +246,10 @@ export async function authorizeSigning(
   if (share) {
     assertShareCanAct(share, now);
     await assertRequiredFilesSubmitted(deps.db, share);
-  } else if (!canEdit(actor, doc))
-    throw new Forbidden('Only the owner, an administrator or a signer of this document may sign it');
+  } else if (!(await canEdit(deps.db, actor, doc, now)))
+    throw new Forbidden(
+      'Only the owner, an administrator, a signer or a user it is shared with for edit may sign this document',
+    );
   return {
     doc,
     share,

@@ -31,7 +31,10 @@ const Reminder = Type.Object(
 
 const RecipientData = Type.Object(
   {
-    sharePurpose: Type.Enum([...PURPOSES]),
+    sharePurpose: Type.Enum([...PURPOSES], {
+      description:
+        'spec: "view = read-only, edit = edit rights". `view`: the recipient reads the document. `edit` (internal users): while the share lasts (active, `validUntil` not passed) the recipient changes the document like its owner (PUT /documents/{version}, /documents/edit/{version}, /documents/{id}/merge, /documents/annotate/{version}, attachments) and signs it (PUT /documents/sign/{version}); deleting, sharing, moving it between folders, transferring, sealing and its audit trail stay with the owner and administrators (403). `sign`, `execute`, `approve`, `review`, `accept`: the recipient owes that action (see POST /share/execute, PUT /share/document/sign/{version}, POST /inbox/action).',
+    }),
     shareTo: Type.String({ minLength: 1, maxLength: 320 }),
     message: Type.Optional(Type.String({ maxLength: 5000 })),
     validUntil: Type.Optional(Type.String({ format: 'date-time' })),
