@@ -7,7 +7,7 @@ import { addRevision, type DocumentChanger } from '../core/changes/change-docume
 import { replaceMainFile, saveNextMainFile } from '../core/changes/new-main-file.js';
 import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../core/errors.js';
 import type { PadesLevel, SignPdfResult } from '../pdf/sign-pdf.js';
-import { drawVisuals, type AppliedVisuals } from '../core/signing/apply-visuals.js';
+import { drawnChange, drawVisuals, type AppliedVisuals } from '../core/signing/apply-visuals.js';
 import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
 import {
   claimVisualFiles,
@@ -209,6 +209,29 @@ export async function drawAndCommit(
   });
   const shareStateName = await afterSignature(deps, committed.updated, by, committed.seal);
   return { signature: applied.signature, shareStateName };
+}
+
+/**
+ * Makes what a signer drew the document's main file, in drawAndCommit's transaction, before the call
+ * records its own action: `documentSigned` when it was closed by a signature, else `documentAnnotated`
+ * (core/signing drawnChange). Compare-and-set on the version the signer was authorized on.
+ */
+export function commitDrawn(
+  trx: Kysely<Database>,
+  deps: Deps,
+  signer: Signer,
+  drawn: Drawn,
+  now: Date,
+): Promise<DocumentRow> {
+  return replaceMainFile(trx, deps, {
+    doc: signer.doc,
+    previous: drawn.previous,
+    bytes: drawn.pdf,
+    by: signer.by,
+    expectedVersion: signer.doc.version,
+    ...drawnChange(drawn),
+    now,
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { bootstrapAdmin } from '../../src/users/bootstrap-admin.js';
 import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
+import { aDocument, shareDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 
@@ -58,24 +59,11 @@ describe('issue 24 item 11: an edit share gives edit rights (spec Sharing: "view
 
   /** A document of the owner's shared for `edit` with edna and for `view` with vic. */
   const aSharedDocument = async (title: string, edit: Record<string, unknown> = {}) => {
-    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    assert.equal(created.status, 200, created.text);
-    const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [
-          { sharePurpose: 'edit', shareTo: 'edna', ...edit },
-          { sharePurpose: 'view', shareTo: 'vic' },
-        ],
-      },
-    });
-    assert.equal(shared.status, 200, shared.text);
+    const id = await aDocument(server, owner, title);
+    await shareDocument(server, owner, id, [
+      { sharePurpose: 'edit', shareTo: 'edna', ...edit },
+      { sharePurpose: 'view', shareTo: 'vic' },
+    ]);
     return id;
   };
   const read = async (id: string) =>
