@@ -66,7 +66,7 @@ export async function mainFileBytes(
 
 /**
  * PUT /documents/sign/:version, and PUT /share/document/sign/:version for external recipients (spec
- * Documents; DESIGN lessons): each signature entry is drawn as an annotation in the signer's own
+ * Documents; DESIGN lessons), which POST /share/execute and POST /inbox/action are on a sign share: each signature entry is drawn as an annotation in the signer's own
  * revision, closed by a PAdES signature made with the organisation key in the signer's name, as an
  * incremental update. The main file gets a new id and the old one stays a revision. A recipient's
  * signature completes their share; the last one completes the document, which is then sealed when
