@@ -1,7 +1,7 @@
 import { PDF, StandardFonts } from '@libpdf/core';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { loadEditable } from '../core/access/document-access.js';
+import { loadManageable } from '../core/access/document-access.js';
 import { defaultLevel, sealBytes } from '../core/signing/seal.js';
 import { readJson } from '../store/db/json.js';
 
@@ -18,7 +18,7 @@ const WRAP = 118;
  * owner and administrators of the document (others who see it: 403; everyone else: 404).
  */
 export async function auditTrailPdf(deps: Deps, actor: Actor, documentId: string): Promise<Uint8Array> {
-  const doc = await loadEditable(deps.db, actor, documentId);
+  const doc = await loadManageable(deps.db, actor, documentId);
   const [events, revisions, owner, creator] = await Promise.all([
     deps.db
       .selectFrom('audit_log')

@@ -3,7 +3,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded } from '../core/errors.js';
 import type { Database } from '../store/db/schema.js';
-import { canEdit, canView, type DocumentRow } from '../core/access/document-access.js';
+import { canManage, canView, type DocumentRow } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -68,7 +68,7 @@ async function deleteTree(
       if (!(await deleteTree(trx, actor, child, hard, now, result, depth + 1))) blocked = true;
     }
   }
-  if (!canEdit(actor, doc)) {
+  if (!canManage(actor, doc)) {
     result.items.push({ id: doc.id, title: doc.title, error: 'no edit permission' });
     return false;
   }

@@ -1,10 +1,10 @@
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
-import { loadEditable } from '../core/access/document-access.js';
+import { canManage, loadEditable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomFieldInput } from '../core/documents/custom-fields.js';
 import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
@@ -41,9 +41,14 @@ export async function editDocument(
   options: { id: string; version: number; changes: MetadataChanges },
 ): Promise<DocumentView> {
   const { changes } = options;
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (changes.isShared !== undefined && doc.kind !== 'folder') {
     throw new ValidationError('isShared', 'is allowed for folders only');
+  }
+  // Where a document sits decides who else sees it (spec Folder): that stays with who manages it, not
+  // with a user it is shared with for edit.
+  if ((changes.folder !== undefined || changes.isShared !== undefined) && !canManage(actor, doc)) {
+    throw new Forbidden('Only the owner or an administrator may move this document');
   }
   const set: Updateable<DocumentTable> = {};
   if (changes.documentTitle !== undefined) set.title = changes.documentTitle;

@@ -20,7 +20,7 @@ export async function mergeDocument(
   actor: Actor,
   options: { id: string; version: number; files: string[] },
 ): Promise<DocumentView> {
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.is_signed === 1)
     throw new ValidationError('A signed document cannot be merged: its signatures would break');
   if (!doc.main_file_id) throw new ValidationError('The document has no main file to merge into');

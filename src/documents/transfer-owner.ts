@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../core/errors.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
-import { loadEditable } from '../core/access/document-access.js';
+import { loadManageable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -19,7 +19,7 @@ export async function transferOwner(
   if (!(await getProperties(deps, actor)).ownerTransferEnabled) {
     throw new Forbidden('Owner transfer is not enabled for this tenant (setting ownerTransferEnabled)');
   }
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadManageable(deps.db, actor, options.id);
   const target = await deps.db
     .selectFrom('users')
     .select(['id', 'name', 'status'])

@@ -43,7 +43,7 @@ export async function updateDocument(
   options: { id: string; version: number; changes: DocumentChanges; visuals?: VisualsInCall | undefined },
 ): Promise<{ document: DocumentView; signing: SigningInCall | undefined }> {
   const { changes } = options;
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
   const customFields = await checkTypeAndFields(deps, actor, doc, changes, {
     documentType: 'body.documentType',

@@ -3,7 +3,7 @@ import type { Actor } from '../core/access/actor.js';
 import { hashPassword, hashToken } from '../core/identity/secrets.js';
 import type { OidcProviderConfig } from '../core/config.js';
 import type { Deps } from '../core/deps.js';
-import { loadEditable } from '../core/access/document-access.js';
+import { loadManageable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomField } from '../core/documents/custom-fields.js';
 import { LimitExceeded, ValidationError } from '../core/errors.js';
@@ -154,7 +154,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   if (request.data.length === 0) throw new ValidationError('data', 'must contain at least 1 items');
   if (request.data.length > MAX_RECIPIENTS)
     throw new LimitExceeded(`At most ${MAX_RECIPIENTS} recipients per share`);
-  const doc = await loadEditable(deps.db, actor, request.id);
+  const doc = await loadManageable(deps.db, actor, request.id);
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
 
   const seen = new Set<string>();

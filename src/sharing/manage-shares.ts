@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { loadEditable, loadVisible } from '../core/access/document-access.js';
+import { loadManageable, loadVisible } from '../core/access/document-access.js';
 import {
   Conflict,
   Forbidden,
@@ -44,7 +44,7 @@ export async function cancelSharing(
   actor: Actor,
   options: { id: string; reason?: string | undefined },
 ) {
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadManageable(deps.db, actor, options.id);
   if (doc.share_state !== 'inprogress')
     throw new Conflict(
       `Only a document in progress can be cancelled (it is ${doc.share_state ?? 'not shared'})`,

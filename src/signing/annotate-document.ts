@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadEditable } from '../core/access/document-access.js';
 import { ValidationError, VersionMismatch } from '../core/errors.js';
-import { applyVisuals } from '../core/signing/apply-visuals.js';
+import { applyVisuals, drawnChange } from '../core/signing/apply-visuals.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFileBytes } from './sign-document.js';
 import type { VisualRequest } from '../core/signing/visual-input.js';
@@ -21,12 +21,12 @@ export async function annotateDocument(
   if (!options.images?.length && !options.annotations?.length && !options.signatures?.length) {
     throw new ValidationError('images', 'or "annotations" is required');
   }
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.version !== options.version) throw new VersionMismatch();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const now = deps.clock.now();
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const { pdf: annotated, visuals } = await applyVisuals(trx, deps, {
+    const applied = await applyVisuals(trx, deps, {
       pdf: bytes,
       placer: { kind: 'user', actor },
       request: options,
@@ -37,14 +37,10 @@ export async function annotateDocument(
     await replaceMainFile(trx, deps, {
       doc,
       previous,
-      bytes: annotated,
+      bytes: applied.pdf,
       by: actor,
       expectedVersion: options.version,
-      signed: false,
-      activityType: 'documentAnnotated',
-      event: 'documentEdited',
-      reason: 'annotated',
-      data: { images: visuals.images.length, annotations: visuals.annotations.length },
+      ...drawnChange(applied),
       now,
     });
   });

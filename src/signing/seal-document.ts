@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
-import { loadEditable } from '../core/access/document-access.js';
+import { loadManageable } from '../core/access/document-access.js';
 import { VersionMismatch } from '../core/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
@@ -26,7 +26,7 @@ export async function sealDocument(
     level?: PadesLevel | undefined;
   },
 ): Promise<SignOutcome> {
-  const doc = await loadEditable(deps.db, actor, options.id);
+  const doc = await loadManageable(deps.db, actor, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const { file: previous, bytes } = await mainFileBytes(deps, doc);

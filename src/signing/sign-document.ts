@@ -5,9 +5,9 @@ import { assertSignatureProvider } from './signature-provider.js';
 import { canEdit, loadVisible, type DocumentRow } from '../core/access/document-access.js';
 import { addRevision, type DocumentChanger } from '../core/changes/change-document.js';
 import { replaceMainFile, saveNextMainFile } from '../core/changes/new-main-file.js';
-import { Forbidden, ValidationError, VersionMismatch } from '../core/errors.js';
-import { type PadesLevel } from '../pdf/sign-pdf.js';
-import { drawVisuals } from '../core/signing/apply-visuals.js';
+import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../core/errors.js';
+import type { PadesLevel, SignPdfResult } from '../pdf/sign-pdf.js';
+import { drawnChange, drawVisuals, type AppliedVisuals } from '../core/signing/apply-visuals.js';
 import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
 import {
   claimVisualFiles,
@@ -17,9 +17,9 @@ import {
   type VisualRequest,
 } from '../core/signing/visual-input.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient, RecipientCaller } from '../core/sharing/recipient.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
-import { assertRequiredFilesSubmitted } from '../core/sharing/share-fields.js';
+import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../core/sharing/share-fields.js';
 import type { ShareRow } from '../core/sharing/share-types.js';
 import { completeShare, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import type { Database } from '../store/db/schema.js';
@@ -27,7 +27,23 @@ import type { FileRecord } from '../store/files/file-store.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { defaultLevel, userSignerName } from '../core/signing/seal.js';
 
-export type Signing = { kind: 'user'; actor: Actor } | { kind: 'share'; recipient: Recipient };
+/**
+ * Who signs: a user (for their share `shareId` when they act on one, else the share of theirs the
+ * document awaits, or as who may edit it), or an external recipient through their share.
+ */
+export type Signing =
+  { kind: 'user'; actor: Actor; shareId?: string | undefined } | { kind: 'share'; recipient: Recipient };
+
+/** A signer allowed to draw on a document, and what their change completes (their share, if any). */
+export interface Signer {
+  doc: DocumentRow;
+  share: ShareRow | undefined;
+  signerName: string;
+  by: DocumentChanger;
+  placer: Placer;
+  /** Whose stamps the signer may use. */
+  caller: RecipientCaller;
+}
 
 export interface SignOutcome {
   status: 'SUCCESS';
@@ -50,7 +66,7 @@ export async function mainFileBytes(
 
 /**
  * PUT /documents/sign/:version, and PUT /share/document/sign/:version for external recipients (spec
- * Documents; DESIGN lessons): each signature entry is drawn as an annotation in the signer's own
+ * Documents; DESIGN lessons), which POST /share/execute and POST /inbox/action are on a sign share: each signature entry is drawn as an annotation in the signer's own
  * revision, closed by a PAdES signature made with the organisation key in the signer's name, as an
  * incremental update. The main file gets a new id and the old one stays a revision. A recipient's
  * signature completes their share; the last one completes the document, which is then sealed when
@@ -73,50 +89,149 @@ export async function signDocument(
   } & Omit<VisualRequest, 'signatures'>,
 ): Promise<SignOutcome> {
   await assertSignatureProvider(deps, options.signatureProvider);
-  const { doc, share, signerName, by, placer } = await authorizeSigning(deps, signing, options.id);
-  if (doc.version !== options.version) throw new VersionMismatch();
+  const signer = await authorizeSigning(deps, signing, options.id);
+  if (signer.doc.version !== options.version) throw new VersionMismatch();
+  // A recipient's read-only share fields (predefined texts, imported custom fields) are written with
+  // their signature (spec Signature field `readOnly`; Custom field).
+  const annotations = signer.share
+    ? await withShareFieldTexts(deps.db, signer.share, options.annotations)
+    : options.annotations;
+  const { signature, shareStateName } = await drawAndCommit(
+    deps,
+    signer,
+    {
+      request: { signatures: options.signatures, images: options.images, annotations },
+      level: options.level,
+      sign: true,
+    },
+    (trx, drawn, now) =>
+      commitSignature(trx, deps, {
+        doc: signer.doc,
+        share: signer.share,
+        by: signer.by,
+        previous: drawn.previous,
+        bytes: drawn.pdf,
+        expectedVersion: options.version,
+        data: { levelAchieved: drawn.signature.levelAchieved, fellBack: drawn.signature.fellBack },
+        now,
+      }),
+  );
+  return { status: 'SUCCESS', ...signingOutcome(signature), shareStateName };
+}
+
+/** How a signature came out, as the sign calls answer it. */
+export function signingOutcome(
+  signature: SignPdfResult,
+): Pick<SignOutcome, 'levelAchieved' | 'fellBack' | 'reason'> {
+  return {
+    levelAchieved: signature.levelAchieved,
+    fellBack: signature.fellBack,
+    ...(signature.reason ? { reason: signature.reason } : {}),
+  };
+}
+
+export interface DrawOptions {
+  request: VisualRequest;
+  level?: PadesLevel | undefined;
+  /** Close the revision with a PAdES signature in the signer's name; without it, an annotate. */
+  sign?: boolean | undefined;
+}
+
+/** The signature drawAndCommit made, if any, and the document's share state after the commit. */
+export interface Committed {
+  signature: SignPdfResult | undefined;
+  shareStateName: string | null;
+}
+
+/** What a signer drew, to become the main file in the commit's transaction. */
+export interface Drawn extends AppliedVisuals {
+  /** The main file it was drawn on. */
+  previous: FileRecord;
+}
+
+/**
+ * The path of every call that draws on a document in a signer's name (the sign calls, and the
+ * recipients' POST /share/execute, PUT /share/reject and POST /inbox/action, spec Files usage rule 3):
+ * the visuals are drawn on the main file and, with `sign`, the revision is closed by a PAdES signature
+ * in the signer's name, reading only and outside any transaction (DESIGN: remote calls); then one short
+ * transaction in which `commit` makes the drawn file the main file (a compare-and-set on the version:
+ * a lost race is 409 and the drawn bytes are swept), the image files are claimed and, when that
+ * completed the document, its seal is queued; after the commit the seal is made.
+ */
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions & { sign: true },
+  commit: (
+    trx: Kysely<Database>,
+    drawn: Drawn & { signature: SignPdfResult },
+    now: Date,
+  ) => Promise<DocumentRow>,
+): Promise<Committed & { signature: SignPdfResult }>;
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions,
+  commit: (trx: Kysely<Database>, drawn: Drawn, now: Date) => Promise<DocumentRow>,
+): Promise<Committed>;
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions,
+  commit: (
+    trx: Kysely<Database>,
+    drawn: Drawn & { signature: SignPdfResult },
+    now: Date,
+  ) => Promise<DocumentRow>,
+): Promise<Committed> {
+  const { doc, signerName, by } = signer;
   const properties = await getProperties(deps, { tenantId: doc.tenant_id });
   const level = options.level ?? properties.defaultPadesLevel ?? defaultLevel(deps);
   const now = deps.clock.now();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const stamps = await loadStampImages(
-    deps,
-    signing.kind === 'user' ? signing.actor : signing.recipient,
-    options.signatures,
-  );
-  const drawn = await drawVisuals(deps.db, deps, {
+  const stamps = await loadStampImages(deps, signer.caller, options.request.signatures);
+  const { claims, ...applied } = await drawVisuals(deps.db, deps, {
     pdf: bytes,
     stamps,
-    placer,
-    request: { signatures: options.signatures, images: options.images, annotations: options.annotations },
+    placer: signer.placer,
+    request: options.request,
     document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
-    sign: { signerName, level },
+    sign: options.sign ? { signerName, level } : undefined,
     author: signerName,
     now,
   });
-  const { signature: signed } = drawn;
   const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const updated = await commitSignature(trx, deps, {
-      doc,
-      share,
-      by,
-      previous,
-      bytes: signed.pdf,
-      expectedVersion: options.version,
-      data: { levelAchieved: signed.levelAchieved, fellBack: signed.fellBack },
-      now,
-    });
-    await claimVisualFiles(trx, drawn.claims, now);
+    // The signature is there exactly when `sign` asked for it (the overloads above say so to callers).
+    const drawn = { ...applied, previous } as Drawn & { signature: SignPdfResult };
+    const updated = await commit(trx, drawn, now);
+    await claimVisualFiles(trx, claims, now);
     return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
   });
-  const state = await afterSignature(deps, committed.updated, by, committed.seal);
-  return {
-    status: 'SUCCESS',
-    levelAchieved: signed.levelAchieved,
-    fellBack: signed.fellBack,
-    ...(signed.reason ? { reason: signed.reason } : {}),
-    shareStateName: state,
-  };
+  const shareStateName = await afterSignature(deps, committed.updated, by, committed.seal);
+  return { signature: applied.signature, shareStateName };
+}
+
+/**
+ * Makes what a signer drew the document's main file, in drawAndCommit's transaction, before the call
+ * records its own action: `documentSigned` when it was closed by a signature, else `documentAnnotated`
+ * (core/signing drawnChange). Compare-and-set on the version the signer was authorized on.
+ */
+export function commitDrawn(
+  trx: Kysely<Database>,
+  deps: Deps,
+  signer: Signer,
+  drawn: Drawn,
+  now: Date,
+): Promise<DocumentRow> {
+  return replaceMainFile(trx, deps, {
+    doc: signer.doc,
+    previous: drawn.previous,
+    bytes: drawn.pdf,
+    by: signer.by,
+    expectedVersion: signer.doc.version,
+    ...drawnChange(drawn),
+    now,
+  });
 }
 
 /**
@@ -197,17 +312,13 @@ export async function afterSignature(
   return updated.share_state;
 }
 
-export async function authorizeSigning(
-  deps: Deps,
-  signing: Signing,
-  documentId: string,
-): Promise<{
-  doc: DocumentRow;
-  share: ShareRow | undefined;
-  signerName: string;
-  by: DocumentChanger;
-  placer: Placer;
-}> {
+/**
+ * Who may sign the document, and for which share: an external recipient their sign share, whose turn
+ * it is; a user their sign share (the one named, else the first the document awaits), or, with no
+ * share, when they may edit the document (its owner, an administrator, a user it is shared with for
+ * edit). Unseen is 404, seen but not theirs to sign 403.
+ */
+export async function authorizeSigning(deps: Deps, signing: Signing, documentId: string): Promise<Signer> {
   const now = deps.clock.now();
   if (signing.kind === 'share') {
     const { recipient } = signing;
@@ -219,17 +330,7 @@ export async function authorizeSigning(
       .where('id', '=', recipient.shareId)
       .executeTakeFirstOrThrow();
     if (share.document_id !== documentId) throw new ValidationError('id', 'must be the shared document');
-    assertShareCanAct(share, now);
-    if (share.purpose !== 'sign') throw new Forbidden(`This share is for ${share.purpose}, not signing`);
-    await assertRequiredFilesSubmitted(deps.db, share);
-    const doc = await loadDocumentForUpdate(deps.db, documentId);
-    return {
-      doc,
-      share,
-      signerName: share.share_to,
-      by: { tenantId: share.tenant_id, name: share.share_to, requestId: recipient.requestId },
-      placer: { kind: 'share', shareId: share.id, tenantId: share.tenant_id },
-    };
+    return shareSigner(deps, { kind: 'external', recipient }, share, now);
   }
   const { actor } = signing;
   const doc = await loadVisible(deps.db, actor, documentId);
@@ -239,20 +340,63 @@ export async function authorizeSigning(
     .selectAll()
     .where('document_id', '=', doc.id)
     .where('user_id', '=', actor.userId)
-    .where('purpose', '=', 'sign')
-    .where('status', 'in', ['active', 'waiting'])
+    .$call((q) =>
+      signing.shareId
+        ? q.where('id', '=', signing.shareId)
+        : q.where('purpose', '=', 'sign').where('status', 'in', ['active', 'waiting']),
+    )
     .orderBy('position')
     .executeTakeFirst();
-  if (share) {
-    assertShareCanAct(share, now);
-    await assertRequiredFilesSubmitted(deps.db, share);
-  } else if (!canEdit(actor, doc))
-    throw new Forbidden('Only the owner, an administrator or a signer of this document may sign it');
+  if (share) return shareSigner(deps, { kind: 'internal', actor }, share, now);
+  if (signing.shareId) throw new NotFound('No such share');
+  if (!(await canEdit(deps.db, actor, doc, now)))
+    throw new Forbidden(
+      'Only the owner, an administrator, a signer or a user it is shared with for edit may sign this document',
+    );
   return {
     doc,
-    share,
+    share: undefined,
     signerName: await userSignerName(deps.db, actor),
     by: actor,
     placer: { kind: 'user', actor },
+    caller: { kind: 'internal', actor },
+  };
+}
+
+/**
+ * A recipient signing through their sign share: its turn, not ended or expired, its required files
+ * submitted (spec Sharing: required fields enforced).
+ */
+async function shareSigner(deps: Deps, caller: RecipientCaller, share: ShareRow, now: Date): Promise<Signer> {
+  assertShareCanAct(share, now);
+  if (share.purpose !== 'sign') throw new Forbidden(`This share is for ${share.purpose}, not signing`);
+  await assertRequiredFilesSubmitted(deps.db, share);
+  return { ...(await recipientSigner(deps, caller, share)), share };
+}
+
+/**
+ * A recipient as the signer of what they draw on their share's document: an external one by the name
+ * the share was sent to, with the share's uploads; a user by their name, with their own files.
+ */
+export async function recipientSigner(deps: Deps, caller: RecipientCaller, share: ShareRow): Promise<Signer> {
+  const doc = await loadDocumentForUpdate(deps.db, share.document_id);
+  if (caller.kind === 'internal') {
+    const { actor } = caller;
+    return {
+      doc,
+      share,
+      signerName: await userSignerName(deps.db, actor),
+      by: actor,
+      placer: { kind: 'user', actor },
+      caller,
+    };
+  }
+  return {
+    doc,
+    share,
+    signerName: share.share_to,
+    by: { tenantId: share.tenant_id, name: share.share_to, requestId: caller.recipient.requestId },
+    placer: { kind: 'share', shareId: share.id, tenantId: share.tenant_id },
+    caller,
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { upload } from '../helpers/server.js';
-import { ACTORS, buildWorld, type Actor, type World } from './scenario.js';
+import { ACTORS, buildWorld, COLLABORATORS, type Actor, type Collaborator, type World } from './scenario.js';
 
 /**
  * Who may call what (issue 20, "Deliver as well"): every route of the running app × {anonymous, a
@@ -1130,6 +1130,181 @@ async function uploadFor(w: World, actor: Actor) {
   return upload(w.server, token!, makePdf());
 }
 
+/**
+ * Issue 24 item 11, spec Sharing: "view = read-only, edit = edit rights". The document routes once more,
+ * for the users of the owner's organization a new document is shared with (`aSharedDocument`): for
+ * `edit` (src/core/access/document-access.ts `canEdit`: its data, files, annotations and signatures)
+ * and for `view` (reading only). Managing the document stays with its owner and administrators
+ * (`canManage`): 403 to both, who see it. Each row names a route of ROWS; the member's, the stranger's
+ * and the others' answers on such routes are the rows above.
+ */
+interface SharedRow {
+  route: string;
+  call: (w: World, token: string) => Promise<Call>;
+  editor: Expect;
+  viewer: Expect;
+  why?: string;
+}
+
+/** The caller's own upload (their signature image, an image or a PDF for the document). */
+const uploadAs = (w: World, token: string, what: 'signature' | 'png' | 'pdf') =>
+  what === 'signature'
+    ? upload(w.server, token, PNG_1PX, { path: '/files/signature', name: 's.png', type: 'image/png' })
+    : what === 'png'
+      ? upload(w.server, token, PNG_1PX, { name: 'i.png', type: 'image/png' })
+      : upload(w.server, token, makePdf());
+const sharedSign = async (w: World, token: string): Promise<Call> => {
+  const { id, version } = await w.aSharedDocument();
+  return {
+    path: `${V}/documents/sign/${version}`,
+    body: { id, signatures: [SIGNATURE(await uploadAs(w, token, 'signature'))] },
+  };
+};
+const shownFile = async (w: World, id: string) =>
+  (await w.server.api('GET', `/documents/${id}`, { token: w.tokens.owner })).body.results[0];
+
+const SHARED_ROWS: SharedRow[] = [
+  {
+    route: `GET ${V}/documents/:documentId`,
+    call: async (w) => ({ path: `${V}/documents/${(await w.aSharedDocument()).id}` }),
+    editor: 'ok',
+    viewer: 'ok',
+  },
+  {
+    route: `GET ${V}/share/document`,
+    call: async (w) => ({ path: `${V}/share/document`, query: { id: (await w.aSharedDocument()).id } }),
+    editor: 'ok',
+    viewer: 'ok',
+    why: 'internal recipients read their share with GET /share/document?id=',
+  },
+  {
+    route: `GET ${V}/files/loadFile/hash/:hash`,
+    call: async (w) => ({
+      path: `${V}/files/loadFile/hash/${(await shownFile(w, (await w.aSharedDocument()).id)).pdfFile.content}`,
+    }),
+    editor: 'ok',
+    viewer: 'ok',
+  },
+  {
+    route: `GET ${V}/attachments/:id/zip`,
+    call: async (w) => ({ path: `${V}/attachments/${(await w.aSharedDocument()).id}/zip` }),
+    editor: 'ok',
+    viewer: 'ok',
+  },
+  {
+    route: `GET ${V}/revisions/document/:id/:revision`,
+    call: async (w) => ({ path: `${V}/revisions/document/${(await w.aSharedDocument()).id}/1` }),
+    editor: 'ok',
+    viewer: 'ok',
+  },
+  {
+    route: `GET ${V}/documents/:documentId/verify`,
+    call: async (w) => ({ path: `${V}/documents/${(await w.aSharedDocument()).id}/verify` }),
+    editor: 'ok',
+    viewer: 'ok',
+  },
+  {
+    route: `PUT ${V}/documents/:version`,
+    call: async (w) => {
+      const { id, version } = await w.aSharedDocument();
+      return {
+        path: `${V}/documents/${version}`,
+        body: { id, body: { documentTitle: 'Changed by editor' } },
+      };
+    },
+    editor: 'ok',
+    viewer: 'forbidden',
+  },
+  {
+    route: `PUT ${V}/documents/edit/:version`,
+    call: async (w) => {
+      const { id, version } = await w.aSharedDocument();
+      return { path: `${V}/documents/edit/${version}`, body: { id, documentTitle: 'Edited by editor' } };
+    },
+    editor: 'ok',
+    viewer: 'forbidden',
+  },
+  {
+    route: `PUT ${V}/documents/:id/merge`,
+    call: async (w, token) => {
+      const { id, version } = await w.aSharedDocument();
+      return {
+        path: `${V}/documents/${id}/merge`,
+        body: { version, files: [await uploadAs(w, token, 'pdf')] },
+      };
+    },
+    editor: 'ok',
+    viewer: 'forbidden',
+  },
+  {
+    route: `PUT ${V}/documents/annotate/:version`,
+    call: async (w, token) => {
+      const { id, version } = await w.aSharedDocument();
+      return {
+        path: `${V}/documents/annotate/${version}`,
+        body: {
+          id,
+          images: [{ blob: await uploadAs(w, token, 'png'), pages: [1], position: SIGNATURE().position }],
+        },
+      };
+    },
+    editor: 'ok',
+    viewer: 'forbidden',
+  },
+  { route: `PUT ${V}/documents/sign/:version`, call: sharedSign, editor: 'ok', viewer: 'forbidden' },
+  { route: `POST ${V}/documents/sign/:version`, call: sharedSign, editor: 'ok', viewer: 'forbidden' },
+  {
+    route: `PUT ${V}/documents/seal/:version`,
+    call: async (w) => {
+      const { id, version } = await w.aSharedDocument();
+      return { path: `${V}/documents/seal/${version}`, body: { id, certificate: true } };
+    },
+    editor: 'forbidden',
+    viewer: 'forbidden',
+    why: 'the organisation key seals for who manages the document',
+  },
+  {
+    route: `DELETE ${V}/documents`,
+    call: async (w) => ({
+      path: `${V}/documents`,
+      body: { documents: [{ id: (await w.aSharedDocument()).id }] },
+    }),
+    editor: 'listed',
+    viewer: 'listed',
+    why: 'spec Errors 4: a document the caller may not delete is listed',
+  },
+  {
+    route: `PUT ${V}/documents/owner`,
+    call: async (w) => ({
+      path: `${V}/documents/owner`,
+      body: { id: (await w.aSharedDocument()).id, owner: 'heir' },
+    }),
+    editor: 'forbidden',
+    viewer: 'forbidden',
+  },
+  {
+    route: `POST ${V}/share`,
+    call: async (w) => ({
+      path: `${V}/share`,
+      body: { id: (await w.aSharedDocument()).id, data: [{ sharePurpose: 'view', shareTo: 'member' }] },
+    }),
+    editor: 'forbidden',
+    viewer: 'forbidden',
+  },
+  {
+    route: `POST ${V}/share/cancel`,
+    call: async (w) => ({ path: `${V}/share/cancel`, body: { id: (await w.aSharedDocument()).id } }),
+    editor: 'forbidden',
+    viewer: 'forbidden',
+  },
+  {
+    route: `GET ${V}/documents/:id/audit`,
+    call: async (w) => ({ path: `${V}/documents/${(await w.aSharedDocument()).id}/audit` }),
+    editor: 'forbidden',
+    viewer: 'forbidden',
+  },
+];
+
 /** A new document of the owner's shared to new protected recipients, whose tokens the row uses. */
 async function protectedShare(w: World) {
   const id = await w.aDocument();
@@ -1232,6 +1407,37 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
     it(`spec Documents rule 4, "the caller needs rights on both folder and document type": ${row.route} (${row.kind}${row.why ? `: ${row.why}` : ''})`, async () => {
       assert.deepEqual(await wrongAnswers(row), []);
     });
+
+  it('every row of the shared document names a route of ROWS', () => {
+    const rows = new Set(ROWS.map((r) => shape(r.route)));
+    assert.deepEqual(
+      SHARED_ROWS.map((r) => shape(r.route)).filter((r) => !rows.has(r)),
+      [],
+    );
+  });
+
+  for (const row of SHARED_ROWS) {
+    const method = row.route.split(' ')[0]!;
+    it(`${row.route} on a document shared for edit and for view (issue 24 item 11${row.why ? `: ${row.why}` : ''})`, async () => {
+      const wrong: string[] = [];
+      for (const who of COLLABORATORS) {
+        const token = w.collaborators[who];
+        const call = await row.call(w, token);
+        const response = await w.server.api(method, `/${call.path}`, {
+          token,
+          body: call.body,
+          query: call.query,
+        });
+        requests++;
+        const problem = judge(row[who], who, response.status, response.body, response.text, w, call);
+        if (problem)
+          wrong.push(
+            `${who}: expected ${row[who]} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
+          );
+      }
+      assert.deepEqual(wrong, []);
+    });
+  }
 });
 
 /** GET without following redirects, the token in the query as the API helper sends it. */
@@ -1260,7 +1466,7 @@ async function sessionFor(w: World, actor: Actor): Promise<string | undefined> {
 /** What is wrong with an answer to `actor` whose expectation is `expected`; undefined when right. */
 function judge(
   expected: Expect,
-  actor: Actor,
+  actor: Actor | Collaborator,
   status: number,
   // Error bodies and the delete answer are read by field.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -1274,8 +1480,10 @@ function judge(
   // The signer's page answers 503 UNAVAILABLE where it was not built (npm run build): still public.
   if (status >= 500 && !(expected === 'public' && status === 503)) return 'server error';
   const code: unknown = body?.code;
-  // Administrators of the organization see its documents (src/core/access/document-access.ts); no one else does.
-  if (!['owner', 'orgAdmin', 'globalAdmin'].includes(actor) && !['ok', 'public'].includes(expected))
+  // Administrators of the organization see its documents (src/core/access/document-access.ts), and the
+  // users it is shared with see a shared one; no one else does.
+  const sees = ['owner', 'orgAdmin', 'globalAdmin', ...COLLABORATORS];
+  if (!sees.includes(actor) && !['ok', 'public'].includes(expected))
     for (const secret of w.secrets)
       if (text.includes(secret) && !asked.includes(secret)) return `shows the owner's ${secret}`;
   switch (expected) {

@@ -9,7 +9,9 @@ import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
  * (with a file and an attachment, in a private folder), a template, a webhook, a stamp, a contact, an
  * enum, a draft, a definition and a document type only the owner may use, and a share of that
  * document to external recipients protected by a password; a plain user and the administrators of
- * the same organization; tenant B with a stranger.
+ * the same organization; tenant B with a stranger. Two more users of the owner's organization are
+ * recipients (issue 24 item 11): the editor and the viewer, to whom `aSharedDocument` shares a new
+ * document for `edit` and for `view`.
  */
 export const ACTORS = [
   'anonymous',
@@ -22,6 +24,9 @@ export const ACTORS = [
   'owner',
 ] as const;
 export type Actor = (typeof ACTORS)[number];
+/** Users of the owner's organization a document is shared with (issue 24 item 11). */
+export const COLLABORATORS = ['editor', 'viewer'] as const;
+export type Collaborator = (typeof COLLABORATORS)[number];
 
 export interface World {
   server: TestServer;
@@ -36,6 +41,10 @@ export interface World {
   aProtectedShare(documentId?: string): Promise<{ shareId: string; locked: string; unlocked: string }>;
   /** The document's current `_version` (change calls carry it in the path). */
   versionOf(documentId: string): Promise<number>;
+  /** Sessions of the users documents are shared with (`aSharedDocument`). */
+  collaborators: Record<Collaborator, string>;
+  /** A new document of the owner's shared for `edit` with the editor and for `view` with the viewer. */
+  aSharedDocument(): Promise<{ id: string; version: number }>;
   close(): Promise<void>;
 }
 
@@ -58,6 +67,7 @@ export async function buildWorld(): Promise<World> {
   const memberId = await createUser(server, { name: 'member', email: 'member@example.test', rights });
   const orgAdminId = await createUser(server, { name: 'orgadmin', role: 'organizationAdmin', rights });
   await createUser(server, { name: 'globaladmin', role: 'globalAdmin', rights });
+  for (const name of COLLABORATORS) await createUser(server, { name, email: `${name}@example.test`, rights });
   // Receives documents moved by PUT /documents/owner, so no actor's view changes.
   await createUser(server, { name: 'heir', email: 'heir@example.test' });
   // Tenant B: its administrator makes the stranger, as `signery create-admin other` would start it.
@@ -116,6 +126,17 @@ export async function buildWorld(): Promise<World> {
     return { shareId: shares[1].shareId as string, locked, unlocked };
   };
   const share = await aProtectedShare();
+  const aSharedDocument = async () => {
+    const id = await aDocument('Shared contract');
+    await call('POST', '/share', {
+      id,
+      data: [
+        { sharePurpose: 'edit', shareTo: 'editor' },
+        { sharePurpose: 'view', shareTo: 'viewer' },
+      ],
+    });
+    return { id, version: await versionOf(id) };
+  };
 
   const templateFile = await upload(server, owner, makePdf({ title: 'Template' }));
   const template = (
@@ -194,6 +215,11 @@ export async function buildWorld(): Promise<World> {
     aDocument,
     aProtectedShare,
     versionOf,
+    collaborators: {
+      editor: await server.login('editor', PASSWORD),
+      viewer: await server.login('viewer', PASSWORD),
+    },
+    aSharedDocument,
     async close() {
       await server.close();
       await smtp.close();

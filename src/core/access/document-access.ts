@@ -21,11 +21,38 @@ function administers(actor: Actor, doc: DocumentRow): boolean {
 }
 
 /**
- * Edit permission: the owner, or an administrator of the document's organization. Members see the
- * content of shared folders and may add to them, but change only what they own.
+ * Who manages a document: the owner, or an administrator of the document's organization. They delete,
+ * share, move, transfer and seal it and read its audit trail. Members see the content of shared
+ * folders and may add to them, but manage only what they own.
  */
-export function canEdit(actor: Actor, doc: DocumentRow): boolean {
+export function canManage(actor: Actor, doc: DocumentRow): boolean {
   return doc.tenant_id === actor.tenantId && (doc.owner_id === actor.userId || administers(actor, doc));
+}
+
+/**
+ * Edit permission, spec Sharing: "view = read-only, edit = edit rights". Who manages the document, and
+ * a user it is shared with for `edit` while that share lasts (active, its `validUntil` not passed):
+ * they change its data, files and attachments, annotate it and sign it. The rest stays with who
+ * manages it (`canManage`).
+ */
+export async function canEdit(
+  db: Kysely<Database>,
+  actor: Actor,
+  doc: DocumentRow,
+  now: Date,
+): Promise<boolean> {
+  if (canManage(actor, doc)) return true;
+  if (doc.tenant_id !== actor.tenantId || doc.deleted_at !== null) return false;
+  // An edit share owes no action, so it is never waiting for a turn: active until it ends.
+  const shares = await db
+    .selectFrom('shares')
+    .select('valid_until')
+    .where('document_id', '=', doc.id)
+    .where('user_id', '=', actor.userId)
+    .where('purpose', '=', 'edit')
+    .where('status', '=', 'active')
+    .execute();
+  return shares.some((s) => s.valid_until === null || new Date(s.valid_until) > now);
 }
 
 /**
@@ -148,10 +175,25 @@ export async function loadVisible(db: Kysely<Database>, actor: Actor, id: string
   return doc;
 }
 
-/** Loads a document the caller may change: unseen is 404, seen but not theirs to change is 403. */
-export async function loadEditable(db: Kysely<Database>, actor: Actor, id: string): Promise<DocumentRow> {
+/** Loads a document the caller manages (`canManage`): unseen is 404, seen but not theirs is 403. */
+export async function loadManageable(db: Kysely<Database>, actor: Actor, id: string): Promise<DocumentRow> {
   const doc = await loadVisible(db, actor, id);
-  if (!canEdit(actor, doc))
+  if (!canManage(actor, doc))
     throw new Forbidden('Only the owner or an administrator may change this document');
+  return doc;
+}
+
+/** Loads a document the caller may edit (`canEdit`): unseen is 404, seen but not editable is 403. */
+export async function loadEditable(
+  db: Kysely<Database>,
+  actor: Actor,
+  id: string,
+  now: Date,
+): Promise<DocumentRow> {
+  const doc = await loadVisible(db, actor, id);
+  if (!(await canEdit(db, actor, doc, now)))
+    throw new Forbidden(
+      'Only the owner, an administrator or a user it is shared with for edit may change this document',
+    );
   return doc;
 }

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { CustomField } from '../documents/custom-fields.js';
 import { documentView, type DocumentView } from '../views/document-view.js';
@@ -8,7 +9,8 @@ import { assertRequiredFilesSubmitted, showShareFields, type SignatureFieldView 
 import { shareViews, type ShareView } from '../views/share-view.js';
 import { NOT_REQUIRED, shareOptions, type ShareRow } from './share-types.js';
 import { completeShare, endProcess, loadDocumentForUpdate, mailOwner } from './workflow.js';
-import { writeTransaction } from '../../store/db/dialect.js';
+import type { DocumentRow } from '../access/document-access.js';
+import type { Database } from '../../store/db/schema.js';
 
 /** Why a share cannot act now, or nothing when it can (its turn, not ended, not expired). */
 export function assertShareCanAct(share: ShareRow, now: Date): void {
@@ -91,65 +93,88 @@ function recipientViewer(share: ShareRow) {
   };
 }
 
-/** PUT /share/reject (Contract: `{id, reason?}`): the recipient refuses; the document becomes `rejected`. */
-export async function rejectShare(
-  deps: Deps,
-  caller: RecipientCaller,
-  options: { id: string; reason?: string | undefined },
-) {
-  const share = await loadCallerShare(deps, caller, options.id);
-  const now = deps.clock.now();
-  assertShareCanAct(share, now);
-  const rejecter = by(caller, share.tenant_id);
-  await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const doc = await loadDocumentForUpdate(trx, share.document_id);
-    await endProcess(trx, {
-      doc,
-      state: 'rejected',
-      by: rejecter,
-      now,
-      reason: options.reason,
-      cause: share,
-    });
-    await mailOwner(trx, doc, rejecter, now, {
-      kind: 'rejected',
-      from: share.share_to,
-      note: options.reason,
-    });
+/**
+ * A recipient's refusal, inside the caller's transaction (PUT /share/reject, Contract `{id, reason?}`):
+ * the document becomes `rejected`, the other pending shares end, `signRejected` is sent and the owner
+ * told. `bumpVersion` false when the call already counted its change (the recipient drew on the
+ * document first, with the share right `canAnnotateOnReject`).
+ */
+export async function recordRejection(
+  trx: Kysely<Database>,
+  options: {
+    share: ShareRow;
+    caller: RecipientCaller;
+    now: Date;
+    reason?: string | undefined;
+    bumpVersion?: boolean | undefined;
+  },
+): Promise<DocumentRow> {
+  const { share, now } = options;
+  const rejecter = by(options.caller, share.tenant_id);
+  const doc = await loadDocumentForUpdate(trx, share.document_id);
+  const ended = await endProcess(trx, {
+    doc,
+    state: 'rejected',
+    by: rejecter,
+    now,
+    reason: options.reason,
+    cause: share,
+    bumpVersion: options.bumpVersion,
   });
+  await mailOwner(trx, doc, rejecter, now, { kind: 'rejected', from: share.share_to, note: options.reason });
+  return ended;
 }
 
 const SIMPLE_ACTIONS = ['approve', 'review', 'accept', 'execute'];
 
 /**
- * POST /share/execute `{id, action?, comment?}`: records an approve, review, accept or execute action
- * (`documentSimpleActionExecuted`) and passes the turn on. Signing goes through the sign endpoints.
+ * Whether the share's simple action (approve, review, accept or execute) can be executed now: its
+ * turn, not ended or expired, the action named (if any) its own, its required files submitted. A sign
+ * share is executed by signing, a view or edit share owes nothing.
  */
-export async function executeShare(
-  deps: Deps,
-  caller: RecipientCaller,
-  options: { id: string; action?: string | undefined; comment?: string | undefined },
-) {
-  const share = await loadCallerShare(deps, caller, options.id);
-  const now = deps.clock.now();
+export async function assertSimpleAction(
+  db: Kysely<Database>,
+  share: ShareRow,
+  action: string | undefined,
+  now: Date,
+): Promise<void> {
   assertShareCanAct(share, now);
   if (!SIMPLE_ACTIONS.includes(share.purpose)) {
-    throw new ValidationError(
-      `This share is for ${share.purpose}: use the ${share.purpose === 'sign' ? 'sign endpoint' : 'document'} instead`,
-    );
+    throw share.purpose === 'sign'
+      ? new ValidationError('signatures', 'is required: a sign share is executed by signing')
+      : new ValidationError(`This share is for ${share.purpose}: use the document instead`);
   }
-  if (options.action && options.action !== share.purpose) {
-    throw new Forbidden(`This share allows ${share.purpose}, not ${options.action}`);
+  if (action && action !== share.purpose) {
+    throw new Forbidden(`This share allows ${share.purpose}, not ${action}`);
   }
-  await assertRequiredFilesSubmitted(deps.db, share);
-  await writeTransaction(deps.db, deps.dialect, (trx) =>
-    completeShare(trx, deps, {
-      share,
-      by: by(caller, share.tenant_id),
-      now,
-      event: 'documentSimpleActionExecuted',
-      activityType: `document${share.purpose[0]?.toUpperCase()}${share.purpose.slice(1)}d`,
-      data: { comment: options.comment ?? null },
-    }),
-  );
+  await assertRequiredFilesSubmitted(db, share);
+}
+
+/**
+ * The recipient's simple action, inside the caller's transaction (POST /share/execute `{id, action?,
+ * comment?}`): `documentSimpleActionExecuted` (audit `documentApproved`, `documentReviewed`, ...), the
+ * turn passes on and the document completes when no mandatory action is pending. `bumpVersion` false
+ * when the call already counted its change (the recipient drew or signed on the document first).
+ */
+export async function recordSimpleAction(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    share: ShareRow;
+    caller: RecipientCaller;
+    now: Date;
+    comment?: string | undefined;
+    bumpVersion?: boolean | undefined;
+  },
+): Promise<DocumentRow> {
+  const { share } = options;
+  return completeShare(trx, deps, {
+    share,
+    by: by(options.caller, share.tenant_id),
+    now: options.now,
+    event: 'documentSimpleActionExecuted',
+    activityType: `document${share.purpose[0]?.toUpperCase()}${share.purpose.slice(1)}d`,
+    data: { comment: options.comment ?? null },
+    bumpVersion: options.bumpVersion,
+  });
 }

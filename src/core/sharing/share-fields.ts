@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Actor } from '../access/actor.js';
 import type { CustomField } from '../documents/custom-fields.js';
 import { ValidationError } from '../errors.js';
 import type { TextEntry } from '../signing/visual-input.js';
@@ -203,38 +202,14 @@ export function fieldTexts(fields: SignatureFieldView[]): TextEntry[] {
 }
 
 /**
- * The share a signer signs through: the link's own share, or an internal user's share on the document
- * whose turn it is (as signing finds it). None when they sign as owner or administrator.
- */
-async function signingShare(
-  db: Kysely<Database>,
-  signer: { shareId: string } | { actor: Actor; documentId: string },
-): Promise<ShareRow | undefined> {
-  if ('shareId' in signer) {
-    return db.selectFrom('shares').selectAll().where('id', '=', signer.shareId).executeTakeFirst();
-  }
-  return db
-    .selectFrom('shares')
-    .selectAll()
-    .where('document_id', '=', signer.documentId)
-    .where('user_id', '=', signer.actor.userId)
-    .where('purpose', '=', 'sign')
-    .where('status', '=', 'active')
-    .orderBy('position')
-    .executeTakeFirst();
-}
-
-/**
  * A sign call's text annotations with the signer's share fields added (read-only predefined texts and
  * imported custom fields), so they go into the signer's own revision with their signature.
  */
 export async function withShareFieldTexts(
   db: Kysely<Database>,
-  signer: { shareId: string } | { actor: Actor; documentId: string },
+  share: ShareRow,
   annotations: TextEntry[] | undefined,
 ): Promise<TextEntry[] | undefined> {
-  const share = await signingShare(db, signer);
-  if (!share) return annotations;
   const fields = shareOptions(share).signatureFields;
   if (fields.length === 0) return annotations;
   assertRequiredTextsGiven(fields, annotations ?? []);

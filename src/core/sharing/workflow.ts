@@ -88,6 +88,8 @@ export async function completeShare(
     data?: Record<string, unknown>;
     /** Changes to the document made by the action itself (a signed main file). */
     set?: Updateable<DocumentTable>;
+    /** False when the call already counted its change (it drew on the document first). */
+    bumpVersion?: boolean | undefined;
   },
 ): Promise<DocumentRow> {
   const { share, by, now } = options;
@@ -112,6 +114,7 @@ export async function completeShare(
     event: options.event,
     data: { shareId: share.id, purpose: share.purpose, ...options.data, ...entity },
     now,
+    bumpVersion: options.bumpVersion,
   });
 
   return advanceWorkflow(trx, deps, { doc, by, now });
@@ -220,6 +223,8 @@ export async function endProcess(
     reason?: string | undefined;
     /** The share that caused it (rejection, expiry); it takes the state itself, the others `cancelled`. */
     cause?: ShareRow | undefined;
+    /** False when the call already counted its change (the recipient drew on the document first). */
+    bumpVersion?: boolean | undefined;
   },
 ): Promise<DocumentRow> {
   const { doc, state, now } = options;
@@ -266,5 +271,6 @@ export async function endProcess(
         : {}),
     },
     now,
+    bumpVersion: options.bumpVersion,
   });
 }

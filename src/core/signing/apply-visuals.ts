@@ -125,6 +125,30 @@ export async function drawVisuals(
 }
 
 /**
+ * How a drawn revision is recorded when it becomes the main file (replaceMainFile): closed by a
+ * signature it is `documentSigned`, with the level the signature achieved; without one it is an
+ * annotate, `documentAnnotated` with the event `documentEdited`.
+ */
+export function drawnChange(applied: Pick<AppliedVisuals, 'visuals' | 'signature'>) {
+  const { signature, visuals } = applied;
+  return signature
+    ? {
+        signed: true,
+        activityType: 'documentSigned',
+        event: 'documentSigned' as const,
+        reason: 'signed',
+        data: { levelAchieved: signature.levelAchieved, fellBack: signature.fellBack },
+      }
+    : {
+        signed: false,
+        activityType: 'documentAnnotated',
+        event: 'documentEdited' as const,
+        reason: 'annotated',
+        data: { images: visuals.images.length, annotations: visuals.annotations.length },
+      };
+}
+
+/**
  * The PDF engine names the offending field as `"signatures[0].pages[0]" must be less than or equal
  * to 2`; the API says where it sits in the request (spec Errors 2).
  */

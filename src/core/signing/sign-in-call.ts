@@ -5,7 +5,7 @@ import type { DocumentRow } from '../access/document-access.js';
 import { ValidationError } from '../errors.js';
 import type { PadesLevel } from '../../pdf/sign-pdf.js';
 import type { Database } from '../../store/db/schema.js';
-import { applyVisuals, type SignAs } from './apply-visuals.js';
+import { applyVisuals, drawnChange, type SignAs } from './apply-visuals.js';
 import { replaceMainFile } from '../changes/new-main-file.js';
 import { tenantDefaultLevel, userSignerName } from './seal.js';
 import { loadStampImages, type VisualRequest } from './visual-input.js';
@@ -114,21 +114,7 @@ export async function applyVisualsInCall(
     expectedVersion: options.expectedVersion,
     bumpVersion: options.bumpVersion,
     now,
-    ...(signature
-      ? {
-          signed: true,
-          activityType: 'documentSigned',
-          event: 'documentSigned' as const,
-          reason: 'signed',
-          data: { levelAchieved: signature.levelAchieved, fellBack: signature.fellBack },
-        }
-      : {
-          signed: false,
-          activityType: 'documentAnnotated',
-          event: 'documentEdited' as const,
-          reason: 'annotated',
-          data: { images: applied.visuals.images.length, annotations: applied.visuals.annotations.length },
-        }),
+    ...drawnChange(applied),
   });
   return {
     doc: updated,

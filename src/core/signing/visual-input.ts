@@ -50,6 +50,11 @@ export interface VisualRequest {
   annotations?: TextEntry[] | undefined;
 }
 
+/** Whether a request draws anything on the document (signatures, images or text annotations). */
+export function drawsAnything(request: VisualRequest): boolean {
+  return Boolean(request.signatures?.length || request.images?.length || request.annotations?.length);
+}
+
 export interface ResolvedVisuals {
   signatures: SignatureVisual[];
   images: ImageVisual[];

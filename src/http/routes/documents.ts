@@ -366,7 +366,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Delete documents and folders',
           description:
-            'Soft by default; `hardDelete=true` is permanent. A folder takes its nested folders and documents with it; each needs edit permission. `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
+            'Soft by default; `hardDelete=true` is permanent. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
           querystring: Type.Object(
             { hardDelete: Type.Optional(Type.Boolean({ default: false })) },
             { additionalProperties: false },

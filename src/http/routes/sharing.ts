@@ -3,10 +3,13 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { createShares } from '../../sharing/create-shares.js';
 import { delegateShare } from '../../sharing/delegate-share.js';
-import { inboxAction, listInbox } from '../../sharing/inbox.js';
+import { listInbox } from '../../sharing/inbox.js';
 import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-shares.js';
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
-import { executeShare, getSharedDocument, rejectShare } from '../../core/sharing/recipient-actions.js';
+import { getSharedDocument } from '../../core/sharing/recipient-actions.js';
+import { actFromInbox } from '../../signing/act-from-inbox.js';
+import { executeShare } from '../../signing/execute-share.js';
+import { rejectShare } from '../../signing/reject-share.js';
 import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../core/sharing/share-types.js';
 import { Unauthenticated } from '../../core/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
@@ -31,7 +34,10 @@ const Reminder = Type.Object(
 
 const RecipientData = Type.Object(
   {
-    sharePurpose: Type.Enum([...PURPOSES]),
+    sharePurpose: Type.Enum([...PURPOSES], {
+      description:
+        'spec: "view = read-only, edit = edit rights". `view`: the recipient reads the document. `edit` (internal users): while the share lasts (active, `validUntil` not passed) the recipient changes the document like its owner (PUT /documents/{version}, /documents/edit/{version}, /documents/{id}/merge, /documents/annotate/{version}, attachments) and signs it (PUT /documents/sign/{version}); deleting, sharing, moving it between folders, transferring, sealing and its audit trail stay with the owner and administrators (403). `sign`, `execute`, `approve`, `review`, `accept`: the recipient owes that action (see POST /share/execute, PUT /share/document/sign/{version}, POST /inbox/action).',
+    }),
     shareTo: Type.String({ minLength: 1, maxLength: 320 }),
     message: Type.Optional(Type.String({ maxLength: 5000 })),
     validUntil: Type.Optional(Type.String({ format: 'date-time' })),
@@ -72,6 +78,55 @@ const RecipientData = Type.Object(
 );
 
 const ShareList = Type.Array(Type.Object({}, { additionalProperties: true }));
+
+/**
+ * What the recipients' workflow calls may draw (spec Files, usage rule 3: "In every sign, annotate,
+ * workflow-execute call, `signatures` entries must follow rule 2, and each image in `images` must be
+ * an unused file …": POST /share/execute, PUT /share/reject and POST /inbox/action among them).
+ */
+const ActionVisuals = {
+  signatures: Type.Optional(
+    Type.Array(SignatureEntrySchema, {
+      maxItems: 200,
+      description:
+        'spec Signature entry, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1.',
+    }),
+  ),
+  images: Type.Optional(
+    Type.Array(ImageEntrySchema, {
+      maxItems: 200,
+      description:
+        'spec Image entry: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up.',
+    }),
+  ),
+  annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+};
+const VISUALS_DRAWN =
+  'The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up.';
+const ActionOutcome = Type.Object(
+  {
+    status: Type.Literal('SUCCESS'),
+    levelAchieved: Type.Optional(
+      Type.String({ description: 'When the call signed: the PAdES level reached.' }),
+    ),
+    fellBack: Type.Optional(
+      Type.Boolean({
+        description: 'When the call signed: true when the TSA failed and a lower level was made.',
+      }),
+    ),
+    reason: Type.Optional(Type.String()),
+    shareStateName: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'When the call drew or signed: the document’s share state after it (`completed` when it was the last action).',
+      }),
+    ),
+  },
+  {
+    description:
+      'As PUT /documents/sign/{version} answers when the call signed; `{status}` alone for a plain action.',
+  },
+);
 
 /** Sharing and the recipients' actions (spec: Sharing, Reminders; Contract: external recipients). */
 export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -244,10 +299,12 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Reject (recipients)',
-          description:
+          description: [
             '`{id (documentId), reason?}`: the document becomes `rejected`, other pending shares end, `signRejected` is sent.',
+            `With the share right \`canAnnotateOnReject\` (spec Share \`rights\`) the recipient may first draw notes on the document: \`images\`, text \`annotations\` and \`signatures\` entries (initials, marks), drawn as annotations in one incremental update without a digital signature (a rejection signs nothing): audit \`documentAnnotated\` and event \`documentEdited\`, then \`signRejected\`; the call counts as one change. ${VISUALS_DRAWN} Without that right, any of them is 403 FORBIDDEN naming the right, and nothing is written.`,
+          ].join('\n\n'),
           body: Type.Object(
-            { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })) },
+            { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })), ...ActionVisuals },
             { additionalProperties: false },
           ),
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
@@ -265,24 +322,25 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
-          summary: 'Approve, review, accept or execute (recipients)',
-          description:
-            '`{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`) and passes the turn on.',
+          summary: 'Execute the share’s action: sign, approve, review, accept or execute (recipients)',
+          description: [
+            '`{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`; audit `documentApproved`, `documentReviewed`, …) and passes the turn on. `action`, when given, must be the share’s own purpose (403 otherwise); a view or edit share owes nothing (400).',
+            `Visuals (spec Files, usage rule 3): a sign share is executed by signing: \`signatures\` are required (400 without) and the call is PUT /share/document/sign/{version} on the current version (PUT /documents/sign/{version} for a user), with its answer, events (\`documentSigned\`, \`documentCompleted\` for the last) and audit. On an approve, review, accept or execute share, \`signatures\` close the recipient’s drawing with a PAdES signature made with the organisation key in their name (\`level\` or the tenant’s \`defaultPadesLevel\`; \`documentSigned\`, then \`documentSimpleActionExecuted\`), \`images\`/\`annotations\` alone annotate (\`documentEdited\`); the call counts as one change. ${VISUALS_DRAWN} A signature that completes the document seals it when \`sealOnComplete\` is on, as the sign call does.`,
+          ].join('\n\n'),
           body: Type.Object(
             {
               id: DocumentId,
-              action: Type.Optional(Type.Enum(['approve', 'review', 'accept', 'execute'])),
+              action: Type.Optional(Type.Enum(['sign', 'approve', 'review', 'accept', 'execute'])),
               comment: Type.Optional(Type.String({ maxLength: 2000 })),
+              ...ActionVisuals,
+              level: Level,
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
+          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await executeShare(deps, recipientCallerOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => executeShare(deps, recipientCallerOf(request), request.body),
     );
 
     app.put(
@@ -380,23 +438,25 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Act on a pending action',
-          description: '`{shareId, action: approve|review|accept|execute|reject, reason?, comment?}`.',
+          description: [
+            '`{shareId, action: sign|approve|review|accept|execute|reject, reason?, comment?}`: an internal user acts on a share addressed to them (a share that is not theirs: 404), as POST /share/execute and PUT /share/reject do for it. `action` must be the share’s purpose, or `reject`.',
+            `\`sign\` takes \`signatures\` (required), \`images\`, \`annotations\` and \`level\` and signs as PUT /documents/sign/{version} does for that share: a PAdES signature in the user’s name, the share done, \`documentSigned\` (and \`documentCompleted\`, with the seal, for the last). The simple actions take them as POST /share/execute does; \`reject\` takes \`signatures\`, \`images\` and \`annotations\` with the share right \`canAnnotateOnReject\` (403 without), drawn without a digital signature. Signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile (spec Files, usage rules 2 and 3). ${VISUALS_DRAWN}`,
+          ].join('\n\n'),
           body: Type.Object(
             {
               shareId: Type.String({ minLength: 1, maxLength: 100 }),
               action: Type.Enum(['approve', 'review', 'accept', 'execute', 'reject', 'sign']),
               reason: Type.Optional(Type.String({ maxLength: 2000 })),
               comment: Type.Optional(Type.String({ maxLength: 2000 })),
+              ...ActionVisuals,
+              level: Level,
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: Success }),
+          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await inboxAction(deps, actorOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => actFromInbox(deps, actorOf(request), request.body),
     );
   };
 }

@@ -7,7 +7,6 @@ import { Unauthenticated } from '../../core/errors.js';
 import { annotateDocument } from '../../signing/annotate-document.js';
 import { sealDocument } from '../../signing/seal-document.js';
 import { signDocument } from '../../signing/sign-document.js';
-import { withShareFieldTexts } from '../../core/sharing/share-fields.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';
@@ -151,16 +150,8 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
       },
     };
-    // A recipient's read-only share fields (predefined texts, imported custom fields) are written
-    // with their signature (spec Signature field `readOnly`; Custom field).
-    const signAsUser = async (actor: Actor, body: Static<typeof SignBody>, version: number) => {
-      const annotations = await withShareFieldTexts(
-        deps.db,
-        { actor, documentId: body.id },
-        body.annotations,
-      );
-      return signDocument(deps, { kind: 'user', actor }, { ...body, annotations, version });
-    };
+    const signAsUser = (actor: Actor, body: Static<typeof SignBody>, version: number) =>
+      signDocument(deps, { kind: 'user', actor }, { ...body, version });
     app.put('/documents/sign/:version', signOptions, async (request) =>
       signAsUser(actorOf(request), request.body, request.params.version),
     );
@@ -184,15 +175,10 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         if (!request.recipient) return signAsUser(actorOf(request), request.body, request.params.version);
-        const annotations = await withShareFieldTexts(
-          deps.db,
-          { shareId: request.recipient.shareId },
-          request.body.annotations,
-        );
         return signDocument(
           deps,
           { kind: 'share', recipient: request.recipient },
-          { ...request.body, annotations, version: request.params.version },
+          { ...request.body, version: request.params.version },
         );
       },
     );

@@ -1,5 +1,5 @@
 import type { Deps } from '../../core/deps.js';
-import { canEdit } from '../../core/access/document-access.js';
+import { canManage } from '../../core/access/document-access.js';
 import { loadCallerShare, type RecipientCaller } from '../../core/sharing/recipient.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import { loadUsableStamp } from '../../core/stamps/load-usable-stamp.js';
@@ -33,7 +33,7 @@ export async function getShareStampImage(
     .executeTakeFirst();
   if (stamp) {
     const { stampFileId, ...doc } = stamp;
-    if (canEdit(actor, doc)) {
+    if (canManage(actor, doc)) {
       const file = await deps.files.find(actor.tenantId, stampFileId);
       if (file) return file;
     }
