@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../core/errors.js';
 import type { Actor } from '../core/access/actor.js';
@@ -45,13 +45,10 @@ export async function createApiKey(
         last_used_at: null,
       })
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'apiKeyCreated',
       objectType: 'apiKey',
       objectId: prefix,
-      requestId: actor.requestId,
       at: now,
     });
   });
@@ -91,13 +88,10 @@ export async function revokeApiKey(deps: Deps, actor: Actor, options: { key: str
       .where('user_id', '=', actor.userId)
       .executeTakeFirst();
     if (deleted.numDeletedRows === 0n) throw new NotFound('No such API key');
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'apiKeyRevoked',
       objectType: 'apiKey',
       objectId: prefix,
-      requestId: actor.requestId,
       at: deps.clock.now(),
     });
   });

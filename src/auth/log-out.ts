@@ -1,4 +1,4 @@
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import type { Actor } from '../core/access/actor.js';
 import { ValidationError } from '../core/errors.js';
@@ -19,13 +19,10 @@ export async function logOut(deps: Deps, actor: Actor): Promise<void> {
       .where('id', '=', actor.tokenId)
       .where('kind', '=', 'session')
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'loggedOut',
       objectType: 'user',
       objectId: actor.userId,
-      requestId: actor.requestId,
       at: deps.clock.now(),
     });
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import otplib from 'otplib';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, Unauthenticated, ValidationError } from '../core/errors.js';
 import type { Actor } from '../core/access/actor.js';
@@ -53,13 +53,10 @@ export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment
         })),
       )
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'mfaEnabled',
       objectType: 'user',
       objectId: actor.userId,
-      requestId: actor.requestId,
       at: deps.clock.now(),
     });
   });
@@ -79,13 +76,10 @@ export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
       .where('id', '=', actor.userId)
       .execute();
     await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'mfaDisabled',
       objectType: 'user',
       objectId: actor.userId,
-      requestId: actor.requestId,
       at: deps.clock.now(),
     });
   });
@@ -109,13 +103,10 @@ async function unlock(
   const ok = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     if (!(await apply(trx))) return false;
     await trx.updateTable('auth_tokens').set({ unlocked: 1 }).where('id', '=', actor.tokenId).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'sessionUnlocked',
       objectType: 'user',
       objectId: actor.userId,
-      requestId: actor.requestId,
       data: { method },
       at: deps.clock.now(),
     });

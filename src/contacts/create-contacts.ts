@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded } from '../core/errors.js';
 import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
@@ -65,13 +65,10 @@ export async function createContacts(
         version: 1,
       };
       await trx.insertInto('contacts').values(row).execute();
-      await record(trx, {
-        tenantId: actor.tenantId,
-        actorId: actor.name,
+      await recordAction(trx, actor, {
         activityType: 'contactCreated',
         objectType: 'contact',
         objectId: id,
-        requestId: actor.requestId,
         data: { name: row.name, ...(photo ? { photo } : {}) },
         at: now,
       });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { loadOwnContact } from './contact-access.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -13,13 +13,10 @@ export async function deleteContact(deps: Deps, actor: Actor, id: string): Promi
   const now = deps.clock.now();
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'contactDeleted',
       objectType: 'contact',
       objectId: contact.id,
-      requestId: actor.requestId,
       data: { name: contact.name },
       at: now,
     });

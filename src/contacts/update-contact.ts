@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { VersionMismatch } from '../core/errors.js';
 import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
@@ -61,13 +61,10 @@ export async function updateContact(
       .returningAll()
       .executeTakeFirst();
     if (!row) throw new VersionMismatch();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'contactEdited',
       objectType: 'contact',
       objectId: contact.id,
-      requestId: actor.requestId,
       data: { version: row.version, fields: Object.keys(set) },
       at: now,
     });

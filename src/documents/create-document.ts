@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, LimitExceeded } from '../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
@@ -260,13 +260,10 @@ async function insertDocument(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  await record(trx, {
-    tenantId: actor.tenantId,
-    actorId: actor.name,
+  await recordAction(trx, actor, {
     activityType: 'documentCreated',
     objectType: 'document',
     objectId: id,
-    requestId: actor.requestId,
     data: { title: input.documentTitle, mainFile: main?.id ?? null },
     at: now,
   });

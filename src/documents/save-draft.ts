@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound, VersionMismatch } from '../core/errors.js';
 import { checkDraftFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
@@ -126,13 +126,10 @@ export async function saveDraft(
         })
         .execute();
     }
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: existing ? 'draftEdited' : 'draftCreated',
       objectType: 'draft',
       objectId: id,
-      requestId: actor.requestId,
       at: now,
     });
     return {

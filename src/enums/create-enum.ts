@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
@@ -59,13 +59,10 @@ export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Prom
         version: 1,
       };
       await trx.insertInto('enums').values(row).execute();
-      await record(trx, {
-        tenantId: actor.tenantId,
-        actorId: actor.name,
+      await recordAction(trx, actor, {
         activityType: 'enumCreated',
         objectType: 'enum',
         objectId: id,
-        requestId: actor.requestId,
         data: { name: input.name, records: claimed.length },
         at: now,
       });

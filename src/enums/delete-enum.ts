@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { loadChangeableEnum } from './enum-access.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -13,13 +13,10 @@ export async function deleteEnum(deps: Deps, actor: Actor, name: string): Promis
   const now = deps.clock.now();
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('enums').where('id', '=', row.id).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'enumDeleted',
       objectType: 'enum',
       objectId: row.id,
-      requestId: actor.requestId,
       data: { name: row.name },
       at: now,
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded, VersionMismatch } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
@@ -51,13 +51,10 @@ export async function putEnumRecord(
       .returningAll()
       .executeTakeFirst();
     if (!saved) throw new VersionMismatch();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: previous ? 'enumRecordReplaced' : 'enumRecordAdded',
       objectType: 'enum',
       objectId: row.id,
-      requestId: actor.requestId,
       data: { name: row.name, value: input.value, version: saved.version },
       at: now,
     });

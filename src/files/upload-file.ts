@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
@@ -87,13 +87,10 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
         .where('id', '=', actor.userId)
         .execute();
     }
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'fileUploaded',
       objectType: 'file',
       objectId: file.id,
-      requestId: actor.requestId,
       data: { kind: options.kind, size: file.size, name: options.name, ...(repair ? { repair } : {}) },
       at: now,
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { ValidationError } from '../core/errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
@@ -42,13 +42,10 @@ export async function updateConfiguration(
       .set({ config: writeJson(merged), updated_at: deps.clock.now().toISOString() })
       .where('id', '=', actor.userId)
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'configurationUpdated',
       objectType: 'user',
       objectId: actor.userId,
-      requestId: actor.requestId,
       data: { keys: Object.keys(options.configuration) },
       at: deps.clock.now(),
     });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import type { DocumentRow } from '../core/access/document-access.js';
 import { Conflict, ValidationError } from '../core/errors.js';
@@ -68,13 +68,10 @@ export async function changeRecipient(
     .where('id', '=', share.id)
     .execute();
   await endRecipientSessions(trx, share.id);
-  await record(trx, {
-    tenantId: actor.tenantId,
-    actorId: actor.name,
+  await recordAction(trx, actor, {
     activityType: 'shareRecipientChanged',
     objectType: doc.kind,
     objectId: doc.id,
-    requestId: actor.requestId,
     data: { shareId: share.id, purpose: share.purpose, from: share.share_to, to: newName },
     at: now,
   });

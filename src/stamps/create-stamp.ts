@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound } from '../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
@@ -66,13 +66,10 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
       version: 1,
     };
     await trx.insertInto('stamps').values(row).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'stampCreated',
       objectType: 'stamp',
       objectId: id,
-      requestId: actor.requestId,
       data: { scope, organization: organizationId, file: file.id },
       at: now,
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { loadManageableStamp } from '../core/stamps/stamp-access.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -13,13 +13,10 @@ export async function deleteStamp(deps: Deps, actor: Actor, id: string): Promise
   const now = deps.clock.now();
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.deleteFrom('stamps').where('id', '=', stamp.id).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'stampDeleted',
       objectType: 'stamp',
       objectId: stamp.id,
-      requestId: actor.requestId,
       data: { scope: stamp.scope, name: stamp.name },
       at: now,
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded, VersionMismatch } from '../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
@@ -75,13 +75,10 @@ export async function createTemplate(
         updated_at: now.toISOString(),
       })
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'templateCreated',
       objectType: 'template',
       objectId: id,
-      requestId: actor.requestId,
       data: { name: options.data.name },
       at: now,
     });
@@ -152,13 +149,10 @@ export async function editTemplates(
         .where('version', '=', expected)
         .executeTakeFirst();
       if (updated.numUpdatedRows === 0n) throw new VersionMismatch();
-      await record(trx, {
-        tenantId: actor.tenantId,
-        actorId: actor.name,
+      await recordAction(trx, actor, {
         activityType: 'templateEdited',
         objectType: 'template',
         objectId: row.id,
-        requestId: actor.requestId,
         at: now,
       });
       results.push({ id: row.id, _version: expected + 1 });

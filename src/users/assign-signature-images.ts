@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../core/errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
@@ -95,13 +95,10 @@ export async function assignSignatureImages(
     }
     await writeConfig(trx, targetId, config, now);
     const lists = { signature: imageList(config, 'signature'), initials: imageList(config, 'initials') };
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'signatureImagesAssigned',
       objectType: 'user',
       objectId: targetId,
-      requestId: actor.requestId,
       data: {
         signature: lists.signature.map((e) => e.imageId),
         initials: lists.initials.map((e) => e.imageId),

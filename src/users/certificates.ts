@@ -1,6 +1,6 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../core/errors.js';
 import { certificateFields } from '../pki/certificate-fields.js';
@@ -60,13 +60,10 @@ export async function addCertificate(
       .executeTakeFirst();
     if (existing) throw new Conflict('This certificate is already on the user');
     await trx.insertInto('user_certificates').values(row).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'certificateAdded',
       objectType: 'user',
       objectId: userId,
-      requestId: actor.requestId,
       data: { hash: row.hash, subject: row.subject },
       at: now,
     });
@@ -90,13 +87,10 @@ export async function deleteCertificate(
       .where('hash', '=', hash.toLowerCase())
       .executeTakeFirst();
     if (Number(deleted.numDeletedRows) === 0) throw new NotFound('No such certificate');
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'certificateDeleted',
       objectType: 'user',
       objectId: userId,
-      requestId: actor.requestId,
       data: { hash: hash.toLowerCase() },
       at: now,
     });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword, hashToken, newToken } from '../core/identity/secrets.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, Forbidden, LimitExceeded } from '../core/errors.js';
 import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
@@ -133,13 +133,10 @@ async function insertUser(
       updated_at: now.toISOString(),
     })
     .execute();
-  await record(trx, {
-    tenantId: actor.tenantId,
-    actorId: actor.name,
+  await recordAction(trx, actor, {
     activityType: 'userCreated',
     objectType: 'user',
     objectId: id,
-    requestId: actor.requestId,
     data: { name: user.name, role, organization: organizationId },
     at: now,
   });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
 import { withdrawDeletedUser } from '../core/sharing/withdraw-recipient.js';
@@ -26,13 +26,10 @@ export async function deleteUser(deps: Deps, actor: Actor, userId: string): Prom
     // Whatever they still owe on shared documents is withdrawn, so no document waits for them.
     await withdrawDeletedUser(trx, deps, { userId: user.id, by: actor, now: deps.clock.now() });
     await trx.deleteFrom('users').where('id', '=', user.id).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'userDeleted',
       objectType: 'user',
       objectId: user.id,
-      requestId: actor.requestId,
       data: { name: user.name },
       at: deps.clock.now(),
     });

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
 import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
@@ -94,13 +94,10 @@ export async function updateUser(
         : changes.status === 'active'
           ? 'userActivated'
           : 'userUpdated';
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType,
       objectType: 'user',
       objectId: user.id,
-      requestId: actor.requestId,
       data: { fields: Object.keys(changes).filter((k) => k !== 'password') },
       at: now,
     });

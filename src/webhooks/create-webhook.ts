@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound, ValidationError } from '../core/errors.js';
 import { isTenantWide } from '../core/access/roles.js';
@@ -71,13 +71,10 @@ export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook)
   };
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.insertInto('webhooks').values(row).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'webhookCreated',
       objectType: 'webhook',
       objectId: row.id,
-      requestId: actor.requestId,
       // The origin only: a callback URL may carry credentials in its path or query.
       data: { type: row.type, name, callbackOrigin: new URL(row.callback_url).origin },
       at: now,

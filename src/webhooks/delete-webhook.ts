@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { deleteLane } from '../jobs/queue.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -23,13 +23,10 @@ export async function deleteWebhook(deps: Deps, actor: Actor, webhookId: string)
       .execute();
     await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhook.id).execute();
     await trx.deleteFrom('webhooks').where('id', '=', webhook.id).execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'webhookDeleted',
       objectType: 'webhook',
       objectId: webhook.id,
-      requestId: actor.requestId,
       data: { type: webhook.type, name: webhook.name },
       at: deps.clock.now(),
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded, ValidationError } from '../core/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -125,13 +125,10 @@ export async function replayDeliveries(
       }
       replayed++;
     }
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'webhookReplayed',
       objectType: 'webhook',
       objectId: webhook.id,
-      requestId: actor.requestId,
       data: { from: from.toISOString(), to: to.toISOString(), replayed },
       at: now,
     });

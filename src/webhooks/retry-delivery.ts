@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../core/errors.js';
 import { runNow } from '../jobs/queue.js';
@@ -44,13 +44,10 @@ export async function retryDelivery(
     } else if (await runNow(trx, delivery.job_id, now)) {
       action = 'runNow';
     }
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'webhookDeliveryRetried',
       objectType: 'webhook',
       objectId: webhook.id,
-      requestId: actor.requestId,
       data: { deliveryId: delivery.id, action },
       at: now,
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { record } from '../core/audit/record.js';
+import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { newWebhookSecret } from './signature.js';
@@ -52,13 +52,10 @@ export async function rotateSecret(
       }))
       .where('id', '=', webhook.id)
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'webhookSecretRotated',
       objectType: 'webhook',
       objectId: webhook.id,
-      requestId: actor.requestId,
       data: { chosen: rotation.hmacSecret !== undefined, graceHours, previousSecretUntil },
       at: now,
     });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../access/actor.js';
 import type { Database } from '../../store/db/schema.js';
 import { writeJson } from '../../store/db/json.js';
 import { chainHash, GENESIS, type ChainedFields } from './chain.js';
@@ -67,6 +68,25 @@ export async function record(db: Kysely<Database>, entry: AuditEntry): Promise<v
     .set({ last_hash: hash })
     .where('tenant_id', '=', entry.tenantId)
     .execute();
+}
+
+/** Who an audit record names as having acted: a signed-in caller, by tenant, login name and request. */
+export type AuditedActor = Pick<Actor, 'tenantId' | 'name' | 'requestId'>;
+
+/**
+ * Writes one audit record of what a caller did: in their tenant, under their login name, with their
+ * request's id. Like `record`, in the transaction of the change.
+ *
+ * ```ts
+ * await recordAction(trx, actor, { activityType: 'contactDeleted', objectType: 'contact', objectId: id, at: now });
+ * ```
+ */
+export async function recordAction(
+  db: Kysely<Database>,
+  actor: AuditedActor,
+  entry: Omit<AuditEntry, 'tenantId' | 'actorId' | 'requestId'>,
+): Promise<void> {
+  await record(db, { ...entry, tenantId: actor.tenantId, actorId: actor.name, requestId: actor.requestId });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Actor } from '../access/actor.js';
-import { record } from '../audit/record.js';
+import { recordAction } from '../audit/record.js';
 import { VersionMismatch } from '../errors.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import { emitEvent, type EventName } from '../events/emit-event.js';
@@ -43,13 +43,10 @@ export async function changeDocument(
     .returningAll()
     .executeTakeFirst();
   if (!updated) throw new VersionMismatch();
-  await record(trx, {
-    tenantId: actor.tenantId,
-    actorId: actor.name,
+  await recordAction(trx, actor, {
     activityType: options.activityType,
     objectType: doc.kind,
     objectId: doc.id,
-    requestId: actor.requestId,
     data: { version: updated.version, ...options.data },
     at: now,
   });

@@ -1,5 +1,5 @@
 import type { Actor } from '../access/actor.js';
-import { record } from '../audit/record.js';
+import { recordAction } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { readJson, writeJson } from '../../store/db/json.js';
@@ -54,13 +54,10 @@ export async function updateProperties(
       .set({ properties: writeJson(stored) })
       .where('id', '=', actor.tenantId)
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'propertiesUpdated',
       objectType: 'tenant',
       objectId: actor.tenantId,
-      requestId: actor.requestId,
       data: { ...patch },
       at: deps.clock.now(),
     });
@@ -97,13 +94,10 @@ export async function updateCounters(
       .set({ counters: writeJson(merged) })
       .where('id', '=', actor.tenantId)
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'countersUpdated',
       objectType: 'tenant',
       objectId: actor.tenantId,
-      requestId: actor.requestId,
       data: { counters },
       at: deps.clock.now(),
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../../core/access/actor.js';
-import { record } from '../../core/audit/record.js';
+import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../../core/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../../core/changes/file-usage.js';
@@ -96,13 +96,10 @@ export async function saveDefinition(
         })
         .execute();
     }
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: existing ? 'definitionEdited' : 'definitionCreated',
       objectType: 'definition',
       objectId: options.name,
-      requestId: actor.requestId,
       at: now,
     });
     return { ...merged, name: options.name, templateFile: fileId, builtIn: false, _version: version };

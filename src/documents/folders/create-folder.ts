@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/access/actor.js';
-import { record } from '../../core/audit/record.js';
+import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { Forbidden } from '../../core/errors.js';
 import { loadTargetFolder } from '../document-input.js';
@@ -55,13 +55,10 @@ export async function createFolder(
         updated_at: now.toISOString(),
       })
       .execute();
-    await record(trx, {
-      tenantId: actor.tenantId,
-      actorId: actor.name,
+    await recordAction(trx, actor, {
       activityType: 'folderCreated',
       objectType: 'folder',
       objectId: id,
-      requestId: actor.requestId,
       data: { name: options.name, parent: parent?.id ?? null, isShared: options.isShared },
       at: now,
     });
