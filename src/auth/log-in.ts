@@ -2,8 +2,7 @@ import { writeTransaction } from '../store/db/dialect.js';
 import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Unauthenticated } from '../core/errors.js';
-import { readProperties } from '../core/settings/properties.js';
-import { createSession } from '../core/identity/create-session.js';
+import { openSession, signInAccounts } from '../core/identity/create-session.js';
 import {
   assertNotThrottled,
   clearFailures,
@@ -39,18 +38,8 @@ export async function logIn(
   ];
   await assertNotThrottled(deps, keys);
 
-  const user = await deps.db
-    .selectFrom('users')
-    .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
-    .select([
-      'users.id',
-      'users.tenant_id',
-      'users.password_hash',
-      'users.status',
-      'users.mfa_enabled',
-      'users.name',
-      'tenants.properties',
-    ])
+  const user = await signInAccounts(deps.db)
+    .select('users.password_hash')
     .where('tenants.name', '=', tenantName)
     .where('users.name', '=', name)
     .executeTakeFirst();
@@ -81,26 +70,13 @@ export async function logIn(
   await clearFailures(deps, accountKey);
 
   const unlocked = user.mfa_enabled === 0;
-  const ttlDays = readProperties(user.properties, deps.config.sessionTtlDays).sessionTtlDays;
-  const { token } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const session = await createSession(trx, {
-      userId: user.id,
-      tenantId: user.tenant_id,
-      unlocked,
-      now,
-      ttlDays,
-    });
-    await record(trx, {
-      tenantId: user.tenant_id,
-      actorId: user.name,
+  const { token } = await writeTransaction(deps.db, deps.dialect, (trx) =>
+    openSession(trx, deps, user, {
       activityType: 'logged',
-      objectType: 'user',
-      objectId: user.id,
-      requestId: options.requestId,
       data: { method: 'password', unlocked },
-      at: now,
-    });
-    return session;
-  });
+      requestId: options.requestId,
+      now,
+    }),
+  );
   return { token, response: await loginResponse(deps, { userId: user.id, unlocked, token }) };
 }

@@ -1,10 +1,8 @@
-import { createSession } from '../core/identity/create-session.js';
+import { openSession, signInAccounts } from '../core/identity/create-session.js';
 import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
 import { hashPassword, hashToken } from '../core/identity/secrets.js';
-import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Unauthenticated } from '../core/errors.js';
-import { readProperties } from '../core/settings/properties.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**
@@ -26,17 +24,7 @@ export async function activateUser(
     if (!activation || new Date(activation.expires_at) <= now) {
       throw new Unauthenticated('The activation token is not valid or has expired');
     }
-    const user = await trx
-      .selectFrom('users')
-      .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
-      .select([
-        'users.id',
-        'users.tenant_id',
-        'users.name',
-        'users.status',
-        'users.mfa_enabled',
-        'tenants.properties',
-      ])
+    const user = await signInAccounts(trx)
       .where('users.id', '=', activation.user_id)
       .executeTakeFirstOrThrow();
     if (user.status !== 'active') throw new Unauthenticated('This account is suspended');
@@ -45,25 +33,12 @@ export async function activateUser(
       .set({ password_hash: passwordHash, updated_at: now.toISOString() })
       .where('id', '=', user.id)
       .execute();
-    const unlocked = user.mfa_enabled === 0;
-    const ttlDays = readProperties(user.properties, deps.config.sessionTtlDays).sessionTtlDays;
-    const created = await createSession(trx, {
-      userId: user.id,
-      tenantId: user.tenant_id,
-      unlocked,
-      now,
-      ttlDays,
-    });
-    await record(trx, {
-      tenantId: user.tenant_id,
-      actorId: user.name,
+    const created = await openSession(trx, deps, user, {
       activityType: 'accountActivated',
-      objectType: 'user',
-      objectId: user.id,
       requestId: options.requestId,
-      at: now,
+      now,
     });
-    return { ...created, userId: user.id, unlocked };
+    return { ...created, userId: user.id };
   });
   return {
     token: session.token,

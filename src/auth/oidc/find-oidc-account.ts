@@ -1,18 +1,11 @@
 import type { OidcProviderConfig } from '../../core/config.js';
 import type { Deps } from '../../core/deps.js';
 import { Unauthenticated } from '../../core/errors.js';
-import type { Json } from '../../store/db/schema.js';
+import { signInAccounts, type SignInAccount } from '../../core/identity/create-session.js';
 import { type OidcIdentity } from '../../core/identity/oidc-exchange.js';
 
 /** The account a provider identity signs in to, with what a session needs. */
-export interface OidcAccount {
-  id: string;
-  tenant_id: string;
-  name: string;
-  status: string;
-  mfa_enabled: number;
-  /** The tenant's properties (session lifetime). */
-  properties: Json;
+export interface OidcAccount extends SignInAccount {
   /** Whether it was found through an identity linked before (rather than by e-mail now). */
   linked: boolean;
 }
@@ -30,19 +23,7 @@ export async function findOidcAccount(
 ): Promise<OidcAccount> {
   const { provider, identity } = options;
   const tenant = provider.tenant ?? deps.config.admin.tenant;
-  const accounts = () =>
-    deps.db
-      .selectFrom('users')
-      .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
-      .select([
-        'users.id',
-        'users.tenant_id',
-        'users.name',
-        'users.status',
-        'users.mfa_enabled',
-        'tenants.properties',
-      ])
-      .where('tenants.name', '=', tenant);
+  const accounts = () => signInAccounts(deps.db).where('tenants.name', '=', tenant);
 
   // A link to an account since deleted, or in another tenant, is ignored and replaced by the e-mail match.
   const linked = await accounts()

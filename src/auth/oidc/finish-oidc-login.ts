@@ -1,9 +1,7 @@
-import { record } from '../../core/audit/record.js';
 import type { OidcProviderConfig } from '../../core/config.js';
 import type { Deps } from '../../core/deps.js';
 import { Unauthenticated } from '../../core/errors.js';
-import { readProperties } from '../../core/settings/properties.js';
-import { createSession } from '../../core/identity/create-session.js';
+import { openSession } from '../../core/identity/create-session.js';
 import { assertNotThrottled, countFailure, type ThrottleKey } from '../../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../../core/identity/login-response.js';
 import { findOidcAccount } from './find-oidc-account.js';
@@ -79,15 +77,13 @@ async function finish(
   if (account.status !== 'active') throw new Unauthenticated('This account is suspended');
 
   const unlocked = account.mfa_enabled === 0;
-  const ttlDays = readProperties(account.properties, deps.config.sessionTtlDays).sessionTtlDays;
   const at = now.toISOString();
   const { token } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const session = await createSession(trx, {
-      userId: account.id,
-      tenantId: account.tenant_id,
-      unlocked,
+    const session = await openSession(trx, deps, account, {
+      activityType: 'logged',
+      data: { method: 'oidc', provider: provider.name, unlocked },
+      requestId: options.requestId,
       now,
-      ttlDays,
     });
     await trx
       .insertInto('oidc_identities')
@@ -115,16 +111,6 @@ async function finish(
         ),
       )
       .execute();
-    await record(trx, {
-      tenantId: account.tenant_id,
-      actorId: account.name,
-      activityType: 'logged',
-      objectType: 'user',
-      objectId: account.id,
-      requestId: options.requestId,
-      data: { method: 'oidc', provider: provider.name, unlocked },
-      at: now,
-    });
     return session;
   });
   return {
