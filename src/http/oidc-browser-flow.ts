@@ -15,6 +15,12 @@ export const ProviderParams = Type.Object({
 
 export const Redirect = Type.Null({ description: 'Redirect: see `Location`.' });
 
+/** A start's query: where the browser goes once the flow is done (checked by the flow's use case). */
+export const StartQuery = Type.Object(
+  { redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) },
+  { additionalProperties: false },
+);
+
 /** A provider's callback query. Providers add parameters of their own (`session_state`, `scope`, ...). */
 export const CallbackQuery = Type.Object(
   {
@@ -66,10 +72,20 @@ export class BindingCookie {
     return request.cookies[this.#name];
   }
 
-  /** Once the callback ran: the binding is used up, and the answer is never cached. */
-  clear(reply: FastifyReply): void {
+  /**
+   * Once the callback ran: the binding is used up and the answer is never cached. When the start
+   * asked for a `redirect`, the browser goes there with the result in the fragment (which browsers
+   * never send on); otherwise the result is answered as JSON.
+   */
+  finish<T>(
+    reply: FastifyReply,
+    finished: { redirect: string | null; fragment: Record<string, string>; answer: T },
+  ): T | FastifyReply {
     void reply.clearCookie(this.#name, { path: this.#path });
     void reply.header('cache-control', 'no-store');
+    if (!finished.redirect) return finished.answer;
+    const fragment = new URLSearchParams(finished.fragment);
+    return reply.redirect(`${finished.redirect}#${fragment.toString()}`, 302);
   }
 }
 

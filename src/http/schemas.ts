@@ -21,3 +21,18 @@ export function withErrors<T extends Record<number, TSchema>>(responses: T): T &
 
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Password = Type.String({ minLength: 8, maxLength: 1024 });
+
+/** What POST /login, GET /login and the sign-in through an identity provider answer. */
+export const LoginResponse = Type.Object(
+  {
+    logged: Type.Boolean(),
+    hasPassword: Type.Optional(Type.Boolean()),
+    isUnlocked: Type.Optional(Type.Boolean()),
+    token: Type.Optional(Type.String()),
+    tenant: Type.Optional(Type.String()),
+    rights: Type.Optional(Type.Array(Type.String())),
+    settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    user: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { description: 'Login response (spec: Resources, Login response).' },
+);

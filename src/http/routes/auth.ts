@@ -8,21 +8,7 @@ import { disableMfa, enableMfa, unlockWithRecoveryCode, unlockWithTotp } from '.
 import type { Deps } from '../../core/deps.js';
 import { actorOf, TOKEN_COOKIE } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { Name, Success, withErrors } from '../schemas.js';
-
-const LoginResponse = Type.Object(
-  {
-    logged: Type.Boolean(),
-    hasPassword: Type.Optional(Type.Boolean()),
-    isUnlocked: Type.Optional(Type.Boolean()),
-    token: Type.Optional(Type.String()),
-    tenant: Type.Optional(Type.String()),
-    rights: Type.Optional(Type.Array(Type.String())),
-    settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    user: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-  { description: 'Login response (spec: Resources, Login response).' },
-);
+import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
 
 /** Session, MFA and API key endpoints (spec: Authentication and keys; Contract: MFA, API keys). */
 export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {

@@ -12,23 +12,9 @@ import {
   ProviderParams,
   rawCallbackQuery,
   Redirect,
+  StartQuery,
 } from '../oidc-browser-flow.js';
-import { withErrors } from '../schemas.js';
-
-// The same fields as POST /login answers (spec: Resources, Login response).
-const LoginResponse = Type.Object(
-  {
-    logged: Type.Boolean(),
-    hasPassword: Type.Optional(Type.Boolean()),
-    isUnlocked: Type.Optional(Type.Boolean()),
-    token: Type.Optional(Type.String()),
-    tenant: Type.Optional(Type.String()),
-    rights: Type.Optional(Type.Array(Type.String())),
-    settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    user: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-  { description: 'Login response, as POST /login answers it.' },
-);
+import { LoginResponse, withErrors } from '../schemas.js';
 
 /**
  * Third-party sign-in through the operator's OpenID Connect providers (spec: Authentication 5; the
@@ -73,10 +59,7 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin where the browser is sent once signed in, with `#token=…&isUnlocked=…` in the fragment; any other origin is 400 VALIDATION_ERROR. Unknown provider: 404. Provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
           ].join('\n\n'),
           params: ProviderParams,
-          querystring: Type.Object(
-            { redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) },
-            { additionalProperties: false },
-          ),
+          querystring: StartQuery,
           response: withErrors({ 302: Redirect, 502: Type.Ref('ErrorBody') }),
         },
       },
@@ -116,15 +99,11 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           address: request.ip,
           requestId: request.id,
         });
-        binding.clear(reply);
-        if (finished.redirect) {
-          const fragment = new URLSearchParams({
-            token: finished.token,
-            isUnlocked: String(finished.response.isUnlocked),
-          });
-          return reply.redirect(`${finished.redirect}#${fragment.toString()}`, 302);
-        }
-        return finished.response;
+        return binding.finish(reply, {
+          redirect: finished.redirect,
+          fragment: { token: finished.token, isUnlocked: String(finished.response.isUnlocked) },
+          answer: finished.response,
+        });
       },
     );
   };

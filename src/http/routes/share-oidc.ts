@@ -14,6 +14,7 @@ import {
   ProviderParams,
   rawCallbackQuery,
   Redirect,
+  StartQuery,
 } from '../oidc-browser-flow.js';
 import { withErrors } from '../schemas.js';
 
@@ -78,10 +79,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven; any other origin is 400 VALIDATION_ERROR. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
           ].join('\n\n'),
           params: ProviderParams,
-          querystring: Type.Object(
-            { redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) },
-            { additionalProperties: false },
-          ),
+          querystring: StartQuery,
           response: withErrors({ 302: Redirect, 409: Type.Ref('ErrorBody'), 502: Type.Ref('ErrorBody') }),
         },
       },
@@ -129,15 +127,11 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           binding: binding.read(request),
           requestId: request.id,
         });
-        binding.clear(reply);
-        if (finished.redirect) {
-          const fragment = new URLSearchParams({
-            isUnlocked: String(finished.isUnlocked),
-            token: finished.token,
-          });
-          return reply.redirect(`${finished.redirect}#${fragment.toString()}`, 302);
-        }
-        return { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked, token: finished.token };
+        return binding.finish(reply, {
+          redirect: finished.redirect,
+          fragment: { isUnlocked: String(finished.isUnlocked), token: finished.token },
+          answer: { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked, token: finished.token },
+        });
       },
     );
   };
