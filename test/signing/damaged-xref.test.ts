@@ -8,7 +8,8 @@ import { ghostscriptPdf, libreOfficeForm, qpdfEncrypt } from '../fixtures/pdf-pr
 import { createTestPki } from '../fixtures/test-pki.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 import { assertOraclesAccept, hasTool, tool, workspace, type Workspace } from '../pdf/oracles.js';
-import { createDocument, download, signAndSealThroughApi } from './through-the-api.js';
+import { download } from '../helpers/scenarios.js';
+import { createDocument, signAndSealThroughApi } from './through-the-api.js';
 
 const missing = ['gs', 'soffice', 'qpdf', 'pdfsig', 'pdfinfo', 'mutool'].filter((name) => !hasTool(name));
 const skip = missing.length > 0 && `needs ${missing.join(', ')} (Debian packages .ci/run installs)`;
