@@ -11,6 +11,11 @@ import { shareTokenOf, type TestSmtp } from './smtp.js';
 
 type NewUser = Record<string, unknown> & { name: string };
 
+/** The people many scenarios cast: the owner of the documents, and two colleagues who sign them. */
+export const OWNER = { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' };
+export const IVY = { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' };
+export const JON = { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' };
+
 export interface AUser {
   id: string;
   name: string;
