@@ -170,6 +170,12 @@ export async function callApi(
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
+/** `response` when it is a 200, else an error naming `call`: for setup steps that must work. */
+export function mustSucceed(response: ApiResponse, call: string): ApiResponse {
+  if (response.status !== 200) throw new Error(`${call} failed: ${response.status} ${response.text}`);
+  return response;
+}
+
 /** Uploads bytes through an upload endpoint (default POST /files/saveFile) and returns the file id. */
 export async function upload(
   server: TestServer,

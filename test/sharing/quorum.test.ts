@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
-import {
-  aDocument,
-  linkOf,
-  mainFileOf,
-  readDocument,
-  signByLink,
-  signDocument,
-  someUsers,
-  aUser,
-} from '../helpers/scenarios.js';
+import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { linkOf, signByLink } from '../helpers/sharing.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 

@@ -8,7 +8,7 @@ import { ghostscriptPdf, libreOfficeForm, qpdfEncrypt } from '../fixtures/pdf-pr
 import { createTestPki } from '../fixtures/test-pki.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
 import { assertOraclesAccept, hasTool, tool, workspace, type Workspace } from '../pdf/oracles.js';
-import { download } from '../helpers/scenarios.js';
+import { download } from '../helpers/documents.js';
 import { createDocument, signAndSealThroughApi } from './through-the-api.js';
 
 const missing = ['gs', 'soffice', 'qpdf', 'pdfsig', 'pdfinfo', 'mutool'].filter((name) => !hasTool(name));

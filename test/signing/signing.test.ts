@@ -2,19 +2,9 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { PNG_1PX } from '../helpers/pdf.js';
-import {
-  aDocument,
-  aUser,
-  IVY,
-  JON,
-  linkOf,
-  mainFileOf,
-  OWNER,
-  readDocument,
-  signByLink,
-  signDocument,
-  someUsers,
-} from '../helpers/scenarios.js';
+import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
+import { linkOf, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { download } from '../helpers/scenarios.js';
+import { download } from '../helpers/documents.js';
 import { upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import type { Workspace } from '../pdf/oracles.js';
 

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { makePdf } from './pdf.js';
+import { mustSucceed, upload, type ApiResponse, type TestServer } from './server.js';
+
+/**
+ * Scenario builders for documents, through the real API as a client would: a document with its main
+ * file, a signed document; and what tests read of them.
+ */
+
+export interface DocumentSpec {
+  title?: string;
+  /**
+   * The main file (POST /files/saveFile): these bytes, or the PDF makePdf writes with these options;
+   * one page when not given, none with `null`.
+   */
+  pdf?: Buffer | Parameters<typeof makePdf>[0] | null;
+  /** More of the document, beside its title and main file (POST /documents' `body`). */
+  body?: Record<string, unknown>;
+  /** More of the call, beside `body` (`optionalData`, …). */
+  call?: Record<string, unknown>;
+}
+
+/** A document of `token`'s owner (POST /documents), with a main file uploaded first: its id. */
+export async function aDocument(server: TestServer, token: string, spec: DocumentSpec = {}): Promise<string> {
+  const pdf = spec.pdf === null ? undefined : Buffer.isBuffer(spec.pdf) ? spec.pdf : makePdf(spec.pdf);
+  const content = pdf ? await upload(server, token, pdf) : undefined;
+  const created = await server.api('POST', '/documents', {
+    token,
+    body: {
+      body: {
+        documentTitle: spec.title ?? 'Agreement',
+        ...(content ? { pdfFile: { content } } : {}),
+        ...spec.body,
+      },
+      ...spec.call,
+    },
+  });
+  return mustSucceed(created, 'POST /documents').body.results[0].documentId as string;
+}
+
+/** GET /files/loadFile/hash/:id as `token`'s user: the bytes. */
+export async function download(server: TestServer, token: string, fileId: string): Promise<Buffer> {
+  const response = await fetch(`${server.url}/api/v1/files/loadFile/hash/${fileId}?token=${token}`);
+  assert.equal(response.status, 200, `download ${fileId}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** The document's main file as it is now, as `token`'s user reads it. */
+export async function mainFileOf(server: TestServer, token: string, id: string): Promise<Buffer> {
+  return download(server, token, (await readDocument(server, token, id)).pdfFile.content as string);
+}
+
+/** The document as `token` reads it (GET /documents/:id). */
+// Tests read arbitrary fields of the document.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function readDocument(server: TestServer, token: string, id: string): Promise<any> {
+  return (await server.api('GET', `/documents/${id}`, { token })).body.results[0];
+}
+
+/** A document of `token`'s owner, signed by them (PUT /documents/sign) with `signatures`. */
+export async function aSignedDocument(
+  server: TestServer,
+  token: string,
+  spec: DocumentSpec & { signatures: Record<string, unknown>[] },
+): Promise<string> {
+  const id = await aDocument(server, token, spec);
+  mustSucceed(await signDocument(server, token, id, spec.signatures), 'PUT /documents/sign');
+  return id;
+}
+
+/**
+ * PUT /documents/sign as `token`'s user (the owner or a recipient) at the document's current version,
+ * read by `readAs` (the signer unless told: a recipient's read of a shared document is an event).
+ */
+export async function signDocument(
+  server: TestServer,
+  token: string,
+  id: string,
+  signatures: Record<string, unknown>[],
+  readAs = token,
+): Promise<ApiResponse> {
+  const version = (await readDocument(server, readAs, id))._version as number;
+  return server.api('PUT', `/documents/sign/${version}`, { token, body: { id, signatures } });
+}
