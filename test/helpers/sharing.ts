@@ -1,3 +1,6 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { aDocument, type DocumentSpec } from './documents.js';
 import { mustSucceed, type ApiResponse, type TestServer } from './server.js';
 import { shareTokenOf, type TestSmtp } from './smtp.js';
@@ -82,4 +85,22 @@ export async function signByLink(
     token: link,
     body: { id, signatures },
   });
+}
+
+/**
+ * The six-digit code of the SMS the server wrote to `phone` (the file SMS sender of the test server,
+ * under DATA_DIR/sms), waiting up to five seconds for it; undefined when none came.
+ */
+export async function smsCodeTo(server: TestServer, phone: string): Promise<string | undefined> {
+  const dir = join(server.dataDir, 'sms');
+  for (let i = 0; i < 100; i++) {
+    const files = await readdir(dir).catch(() => []);
+    for (const file of files.filter((f) => f.endsWith('.json'))) {
+      const sms = JSON.parse(await readFile(join(dir, file), 'utf8')) as { to: string; text: string };
+      const code = sms.to === phone ? /(\d{6})/.exec(sms.text)?.[1] : undefined;
+      if (code) return code;
+    }
+    await sleep(50);
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { PNG_1PX } from '../helpers/pdf.js';
-import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aDocument, eventsOf, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
 import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
 import { linkOf, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
@@ -26,15 +26,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
   const mainFile = async (id: string) =>
     space.write(`${id}-${(await read(id))._version}.pdf`, await mainFileOf(server, owner, id));
   const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
-  const events = async (id: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('events')
-        .select('event')
-        .where('document_id', '=', id)
-        .orderBy('id')
-        .execute()
-    ).map((e) => e.event);
+  const events = (id: string) => eventsOf(server, id);
   const usedBy = async (fileId: string) =>
     (
       await server.app.deps.db
