@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Workspace } from '../pdf/oracles.js';
 import { makePdf } from './pdf.js';
 import { mustSucceed, upload, type ApiResponse, type TestServer } from './server.js';
 
@@ -48,6 +49,31 @@ export async function download(server: TestServer, token: string, fileId: string
 /** The document's main file as it is now, as `token`'s user reads it. */
 export async function mainFileOf(server: TestServer, token: string, id: string): Promise<Buffer> {
   return download(server, token, (await readDocument(server, token, id)).pdfFile.content as string);
+}
+
+/**
+ * The document's main file as it is now, written to `space` for the oracles (named after the document,
+ * its version and the file, so each revision has its own): its path.
+ */
+export async function writeMainFile(
+  server: TestServer,
+  token: string,
+  id: string,
+  space: Workspace,
+): Promise<string> {
+  const doc = await readDocument(server, token, id);
+  const bytes = await download(server, token, doc.pdfFile.content as string);
+  return space.write(`${id}-${doc._version}-${doc.pdfFile.content}.pdf`, bytes);
+}
+
+/** What the file is used by (`document:<id>`, …; null while unused: spec Files, usage rules). */
+export async function fileUsedBy(server: TestServer, fileId: string): Promise<string | null> {
+  const file = await server.app.deps.db
+    .selectFrom('files')
+    .select('used_by')
+    .where('id', '=', fileId)
+    .executeTakeFirstOrThrow();
+  return file.used_by;
 }
 
 /** The document as `token` reads it (GET /documents/:id). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
-import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aDocument, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { aUser, someUsers } from '../helpers/people.js';
 import { linkOf, signByLink } from '../helpers/sharing.js';
 import { USER_PASSWORD } from '../helpers/server.js';
@@ -41,9 +41,8 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
     signDocument(server, await server.login(name, USER_PASSWORD), id, signatureAt(x), owner);
   const signByLinkAt = (token: string, id: string, x: number) =>
     signByLink(server, token, id, signatureAt(x));
-  async function assertAllValid(id: string, count: number) {
-    await assertSignaturesValid(await space.write(`${id}.pdf`, await mainFileOf(server, owner, id)), count);
-  }
+  const assertAllValid = async (id: string, count: number) =>
+    assertSignaturesValid(await writeMainFile(server, owner, id, space), count);
 
   it('entities are checked: a role, distinct, with members, a reachable quorum; members are sign recipients of a listed role', async () => {
     const id = await newDoc('Checked');

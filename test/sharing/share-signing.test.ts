@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { PNG_1PX } from '../helpers/pdf.js';
-import { aDocument, eventsOf, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import {
+  aDocument,
+  eventsOf,
+  fileUsedBy,
+  readDocument,
+  signDocument,
+  writeMainFile,
+} from '../helpers/documents.js';
 import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
 import { linkOf, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
@@ -23,18 +30,9 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
 
   const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
   const read = (id: string) => readDocument(server, owner, id);
-  const mainFile = async (id: string) =>
-    space.write(`${id}-${(await read(id))._version}.pdf`, await mainFileOf(server, owner, id));
+  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
   const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
   const events = (id: string) => eventsOf(server, id);
-  const usedBy = async (fileId: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('files')
-        .select('used_by')
-        .where('id', '=', fileId)
-        .executeTakeFirstOrThrow()
-    ).used_by;
   const signAsUser = async (name: string, id: string, x: number) =>
     signDocument(server, await server.login(name, USER_PASSWORD), id, signatureAt(x), owner);
   const signByLinkAt = (token: string, id: string, x: number) =>
@@ -133,7 +131,11 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     );
     assert.ok((await events(id)).includes('signRequest'));
     await assertAllValid(await mainFile(id), 1);
-    assert.equal(await usedBy(image), `document:${id}`, 'spec Files usage rule 3: the image is used now');
+    assert.equal(
+      await fileUsedBy(server, image),
+      `document:${id}`,
+      'spec Files usage rule 3: the image is used now',
+    );
 
     // The recipients sign on top of the sharer’s signature; every revision stays valid.
     const token = await linkOf(smtp, 'first@example.org', /Sharer signs first/);
@@ -182,7 +184,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal(unchanged.pdfFile.content, before.pdfFile.content);
     assert.equal(unchanged.isSigned, false);
     assert.equal(unchanged.workflow.shareStateName ?? null, before.workflow.shareStateName ?? null);
-    assert.equal(await usedBy(image), null, 'the image was not used up');
+    assert.equal(await fileUsedBy(server, image), null, 'the image was not used up');
     const tooFar = await server.api('POST', '/share', {
       token: owner,
       body: {

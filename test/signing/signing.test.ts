@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { PNG_1PX } from '../helpers/pdf.js';
-import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aDocument, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
 import { linkOf, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
@@ -22,8 +22,7 @@ describe('signing through the API: sign, seal, annotate, verify, and a signing w
 
   const read = (id: string) => readDocument(server, owner, id);
   const newDoc = async (title: string) => read(await aDocument(server, owner, { title, pdf: { pages: 2 } }));
-  const mainFile = async (id: string) =>
-    space.write(`${id}-${(await read(id))._version}.pdf`, await mainFileOf(server, owner, id));
+  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
   const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
 
   it('PUT /documents/sign/:version signs with a visual from the caller’s signature image; the main file changes; pdfsig says valid', async () => {
