@@ -8,6 +8,8 @@ type NewUser = Record<string, unknown> & { name: string };
 export const OWNER = { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' };
 export const IVY = { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' };
 export const JON = { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' };
+/** Someone who signs documents of her own, with no e-mail address. */
+export const ADA = { name: 'ada', displayName: 'Ada Lovelace' };
 
 export interface AUser {
   id: string;

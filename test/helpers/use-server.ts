@@ -48,6 +48,13 @@ function standIn<T extends object>(what: string, current: () => T | undefined, k
     },
     set: (_, key, field) => Reflect.set(target(), key, field),
     has: (_, key) => Object.hasOwn(known, key) || Reflect.has(target(), key),
+    // A spread (`{ ...space }`) copies what the started value has.
+    ownKeys: () => [...new Set([...Reflect.ownKeys(known), ...Reflect.ownKeys(target())])],
+    getOwnPropertyDescriptor: (_, key) => {
+      const found =
+        Reflect.getOwnPropertyDescriptor(known, key) ?? Reflect.getOwnPropertyDescriptor(target(), key);
+      return found && { ...found, configurable: true };
+    },
   });
 }
 

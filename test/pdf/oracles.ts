@@ -134,6 +134,24 @@ export async function opensslVerifies(
   return out.includes('Verification successful');
 }
 
+/** `openssl ts -verify` of one extracted document timestamp against a CA file: what OpenSSL says. */
+export function opensslTsVerify(
+  timestamp: { cms: string; content: string },
+  caFile: string,
+): Promise<string> {
+  return tool('openssl', [
+    'ts',
+    '-verify',
+    '-data',
+    timestamp.content,
+    '-in',
+    timestamp.cms,
+    '-token_in',
+    '-CAfile',
+    caFile,
+  ]);
+}
+
 /**
  * pdfsig, when installed, finds `count` signatures in the file and calls each valid; with `qpdf`,
  * `qpdf --check`, when installed, finds no syntax or stream error.
