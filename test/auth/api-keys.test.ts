@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const YEAR = 365 * 86_400_000;
 
 describe('spec: API key (GET/POST /api/key, DELETE /api/key/:token)', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
+  const server = useServer({ clock });
   let token: string;
   before(async () => {
-    server = await startServer({ clock });
     await createUser(server, { name: 'integrator' });
     token = await server.login('integrator', 'user-password-1');
   });
-  after(() => server.close());
 
   it('POST /api/key returns the whole key once as id; GET lists only its public prefix, description and times', async () => {
     const created = await server.api('POST', '/api/key', { token, body: { description: 'erp' } });

@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('brute-force throttling of logins, per account and per address', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({
-      clock,
-      env: {
-        LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
-        LOGIN_MAX_FAILURES_PER_ADDRESS: '8',
-        LOGIN_WINDOW_SECONDS: '600',
-      },
-    });
+  const server = useServer({
+    clock,
+    env: {
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '8',
+      LOGIN_WINDOW_SECONDS: '600',
+    },
   });
-  after(() => server.close());
 
   it('after the allowed failures on one account even the right password gets 429 RATE_LIMITED with Retry-After, until the window passes', async () => {
     await createUser(server, { name: 'target' });

@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import otplib from 'otplib';
 import { ManualClock } from '../../src/core/clock.js';
-import { ADMIN, createUser, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN, createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const DAY = 86_400_000;
 
 describe('spec: Session token table', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ clock });
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
 
   it('none → unlocked: POST /login with a valid name and password, account without MFA, returns an unlocked token', async () => {
     const response = await server.api('POST', '/login', {
@@ -151,11 +148,7 @@ describe('spec: Session token table', () => {
 });
 
 describe('Contract: MFA (POST /login/mfa, /login/totp, /login/recovery, DELETE /login/mfa)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   async function enroll(name: string) {
     await createUser(server, { name });

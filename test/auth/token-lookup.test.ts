@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { ManualClock } from '../../src/core/clock.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const DAY = 86_400_000;
 
@@ -16,11 +17,10 @@ interface Expected {
 
 describe('authentication of requests that arrive together (one lookup statement for their tokens)', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
+  const server = useServer({ clock });
   let expected: Expected[];
 
   before(async () => {
-    server = await startServer({ clock });
     const names = ['ann', 'bob', 'cid', 'dan', 'eve'];
     const ids = new Map<string, string>();
     for (const name of names) ids.set(name, await createUser(server, { name }));
@@ -64,7 +64,6 @@ describe('authentication of requests that arrive together (one lookup statement 
       },
     ];
   });
-  after(() => server.close());
 
   it('sixty concurrent requests with seven different tokens: each is answered as its own token’s caller', async () => {
     const calls = Array.from({ length: 60 }, (_, i) => ({

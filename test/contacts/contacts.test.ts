@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('contacts: the caller’s own address book (spec: Other resources; Files usage rule 1)', () => {
-  let server: TestServer;
+  const server = useServer();
   let ann: string;
   let bob: string;
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'ann' });
     await createUser(server, { name: 'bob' });
     [ann, bob] = await Promise.all([
@@ -16,7 +16,6 @@ describe('contacts: the caller’s own address book (spec: Other resources; File
       server.login('bob', 'user-password-1'),
     ]);
   });
-  after(() => server.close());
 
   const photo = (token: string) =>
     upload(server, token, PNG_1PX, { path: '/files/photo', name: 'face.png', type: 'image/png' });

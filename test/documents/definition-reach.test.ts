@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { describe, it } from 'node:test';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Issue 20, item 11 (neighbours of "same-organization reach"): a document definition is the tenant's
@@ -8,11 +9,7 @@ import { createUser, startServer, type TestServer } from '../helpers/server.js';
  * the other organizations. Only global and super administrators create or change one.
  */
 describe('document definitions serve the whole tenant: only global and super administrators create or change them', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   it('an organization administrator gets 403 FORBIDDEN creating or changing one; a global administrator may', async () => {
     await createUser(server, { name: 'org-admin', organization: 'Sales', role: 'organizationAdmin' });

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { startServer, upload, type TestServer } from '../helpers/server.js';
+import { upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('spec Files: the file usage rules (each file hash is used once)', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   const newDoc = (
     pdfFile: string,
@@ -274,13 +271,9 @@ describe('spec Files: the file usage rules (each file hash is used once)', () =>
 });
 
 describe('spec Limits: attachments per document and their total size', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   const attachments = async (n: number, bytes: number) => {
     const ids: { content: string }[] = [];

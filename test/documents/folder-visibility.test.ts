@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * spec Folder: "Access is inherited: nested folders under a shared folder are shared too, and under a
@@ -14,7 +15,7 @@ import { createUser, startServer, upload, type TestServer } from '../helpers/ser
  * against "under a shared folder are shared too"). So the outermost folder decides for the whole tree.
  */
 describe('spec Folder: "nested folders under a shared folder are shared too, and under a private folder private" on every read path', () => {
-  let server: TestServer;
+  const server = useServer();
   let alice: string;
   let bob: string;
   const rights = [
@@ -26,13 +27,11 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
   ];
 
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'alice', organization: 'Team', rights });
     await createUser(server, { name: 'bob', organization: 'Team', rights });
     alice = await server.login('alice', 'user-password-1');
     bob = await server.login('bob', 'user-password-1');
   });
-  after(() => server.close());
 
   const folder = async (name: string, parentFolderId: string | null, isShared: boolean) => {
     const response = await server.api('POST', '/folders', {

@@ -3,25 +3,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('spec Folders: nesting, inherited sharing, moving and cascade delete', () => {
-  let server: TestServer;
+  const server = useServer();
   let alice: string;
   let bob: string;
   let carol: string;
   before(async () => {
-    server = await startServer();
-    await createUser(server, { name: 'alice', organization: 'Team' });
-    await createUser(server, { name: 'bob', organization: 'Team' });
-    await createUser(server, { name: 'carol', organization: 'Elsewhere' });
-    alice = await server.login('alice', 'user-password-1');
-    bob = await server.login('bob', 'user-password-1');
-    carol = await server.login('carol', 'user-password-1');
+    alice = (await aUser(server, { name: 'alice', organization: 'Team' })).token;
+    bob = (await aUser(server, { name: 'bob', organization: 'Team' })).token;
+    carol = (await aUser(server, { name: 'carol', organization: 'Elsewhere' })).token;
   });
-  after(() => server.close());
 
   const folder = async (
     token: string,
@@ -160,13 +157,9 @@ describe('spec Folders: nesting, inherited sharing, moving and cascade delete', 
 });
 
 describe('attachments: rights and downloads (spec Authentication 7, Endpoints)', () => {
-  let server: TestServer;
+  const server = useServer();
   let admin: string;
-  before(async () => {
-    server = await startServer();
-    admin = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (admin = await server.adminToken()));
 
   it('view_attachments shows `file` and allows downloads; download_attachment allows loadFile; add_file_attachments allows adding', async () => {
     const a = await upload(server, admin, Buffer.from('first attachment'), {
@@ -242,13 +235,9 @@ describe('attachments: rights and downloads (spec Authentication 7, Endpoints)',
 });
 
 describe('templates (spec Template)', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   it('POST, GET and PUT /templates keep signFields, signEntities, sequential, category, type and the __ fields', async () => {
     const file = await upload(server, token, makePdf());

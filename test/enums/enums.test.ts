@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('enums: named value lists of an organization (spec: Other resources; Files usage rule 1)', () => {
-  let server: TestServer;
+  const server = useServer();
   let lea: string; // user, Legal: creates enums
   let leo: string; // user, Legal
   let lena: string; // organizationAdmin, Legal
   let rita: string; // read (lite role), Legal
   let sam: string; // user, Sales
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'lea', organization: 'Legal' });
     await createUser(server, { name: 'leo', organization: 'Legal' });
     await createUser(server, { name: 'lena', organization: 'Legal', role: 'organizationAdmin' });
@@ -26,7 +26,6 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
       login('sam'),
     ]);
   });
-  after(() => server.close());
 
   const photo = (token: string) =>
     upload(server, token, PNG_1PX, { path: '/files/photo', name: 'flag.png', type: 'image/png' });

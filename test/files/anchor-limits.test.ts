@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ANCHOR_LIMITS, findAnchors } from '../../src/pdf/anchors.js';
 import { crowdedLinePdf, textPdf } from '../fixtures/hostile-pdfs.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /** Pages of lines `aaa…a!`: the text on which backtracking patterns like `(a+)+$` explode. */
 function worstCasePdf(pages: number, lines = 40, run = 80): Buffer {
@@ -19,13 +19,9 @@ const WORST_ANCHORS = [
 ];
 
 describe('issue 20: user-supplied anchor patterns never run unbounded (README Limits)', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   const uploadWith = (anchors: unknown, bytes: Buffer, name = 'a.pdf') =>
     server.api('POST', '/files/saveFile', {

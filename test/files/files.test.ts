@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 for (const store of ['fs', 's3'] as const) {
   describe(`uploads and downloads on the ${store} blob store`, () => {
@@ -174,11 +175,7 @@ for (const store of ['fs', 's3'] as const) {
 }
 
 describe('upload requests that are not right', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   it('no file, a file in another field, JSON instead of multipart: 4xx JSON errors', async () => {
     const token = await server.adminToken();

@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { useServer } from '../helpers/use-server.js';
 
 const MB = 1024 * 1024;
 const FILE = 100_000;
 
 describe('spec Limits, Storage: the organization’s quota holds under concurrent uploads', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
   before(async () => {
-    server = await startServer();
     token = await server.adminToken();
     const set = await server.api('PUT', '/settings/properties', { token, body: { storageLimitMb: 2 } });
     assert.equal(set.status, 200, set.text);
   });
-  after(() => server.close());
 
   it('40 uploads of 100 kB at once over a 2 MB quota: those that fit are stored, the rest are 413, and the use never passes the quota', async () => {
     const answers = await Promise.all(

@@ -90,6 +90,16 @@ export async function startIdentityProvider(options: {
   };
 }
 
+/**
+ * OIDC_PROVIDERS naming providers that are configured and never called (`https://<name>.example.test`):
+ * for shares whose `allowedOAuths` must name configured providers (issue 24).
+ */
+export function configuredProviders(...names: string[]): string {
+  return JSON.stringify(
+    names.map((name) => ({ name, label: name, issuer: `https://${name}.example.test`, clientId: 'signery' })),
+  );
+}
+
 /** Cookies of one host, as a browser would keep them (paths ignored: the provider's do not collide). */
 class CookieJar {
   readonly #cookies = new Map<string, string>();

@@ -9,6 +9,9 @@ import { loadConfig } from '../../src/core/config.js';
 
 export const ADMIN = { name: 'admin@example.test', password: 'admin-password-1' };
 
+/** The password of the users createUser makes, unless the test gives one. */
+export const USER_PASSWORD = 'user-password-1';
+
 /** The PostgreSQL server the suite runs against, when TEST_DATABASE_URL is set (CI runs both). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
@@ -55,21 +58,21 @@ export interface ApiResponse {
   text: string;
 }
 
+export interface StartOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  logger?: Record<string, unknown>;
+  /** A second node over the same database and files as this server (which keeps owning them). */
+  sameStoreAs?: TestServer;
+  /** Job worker settings (AppOptions.worker). */
+  worker?: AppOptions['worker'];
+}
+
 /**
  * A real server on an ephemeral loopback port, on its own data directory and, on PostgreSQL, its own
  * schema (dropped on close), so tests never depend on each other.
  */
-export async function startServer(
-  options: {
-    env?: Record<string, string>;
-    clock?: Clock;
-    logger?: Record<string, unknown>;
-    /** A second node over the same database and files as this server (which keeps owning them). */
-    sameStoreAs?: TestServer;
-    /** Job worker settings (AppOptions.worker). */
-    worker?: AppOptions['worker'];
-  } = {},
-): Promise<TestServer> {
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const shared = options.sameStoreAs;
   const dataDir = shared?.dataDir ?? (await mkdtemp(join(tmpdir(), 'signery-test-')));
   const schema = shared
@@ -167,6 +170,12 @@ export async function callApi(
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
+/** `response` when it is a 200, else an error naming `call`: for setup steps that must work. */
+export function mustSucceed(response: ApiResponse, call: string): ApiResponse {
+  if (response.status !== 200) throw new Error(`${call} failed: ${response.status} ${response.text}`);
+  return response;
+}
+
 /** Uploads bytes through an upload endpoint (default POST /files/saveFile) and returns the file id. */
 export async function upload(
   server: TestServer,
@@ -190,7 +199,7 @@ export async function createUser(
 ): Promise<string> {
   const response = await server.api('POST', '/users', {
     token: token ?? (await server.adminToken()),
-    body: { password: 'user-password-1', ...user },
+    body: { password: USER_PASSWORD, ...user },
   });
   if (response.status !== 200)
     throw new Error(`creating ${user.name} failed: ${response.status} ${response.text}`);

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The spec's endpoint list, kept beside the spec, outside this repository. */
@@ -44,12 +45,11 @@ function normalise(path: string): string {
 }
 
 describe('every endpoint of the spec is present (spec/endpoints.tsv)', { skip: missing }, () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
   let documented: Set<string>;
   const values: Record<string, string> = { version: '1' };
   before(async () => {
-    server = await startServer();
     token = await server.adminToken();
     await createUser(server, { name: 'rita', email: 'rita@example.test' });
     const spec = await server.api('GET', '/openapi.json');
@@ -80,7 +80,6 @@ describe('every endpoint of the spec is present (spec/endpoints.tsv)', { skip: m
       shareId: shared.body[0].shareId,
     });
   });
-  after(() => server?.close());
 
   it('every `specified` and `named` endpoint appears in GET /api/v1/openapi.json (method and path)', () => {
     const wanted = readEndpoints().filter((e) => e.kind !== 'removed');

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Issue 20, items 2, 3, 4 and 10, and the request-level limits (README: Limits). Contract (DESIGN,
 // Errors): "Every error, including Fastify's own and those made before routing (unknown route, bad
@@ -179,11 +180,10 @@ describe('issue 20: errors made before and around routing', () => {
 });
 
 describe('issue 20: multipart/form-data without a boundary or with a malformed body is a 4xx, never a 500', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
   let routes: { method: string; path: string; multipart: boolean }[];
   before(async () => {
-    server = await startServer();
     token = await server.adminToken();
     // Every route of the OpenAPI document that takes a body; the multipart ones say so in their description.
     const spec = (await server.api('GET', '/openapi.json')).body as {
@@ -199,7 +199,6 @@ describe('issue 20: multipart/form-data without a boundary or with a malformed b
         })),
     );
   });
-  after(() => server.close());
 
   const send = (method: string, path: string, contentType: string, body: string) =>
     rawHttp(
@@ -284,13 +283,9 @@ describe('issue 20: no route answers 5xx to multipart/form-data without a bounda
 });
 
 describe('issue 20: request-level limits (README: Limits) answer the Contract’s 4xx', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   const upload = (fields: Record<string, string>, files = 1) => {
     const boundary = 'l1mits';

@@ -13,6 +13,7 @@ import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { createWebhook, startReceiver, waitFor, type Receiver } from '../webhooks/helpers.js';
 import { serverEnv, spawnWorkerNode } from '../webhooks/processes.js';
@@ -198,11 +199,7 @@ describe('GET /metrics after real traffic (README: Metrics and alerts)', () => {
 
 describe('GET /metrics: the job queue with no worker running', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ clock, worker: false, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-  });
-  after(() => server.close());
+  const server = useServer({ clock, worker: false, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
 
   it('shows enqueued deliveries by state (one ready, the rest waiting in its lane) and how long the ready one has waited', async () => {
     const admin = await server.adminToken();
@@ -232,11 +229,7 @@ describe('GET /metrics: the job queue with no worker running', () => {
 });
 
 describe('x-request-id: a caller’s short safe token is kept, anything else replaced', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   const idOf = async (path: string, given?: string) => {
     const response = await server.api(

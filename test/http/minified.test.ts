@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { ADMIN, createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { ADMIN, createUser, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const sorted = (value: object) => Object.keys(value).sort();
 
@@ -18,11 +19,10 @@ const MINIFIED_DOCUMENT = [
 ];
 
 describe('spec Versioning 1: a reduced (minified) interface with fewer properties at the same URLs', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
   let documentId: string;
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'mia', email: 'mia@example.test', displayName: 'Mia' });
     await createUser(server, { name: 'ned', email: 'ned@example.test' });
     token = await server.login('mia', 'user-password-1');
@@ -34,7 +34,6 @@ describe('spec Versioning 1: a reduced (minified) interface with fewer propertie
     assert.equal(created.status, 200, created.text);
     documentId = created.body.results[0].documentId;
   });
-  after(() => server.close());
 
   it('POST /login and GET /login: minified=true keeps logged, isUnlocked, token, tenant and who the user is', async () => {
     const full = await server.api('POST', '/login', { body: { name: 'mia', password: 'user-password-1' } });

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { useServer } from '../helpers/use-server.js';
 
 describe('No text of a request may hold the NUL character (PostgreSQL cannot store it): 400 naming the field, never 500', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   it('in a path parameter', async () => {
     const answer = await server.api('GET', '/documents/a%00b', { token });

@@ -5,14 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN, startServer, TEST_DATABASE_URL, type TestServer } from '../helpers/server.js';
+import { ADMIN, startServer, TEST_DATABASE_URL } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('health, OpenAPI, docs and metrics', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   it('GET /healthz and GET /api/v1/ping answer 200; GET /readyz checks the database and blob store', async () => {
     assert.equal((await server.api('GET', '//healthz')).status, 200);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Issue 24, items 17 and 18: the forms a request may take that the schemas did not expect. An
@@ -8,13 +8,9 @@ import { startServer, type TestServer } from '../helpers/server.js';
  * as true/false. Both are answered once, in the validation layer, for every route.
  */
 describe('request forms: absent bodies and 1/0 query flags', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   describe('"An absent body is an empty object where the schema allows it"', () => {
     const absentForms: [string, Record<string, string>, string | undefined][] = [

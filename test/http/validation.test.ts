@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { useServer } from '../helpers/use-server.js';
 
 describe('validation text in the spec’s form and the Contract’s error shape', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   function assertError(
     response: { status: number; body: Record<string, unknown> },

@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
 import { manyObjectsPdf, manyPagesHostilePdf, textPdf, zipBombPdf } from '../fixtures/hostile-pdfs.js';
-import { startServer, upload, type TestServer } from '../helpers/server.js';
+import { upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
 
 describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413, never an OOM or minutes of CPU', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (token = await server.adminToken()));
 
   const searchAnchors = (bytes: Buffer) =>
     server.api('POST', '/files/saveFile', {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { pem } from '../../src/pki/dev-ca.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
 import { findSignatures } from '../../src/pdf/find-signatures.js';
+import { useStarted } from '../helpers/use-server.js';
 
 /**
  * The verification oracles of DESIGN (pdfsig, mutool, qpdf, openssl) run on files our engine made,
@@ -37,6 +38,11 @@ export async function workspace(): Promise<Workspace> {
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** A workspace for the enclosing describe, made in its `before` hook and removed in its `after` hook. */
+export function useWorkspace(): Workspace {
+  return useStarted('the workspace', workspace, (space) => space.remove());
 }
 
 /** Runs a tool and returns stdout+stderr whatever its exit code (pdfsig exits non-zero on bad signatures). */
@@ -126,6 +132,42 @@ export async function opensslVerifies(
     '/dev/null',
   ]);
   return out.includes('Verification successful');
+}
+
+/** `openssl ts -verify` of one extracted document timestamp against a CA file: what OpenSSL says. */
+export function opensslTsVerify(
+  timestamp: { cms: string; content: string },
+  caFile: string,
+): Promise<string> {
+  return tool('openssl', [
+    'ts',
+    '-verify',
+    '-data',
+    timestamp.content,
+    '-in',
+    timestamp.cms,
+    '-token_in',
+    '-CAfile',
+    caFile,
+  ]);
+}
+
+/**
+ * pdfsig, when installed, finds `count` signatures in the file and calls each valid; with `qpdf`,
+ * `qpdf --check`, when installed, finds no syntax or stream error.
+ */
+export async function assertSignaturesValid(
+  path: string,
+  count: number,
+  options: { qpdf?: boolean } = {},
+): Promise<void> {
+  if (hasTool('pdfsig')) {
+    const verdicts = await pdfsig(path);
+    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
+    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
+  }
+  if (options.qpdf && hasTool('qpdf'))
+    assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
 }
 
 /**

@@ -4,17 +4,17 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../../src/core/clock.js';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
+import { createUser, TEST_DATABASE_URL, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
 
 describe('spec Reports and audit logs: POST /logs/search, its continuation rules and DELETE /logs/scroll', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
+  const server = useServer({ clock });
   let auditor: string;
   const logins = 30;
 
   before(async () => {
-    server = await startServer({ clock });
     await createUser(server, { name: 'auditor', rights: ['view_logs'] });
     await createUser(server, { name: 'ann' });
     auditor = await server.login('auditor', 'user-password-1');
@@ -23,7 +23,6 @@ describe('spec Reports and audit logs: POST /logs/search, its continuation rules
       await server.login('ann', 'user-password-1');
     }
   });
-  after(() => server.close());
 
   const search = (body: Record<string, unknown>, token = auditor) =>
     server.api('POST', '/logs/search', { token, body });
@@ -180,7 +179,7 @@ describe('spec Reports and audit logs: POST /logs/search, its continuation rules
 });
 
 describe('tamper evidence: the audit hash chain and signery audit verify', () => {
-  let server: TestServer;
+  const server = useServer();
   const verify = () =>
     spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'audit', 'verify'], {
       env: {
@@ -194,11 +193,9 @@ describe('tamper evidence: the audit hash chain and signery audit verify', () =>
     });
 
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'ann' });
     for (let i = 0; i < 5; i++) await server.login('ann', 'user-password-1');
   });
-  after(() => server.close());
 
   const records = () =>
     server.app.deps.db
@@ -257,14 +254,13 @@ describe('tamper evidence: the audit hash chain and signery audit verify', () =>
 });
 
 describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => {
-  let server: TestServer;
+  const server = useServer();
   let owner: string;
   let viewer: string;
   let stranger: string;
   let space: Workspace;
 
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'olga' });
     await createUser(server, { name: 'vic' });
     await createUser(server, { name: 'sam' });
@@ -274,7 +270,6 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
     space = await workspace();
   });
   after(async () => {
-    await server.close();
     await space.remove();
   });
 

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { generateDocuments } from '../fixtures/generate-documents.js';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
 describe('spec Reports: POST /search/reports with esFilters, from/size and scroll', () => {
-  let server: TestServer;
+  const server = useServer();
   let reporter: string;
   let ann: string;
   let bob: string;
@@ -16,7 +17,6 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
   const ids: Record<string, string> = {};
 
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'reporter', rights: ['use_all_documents_export'] });
     await createUser(server, { name: 'ann', email: 'ann@example.test' });
     await createUser(server, { name: 'bob', email: 'bob@example.test' });
@@ -56,7 +56,6 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
     ids.D = await create(bob, 'Delta 100% report_v2');
     await share(bob, ids.D, 'view');
   });
-  after(() => server.close());
 
   const reports = (query: Record<string, unknown>, token = reporter) =>
     server.api('POST', '/search/reports', { token, body: { query } });
@@ -252,12 +251,11 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
 
 describe('spec Scroll context: reports scrolled through 10,000 documents while more are written', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
+  const server = useServer({ clock });
   let reporter: string;
   let generated: string[];
 
   before(async () => {
-    server = await startServer({ clock });
     await createUser(server, {
       name: 'reporter',
       rights: ['use_all_documents_export', 'use_document_management'],
@@ -277,7 +275,6 @@ describe('spec Scroll context: reports scrolled through 10,000 documents while m
       newest: new Date(clock.now().getTime() - 60_000),
     });
   });
-  after(() => server.close());
 
   const reports = (query: Record<string, unknown>) =>
     server.api('POST', '/search/reports', { token: reporter, body: { query } });

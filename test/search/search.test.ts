@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('spec Documents: POST /search and POST /search/locate over what the caller may see', () => {
-  let server: TestServer;
+  const server = useServer();
   let ann: string;
   let bob: string;
   let eve: string;
   const ids: Record<string, string> = {};
 
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'ann' });
     await createUser(server, { name: 'bob', displayName: 'Bob Builder' });
     // A super-administrator naming an organization that does not exist creates it.
@@ -56,7 +56,6 @@ describe('spec Documents: POST /search and POST /search/locate over what the cal
       customFields: [{ key: 'client', type: 'string', value: 'Zebracorp Holdings' }],
     });
   });
-  after(() => server.close());
 
   const search = (body: Record<string, unknown>, token = ann) =>
     server.api('POST', '/search', { token, body });

@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { aUser } from '../helpers/people.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('the read side of counters and tenant properties: an operator sees what they set', () => {
-  let server: TestServer;
+  const server = useServer();
   let superAdmin: string;
   let globalAdmin: string;
   let orgAdmin: string;
   let user: string;
   before(async () => {
-    server = await startServer();
     superAdmin = await server.adminToken();
-    await createUser(server, { name: 'gina', role: 'globalAdmin' });
-    await createUser(server, { name: 'otto', role: 'organizationAdmin' });
-    await createUser(server, { name: 'uma' });
-    globalAdmin = await server.login('gina', 'user-password-1');
-    orgAdmin = await server.login('otto', 'user-password-1');
-    user = await server.login('uma', 'user-password-1');
+    globalAdmin = (await aUser(server, { name: 'gina', role: 'globalAdmin' })).token;
+    orgAdmin = (await aUser(server, { name: 'otto', role: 'organizationAdmin' })).token;
+    user = (await aUser(server, { name: 'uma' })).token;
   });
-  after(() => server.close());
 
   it('GET /counters answers what PUT /counters set, in the shape PUT takes (super-administrators only, spec Versioning 3)', async () => {
     const empty = await server.api('GET', '/counters', { token: superAdmin });

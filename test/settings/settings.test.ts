@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('configuration, tenant properties, counters and the WOPI client', () => {
-  let server: TestServer;
+  const server = useServer();
   let admin: string;
-  before(async () => {
-    server = await startServer();
-    admin = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (admin = await server.adminToken()));
 
   it('PUT /configuration merges the caller’s preferences, shown in user.config at login', async () => {
     await createUser(server, { name: 'pat' });

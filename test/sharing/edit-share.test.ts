@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { bootstrapAdmin } from '../../src/users/bootstrap-admin.js';
 import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
-import { aDocument, shareDocument } from '../helpers/documents.js';
+import { aDocument } from '../helpers/documents.js';
+import { shareDocument } from '../helpers/sharing.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 
@@ -59,11 +60,13 @@ describe('issue 24 item 11: an edit share gives edit rights (spec Sharing: "view
 
   /** A document of the owner's shared for `edit` with edna and for `view` with vic. */
   const aSharedDocument = async (title: string, edit: Record<string, unknown> = {}) => {
-    const id = await aDocument(server, owner, title);
-    await shareDocument(server, owner, id, [
-      { sharePurpose: 'edit', shareTo: 'edna', ...edit },
-      { sharePurpose: 'view', shareTo: 'vic' },
-    ]);
+    const id = await aDocument(server, owner, { title, pdf: { pages: 2 } });
+    await shareDocument(server, owner, id, {
+      to: [
+        { sharePurpose: 'edit', shareTo: 'edna', ...edit },
+        { sharePurpose: 'view', shareTo: 'vic' },
+      ],
+    });
     return id;
   };
   const read = async (id: string) =>

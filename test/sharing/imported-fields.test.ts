@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { PDF, PdfArray, type PdfDict, type PdfName, type PdfString } from '@libpdf/core';
-import { makePdf } from '../helpers/pdf.js';
-import { startSmtp, shareTokenOf, type TestSmtp } from '../helpers/smtp.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { aDocument } from '../helpers/documents.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { USER_PASSWORD } from '../helpers/server.js';
+import { shareTokenOf } from '../helpers/smtp.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.3, percentHeight: 0.05 });
 const imported = (key: string) => JSON.stringify({ importedField: key });
@@ -37,39 +39,24 @@ async function writtenTexts(pdf: Uint8Array): Promise<string[]> {
 }
 
 describe('spec Custom field: "in the sharing flow the creator can place them as imported fields"', () => {
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({ smtp: true });
   let owner: string;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({ env: { SMTP_URL: smtp.url } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    await someUsers(server, [{ name: 'ivy', email: 'ivy@example.test' }]);
   });
 
-  const newDoc = async (title: string) => {
-    const pdf = await upload(server, owner, makePdf());
-    const created = await server.api('POST', '/documents', {
+  const customFields = [
+    { key: 'contractNo', displayName: 'Contract number', type: 'string', value: 'C-2024-17' },
+    { key: 'amount', displayName: 'Amount', type: 'number', value: 12500 },
+  ];
+  const newDoc = (title: string) => aDocument(server, owner, { title, body: { customFields } });
+  /** POST /share of document `id` to one signer, with these fields. */
+  const share = (id: string, shareTo: string, signatureFields: unknown[]) =>
+    server.api('POST', '/share', {
       token: owner,
-      body: {
-        body: {
-          documentTitle: title,
-          pdfFile: { content: pdf },
-          customFields: [
-            { key: 'contractNo', displayName: 'Contract number', type: 'string', value: 'C-2024-17' },
-            { key: 'amount', displayName: 'Amount', type: 'number', value: 12500 },
-          ],
-        },
-      },
+      body: { id, data: [{ sharePurpose: 'sign', shareTo }], signatureFields },
     });
-    assert.equal(created.status, 200, created.text);
-    return created.body.results[0].documentId as string;
-  };
   const mainFile = async (id: string) => {
     const doc = (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
     return download(`${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`);
@@ -77,48 +64,27 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
 
   it('an importedField key the document does not have, or on a field that is not an annotation, is 400 naming the field', async () => {
     const id = await newDoc('Refused');
-    const unknown = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'ivy' }],
-        signatureFields: [
-          { type: 'signature', user: ['ivy'], position: at(0.1, 0.8) },
-          { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: imported('iban') },
-        ],
-      },
-    });
+    const unknown = await share(id, 'ivy', [
+      { type: 'signature', user: ['ivy'], position: at(0.1, 0.8) },
+      { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: imported('iban') },
+    ]);
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.code, 'VALIDATION_ERROR');
     assert.equal(
       unknown.body.message,
       'Request validation errors: BODY ERRORS: "signatureFields[1].config" importedField must be one of the document\'s custom field keys [contractNo, amount]',
     );
-    const onSignature = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'ivy' }],
-        signatureFields: [
-          { type: 'signature', user: ['ivy'], position: at(0.1, 0.8), config: imported('amount') },
-        ],
-      },
-    });
+    const onSignature = await share(id, 'ivy', [
+      { type: 'signature', user: ['ivy'], position: at(0.1, 0.8), config: imported('amount') },
+    ]);
     assert.equal(onSignature.status, 400);
     assert.match(
       onSignature.body.message,
       /"signatureFields\[0\]\.config" importedField is allowed on annotation fields only/,
     );
-    const notText = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'ivy' }],
-        signatureFields: [
-          { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: '{"importedField":7}' },
-        ],
-      },
-    });
+    const notText = await share(id, 'ivy', [
+      { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: '{"importedField":7}' },
+    ]);
     assert.equal(notText.status, 400);
     assert.match(notText.body.message, /"signatureFields\[0\]\.config" importedField must be a string/);
     const nothingShared = await server.api('GET', `/documents/${id}`, { token: owner });
@@ -127,25 +93,18 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
 
   it('an external recipient sees the imported value prefilled, and signing writes it into the document', async () => {
     const id = await newDoc('Imported by link');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'guest@example.org' }],
-        signatureFields: [
-          { type: 'signature', user: ['guest@example.org'], position: at(0.1, 0.8) },
-          {
-            type: 'annotation',
-            subtype: 'annotation_generic',
-            user: ['guest@example.org'],
-            pages: [1],
-            position: at(0.1, 0.1),
-            config: imported('contractNo'),
-            fontSize: 12,
-          },
-        ],
+    const shared = await share(id, 'guest@example.org', [
+      { type: 'signature', user: ['guest@example.org'], position: at(0.1, 0.8) },
+      {
+        type: 'annotation',
+        subtype: 'annotation_generic',
+        user: ['guest@example.org'],
+        pages: [1],
+        position: at(0.1, 0.1),
+        config: imported('contractNo'),
+        fontSize: 12,
       },
-    });
+    ]);
     assert.equal(shared.status, 200, shared.text);
     const field = shared.body[0].signatureFields[1];
     assert.equal(field.text, 'C-2024-17', 'the Share object shows the value');
@@ -161,17 +120,11 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
     const version = (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0]._version;
     const edited = await server.api('PUT', `/documents/edit/${version}`, {
       token: owner,
-      body: {
-        id,
-        customFields: [
-          { key: 'contractNo', displayName: 'Contract number', type: 'string', value: 'C-2024-18' },
-          { key: 'amount', displayName: 'Amount', type: 'number', value: 12500 },
-        ],
-      },
+      body: { id, customFields: [{ ...customFields[0], value: 'C-2024-18' }, customFields[1]] },
     });
     assert.equal(edited.status, 200, edited.text);
 
-    const token = shareTokenOf(await smtp.waitFor('guest@example.org'));
+    const token = shareTokenOf(await server.smtp.waitFor('guest@example.org'));
     const shown = await server.api('GET', '/share/document', { token });
     assert.equal(shown.status, 200, shown.text);
     const document = shown.body.results[0];
@@ -190,26 +143,19 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
 
   it('an internal recipient signing with their session gets the imported value and readOnly predefined texts written', async () => {
     const id = await newDoc('Imported for a user');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'ivy' }],
-        signatureFields: [
-          { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: imported('amount') },
-          {
-            type: 'annotation',
-            user: ['ivy'],
-            position: at(0.1, 0.2),
-            text: 'Approved by legal',
-            readOnly: true,
-          },
-          { type: 'annotation', user: ['ivy'], position: at(0.1, 0.3), text: 'Rewrite me' },
-        ],
+    const shared = await share(id, 'ivy', [
+      { type: 'annotation', user: ['ivy'], position: at(0.1, 0.1), config: imported('amount') },
+      {
+        type: 'annotation',
+        user: ['ivy'],
+        position: at(0.1, 0.2),
+        text: 'Approved by legal',
+        readOnly: true,
       },
-    });
+      { type: 'annotation', user: ['ivy'], position: at(0.1, 0.3), text: 'Rewrite me' },
+    ]);
     assert.equal(shared.status, 200, shared.text);
-    const ivy = await server.login('ivy', 'user-password-1');
+    const ivy = await server.login('ivy', USER_PASSWORD);
     const shown = await server.api('GET', '/share/document', { token: ivy, query: { id } });
     assert.equal(shown.status, 200, shown.text);
     assert.equal(shown.body.results[0].signatureFields[0].text, '12500');

@@ -1,42 +1,30 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
-import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { before, describe, it } from 'node:test';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { aDocument, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { linkOf, signByLink } from '../helpers/sharing.js';
+import { USER_PASSWORD } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.15, percentHeight: 0.05 });
+const signatureAt = (x: number) => [{ type: 'signature', position: at(x, 0.85) }];
 
 describe('spec Sign entity: signEntities in POST /share, the document completes when every entity has its quorum', () => {
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({ smtp: true });
+  const smtp = server.smtp;
+  const space = useWorkspace();
   let owner: string;
-  let space: Workspace;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({ env: { SMTP_URL: smtp.url } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    for (const name of ['ivy', 'jon', 'kim'])
-      await createUser(server, { name, email: `${name}@example.test` });
-    owner = await server.login('owner', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
-    await space.remove();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    await someUsers(
+      server,
+      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
+    );
   });
 
-  const newDoc = async (title: string) => {
-    const pdf = await upload(server, owner, makePdf({ pages: 1 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    return created.body.results[0].documentId as string;
-  };
-  const read = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const newDoc = (title: string) => aDocument(server, owner, { title });
+  const read = (id: string) => readDocument(server, owner, id);
   const share = (id: string, body: Record<string, unknown>) =>
     server.api('POST', '/share', { token: owner, body: { id, ...body } });
   const statuses = async (id: string) =>
@@ -50,28 +38,11 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
       ).map((s) => [s.share_to, s.status]),
     );
   const signAsUser = async (name: string, id: string, x: number) =>
-    server.api('PUT', `/documents/sign/${(await read(id))._version}`, {
-      token: await server.login(name, 'user-password-1'),
-      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
-    });
-  const signByLink = async (token: string, id: string, x: number) => {
-    const shown = await server.api('GET', '/share/document', { token });
-    return server.api('PUT', `/share/document/sign/${shown.body.results[0]._version}`, {
-      token,
-      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
-    });
-  };
-  async function assertAllValid(id: string, count: number) {
-    if (!hasTool('pdfsig')) return;
-    const doc = await read(id);
-    const response = await fetch(
-      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`,
-    );
-    const path = await space.write(`${id}.pdf`, Buffer.from(await response.arrayBuffer()));
-    const verdicts = await pdfsig(path);
-    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
-    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-  }
+    signDocument(server, await server.login(name, USER_PASSWORD), id, signatureAt(x), owner);
+  const signByLinkAt = (token: string, id: string, x: number) =>
+    signByLink(server, token, id, signatureAt(x));
+  const assertAllValid = async (id: string, count: number) =>
+    assertSignaturesValid(await writeMainFile(server, owner, id, space), count);
 
   it('entities are checked: a role, distinct, with members, a reachable quorum; members are sign recipients of a listed role', async () => {
     const id = await newDoc('Checked');
@@ -175,8 +146,8 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
       'witness@example.org',
       'kim',
     ]);
-    const director = shareTokenOf(await smtp.waitFor('director@example.org', /Board resolution/));
-    const witness = shareTokenOf(await smtp.waitFor('witness@example.org', /Board resolution/));
+    const director = await linkOf(smtp, 'director@example.org', /Board resolution/);
+    const witness = await linkOf(smtp, 'witness@example.org', /Board resolution/);
 
     assert.equal((await signAsUser('ivy', id, 0.05)).status, 200);
     assert.deepEqual((await read(id)).waitingFor, [
@@ -185,7 +156,7 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
       'witness@example.org',
       'kim',
     ]);
-    const second = await signByLink(director, id, 0.25);
+    const second = await signByLinkAt(director, id, 0.25);
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.shareStateName, 'inprogress', 'the witnesses have not signed yet');
     assert.deepEqual(
@@ -210,7 +181,7 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
       'witness@example.org': 'notRequired',
       kim: 'done',
     });
-    const refused = await signByLink(witness, id, 0.85);
+    const refused = await signByLinkAt(witness, id, 0.85);
     assert.equal(refused.status, 409);
     assert.match(refused.body.message, /no longer needed.*quorum reached/);
     // Three signatures and the organisation seal made on completion.
@@ -247,8 +218,8 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
     assert.equal((await signAsUser('jon', id, 0.1)).status, 200);
     assert.deepEqual((await read(id)).waitingFor, ['after@example.org']);
     assert.equal((await statuses(id)).ivy, 'notRequired');
-    const token = shareTokenOf(await smtp.waitFor('after@example.org', /Sequenced quorum/));
-    const last = await signByLink(token, id, 0.5);
+    const token = await linkOf(smtp, 'after@example.org', /Sequenced quorum/);
+    const last = await signByLinkAt(token, id, 0.5);
     assert.equal(last.status, 200, last.text);
     assert.equal(last.body.shareStateName, 'completed');
     await assertAllValid(id, 3);

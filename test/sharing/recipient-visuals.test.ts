@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
-import { aDocument, shareDocument } from '../helpers/documents.js';
+import { aDocument } from '../helpers/documents.js';
+import { shareDocument } from '../helpers/sharing.js';
 import { PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -41,8 +42,9 @@ describe('issue 24 item 9: signatures and images in POST /share/execute, PUT /sh
     recipient: Record<string, unknown>,
     others: Record<string, unknown>[] = [],
   ) => {
-    const id = await aDocument(server, owner, title);
-    const [shareId] = await shareDocument(server, owner, id, [recipient, ...others]);
+    const id = await aDocument(server, owner, { title, pdf: { pages: 2 } });
+    const [share] = await shareDocument(server, owner, id, { to: [recipient, ...others] });
+    const shareId = share.shareId as string | undefined;
     const to = recipient.shareTo as string;
     const link = to.includes('@') ? shareTokenOf(await smtp.waitFor(to, /\/s\/shr_/)) : undefined;
     return { id, shareId: shareId!, link };

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { signInWithBrowser, startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { before, describe, it } from 'node:test';
+import { signInWithBrowser, startIdentityProvider } from '../helpers/oidc.js';
+import { aUser } from '../helpers/people.js';
+import { aSharedDocument, linkOf } from '../helpers/sharing.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
 
 // PUBLIC_URL stands for a proxy in front of the test server: the provider sends the browser there and
 // the test moves the request onto the server's real address.
@@ -38,57 +39,43 @@ async function answer(response: Response) {
 }
 
 describe('spec Authentication 6 and Sharing rule 3: external recipients prove who they are through an OpenID provider, oauthFactors checked', () => {
-  let idp: TestIdentityProvider;
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const idp = useStarted(
+    'the identity provider',
+    () =>
+      startIdentityProvider({
+        redirectUris: [callbackOf('corp'), callbackOf('uaepass')],
+        accounts: ACCOUNTS,
+      }),
+    (provider) => provider.close(),
+  );
+  const server = useServer(() => ({
+    smtp: true,
+    env: {
+      PUBLIC_URL,
+      OIDC_PROVIDERS: JSON.stringify([
+        idp.entry('corp', { label: 'Corporate login' }),
+        // The national digital identity provider: `uaePass` in allowedOAuths, its number in `idn`.
+        idp.entry('uaepass', {
+          label: 'UAE PASS',
+          scopes: ['openid', 'email', 'phone', 'idn'],
+          claims: { emiratesId: 'idn' },
+        }),
+      ]),
+    },
+  }));
   let owner: string;
-
   before(async () => {
-    idp = await startIdentityProvider({
-      redirectUris: [callbackOf('corp'), callbackOf('uaepass')],
-      accounts: ACCOUNTS,
-    });
-    smtp = await startSmtp();
-    server = await startServer({
-      env: {
-        PUBLIC_URL,
-        SMTP_URL: smtp.url,
-        OIDC_PROVIDERS: JSON.stringify([
-          idp.entry('corp', { label: 'Corporate login' }),
-          // The national digital identity provider: `uaePass` in allowedOAuths, its number in `idn`.
-          idp.entry('uaepass', {
-            label: 'UAE PASS',
-            scopes: ['openid', 'email', 'phone', 'idn'],
-            claims: { emiratesId: 'idn' },
-          }),
-        ]),
-      },
-    });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server?.close();
-    await smtp?.close();
-    await idp?.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
   });
 
   /** Shares a new document with one external recipient and returns their Share object and link token. */
   let shares = 0;
   async function shareWith(recipient: Record<string, unknown>) {
     const title = `Document ${++shares}`;
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title } },
-    });
-    const documentId = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id: documentId, data: [{ sharePurpose: 'review', ...recipient }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
-    const token = shareTokenOf(await smtp.waitFor(String(recipient.shareTo), new RegExp(`${title}\\b`)));
-    return { documentId, share: shared.body[0], token };
+    const to = [{ sharePurpose: 'review', ...recipient }];
+    const { id, shares: made } = await aSharedDocument(server, owner, { title, pdf: null, to });
+    const token = await linkOf(server.smtp, String(recipient.shareTo), new RegExp(`${title}\\b`));
+    return { documentId: id, share: made[0], token };
   }
 
   const start = (provider: string, token: string) =>

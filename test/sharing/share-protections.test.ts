@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
-import { decode, shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { configuredProviders } from '../helpers/oidc.js';
+import { PNG_1PX } from '../helpers/pdf.js';
+import { aUser } from '../helpers/people.js';
+import type { ApiResponse } from '../helpers/server.js';
+import { anExternalShare } from '../helpers/sharing.js';
+import { decode, shareTokenOf } from '../helpers/smtp.js';
+import { useServer } from '../helpers/use-server.js';
 
 const MINUTE = 60_000;
 
@@ -17,52 +21,25 @@ const MINUTE = 60_000;
  */
 describe('issue 20: protected shares open through a recipient session only; edits keep the protections they do not name', () => {
   const clock = new ManualClock(new Date());
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({
+    smtp: true,
+    clock,
+    env: { OIDC_PROVIDERS: configuredProviders('uaepass', 'google') },
+  });
+  const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        // `allowedOAuths` names configured identity providers only (issue 24).
-        OIDC_PROVIDERS: JSON.stringify(
-          ['uaepass', 'google'].map((name) => ({
-            name,
-            label: name,
-            issuer: `https://${name}.example.test`,
-            clientId: 'signery',
-          })),
-        ),
-      },
-    });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
   });
 
   let documents = 0;
   /** A new PDF document shared with one external recipient; the link token as the mail carries it. */
-  async function anExternalShare(recipient: Record<string, unknown>) {
+  async function anExternalShareWith(recipient: Record<string, unknown>) {
     const title = `Protected ${++documents}`;
-    const pdf = await upload(server, owner, makePdf({ pages: 1 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    const id = created.body.results[0].documentId as string;
     const shareTo = `r${documents}@example.org`;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id, data: [{ sharePurpose: 'sign', shareTo, ...recipient }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
-    const link = shareTokenOf(await smtp.waitFor(shareTo, new RegExp(`${title}\\b`)));
-    return { id, shareTo, link, shareId: shared.body[0].shareId as string };
+    const mail = new RegExp(`${title}\\b`);
+    const shared = await anExternalShare(server, owner, { title, email: shareTo, recipient, mail });
+    return { id: shared.id, shareTo, link: shared.link, shareId: shared.shares[0].shareId as string };
   }
   const unlock = async (link: string, body: Record<string, string>) => {
     const answer = await server.api('POST', '/share/unlock', { token: link, body });
@@ -83,15 +60,15 @@ describe('issue 20: protected shares open through a recipient session only; edit
   }
 
   it('a password-only share says what unlocks it and sends no code, which could not unlock it (issue 25: "Send me a code" on password-only shares)', async () => {
-    const { link } = await anExternalShare({ password: 'open-sesame' });
+    const { link } = await anExternalShareWith({ password: 'open-sesame' });
     const locked = await server.api('GET', '/share/oidc', { token: link });
     assert.equal(locked.status, 200, locked.text);
     assert.deepEqual(locked.body.unlockWith, { password: true, code: null });
     assertError(await server.api('POST', '/share/otp', { token: link, body: {} }), 400, 'VALIDATION_ERROR');
-    const coded = await anExternalShare({ emailCode: true });
+    const coded = await anExternalShareWith({ emailCode: true });
     const asked = await server.api('GET', '/share/oidc', { token: coded.link });
     assert.deepEqual(asked.body.unlockWith, { password: false, code: 'email' });
-    const both = await anExternalShare({ password: 'open-sesame', phone: '+15550001111' });
+    const both = await anExternalShareWith({ password: 'open-sesame', phone: '+15550001111' });
     assert.deepEqual((await server.api('GET', '/share/oidc', { token: both.link })).body.unlockWith, {
       password: true,
       code: 'sms',
@@ -99,7 +76,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   });
 
   it('a forwarded link never opens a protected share: after the recipient unlocked, a second client with only the link gets 403 MFA_REQUIRED everywhere', async () => {
-    const { id, link } = await anExternalShare({ password: 'open-sesame' });
+    const { id, link } = await anExternalShareWith({ password: 'open-sesame' });
     const session = await unlock(link, { password: 'open-sesame' });
     assert.notEqual(session, link);
 
@@ -174,7 +151,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   });
 
   it('a forwarded link never opens a protected share: the e-mail code gives a session, and the code works once', async () => {
-    const { link, shareTo } = await anExternalShare({ emailCode: true });
+    const { link, shareTo } = await anExternalShareWith({ emailCode: true });
     const code = await emailCode(link, shareTo);
     const session = await unlock(link, { otp: code });
     assert.equal((await openDocument(session)).status, 200);
@@ -187,7 +164,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   });
 
   it('the recipient session expires 60 minutes after its last use (RECIPIENT_SESSION_MINUTES), each use moving it on', async () => {
-    const { link } = await anExternalShare({ password: 'open-sesame' });
+    const { link } = await anExternalShareWith({ password: 'open-sesame' });
     const session = await unlock(link, { password: 'open-sesame' });
     clock.advance(59 * MINUTE);
     assert.equal((await openDocument(session)).status, 200, '59 minutes after the unlock');
@@ -220,7 +197,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
     ];
     for (const [end, act] of ends) {
       const purpose = end === 'done' ? 'approve' : 'sign';
-      const { id, link } = await anExternalShare({
+      const { id, link } = await anExternalShareWith({
         password: 'open-sesame',
         sharePurpose: purpose,
         ...(end === 'delegated' ? { rights: ['delegate'] } : {}),
@@ -244,7 +221,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
       );
     }
 
-    const { link } = await anExternalShare({
+    const { link } = await anExternalShareWith({
       password: 'open-sesame',
       validUntil: new Date(clock.now().getTime() + 30 * MINUTE).toISOString(),
     });
@@ -279,7 +256,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
       ],
     ];
     for (const [name, protection, holds] of protections) {
-      const { link, shareId } = await anExternalShare(protection);
+      const { link, shareId } = await anExternalShareWith(protection);
       assertError(await openDocument(link), 403, 'MFA_REQUIRED', `${name}: locked when created`);
       const edited = await server.api('PUT', '/share', {
         token: owner,
@@ -312,7 +289,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   });
 
   it('an edit that does not name a protection keeps it; changing one is explicit: emailCode false lifts the e-mail code, and naming a protection ends the sessions', async () => {
-    const { link, shareId, shareTo } = await anExternalShare({ emailCode: true });
+    const { link, shareId, shareTo } = await anExternalShareWith({ emailCode: true });
     const session = await unlock(link, { otp: await emailCode(link, shareTo) });
     const message = await server.api('PUT', '/share', {
       token: owner,
@@ -346,7 +323,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   });
 
   it('a delegated share keeps its e-mail code: the delegate’s own link is locked until the code sent to them is given', async () => {
-    const { link, shareTo } = await anExternalShare({ emailCode: true, rights: ['delegate'] });
+    const { link, shareTo } = await anExternalShareWith({ emailCode: true, rights: ['delegate'] });
     const session = await unlock(link, { otp: await emailCode(link, shareTo) });
     const delegated = await server.api('PUT', '/share/delegate', {
       token: session,

@@ -1,78 +1,42 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
-import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { before, describe, it } from 'node:test';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { PNG_1PX } from '../helpers/pdf.js';
+import {
+  aDocument,
+  eventsOf,
+  fileUsedBy,
+  readDocument,
+  signDocument,
+  writeMainFile,
+} from '../helpers/documents.js';
+import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
+import { linkOf, signByLink } from '../helpers/sharing.js';
+import { upload, USER_PASSWORD } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.2, percentHeight: 0.06 });
+const signatureAt = (x: number) => [{ type: 'signature', position: at(x, 0.85) }];
 
 describe('issue 5: parallel signing by three recipients, and the sharer signing in POST /share (DESIGN "Signing inside other calls")', () => {
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({ smtp: true });
+  const smtp = server.smtp;
+  const space = useWorkspace();
   let owner: string;
-  let space: Workspace;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({ env: { SMTP_URL: smtp.url } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' });
-    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' });
-    owner = await server.login('owner', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
-    await space.remove();
+    owner = (await aUser(server, OWNER)).token;
+    await someUsers(server, [IVY, JON]);
   });
 
-  const newDoc = async (title: string) => {
-    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    return created.body.results[0].documentId as string;
-  };
-  const read = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
-  const mainFile = async (id: string) => {
-    const doc = await read(id);
-    const response = await fetch(
-      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`,
-    );
-    return space.write(`${id}-${doc._version}.pdf`, Buffer.from(await response.arrayBuffer()));
-  };
-  async function assertAllValid(path: string, count: number) {
-    if (!hasTool('pdfsig')) return;
-    const verdicts = await pdfsig(path);
-    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
-    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-    if (hasTool('qpdf'))
-      assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
-  }
-  const events = async (id: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('events')
-        .select('event')
-        .where('document_id', '=', id)
-        .orderBy('id')
-        .execute()
-    ).map((e) => e.event);
+  const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
+  const read = (id: string) => readDocument(server, owner, id);
+  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
+  const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
+  const events = (id: string) => eventsOf(server, id);
   const signAsUser = async (name: string, id: string, x: number) =>
-    server.api('PUT', `/documents/sign/${(await read(id))._version}`, {
-      token: await server.login(name, 'user-password-1'),
-      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
-    });
-  const signByLink = async (token: string, id: string, x: number) => {
-    const shown = await server.api('GET', '/share/document', { token });
-    return server.api('PUT', `/share/document/sign/${shown.body.results[0]._version}`, {
-      token,
-      body: { id, signatures: [{ type: 'signature', position: at(x, 0.85) }] },
-    });
-  };
+    signDocument(server, await server.login(name, USER_PASSWORD), id, signatureAt(x), owner);
+  const signByLinkAt = (token: string, id: string, x: number) =>
+    signByLink(server, token, id, signatureAt(x));
 
   it('parallel: three recipients (two users, one e-mail recipient) all get their turn at once, sign in any order, and the document completes; pdfsig says every signature is valid', async () => {
     const id = await newDoc('Parallel three');
@@ -97,13 +61,13 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     // Every recipient is told at once, the external one with their link.
     await smtp.waitFor('ivy@example.test', /Parallel three/);
     await smtp.waitFor('jon@example.test', /Parallel three/);
-    const token = shareTokenOf(await smtp.waitFor('par@example.org', /Parallel three/));
+    const token = await linkOf(smtp, 'par@example.org', /Parallel three/);
 
     const jon = await signAsUser('jon', id, 0.7);
     assert.equal(jon.status, 200, jon.text);
     assert.equal(jon.body.shareStateName, 'inprogress');
     assert.deepEqual((await read(id)).waitingFor, ['ivy', 'par@example.org']);
-    const external = await signByLink(token, id, 0.4);
+    const external = await signByLinkAt(token, id, 0.4);
     assert.equal(external.status, 200, external.text);
     assert.deepEqual((await read(id)).waitingFor, ['ivy']);
     const ivy = await signAsUser('ivy', id, 0.1);
@@ -167,16 +131,15 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     );
     assert.ok((await events(id)).includes('signRequest'));
     await assertAllValid(await mainFile(id), 1);
-    const used = await server.app.deps.db
-      .selectFrom('files')
-      .select('used_by')
-      .where('id', '=', image)
-      .executeTakeFirstOrThrow();
-    assert.equal(used.used_by, `document:${id}`, 'spec Files usage rule 3: the image is used now');
+    assert.equal(
+      await fileUsedBy(server, image),
+      `document:${id}`,
+      'spec Files usage rule 3: the image is used now',
+    );
 
     // The recipients sign on top of the sharer’s signature; every revision stays valid.
-    const token = shareTokenOf(await smtp.waitFor('first@example.org', /Sharer signs first/));
-    assert.equal((await signByLink(token, id, 0.35)).status, 200);
+    const token = await linkOf(smtp, 'first@example.org', /Sharer signs first/);
+    assert.equal((await signByLinkAt(token, id, 0.35)).status, 200);
     const last = await signAsUser('ivy', id, 0.65);
     assert.equal(last.body.shareStateName, 'completed', last.text);
     await assertAllValid(await mainFile(id), 4);
@@ -221,12 +184,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal(unchanged.pdfFile.content, before.pdfFile.content);
     assert.equal(unchanged.isSigned, false);
     assert.equal(unchanged.workflow.shareStateName ?? null, before.workflow.shareStateName ?? null);
-    const file = await server.app.deps.db
-      .selectFrom('files')
-      .select('used_by')
-      .where('id', '=', image)
-      .executeTakeFirstOrThrow();
-    assert.equal(file.used_by, null, 'the image was not used up');
+    assert.equal(await fileUsedBy(server, image), null, 'the image was not used up');
     const tooFar = await server.api('POST', '/share', {
       token: owner,
       body: {

@@ -1,59 +1,42 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { loadUsableStamp } from '../../src/core/stamps/load-usable-stamp.js';
+import { aDocument, readDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { aUser } from '../helpers/people.js';
+import type { ApiResponse } from '../helpers/server.js';
+import { anExternalShare, shareDocument } from '../helpers/sharing.js';
+import { useServer } from '../helpers/use-server.js';
 
 const POSITION = { percentX: 0.1, percentY: 0.1, percentWidth: 0.2, percentHeight: 0.05 };
 
 describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/*, GET /share/stamp/{id})', () => {
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
   let owner: string;
   let ivy: string;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({ env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://sign.example.test' } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-    ivy = await server.login('ivy', 'user-password-1');
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    ivy = (await aUser(server, { name: 'ivy', email: 'ivy@example.test' })).token;
   });
 
-  const newDoc = async (title: string) => {
-    const response = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title } },
-    });
-    assert.equal(response.status, 200, response.text);
-    return response.body.results[0].documentId as string;
-  };
-  const doc = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const newDoc = (title: string) => aDocument(server, owner, { title, pdf: null });
+  const doc = (id: string) => readDocument(server, owner, id);
 
   /** Shares a new document with one external recipient and returns the link's token from the mail. */
   const shareWith = async (
     email: string,
-    data: Record<string, unknown> = {},
+    recipient: Record<string, unknown> = {},
     signatureFields: Record<string, unknown>[] = [],
   ) => {
-    const id = await newDoc(`For ${email}`);
-    const response = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: email, ...data }],
-        ...(signatureFields.length > 0 ? { signatureFields } : {}),
-      },
+    const share = signatureFields.length > 0 ? { signatureFields } : {};
+    const shared = await anExternalShare(server, owner, {
+      title: `For ${email}`,
+      pdf: null,
+      email,
+      recipient,
+      share,
     });
-    assert.equal(response.status, 200, response.text);
-    const token = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
-    return { id, token, shareId: response.body[0].shareId as string };
+    return { id: shared.id, token: shared.link, shareId: shared.shares[0].shareId as string };
   };
   const send = (
     path: string,
@@ -203,17 +186,10 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
 
   it('a required annotation_submitted_file field must have its file before the recipient signs (required fields enforced)', async () => {
     const email = 'required@example.org';
-    const pdfId = await upload(server, owner, makePdf());
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: 'Needs proof', pdfFile: { content: pdfId } } },
-    });
-    const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: email }],
+    const { id, link: token } = await anExternalShare(server, owner, {
+      title: 'Needs proof',
+      email,
+      share: {
         signatureFields: [
           {
             type: 'annotation',
@@ -226,8 +202,6 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
         ],
       },
     });
-    assert.equal(shared.status, 200, shared.text);
-    const token = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
     const version = (await server.api('GET', '/share/document', { token })).body.results[0]._version;
     const sign = (v: number) =>
       server.api('PUT', `/share/document/sign/${v}`, {
@@ -248,17 +222,10 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
 
   it('a required text field must be answered in the sign call (annotations with its fieldId)', async () => {
     const email = 'text@example.org';
-    const pdfId = await upload(server, owner, makePdf());
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: 'Needs a city', pdfFile: { content: pdfId } } },
-    });
-    const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: email }],
+    const { id, link: token } = await anExternalShare(server, owner, {
+      title: 'Needs a city',
+      email,
+      share: {
         signatureFields: [
           {
             type: 'annotation',
@@ -272,8 +239,6 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
         ],
       },
     });
-    assert.equal(shared.status, 200, shared.text);
-    const token = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
     const version = (await server.api('GET', '/share/document', { token })).body.results[0]._version;
     const sign = (annotations: unknown[]) =>
       server.api('PUT', `/share/document/sign/${version}`, {
@@ -367,18 +332,13 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
 
   it('internal recipients upload with their session, naming the document by `id`; a stranger gets 404', async () => {
     const id = await newDoc('For Ivy');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id, data: [{ sharePurpose: 'sign', shareTo: 'ivy' }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
+    await shareDocument(server, owner, id, { to: 'ivy' });
     assertError(await send('/share/upload/signature', ivy), 400, 'VALIDATION_ERROR');
     assert.equal((await send('/share/upload/signature', ivy, { id })).status, 200);
     const stamp = await send('/share/upload/stamp', ivy, { id });
     assert.equal(stamp.status, 200, stamp.text);
     assert.equal((await server.api('GET', `/share/stamp/${stamp.body.id}`, { token: ivy })).status, 200);
-    await createUser(server, { name: 'stranger' });
-    const stranger = await server.login('stranger', 'user-password-1');
+    const stranger = (await aUser(server, { name: 'stranger' })).token;
     assertError(await send('/share/upload/signature', stranger, { id }), 404, 'NOT_FOUND');
     assertError(
       await server.api('GET', `/share/stamp/${stamp.body.id}`, { token: stranger }),

@@ -1,52 +1,39 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { decode, startSmtp, shareTokenOf, type TestSmtp } from '../helpers/smtp.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { aDocument, eventsOf, readDocument } from '../helpers/documents.js';
+import { configuredProviders } from '../helpers/oidc.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { USER_PASSWORD } from '../helpers/server.js';
+import { smsCodeTo } from '../helpers/sharing.js';
+import { decode, shareTokenOf } from '../helpers/smtp.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('spec Sharing: POST /share, recipients, protection and the workflow', () => {
   const clock = new ManualClock(new Date());
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({
+    smtp: true,
+    clock,
+    env: {
+      PUBLIC_URL: 'https://sign.example.test',
+      OIDC_PROVIDERS: configuredProviders('uaepass', 'google'),
+    },
+  });
+  const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        PUBLIC_URL: 'https://sign.example.test',
-        // `allowedOAuths` names configured identity providers only (issue 24).
-        OIDC_PROVIDERS: JSON.stringify(
-          ['uaepass', 'google'].map((name) => ({
-            name,
-            label: name,
-            issuer: `https://${name}.example.test`,
-            clientId: 'signery',
-          })),
-        ),
-      },
-    });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test' });
-    await createUser(server, { name: 'jon', email: 'jon@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    await someUsers(server, [
+      { name: 'ivy', email: 'ivy@example.test' },
+      { name: 'jon', email: 'jon@example.test' },
+    ]);
   });
 
-  const newDoc = async (title = 'Agreement') =>
-    (await server.api('POST', '/documents', { token: owner, body: { body: { documentTitle: title } } })).body
-      .results[0].documentId as string;
+  const newDoc = (title = 'Agreement') => aDocument(server, owner, { title, pdf: null });
   const share = (id: string, data: unknown[], extra: Record<string, unknown> = {}) =>
     server.api('POST', '/share', { token: owner, body: { id, data, ...extra } });
-  const doc = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const doc = (id: string) => readDocument(server, owner, id);
 
   it('answers the Share objects; internal and external recipients; the external one gets a link by e-mail', async () => {
     const id = await newDoc('Lease');
@@ -208,18 +195,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     await share(id, [{ sharePurpose: 'view', shareTo: 'sms@example.org', phone: '+15550001111' }]);
     const token = shareTokenOf(await smtp.waitFor('sms@example.org'));
     assert.equal((await server.api('POST', '/share/otp', { token, body: {} })).body.channel, 'sms');
-    let code: string | undefined;
-    for (let i = 0; i < 100 && !code; i++) {
-      const files = await readdir(join(server.dataDir, 'sms')).catch(() => []);
-      for (const file of files.filter((f) => f.endsWith('.json'))) {
-        const sms = JSON.parse(await readFile(join(server.dataDir, 'sms', file), 'utf8')) as {
-          to: string;
-          text: string;
-        };
-        if (sms.to === '+15550001111') code = /(\d{6})/.exec(sms.text)?.[1];
-      }
-      if (!code) await sleep(50);
-    }
+    const code = await smsCodeTo(server, '+15550001111');
     assert.ok(code, 'the SMS was written');
     assert.equal(
       (
@@ -279,10 +255,10 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       { sequential: true },
     );
     assert.deepEqual((await doc(id)).waitingFor, ['ivy', 'jon']);
-    const jon = await server.login('jon', 'user-password-1');
+    const jon = await server.login('jon', USER_PASSWORD);
     const early = await server.api('POST', '/share/execute', { token: jon, body: { id } });
     assert.equal(early.status, 409, 'not jon’s turn yet');
-    const ivy = await server.login('ivy', 'user-password-1');
+    const ivy = await server.login('ivy', USER_PASSWORD);
     const inbox = await server.api('GET', '/inbox', { token: ivy });
     const pending = inbox.body.results.find((s: { sharedObjectEsId: string }) => s.sharedObjectEsId === id);
     assert.equal(
@@ -300,12 +276,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       200,
     );
     assert.deepEqual((await doc(id)).waitingFor, []);
-    const events = await server.app.deps.db
-      .selectFrom('events')
-      .select('event')
-      .where('document_id', '=', id)
-      .execute();
-    assert.equal(events.filter((e) => e.event === 'documentSimpleActionExecuted').length, 2);
+    const events = await eventsOf(server, id);
+    assert.equal(events.filter((e) => e === 'documentSimpleActionExecuted').length, 2);
   });
 
   it('reject, cancel and expiry each reach their state', async () => {
@@ -315,7 +287,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       { sharePurpose: 'sign', shareTo: 'jon' },
     ]);
     assert.equal((await doc(rejected)).workflow.shareStateName, 'inprogress');
-    const ivy = await server.login('ivy', 'user-password-1');
+    const ivy = await server.login('ivy', USER_PASSWORD);
     const no = await server.api('PUT', '/share/reject', {
       token: ivy,
       body: { id: rejected, reason: 'wrong amount' },
@@ -363,7 +335,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
         { sharePurpose: 'view', shareTo: 'jon' },
       ])
     ).body;
-    const ivy = await server.login('ivy', 'user-password-1');
+    const ivy = await server.login('ivy', USER_PASSWORD);
     assert.equal(
       (await server.api('POST', '/share/reminder', { token: ivy, body: { documentId: id } })).status,
       404,
@@ -481,12 +453,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       'the old share is delegated',
     );
     await smtp.waitFor('deputy@example.org');
-    const events = await server.app.deps.db
-      .selectFrom('events')
-      .select('event')
-      .where('document_id', '=', id)
-      .execute();
-    assert.ok(events.some((e) => e.event === 'signDelegated'));
+    const events = await eventsOf(server, id);
+    assert.ok(events.some((e) => e === 'signDelegated'));
   });
 
   it('rule 3: "PUT /share and PUT /share/delegate follow the same rules": a refused factor is named by its real field path', async () => {

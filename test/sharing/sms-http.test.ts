@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
-import { startServer, createUser, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { before, describe, it } from 'node:test';
+import { aUser } from '../helpers/people.js';
+import { anExternalShare } from '../helpers/sharing.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
 
 interface ReceivedSms {
   authorization: string | undefined;
@@ -48,41 +49,28 @@ async function startSmsGateway(): Promise<{
 }
 
 describe('notify/sms/http.ts: SMS one-time codes through a real HTTP SMS provider (SMS_HTTP_URL, SMS_HTTP_TOKEN)', () => {
-  let gateway: Awaited<ReturnType<typeof startSmsGateway>>;
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const gateway = useStarted('the SMS gateway', startSmsGateway, (started) => started.close());
+  const server = useServer(() => ({
+    smtp: true,
+    env: { SMS_HTTP_URL: gateway.url, SMS_HTTP_TOKEN: 'gateway-token-123' },
+  }));
   let owner: string;
   before(async () => {
-    gateway = await startSmsGateway();
-    smtp = await startSmtp();
-    server = await startServer({
-      env: { SMTP_URL: smtp.url, SMS_HTTP_URL: gateway.url, SMS_HTTP_TOKEN: 'gateway-token-123' },
-    });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server?.close();
-    await smtp?.close();
-    await gateway?.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
   });
 
   it('a share with `phone`: POST /share/otp sends the code to the provider with the bearer token, and the code unlocks the link', async () => {
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: 'Coded by SMS' } },
+    const {
+      id,
+      shares,
+      link: token,
+    } = await anExternalShare(server, owner, {
+      title: 'Coded by SMS',
+      pdf: null,
+      email: 'mobile@example.org',
+      recipient: { sharePurpose: 'review', phone: '+41 79 555 12 34' },
     });
-    const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'review', shareTo: 'mobile@example.org', phone: '+41 79 555 12 34' }],
-      },
-    });
-    assert.equal(shared.status, 200, shared.text);
-    assert.equal(shared.body[0].otpPhone, '********1234');
-    const token = shareTokenOf(await smtp.waitFor('mobile@example.org'));
+    assert.equal(shares[0].otpPhone, '********1234');
     assert.equal((await server.api('GET', '/share/document', { token })).status, 403);
 
     const sent = await server.api('POST', '/share/otp', { token, body: {} });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
-import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
-import { createWebhook, startReceiver, waitFor, type Receiver } from '../webhooks/helpers.js';
+import { aDocument, signDocument } from '../helpers/documents.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { USER_PASSWORD } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
+import { createWebhook, useReceiver, waitFor } from '../webhooks/helpers.js';
 
 const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.15, percentHeight: 0.06 });
 
@@ -17,31 +18,19 @@ const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.15, pe
  */
 describe('spec Document share state: every transition, with webhooks and mails', () => {
   const clock = new ManualClock(new Date());
-  let smtp: TestSmtp;
-  let server: TestServer;
-  let receiver: Receiver;
+  const receiver = useReceiver();
+  const server = useServer(() => ({ smtp: true, clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }));
+  const smtp = server.smtp;
   let owner: string;
   let id: string;
   before(async () => {
-    smtp = await startSmtp();
-    receiver = await startReceiver();
-    server = await startServer({ clock, env: { SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    for (const name of ['ivy', 'jon', 'kim'])
-      await createUser(server, { name, email: `${name}@example.test` });
-    owner = await server.login('owner', 'user-password-1');
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    await someUsers(
+      server,
+      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
+    );
     await createWebhook(server, await server.adminToken(), { type: 'tenant', callbackUrl: receiver.url });
-    const pdf = await upload(server, owner, makePdf({ pages: 1 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: 'Lifecycle', pdfFile: { content: pdf } } },
-    });
-    id = created.body.results[0].documentId as string;
-  });
-  after(async () => {
-    await server.close();
-    await receiver.close();
-    await smtp.close();
+    id = await aDocument(server, owner, { title: 'Lifecycle' });
   });
 
   const read = async () => (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
@@ -62,12 +51,15 @@ describe('spec Document share state: every transition, with webhooks and mails',
     const response = await server.api('POST', '/share', { token: owner, body: { id, data, ...extra } });
     assert.equal(response.status, 200, response.text);
   };
-  const login = (name: string) => server.login(name, 'user-password-1');
+  const login = (name: string) => server.login(name, USER_PASSWORD);
   const signAs = async (name: string, x: number) => {
-    const response = await server.api('PUT', `/documents/sign/${(await read())._version}`, {
-      token: await login(name),
-      body: { id, signatures: [{ type: 'signature', position: at(x) }] },
-    });
+    const response = await signDocument(
+      server,
+      await login(name),
+      id,
+      [{ type: 'signature', position: at(x) }],
+      owner,
+    );
     assert.equal(response.status, 200, response.text);
   };
   /** The webhook events received for the document so far, in order. */

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
+import { aDocument, eventsOf, readDocument, signDocument } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { createUser, USER_PASSWORD } from '../helpers/server.js';
+import { shareTokenOf } from '../helpers/smtp.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 });
 
@@ -15,63 +18,45 @@ const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.2, per
  */
 describe('issue 24: the edges of the sharing workflow', () => {
   const clock = new ManualClock(new Date());
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({
+    smtp: true,
+    clock,
+    env: {
+      PUBLIC_URL: 'https://sign.example.test',
+      OIDC_PROVIDERS: JSON.stringify([
+        { name: 'corp', label: 'Corp', issuer: 'https://idp.example.test', clientId: 'signery' },
+      ]),
+    },
+  });
+  const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        PUBLIC_URL: 'https://sign.example.test',
-        OIDC_PROVIDERS: JSON.stringify([
-          { name: 'corp', label: 'Corp', issuer: 'https://idp.example.test', clientId: 'signery' },
-        ]),
-      },
-    });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    for (const name of ['ivy', 'jon', 'kim'])
-      await createUser(server, { name, email: `${name}@example.test` });
-    owner = await server.login('owner', 'user-password-1');
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    await someUsers(
+      server,
+      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
+    );
   });
 
-  const aDocument = async (title: string) => {
-    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    return created.body.results[0].documentId as string;
-  };
+  const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
   const share = (id: string, data: unknown[], extra: Record<string, unknown> = {}) =>
     server.api('POST', '/share', { token: owner, body: { id, data, ...extra } });
-  const read = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const read = (id: string) => readDocument(server, owner, id);
   const state = async (id: string) => (await read(id)).workflow.shareStateName as string;
   const signAs = async (name: string, id: string, x = 0.1) =>
-    server.api('PUT', `/documents/sign/${(await read(id))._version}`, {
-      token: await server.login(name, 'user-password-1'),
-      body: { id, signatures: [{ type: 'signature', position: at(x) }] },
-    });
+    signDocument(
+      server,
+      await server.login(name, USER_PASSWORD),
+      id,
+      [{ type: 'signature', position: at(x) }],
+      owner,
+    );
   const actAs = async (name: string, id: string) =>
     server.api('POST', '/share/execute', {
-      token: await server.login(name, 'user-password-1'),
+      token: await server.login(name, USER_PASSWORD),
       body: { id },
     });
-  const events = async (id: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('events')
-        .select('event')
-        .where('document_id', '=', id)
-        .orderBy('occurred_at')
-        .execute()
-    ).map((e) => e.event);
+  const events = (id: string) => eventsOf(server, id);
   const audit = async (id: string, activityType: string) =>
     (
       await server.app.deps.db
@@ -84,7 +69,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   const mailsTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).length;
 
   it('spec Document share state: "`expired` = the process ended without completion": only a share that owes an action expires the process; a view share expires alone, named in the audit', async () => {
-    const id = await aDocument('Short view');
+    const id = await newDoc('Short view');
     const soon = new Date(clock.now().getTime() + 2000).toISOString();
     const shared = await share(id, [
       { sharePurpose: 'sign', shareTo: 'ivy' },
@@ -102,7 +87,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     assert.equal(signed.status, 200, signed.text);
     assert.equal(signed.body.shareStateName, 'completed');
 
-    const expiring = await aDocument('Short sign');
+    const expiring = await newDoc('Short sign');
     await share(expiring, [
       {
         sharePurpose: 'sign',
@@ -120,7 +105,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Share `isMandatory`: an optional signer never holds the document: not in waitingFor, and it completes without them', async () => {
-    const id = await aDocument('Optional signer');
+    const id = await newDoc('Optional signer');
     const shared = await share(id, [
       { sharePurpose: 'sign', shareTo: 'ivy' },
       { sharePurpose: 'sign', shareTo: 'jon', isMandatory: false },
@@ -140,7 +125,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Document share state: "inprogress → all required signatures collected → completed", and issue 24: "completion waits for every mandatory action in the workflow, not only signatures": in a sequence [sign, approve] the document completes only after the approval', async () => {
-    const id = await aDocument('Sign then approve');
+    const id = await newDoc('Sign then approve');
     const shared = await share(
       id,
       [
@@ -160,7 +145,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Reminders: "only shares with pending actions (sign, approve, review) get reminders": no automatic reminder for a view share, none once the document ended', async () => {
-    const id = await aDocument('Reminded');
+    const id = await newDoc('Reminded');
     const start = new Date(clock.now().getTime() + 60_000).toISOString();
     const shared = await share(id, [
       { sharePurpose: 'sign', shareTo: 'rsign@example.org', automaticReminder: { start, intervalDays: 1 } },
@@ -181,7 +166,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Sharing: `allowedOAuths` "allowed third-party identity providers": a provider that is not configured is refused at share time, naming it', async () => {
-    const id = await aDocument('Providers');
+    const id = await newDoc('Providers');
     const refused = await share(id, [
       { sharePurpose: 'sign', shareTo: 'oauth@example.org', allowedOAuths: ['corp', 'nowhere'] },
     ]);
@@ -200,7 +185,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Document share state table: "any → POST /share (purpose sign) → inprogress": a completed, cancelled, rejected or expired document is sent again', async () => {
-    const completed = await aDocument('Again after completion');
+    const completed = await newDoc('Again after completion');
     await share(completed, [{ sharePurpose: 'sign', shareTo: 'ivy' }]);
     assert.equal((await signAs('ivy', completed, 0.1)).body.shareStateName, 'completed');
     const again = await share(completed, [{ sharePurpose: 'sign', shareTo: 'jon' }]);
@@ -211,7 +196,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.shareStateName, 'completed');
 
-    const cancelled = await aDocument('Again after cancel');
+    const cancelled = await newDoc('Again after cancel');
     await share(cancelled, [{ sharePurpose: 'sign', shareTo: 'ivy' }]);
     await server.api('POST', '/share/cancel', { token: owner, body: { id: cancelled } });
     assert.equal(await state(cancelled), 'cancelled');
@@ -221,7 +206,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('spec Sharing rule 5: "PUT /share/{shareId}/recipient is removed; PUT /share replaces it": `shareTo` moves a pending share to a new recipient; the old link stops, the new one is mailed, the audit says who changed what', async () => {
-    const id = await aDocument('Corrected');
+    const id = await newDoc('Corrected');
     const [created] = (await share(id, [{ sharePurpose: 'sign', shareTo: 'wrong@example.org' }])).body;
     const oldToken = shareTokenOf(await smtp.waitFor('wrong@example.org', /Corrected/));
     const moved = await server.api('PUT', '/share', {
@@ -260,7 +245,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
         .where('name', '=', 'leaver')
         .executeTakeFirstOrThrow()
     ).id;
-    const id = await aDocument('Leaver');
+    const id = await newDoc('Leaver');
     const start = new Date(clock.now().getTime() + 60_000).toISOString();
     await share(id, [
       { sharePurpose: 'sign', shareTo: 'ivy' },
@@ -279,7 +264,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
 
   it('spec Signature field: "customId may be empty": a required text field and a required file field without customId are answered by their own fieldId', async () => {
     const email = 'fields@example.org';
-    const id = await aDocument('Fields without ids');
+    const id = await newDoc('Fields without ids');
     const position = { percentX: 0.1, percentY: 0.1, percentWidth: 0.2, percentHeight: 0.05 };
     const shared = await share(id, [{ sharePurpose: 'sign', shareTo: email }], {
       signatureFields: [
@@ -328,7 +313,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('issue 24: "never accept a share whose fields cannot be completed": pages beyond the document, required fields no recipient can answer', async () => {
-    const id = await aDocument('Uncompletable');
+    const id = await newDoc('Uncompletable');
     const position = { percentX: 0.1, percentY: 0.1, percentWidth: 0.2, percentHeight: 0.05 };
     const page3 = await share(id, [{ sharePurpose: 'sign', shareTo: 'ivy' }], {
       signatureFields: [{ type: 'signature', user: ['ivy'], position, pages: [3] }],

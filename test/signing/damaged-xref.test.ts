@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { damagedVariants, lastStartxref, withStartxref } from '../fixtures/damaged-pdfs.js';
 import { ghostscriptPdf, libreOfficeForm, qpdfEncrypt } from '../fixtures/pdf-producers.js';
 import { createTestPki } from '../fixtures/test-pki.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
-import { assertOraclesAccept, hasTool, tool, workspace, type Workspace } from '../pdf/oracles.js';
-import { createDocument, download, signAndSealThroughApi } from './through-the-api.js';
+import { download } from '../helpers/documents.js';
+import { ADA, aUser } from '../helpers/people.js';
+import { useServer } from '../helpers/use-server.js';
+import { assertOraclesAccept, hasTool, tool, useWorkspace } from '../pdf/oracles.js';
+import { createDocument, signAndSealThroughApi } from './through-the-api.js';
 
 const missing = ['gs', 'soffice', 'qpdf', 'pdfsig', 'pdfinfo', 'mutool'].filter((name) => !hasTool(name));
 const skip = missing.length > 0 && `needs ${missing.join(', ')} (Debian packages .ci/run installs)`;
@@ -26,21 +28,14 @@ describe(
   'issue 23 (4): PDFs with a damaged but repairable cross-reference table are repaired at upload, then signed',
   { skip },
   () => {
-    let server: TestServer;
+    const server = useServer();
+    const space = useWorkspace();
     let token: string;
-    let space: Workspace;
     const producers: { name: string; bytes: Buffer }[] = [];
     before(async () => {
-      server = await startServer();
-      await createUser(server, { name: 'ada', displayName: 'Ada Lovelace' });
-      token = await server.login('ada', 'user-password-1');
-      space = await workspace();
+      token = (await aUser(server, ADA)).token;
       producers.push({ name: 'Ghostscript', bytes: await ghostscriptPdf(space, ['Contract', 'Page one']) });
       producers.push({ name: 'LibreOffice', bytes: (await libreOfficeForm(space, { value: 'Ada' })).bytes });
-    });
-    after(async () => {
-      await server?.close();
-      await space?.remove();
     });
 
     /** POST /files/saveFile, the whole answer. */

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
+import { before, describe, it } from 'node:test';
+import { useOpensslPki } from '../fixtures/openssl-pki.js';
+import { writeMainFile } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, upload, type TestServer } from '../helpers/server.js';
-import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
+import { useServer } from '../helpers/use-server.js';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
@@ -58,20 +60,12 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
 
   describe('with a TSA (TSA_URL)', () => {
     // A TSA whose certificates name their revocation data, so B-LT and B-LTA can be reached.
-    let pki: OpensslPki;
-    let server: TestServer;
+    const pki = useOpensslPki();
+    const server = useServer(() => ({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } }));
+    const space = useWorkspace();
     let admin: string;
-    let space: Workspace;
     before(async () => {
-      pki = await startOpensslPki();
-      server = await startServer({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } });
       admin = await server.adminToken();
-      space = await workspace();
-    });
-    after(async () => {
-      await server.close();
-      await pki.close();
-      await space.remove();
     });
 
     const seal = (id: string, version: number, level?: string) =>
@@ -133,17 +127,7 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
       assert.equal(changed.status, 200, changed.text);
       assert.deepEqual(changed.body.signing, { levelAchieved: 'B-T', fellBack: false });
 
-      if (hasTool('pdfsig')) {
-        const current = (await server.api('GET', `/documents/${doc.documentId}`, { token: admin })).body
-          .results[0];
-        const bytes = await fetch(
-          `${server.url}/api/v1/files/loadFile/hash/${current.pdfFile.content}?token=${admin}`,
-        );
-        const path = await space.write('levels.pdf', Buffer.from(await bytes.arrayBuffer()));
-        const verdicts = await pdfsig(path);
-        assert.equal(verdicts.length, 3);
-        for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-      }
+      await assertSignaturesValid(await writeMainFile(server, admin, doc.documentId, space), 3);
       await setLevel(server, admin, null);
     });
 

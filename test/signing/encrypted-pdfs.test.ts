@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import {
   ghostscriptPdf,
   libreOfficeForm,
   qpdfEncrypt,
   type QpdfEncryption,
 } from '../fixtures/pdf-producers.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import {
-  assertOraclesAccept,
-  darkPixels,
-  hasTool,
-  renderGrey,
-  tool,
-  workspace,
-  type Workspace,
-} from '../pdf/oracles.js';
+import { ADA, aUser } from '../helpers/people.js';
+import { upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
+import { assertOraclesAccept, darkPixels, hasTool, renderGrey, tool, useWorkspace } from '../pdf/oracles.js';
 import { createDocument, SIGNATURE_BOX, signAndSealThroughApi } from './through-the-api.js';
 
 const missing = ['gs', 'soffice', 'qpdf', 'pdfsig', 'mutool', 'pdftoppm'].filter((name) => !hasTool(name));
@@ -35,20 +29,13 @@ async function fieldNames(path: string): Promise<string[]> {
 }
 
 describe('issue 23 (5): PDFs encrypted with an empty user password are signed in place', { skip }, () => {
-  let server: TestServer;
+  const server = useServer();
+  const space = useWorkspace();
   let token: string;
-  let space: Workspace;
   let plain: Buffer;
   before(async () => {
-    server = await startServer();
-    await createUser(server, { name: 'ada', displayName: 'Ada Lovelace' });
-    token = await server.login('ada', 'user-password-1');
-    space = await workspace();
+    token = (await aUser(server, ADA)).token;
     plain = await ghostscriptPdf(space, ['Statement of account', 'Balance: 1,234.56']);
-  });
-  after(async () => {
-    await server?.close();
-    await space?.remove();
   });
 
   const openable: [string, QpdfEncryption][] = [

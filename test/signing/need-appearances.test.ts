@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { PDF, PdfBool } from '@libpdf/core';
 import { libreOfficeForm, type FormFixture } from '../fixtures/pdf-producers.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
-import {
-  assertOraclesAccept,
-  darkPixels,
-  hasTool,
-  renderGrey,
-  tool,
-  workspace,
-  type Workspace,
-} from '../pdf/oracles.js';
+import { ADA, aUser } from '../helpers/people.js';
+import { useServer } from '../helpers/use-server.js';
+import { assertOraclesAccept, darkPixels, hasTool, renderGrey, tool, useWorkspace } from '../pdf/oracles.js';
 import { SIGNATURE_BOX, signAndSealThroughApi, type SignedThroughApi } from './through-the-api.js';
 
 const missing = ['soffice', 'pdftoppm', 'pdfsig', 'mutool', 'qpdf'].filter((name) => !hasTool(name));
@@ -43,22 +36,15 @@ describe(
   'issue 23 (3): a LibreOffice form with /NeedAppearances true shows its signatures in every viewer',
   { skip },
   () => {
-    let server: TestServer;
+    const server = useServer();
+    const space = useWorkspace();
     let token: string;
-    let space: Workspace;
     let form: FormFixture;
     let result: SignedThroughApi;
     before(async () => {
-      server = await startServer();
-      await createUser(server, { name: 'ada', displayName: 'Ada Lovelace' });
-      token = await server.login('ada', 'user-password-1');
-      space = await workspace();
+      token = (await aUser(server, ADA)).token;
       form = await libreOfficeForm(space, { value: 'Ada Lovelace' });
       result = await signAndSealThroughApi(server, token, space, form.bytes, 'form');
-    });
-    after(async () => {
-      await server?.close();
-      await space?.remove();
     });
 
     it('the reproduction: LibreOffice writes /NeedAppearances true and leaves the text field’s appearance empty', async () => {

@@ -1,43 +1,29 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { pem } from '../../src/pki/dev-ca.js';
 import { revocationUrls } from '../../src/pki/revocation-urls.js';
-import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
-import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { useOpensslPki } from '../fixtures/openssl-pki.js';
+import { aDocument, mainFileOf, readDocument } from '../helpers/documents.js';
+import { createUser, startServer, USER_PASSWORD, type TestServer } from '../helpers/server.js';
+import { shareDocument } from '../helpers/sharing.js';
 import {
   extractSignatures,
   hasTool,
   nssDatabase,
+  opensslTsVerify,
   opensslVerifies,
   pdfsig,
   tool,
-  workspace,
+  useWorkspace,
   type Workspace,
 } from '../pdf/oracles.js';
 
 const LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
-async function newDocument(server: TestServer, token: string) {
-  const content = await upload(server, token, makePdf());
-  const created = await server.api('POST', '/documents', {
-    token,
-    body: { body: { documentTitle: 'Evidence', pdfFile: { content } } },
-  });
-  assert.equal(created.status, 200, created.text);
-  return created.body.results[0].documentId as string;
-}
-
-async function mainFile(server: TestServer, token: string, id: string): Promise<Uint8Array> {
-  const doc = (await server.api('GET', `/documents/${id}`, { token })).body.results[0];
-  const response = await fetch(
-    `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${token}`,
-  );
-  return new Uint8Array(await response.arrayBuffer());
-}
+const newDocument = (server: TestServer, token: string) => aDocument(server, token, { title: 'Evidence' });
 
 const seal = (server: TestServer, token: string, id: string, level: string, version = 1) =>
   server.api('PUT', `/documents/seal/${version}`, { token, body: { id, certificate: true, level } });
@@ -74,17 +60,7 @@ async function assertOraclesAccept(
     assert.ok(await opensslVerifies(signature, caFile), `openssl cms -verify (${name})`);
     const docTs = extracted.find((e) => e.type === 'DocTimeStamp');
     if (docTs) {
-      const out = await tool('openssl', [
-        'ts',
-        '-verify',
-        '-data',
-        docTs.content,
-        '-in',
-        docTs.cms,
-        '-token_in',
-        '-CAfile',
-        caFile,
-      ]);
+      const out = await opensslTsVerify(docTs, caFile);
       assert.match(out, /Verification: OK/, out);
     }
   }
@@ -104,38 +80,43 @@ function trusting(space: Workspace, root: Uint8Array): Promise<string | undefine
 }
 
 describe('PAdES levels only with their evidence (issue 23)', () => {
-  let pki: OpensslPki;
-  let space: Workspace;
-  before(async () => {
-    pki = await startOpensslPki();
-    space = await workspace();
-  });
-  after(async () => {
-    await pki.close();
-    await space.remove();
-  });
+  const pki = useOpensslPki();
+  const space = useWorkspace();
 
-  const outsideSeal = (extra: Record<string, string> = {}) =>
-    startServer({
+  /**
+   * A server sealing with the outside PKI's certificate (its environment changed by `env`), with one
+   * of the PKI's services `down` meanwhile; closed after `use`.
+   */
+  async function withOutsideSeal(
+    options: { env?: Record<string, string>; down?: 'ocsp' | 'tsa' },
+    use: (server: TestServer, admin: string) => Promise<void>,
+  ) {
+    const server = await startServer({
       env: {
         SEAL_P12: pki.sealP12,
         SEAL_P12_PASSWORD: pki.p12Password,
         TSA_URL: pki.tsaUrl,
         REVOCATION_ALLOW_PRIVATE: 'true',
-        ...extra,
+        ...options.env,
       },
     });
+    if (options.down) await pki.set(options.down, false);
+    try {
+      await use(server, await server.adminToken());
+    } finally {
+      if (options.down) await pki.set(options.down, true);
+      await server.close();
+    }
+  }
 
   it('with an outside PKI: a seal at each level; B-LT and B-LTA carry revocation data for every certificate of both chains, and verification proves the level claimed', async () => {
-    const server = await outsideSeal();
-    try {
-      const admin = await server.adminToken();
+    await withOutsideSeal({}, async (server, admin) => {
       for (const level of LEVELS) {
         const id = await newDocument(server, admin);
         const sealed = await seal(server, admin, id, level);
         assert.equal(sealed.status, 200, sealed.text);
         assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
-        const pdf = await mainFile(server, admin, id);
+        const pdf = await mainFileOf(server, admin, id);
         const { signatures, securityStore } = await verifyPdf({ pdf, trustAnchors: [pki.certificates.root] });
         assert.equal(signatures[0]!.level, level);
         assert.equal(signatures[0]!.indication, 'TOTAL_PASSED', JSON.stringify(signatures[0]!.problems));
@@ -167,16 +148,11 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         /signery_revocation_request_duration_seconds_count\{kind="crl",outcome="success"\} [1-9]/,
       );
       assert.doesNotMatch(metrics, /signery_revocation_failures_total\{/);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('the OCSP responder down: B-LT falls back to B-T and says so (the TSA certificate names only OCSP)', async () => {
-    const server = await outsideSeal();
-    await pki.set('ocsp', false);
-    try {
-      const admin = await server.adminToken();
+    await withOutsideSeal({ down: 'ocsp' }, async (server, admin) => {
       for (const level of ['B-LT', 'B-LTA']) {
         const id = await newDocument(server, admin);
         const sealed = await seal(server, admin, id, level);
@@ -184,7 +160,7 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], ['B-T', true]);
         assert.match(sealed.body.reason, /No revocation data for Outside TSA/);
         const { signatures, securityStore } = await verifyPdf({
-          pdf: await mainFile(server, admin, id),
+          pdf: await mainFileOf(server, admin, id),
           trustAnchors: [pki.certificates.root],
         });
         assert.equal(signatures[0]!.level, 'B-T');
@@ -196,34 +172,23 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         /signery_revocation_failures_total\{kind="ocsp"\} [1-9]/,
         'the failures are counted',
       );
-    } finally {
-      await pki.set('ocsp', true);
-      await server.close();
-    }
+    });
   });
 
   it('the TSA down: B-LTA falls back to B-B, with no timestamp and no DSS (never faked)', async () => {
-    const server = await outsideSeal();
-    await pki.set('tsa', false);
-    try {
-      const admin = await server.adminToken();
+    await withOutsideSeal({ down: 'tsa' }, async (server, admin) => {
       const id = await newDocument(server, admin);
       const sealed = await seal(server, admin, id, 'B-LTA');
       assert.equal(sealed.status, 200, sealed.text);
       assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], ['B-B', true]);
-      const { signatures, securityStore } = await verifyPdf({ pdf: await mainFile(server, admin, id) });
+      const { signatures, securityStore } = await verifyPdf({ pdf: await mainFileOf(server, admin, id) });
       assert.equal(signatures[0]!.level, 'B-B');
       assert.equal(securityStore, undefined);
-    } finally {
-      await pki.set('tsa', true);
-      await server.close();
-    }
+    });
   });
 
   it('a revoked seal certificate: a B-LT seal fails with CERTIFICATE_REVOKED and the document is unchanged', async () => {
-    const server = await outsideSeal({ SEAL_P12: pki.revokedSealP12 });
-    try {
-      const admin = await server.adminToken();
+    await withOutsideSeal({ env: { SEAL_P12: pki.revokedSealP12 } }, async (server, admin) => {
       const id = await newDocument(server, admin);
       const sealed = await seal(server, admin, id, 'B-LT');
       assert.equal(sealed.status, 503, sealed.text);
@@ -231,15 +196,11 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
       assert.match(sealed.body.message, /Outside Revoked Seal is revoked/);
       const doc = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0];
       assert.deepEqual([doc._version, doc.isSigned], [1, false]);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('a seal on completion that fails never turns the committed signature into an error; its job stays queued for a retry', async () => {
-    const server = await outsideSeal({ SEAL_P12: pki.revokedSealP12 });
-    try {
-      const admin = await server.adminToken();
+    await withOutsideSeal({ env: { SEAL_P12: pki.revokedSealP12 } }, async (server, admin) => {
       assert.equal(
         (
           await server.api('PUT', '/settings/properties', {
@@ -251,14 +212,9 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
       );
       await createUser(server, { name: 'signer', email: 'signer@example.test' });
       const id = await newDocument(server, admin);
-      const shared = await server.api('POST', '/share', {
-        token: admin,
-        body: { id, data: [{ sharePurpose: 'sign', shareTo: 'signer' }] },
-      });
-      assert.equal(shared.status, 200, shared.text);
-      const signer = await server.login('signer', 'user-password-1');
-      const version = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0]
-        ._version;
+      await shareDocument(server, admin, id, { to: 'signer' });
+      const signer = await server.login('signer', USER_PASSWORD);
+      const { _version: version } = await readDocument(server, admin, id);
       // B-B proves nothing about revocation, so the signature is made; the seal at B-LT is refused.
       const signed = await server.api('PUT', `/documents/sign/${version}`, {
         token: signer,
@@ -266,7 +222,7 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
       });
       assert.equal(signed.status, 200, signed.text);
       assert.equal(signed.body.shareStateName, 'completed');
-      const { signatures } = await verifyPdf({ pdf: await mainFile(server, admin, id) });
+      const { signatures } = await verifyPdf({ pdf: await mainFileOf(server, admin, id) });
       assert.equal(signatures.length, 1, 'the signature is in the file, the seal is not');
       const job = await server.app.deps.db
         .selectFrom('jobs')
@@ -275,9 +231,7 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         .executeTakeFirstOrThrow();
       assert.equal(job.status, 'queued', 'retried later by a worker');
       assert.match(job.last_error ?? '', /revoked/);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('with the development CA on a fresh start: its seal names Signery’s CRL and OCSP under PUBLIC_URL, which answer; a seal at each level, B-LTA end to end', async () => {
@@ -328,7 +282,7 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         const sealed = await seal(server, admin, id, level);
         assert.equal(sealed.status, 200, sealed.text);
         assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
-        const pdf = await mainFile(server, admin, id);
+        const pdf = await mainFileOf(server, admin, id);
         const report = await server.api('GET', `/documents/${id}/verify`, {
           token: admin,
           query: { evidence: 'true' },

@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
+import { before, describe, it } from 'node:test';
+import { assertSignaturesValid, hasTool, tool, useWorkspace } from '../pdf/oracles.js';
+import { fileUsedBy, readDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { OWNER, aUser } from '../helpers/people.js';
+import { upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
 describe('DESIGN "Signing inside other calls": POST /documents and PUT /documents/:version sign and annotate with the engine of PUT /documents/sign', () => {
-  let server: TestServer;
+  const server = useServer();
+  const space = useWorkspace();
   let owner: string;
-  let space: Workspace;
   before(async () => {
-    server = await startServer();
-    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
-    owner = await server.login('owner', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await server.close();
-    await space.remove();
+    owner = (await aUser(server, OWNER)).token;
   });
 
   const pdf = () => upload(server, owner, makePdf({ pages: 2 }));
@@ -33,38 +29,14 @@ describe('DESIGN "Signing inside other calls": POST /documents and PUT /document
         ...(optionalData ? { optionalData } : {}),
       },
     });
-  const read = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const read = (id: string) => readDocument(server, owner, id);
   const documentsTitled = async (title: string) =>
     (await server.app.deps.db.selectFrom('documents').select('id').where('title', '=', title).execute())
       .length;
-  const fileUse = async (id: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('files')
-        .select('used_by')
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow()
-    ).used_by;
-  const mainFile = async (id: string) => {
-    const doc = await read(id);
-    const response = await fetch(
-      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`,
-    );
-    return space.write(
-      `${id}-${doc._version}-${doc.pdfFile.content}.pdf`,
-      Buffer.from(await response.arrayBuffer()),
-    );
-  };
-  async function assertSignatures(path: string, count: number) {
-    if (hasTool('pdfsig')) {
-      const verdicts = await pdfsig(path);
-      assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
-      for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-    }
-    if (hasTool('qpdf'))
-      assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
-  }
+  const fileUse = (id: string) => fileUsedBy(server, id);
+  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
+  const assertSignatures = (path: string, count: number) =>
+    assertSignaturesValid(path, count, { qpdf: true });
 
   it('POST /documents with optionalData.signatures signs at creation: isSigned, a new main file, pdfsig "Signature is Valid.", qpdf clean', async () => {
     const content = await pdf();

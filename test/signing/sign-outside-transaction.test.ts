@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createTestPki } from '../fixtures/test-pki.js';
-import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { startTestTsa } from '../fixtures/tsa-server.js';
+import { eventsOf, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
+import { aUser, someUsers } from '../helpers/people.js';
+import { upload, USER_PASSWORD } from '../helpers/server.js';
+import { shareDocument } from '../helpers/sharing.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
+import { hasTool, pdfsig, useWorkspace } from '../pdf/oracles.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
@@ -15,27 +19,22 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('DESIGN: remote calls never run inside a database transaction (sign first, then one short commit)', () => {
-  let tsa: TestTsa;
-  let server: TestServer;
+  const tsa = useStarted(
+    'the time-stamp authority',
+    async () => startTestTsa(await (await createTestPki()).tsa()),
+    async (started) => {
+      started.release();
+      await started.close();
+    },
+  );
+  const server = useServer(() => ({ env: { TSA_URL: tsa.url } }));
+  const space = useWorkspace();
   let owner: string;
   let other: string;
-  let space: Workspace;
   before(async () => {
-    const pki = await createTestPki();
-    tsa = await startTestTsa(await pki.tsa());
-    server = await startServer({ env: { TSA_URL: tsa.url } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test' });
-    await createUser(server, { name: 'other', email: 'other@example.test' });
-    await createUser(server, { name: 'last', email: 'last@example.test', displayName: 'Last Signer' });
-    owner = await server.login('owner', 'user-password-1');
-    other = await server.login('other', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    tsa.release();
-    await server.close();
-    await tsa.close();
-    await space.remove();
+    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    other = (await aUser(server, { name: 'other', email: 'other@example.test' })).token;
+    await someUsers(server, [{ name: 'last', email: 'last@example.test', displayName: 'Last Signer' }]);
   });
 
   const newDocument = async (token: string, title: string) => {
@@ -47,8 +46,7 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
     assert.equal(created.status, 200, created.text);
     return created.body.results[0] as { documentId: string; _version: number };
   };
-  const read = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const read = (id: string) => readDocument(server, owner, id);
 
   it('while the TSA holds its answer, another user’s document create completes; released, the signature lands with the right _version', async () => {
     const doc = await newDocument(owner, 'Held by the TSA');
@@ -130,13 +128,8 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
       .where('activity_type', '=', 'documentSigned')
       .execute();
     assert.equal(audit.length, 1);
-    const events = await db
-      .selectFrom('events')
-      .select('event')
-      .where('document_id', '=', doc.documentId)
-      .where('event', '=', 'documentSigned')
-      .execute();
-    assert.equal(events.length, 1);
+    const events = await eventsOf(server, doc.documentId);
+    assert.equal(events.filter((event) => event === 'documentSigned').length, 1);
     const after = await read(doc.documentId);
     assert.equal(after._version, 2);
     assert.equal(after.pdfFile.content, signedFiles[0]!.id);
@@ -144,17 +137,10 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
 
   it('the last signature completes the document; the seal is its own step after that commit, done before the call answers', async () => {
     const doc = await newDocument(owner, 'Sealed on completion');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id: doc.documentId, data: [{ sharePurpose: 'sign', shareTo: 'last' }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
-    const last = await server.login('last', 'user-password-1');
-    const version = (await read(doc.documentId))._version;
-    const signed = await server.api('PUT', `/documents/sign/${version}`, {
-      token: last,
-      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.1, 0.8) }] },
-    });
+    await shareDocument(server, owner, doc.documentId, { to: 'last' });
+    const last = await server.login('last', USER_PASSWORD);
+    const signature = [{ type: 'signature', position: at(0.1, 0.8) }];
+    const signed = await signDocument(server, last, doc.documentId, signature, owner);
     assert.equal(signed.status, 200, signed.text);
     assert.equal(signed.body.shareStateName, 'completed');
     const { db } = server.app.deps;
@@ -182,13 +168,7 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
     assert.equal(report.status, 200, report.text);
     assert.equal(report.body.signatures.length, 2, 'signature and seal are in the file');
     if (hasTool('pdfsig')) {
-      const file = await read(doc.documentId);
-      const bytes = Buffer.from(
-        await (
-          await fetch(`${server.url}/api/v1/files/loadFile/hash/${file.pdfFile.content}?token=${owner}`)
-        ).arrayBuffer(),
-      );
-      const verdicts = await pdfsig(await space.write('completed.pdf', bytes));
+      const verdicts = await pdfsig(await writeMainFile(server, owner, doc.documentId, space));
       assert.deepEqual(
         verdicts.map((v) => v.validation),
         ['Signature is Valid.', 'Signature is Valid.'],

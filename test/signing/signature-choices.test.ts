@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { makePdf } from '../helpers/pdf.js';
-import { startServer, upload, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { aDocument } from '../helpers/documents.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = { percentX: 0.1, percentY: 0.8, percentWidth: 0.25, percentHeight: 0.08 };
 
 /** Issue 24, item 13: a choice the service does not have is refused, never silently replaced. */
 describe('"An unknown signatureProvider on any sign or seal call is a 400, never silently ignored; the same for an unknown decorationType"', () => {
-  let server: TestServer;
+  const server = useServer();
   let token: string;
   let id: string;
   before(async () => {
-    server = await startServer();
     token = await server.adminToken();
-    const pdf = await upload(server, token, makePdf());
-    const created = await server.api('POST', '/documents', {
-      token,
-      body: { body: { documentTitle: 'Choices', pdfFile: { content: pdf } } },
-    });
-    id = created.body.results[0].documentId as string;
+    id = await aDocument(server, token, { title: 'Choices' });
   });
-  after(() => server.close());
 
   const refused = (response: { status: number; body: { code: string; message: string } }, text: string) => {
     assert.equal(response.status, 400, JSON.stringify(response.body));

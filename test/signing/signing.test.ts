@@ -1,60 +1,29 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
-import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { startSmtp, shareTokenOf, type TestSmtp } from '../helpers/smtp.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { PNG_1PX } from '../helpers/pdf.js';
+import { aDocument, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
+import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
+import { linkOf, signByLink } from '../helpers/sharing.js';
+import { upload, USER_PASSWORD } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
 describe('signing through the API: sign, seal, annotate, verify, and a signing workflow to completed', () => {
-  let smtp: TestSmtp;
-  let server: TestServer;
+  const server = useServer({ smtp: true });
+  const smtp = server.smtp;
+  const space = useWorkspace();
   let owner: string;
-  let space: Workspace;
   before(async () => {
-    smtp = await startSmtp();
-    server = await startServer({ env: { SMTP_URL: smtp.url } });
-    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' });
-    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Signer' });
-    owner = await server.login('owner', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await server.close();
-    await smtp.close();
-    await space.remove();
+    owner = (await aUser(server, OWNER)).token;
+    await someUsers(server, [IVY, JON]);
   });
 
-  const newDoc = async (title: string) => {
-    const pdf = await upload(server, owner, makePdf({ pages: 2 }));
-    return (
-      await server.api('POST', '/documents', {
-        token: owner,
-        body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-      })
-    ).body.results[0];
-  };
-  const read = async (id: string, token = owner) =>
-    (await server.api('GET', `/documents/${id}`, { token })).body.results[0];
-  const mainFile = async (id: string) => {
-    const doc = await read(id);
-    const bytes = Buffer.from(
-      await (
-        await fetch(`${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${owner}`)
-      ).arrayBuffer(),
-    );
-    return space.write(`${id}-${doc._version}.pdf`, bytes);
-  };
-  async function assertAllValid(path: string, count: number) {
-    if (!hasTool('pdfsig')) return;
-    const verdicts = await pdfsig(path);
-    assert.equal(verdicts.length, count, `pdfsig sees ${count} signatures`);
-    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-    if (hasTool('qpdf'))
-      assert.match(await tool('qpdf', ['--check', path]), /No syntax or stream encoding errors found/);
-  }
+  const read = (id: string) => readDocument(server, owner, id);
+  const newDoc = async (title: string) => read(await aDocument(server, owner, { title, pdf: { pages: 2 } }));
+  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
+  const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
 
   it('PUT /documents/sign/:version signs with a visual from the caller’s signature image; the main file changes; pdfsig says valid', async () => {
     const doc = await newDoc('Owner signs');
@@ -235,25 +204,21 @@ describe('signing through the API: sign, seal, annotate, verify, and a signing w
     assert.equal(shared.status, 200, shared.text);
     assert.deepEqual((await read(doc.documentId)).waitingFor, ['ivy', 'jon', 'ext@example.org']);
     for (const name of ['ivy', 'jon']) {
-      const token = await server.login(name, 'user-password-1');
-      const version = (await read(doc.documentId))._version;
-      const signed = await server.api('PUT', `/documents/sign/${version}`, {
+      const token = await server.login(name, USER_PASSWORD);
+      const signed = await signDocument(
+        server,
         token,
-        body: {
-          id: doc.documentId,
-          signatures: [{ type: 'signature', position: at(name === 'ivy' ? 0.05 : 0.35, 0.85) }],
-        },
-      });
+        doc.documentId,
+        [{ type: 'signature', position: at(name === 'ivy' ? 0.05 : 0.35, 0.85) }],
+        owner,
+      );
       assert.equal(signed.status, 200, signed.text);
     }
     assert.deepEqual((await read(doc.documentId)).waitingFor, ['ext@example.org']);
-    const token = shareTokenOf(await smtp.waitFor('ext@example.org'));
-    const shown = await server.api('GET', '/share/document', { token });
-    const version = shown.body.results[0]._version;
-    const last = await server.api('PUT', `/share/document/sign/${version}`, {
-      token,
-      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.65, 0.85) }] },
-    });
+    const token = await linkOf(smtp, 'ext@example.org');
+    const last = await signByLink(server, token, doc.documentId, [
+      { type: 'signature', position: at(0.65, 0.85) },
+    ]);
     assert.equal(last.status, 200, last.text);
     assert.equal(last.body.shareStateName, 'completed');
     const done = await read(doc.documentId);

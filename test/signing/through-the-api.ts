@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { download } from '../helpers/documents.js';
 import { upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import type { Workspace } from '../pdf/oracles.js';
 
@@ -70,11 +71,4 @@ export function createDocument(
     token,
     body: { body: { documentTitle: title, pdfFile: { content: fileId } } },
   });
-}
-
-/** GET /files/loadFile/hash/:id, the bytes. */
-export async function download(server: TestServer, token: string, fileId: string): Promise<Buffer> {
-  const response = await fetch(`${server.url}/api/v1/files/loadFile/hash/${fileId}?token=${token}`);
-  assert.equal(response.status, 200, `download ${fileId}`);
-  return Buffer.from(await response.arrayBuffer());
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { startOpensslPki, type OpensslPki } from '../fixtures/openssl-pki.js';
-import { makePdf } from '../helpers/pdf.js';
-import { startServer, upload, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { useOpensslPki } from '../fixtures/openssl-pki.js';
+import { aDocument } from '../helpers/documents.js';
+import { useServer } from '../helpers/use-server.js';
 
 /** The documented bound (OpenAPI description of the verify routes) for three signatures without evidence. */
 const DEFAULT_REPORT_LIMIT_3_SIGNATURES = 8 * 1024;
@@ -32,24 +32,16 @@ function numericBytes(value: unknown, path = '$'): string[] {
  * and the default report stays small.
  */
 describe('verification reports carry bytes as base64, never as arrays or objects of numbers; evidence is opt-in', () => {
-  let pki: OpensslPki;
-  let server: TestServer;
+  // A TSA whose certificates name their revocation data: a B-LT is claimed only with it (issue 23).
+  const pki = useOpensslPki();
+  const server = useServer(() => ({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } }));
   let token: string;
   let documentId: string;
 
   /** Three seals at B-B, B-T and B-LT: timestamp tokens in the CMS, and a DSS. */
   before(async () => {
-    // A TSA whose certificates name their revocation data: a B-LT is claimed only with it (issue 23).
-    pki = await startOpensslPki();
-    server = await startServer({ env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' } });
     token = await server.adminToken();
-    const pdf = await upload(server, token, makePdf());
-    const created = await server.api('POST', '/documents', {
-      token,
-      body: { body: { documentTitle: 'Three seals', pdfFile: { content: pdf } } },
-    });
-    assert.equal(created.status, 200, created.text);
-    documentId = created.body.results[0].documentId;
+    documentId = await aDocument(server, token, { title: 'Three seals' });
     for (const [version, level] of [
       [1, 'B-B'],
       [2, 'B-T'],
@@ -62,10 +54,6 @@ describe('verification reports carry bytes as base64, never as arrays or objects
       assert.equal(sealed.status, 200, sealed.text);
       assert.equal(sealed.body.levelAchieved, level);
     }
-  });
-  after(async () => {
-    await server.close();
-    await pki.close();
   });
 
   it(`the default report of three signatures has no bytes at all and stays under ${DEFAULT_REPORT_LIMIT_3_SIGNATURES} bytes`, async (t) => {

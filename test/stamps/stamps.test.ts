@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { createUser, startServer, upload, type ApiResponse } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const JPEG = Buffer.from(
   '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q==',
@@ -9,14 +10,13 @@ const JPEG = Buffer.from(
 );
 
 describe('spec Stamp: "personal and organization stamps, the latter usable by authorized users as team stamps"', () => {
-  let server: TestServer;
+  const server = useServer();
   let lea: string; // user, Legal
   let leo: string; // user, Legal
   let lena: string; // organizationAdmin, Legal
   let sam: string; // user, Sales
   let samAdmin: string; // organizationAdmin, Sales
   before(async () => {
-    server = await startServer();
     await createUser(server, { name: 'lea', organization: 'Legal' });
     await createUser(server, { name: 'leo', organization: 'Legal' });
     await createUser(server, { name: 'lena', organization: 'Legal', role: 'organizationAdmin' });
@@ -31,7 +31,6 @@ describe('spec Stamp: "personal and organization stamps, the latter usable by au
       login('sam-admin'),
     ]);
   });
-  after(() => server.close());
 
   const image = (token: string, bytes = PNG_1PX) =>
     upload(server, token, bytes, { name: 'stamp.png', type: 'image/png' });

@@ -1,22 +1,20 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { text } from 'node:stream/consumers';
 import type { BlobStore } from '../../src/store/blobs/blob-store.js';
 import { FileStore } from '../../src/store/files/file-store.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => {
-  let server: TestServer;
+  const server = useServer();
   let files: FileStore;
   let tenantId: string;
   before(async () => {
-    server = await startServer();
     files = new FileStore(server.app.deps.db, server.app.blobs);
     const tenant = await server.app.deps.db.selectFrom('tenants').select('id').executeTakeFirstOrThrow();
     tenantId = tenant.id;
   });
-  after(() => server.close());
 
   it('each upload gets a new random id, never the content hash; identical bytes are stored once', async () => {
     const meta = { tenantId, ownerId: null, name: 'a.txt', mimetype: 'text/plain', kind: 'saveFile' };

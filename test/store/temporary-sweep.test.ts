@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { waitFor } from '../webhooks/helpers.js';
 
 describe('Storage: what interrupted uploads leave behind is swept (Operations)', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ clock, worker: { pollIntervalMs: 50 } });
-  });
-  after(() => server.close());
+  const server = useServer({ clock, worker: { pollIntervalMs: 50 } });
 
   it('a temp file older than a day goes at the next hourly sweep; one being written stays', async () => {
     const tmp = join(server.dataDir, 'blobs', 'tmp');

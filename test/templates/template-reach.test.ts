@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * spec Template: "Stored records also have `__id`, `__addedBy`, `__addedOn`, `__owner`, `__users`
@@ -11,12 +12,11 @@ import { createUser, startServer, upload, type TestServer } from '../helpers/ser
  * change is 403.
  */
 describe('templates are visible to their owner, the users and groups named, and administrators', () => {
-  let server: TestServer;
+  const server = useServer();
   const token: Record<string, string> = {};
   let team: string;
 
   before(async () => {
-    server = await startServer();
     const rights = ['use_file_management', 'use_document_management'];
     await createUser(server, { name: 'alice', organization: 'Team', rights });
     await createUser(server, { name: 'bob', organization: 'Team', rights });
@@ -30,7 +30,6 @@ describe('templates are visible to their owner, the users and groups named, and 
     assert.equal(groups.status, 200, groups.text);
     team = groups.body.results[0].id;
   });
-  after(() => server.close());
 
   /** alice's template over a fresh upload, shown to `audience`. */
   const aTemplate = async (audience: Record<string, unknown> = {}) => {

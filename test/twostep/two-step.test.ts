@@ -11,7 +11,8 @@ import { ManualClock } from '../../src/core/clock.js';
 import { createTestPki, digestInfo, rsaToken, type TestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
+import { createUser, startServer, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
 
 const run = promisify(execFile);
@@ -31,7 +32,7 @@ const SOFTHSM = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/s
 
 describe('two-step signing with hardware keys (spec: Two-step signing session) and personal certificates', () => {
   const clock = new ManualClock(new Date());
-  let server: TestServer;
+  const server = useServer({ clock });
   let pki: TestPki;
   let space: Workspace;
   let signerId: string;
@@ -41,7 +42,6 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
   let ec: { certificate: Uint8Array; chain: Uint8Array[]; privateKey: KeyObject };
 
   before(async () => {
-    server = await startServer({ clock });
     pki = await createTestPki();
     space = await workspace();
     signerId = await createUser(server, { name: 'hana', displayName: 'Hana Hardware' });
@@ -52,7 +52,6 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
     ec = await pki.signer({ name: 'Hana Hardware P-256', key: 'ECDSA' });
   });
   after(async () => {
-    await server.close();
     await space.remove();
   });
 

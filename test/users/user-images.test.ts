@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
 
 describe('user photos, signature and initials images (spec Files usage rules 1 and 2)', () => {
-  let server: TestServer;
+  const server = useServer();
   let admin: string;
-  before(async () => {
-    server = await startServer();
-    admin = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (admin = await server.adminToken()));
 
   const image = (token: string, path: string) =>
     upload(server, token, PNG_1PX, { path, name: 'image.png', type: 'image/png' });

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('spec: User account table and administration (POST/PUT/DELETE /users)', () => {
-  let server: TestServer;
+  const server = useServer();
   let admin: string;
-  before(async () => {
-    server = await startServer();
-    admin = await server.adminToken();
-  });
-  after(() => server.close());
+  before(async () => (admin = await server.adminToken()));
 
   it('active → suspended → active: suspension blocks login, existing sessions and API keys at once; reactivation restores them', async () => {
     const id = await createUser(server, { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' });

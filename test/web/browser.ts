@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium (DESIGN: browser tests drive it with playwright-core; never a downloaded browser). */
@@ -212,5 +213,25 @@ export class Session {
 
   async close(): Promise<void> {
     await this.context.close();
+  }
+}
+
+/**
+ * One scenario in its own session (Session.open): `use` drives the page; once it is done, no page
+ * error, Content-Security-Policy violation or accessibility problem may have been recorded. The
+ * session is closed whatever happens.
+ */
+export async function inSession(
+  browser: Browser,
+  name: string,
+  size: Size,
+  use: (session: Session) => Promise<void>,
+): Promise<void> {
+  const session = await Session.open(browser, name, size);
+  try {
+    await use(session);
+    assert.deepEqual(session.problems, []);
+  } finally {
+    await session.close();
   }
 }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,96 +8,71 @@ import { ManualClock } from '../../src/core/clock.js';
 import { SIGNER_PAGE_CSP } from '../../src/http/routes/signer-page.js';
 import { shareMail } from '../../src/notify/mail/share-mail.js';
 import { LANGUAGES } from '../../web/src/i18n.js';
-import { startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
+import { startIdentityProvider } from '../helpers/oidc.js';
+import { aDocument, readDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
-import { decode, shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
-import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
-import { ensureBuiltPage, hasChromium, launchChromium, Session } from './browser.js';
-import { startProxy, type TestProxy } from './proxy.js';
+import { aUser, OWNER, someUsers } from '../helpers/people.js';
+import { anExternalShare, linkOf, shareDocument, signByLink, smsCodeTo } from '../helpers/sharing.js';
+import { decode } from '../helpers/smtp.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { ensureBuiltPage, hasChromium, inSession, launchChromium, type Session } from './browser.js';
+import { startProxy } from './proxy.js';
 
 describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API server', () => {
   const clock = new ManualClock(new Date());
   const logLines: string[] = [];
-  let smtp: TestSmtp;
-  let server: TestServer;
-  let owner: string;
-  let space: Workspace;
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
+  });
+  before(() => ensureBuiltPage());
   // PUBLIC_URL is a proxy in front of the server: the identity provider registers its callback under
   // it before the server (and its port) exists. Links that go through a provider open there.
-  let proxy: TestProxy;
-  let idp: TestIdentityProvider;
-
+  const proxy = useStarted('the proxy', startProxy, (started) => started.close());
+  const idp = useStarted(
+    'the identity provider',
+    () =>
+      startIdentityProvider({
+        redirectUris: [`${proxy.url}/api/v1/share/oidc/corp/callback`],
+        accounts: [
+          { id: 'olga', email: 'olga@example.org', emailVerified: true },
+          { id: 'kurt', email: 'kurt@example.org', emailVerified: true },
+          { id: 'mallory', email: 'mallory@example.org', emailVerified: true },
+        ],
+      }),
+    (started) => started.close(),
+  );
+  const server = useServer(() => ({
+    smtp: true,
+    clock,
+    env: {
+      PUBLIC_URL: proxy.url,
+      OIDC_PROVIDERS: JSON.stringify([idp.entry('corp', { label: 'Corporate login' })]),
+    },
+    logger: { level: 'info', stream },
+  }));
+  const smtp = server.smtp;
+  const space = useWorkspace();
+  let owner: string;
   before(async () => {
-    ensureBuiltPage();
-    smtp = await startSmtp();
-    proxy = await startProxy();
-    idp = await startIdentityProvider({
-      redirectUris: [`${proxy.url}/api/v1/share/oidc/corp/callback`],
-      accounts: [
-        { id: 'olga', email: 'olga@example.org', emailVerified: true },
-        { id: 'kurt', email: 'kurt@example.org', emailVerified: true },
-        { id: 'mallory', email: 'mallory@example.org', emailVerified: true },
-      ],
-    });
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    server = await startServer({
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        PUBLIC_URL: proxy.url,
-        OIDC_PROVIDERS: JSON.stringify([idp.entry('corp', { label: 'Corporate login' })]),
-      },
-      logger: { level: 'info', stream },
-    });
     proxy.target = server.url;
-    await createUser(server, { name: 'owner', email: 'owner@example.test', displayName: 'Olivia Owner' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Internal' });
-    await createUser(server, { name: 'jon', email: 'jon@example.test', displayName: 'Jon Schmidt' });
-    owner = await server.login('owner', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await server?.close();
-    await proxy?.close();
-    await idp?.close();
-    await smtp?.close();
-    await space?.remove();
+    owner = (await aUser(server, OWNER)).token;
+    await someUsers(server, [
+      { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Internal' },
+      { name: 'jon', email: 'jon@example.test', displayName: 'Jon Schmidt' },
+    ]);
   });
 
-  async function newDoc(title: string, pages = 2): Promise<string> {
-    const lines = ['This agreement is made between the parties named below.', 'Signed in good faith.'];
-    const pdf = await upload(server, owner, makePdf({ pages, lines }));
-    const created = await server.api('POST', '/documents', {
-      token: owner,
-      body: { body: { documentTitle: title, pdfFile: { content: pdf } } },
-    });
-    assert.equal(created.status, 200, created.text);
-    return created.body.results[0].documentId as string;
-  }
+  const lines = ['This agreement is made between the parties named below.', 'Signed in good faith.'];
+  const newDoc = (title: string, pages = 2) => aDocument(server, owner, { title, pdf: { pages, lines } });
+  /** A document shared with one signer by e-mail address, and the link from their invitation. */
+  const aShareWith = (title: string, email: string, recipient: Record<string, unknown> = {}, pages = 2) =>
+    anExternalShare(server, owner, { title, pdf: { pages, lines }, email, recipient });
 
-  /** Shares with one recipient and, for an e-mail address, returns the link's token from the mail. */
-  async function shareExternal(
-    id: string,
-    email: string,
-    data: Record<string, unknown> = {},
-    extra: Record<string, unknown> = {},
-  ): Promise<string> {
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id, data: [{ sharePurpose: 'sign', shareTo: email, ...data }], ...extra },
-    });
-    assert.equal(shared.status, 200, shared.text);
-    return shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
-  }
-
-  const ownerView = async (id: string) =>
-    (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
+  const ownerView = (id: string) => readDocument(server, owner, id);
   const link = (token: string) => `${server.url}/s/${token}`;
   /** The link as the e-mail has it (PUBLIC_URL): identity providers send the browser back there. */
   const publicLink = (token: string) => `${proxy.url}/s/${token}`;
@@ -113,20 +87,9 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
    * the signed PDF afterwards: the owner reads it instead.
    */
   async function assertOwnerGetsSignedPdf(id: string, signatures: number): Promise<void> {
-    const doc = (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
-    const response = await fetch(
-      `${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}?token=${encodeURIComponent(owner)}`,
-    );
-    const path = join(space.dir, `${Date.now()}-${id}.pdf`);
-    await writeFile(path, Buffer.from(await response.arrayBuffer()));
-    await assertSignedFile(path, signatures);
+    await assertSignedFile(await writeMainFile(server, owner, id, space), signatures);
   }
-  async function assertSignedFile(path: string, signatures: number): Promise<void> {
-    if (!hasTool('pdfsig')) return;
-    const verdicts = await pdfsig(path);
-    assert.equal(verdicts.length, signatures, `pdfsig sees ${signatures} signatures`);
-    for (const v of verdicts) assert.equal(v.validation, 'Signature is Valid.', v.raw);
-  }
+  const assertSignedFile = (path: string, signatures: number) => assertSignaturesValid(path, signatures);
 
   describe('served from the same origin with a strict Content-Security-Policy', () => {
     it('GET /s/:token, /sign and /sign/:id answer the page with the CSP, no-referrer and no-store; nothing inline', async () => {
@@ -165,8 +128,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
     });
 
     it('the share token reads its document’s files through GET /files/loadFile/hash (DESIGN Contract; the page needs it), nothing else', async () => {
-      const id = await newDoc('Readable');
-      const token = await shareExternal(id, 'reader@example.org');
+      const { link: token } = await aShareWith('Readable', 'reader@example.org');
       const doc = (await server.api('GET', '/share/document', { token })).body.results[0];
       const file = await fetch(`${server.url}/api/v1/files/loadFile/hash/${doc.pdfFile.content}`, {
         headers: { authorization: `Bearer ${token}` },
@@ -265,10 +227,8 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
       }
 
       it('signing from the e-mail link with a finger on a phone: the field, the drawing, sign, download (pdfsig: valid)', async () => {
-        const id = await newDoc('Service agreement');
-        const token = await shareExternal(id, 'anna@example.org');
-        const s = await Session.open(browser, 'sign-pointer', 'phone');
-        try {
+        const { id, link: token } = await aShareWith('Service agreement', 'anna@example.org');
+        await inSession(browser, 'sign-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Service agreement' }).waitFor();
           await waitForPdf(s);
@@ -283,17 +243,13 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           );
           await assertSignedPdf(file, 2);
           assert.equal((await ownerView(id)).workflow.shareStateName, 'completed');
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
         // The owner's "completed" mail leads to a page that works for them (issue 25, 4): signed in,
         // they see the completed document and download it.
         const mail = decode((await smtp.waitFor('owner@example.test', /Service agreement/)).raw);
         const sent = /https?:\/\/[^\s"<>]+\/sign\/[0-9a-f-]{36}/.exec(mail)?.[0];
         assert.equal(sent, `${proxy.url}/sign/${id}`, 'the mail links the document on the signer page');
-        const o = await Session.open(browser, 'owner-completed-mail', 'desktop');
-        try {
+        await inSession(browser, 'owner-completed-mail', 'desktop', async (o) => {
           await o.page.goto(sent);
           await o.page.getByRole('heading', { name: 'Sign in' }).waitFor();
           await o.page.getByLabel('User name').fill('owner');
@@ -306,17 +262,12 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
             o.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
           );
           await assertSignedPdf(owned, 2);
-          assert.deepEqual(o.problems, []);
-        } finally {
-          await o.close();
-        }
+        });
       });
 
       it('zooming several times in a row renders the last zoom, with no page error (one render per canvas at a time)', async () => {
-        const id = await newDoc('Zoom test', 3);
-        const token = await shareExternal(id, 'zelda@example.org');
-        const s = await Session.open(browser, 'zoom-burst', 'phone');
-        try {
+        const { link: token } = await aShareWith('Zoom test', 'zelda@example.org', {}, 3);
+        await inSession(browser, 'zoom-burst', 'phone', async (s) => {
           await s.page.goto(link(token));
           await waitForPdf(s);
           // Four clicks in one task: every render request is made before any of them reaches pdf.js.
@@ -352,18 +303,13 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
             `page ${pageWidth}px wide, its canvas ${canvasWidth}px`,
           );
           await s.capture('zoomed');
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       for (const size of ['phone', 'desktop'] as const) {
         it(`every part of a page can be scrolled to at every zoom, its left edge too (${size}; issue 25, 2)`, async () => {
-          const id = await newDoc(`Wide view ${size}`, 2);
-          const token = await shareExternal(id, `wide-${size}@example.org`);
-          const s = await Session.open(browser, `zoom-reach-${size}`, size);
-          try {
+          const { link: token } = await aShareWith(`Wide view ${size}`, `wide-${size}@example.org`);
+          await inSession(browser, `zoom-reach-${size}`, size, async (s) => {
             await s.page.goto(link(token));
             await waitForPdf(s);
             for (let zoom = 0; zoom < 6; zoom++) {
@@ -394,18 +340,13 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
               await s.page.locator('.viewer[data-pending="0"]').waitFor();
             }
             await s.capture('zoomed-in-left-edge');
-            assert.deepEqual(s.problems, []);
-          } finally {
-            await s.close();
-          }
+          });
         });
       }
 
       it('signing from the e-mail link with the keyboard only: Tab, arrows, Enter, typed signature (pdfsig: valid)', async () => {
-        const id = await newDoc('Keyboard agreement');
-        const token = await shareExternal(id, 'kai@example.org');
-        const s = await Session.open(browser, 'sign-keyboard', 'desktop');
-        try {
+        const { link: token } = await aShareWith('Keyboard agreement', 'kai@example.org');
+        await inSession(browser, 'sign-keyboard', 'desktop', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Keyboard agreement' }).waitFor();
           await waitForPdf(s);
@@ -419,18 +360,13 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.tabTo(/^Download the signed PDF$/);
           const file = await download(s, () => s.page.keyboard.press('Enter'));
           await assertSignedPdf(file, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('after signing, a keyboard user who moved on keeps their place when the signed PDF arrives late', async () => {
-        const id = await newDoc('Slow signed copy');
-        const token = await shareExternal(id, 'sol@example.org');
-        const s = await Session.open(browser, 'sign-slow-pdf', 'desktop');
-        let slow = false;
-        try {
+        const { link: token } = await aShareWith('Slow signed copy', 'sol@example.org');
+        await inSession(browser, 'sign-slow-pdf', 'desktop', async (s) => {
+          let slow = false;
           // Once signed, every PDF download takes a while: the page is usable before the new copy shows.
           await s.page.route('**/files/loadFile/hash/**', async (route) => {
             if (slow) await sleep(1_500);
@@ -452,17 +388,12 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.expectFocus('Download the signed PDF');
           const file = await download(s, () => s.page.keyboard.press('Enter'));
           await assertSignedPdf(file, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('an error when signing shows beside the Sign button in plain words, and focus stays on the button (issue 25, 6)', async () => {
-        const id = await newDoc('Refused signature');
-        const token = await shareExternal(id, 'erin@example.org');
-        const s = await Session.open(browser, 'sign-error-pointer', 'phone');
-        try {
+        const { link: token } = await aShareWith('Refused signature', 'erin@example.org');
+        await inSession(browser, 'sign-error-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Refused signature' }).waitFor();
           await waitForPdf(s);
@@ -501,30 +432,21 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.unroute('**/share/document/sign/**');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('sequential signers without placed fields: the second sees where the first signed, and their default box is elsewhere (issue 25, 3)', async () => {
         const id = await newDoc('Two in a row');
-        const shared = await server.api('POST', '/share', {
-          token: owner,
-          body: {
-            id,
-            sequential: true,
-            data: [
-              { sharePurpose: 'sign', shareTo: 'first@example.org' },
-              { sharePurpose: 'sign', shareTo: 'second@example.org' },
-            ],
-          },
+        await shareDocument(server, owner, id, {
+          to: [
+            { sharePurpose: 'sign', shareTo: 'first@example.org' },
+            { sharePurpose: 'sign', shareTo: 'second@example.org' },
+          ],
+          share: { sequential: true },
         });
-        assert.equal(shared.status, 200, shared.text);
         const signAt = async (email: string, name: string, signedBefore: number) => {
-          const token = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
-          const s = await Session.open(browser, name, 'desktop');
-          try {
+          const token = await linkOf(smtp, email);
+          await inSession(browser, name, 'desktop', async (s) => {
             await s.page.goto(link(token));
             await waitForPdf(s);
             assert.equal(
@@ -548,10 +470,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
             await drawSignature(s, 'mouse');
             await s.page.getByRole('button', { name: 'Sign the document' }).click();
             await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
-            assert.deepEqual(s.problems, []);
-          } finally {
-            await s.close();
-          }
+          });
         };
         await signAt('first@example.org', 'sequential-first', 0);
         await signAt('second@example.org', 'sequential-second', 1);
@@ -559,10 +478,8 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
       });
 
       it('rejecting with a reason on a phone: the document becomes rejected and the owner reads the reason', async () => {
-        const id = await newDoc('Offer to reject');
-        const token = await shareExternal(id, 'rita@example.org');
-        const s = await Session.open(browser, 'reject-pointer', 'phone');
-        try {
+        const { id, link: token } = await aShareWith('Offer to reject', 'rita@example.org');
+        await inSession(browser, 'reject-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Offer to reject' }).waitFor();
           await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
@@ -576,17 +493,12 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           assert.equal(await s.page.getByRole('button', { name: 'Sign the document' }).count(), 0);
           assert.equal((await ownerView(id)).workflow.shareStateName, 'rejected');
           await smtp.waitFor('owner@example.test', /The price is wrong/);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('rejecting with the keyboard only: Tab to Reject, the reason, Tab to confirm, Enter', async () => {
-        const id = await newDoc('Keyboard rejection');
-        const token = await shareExternal(id, 'rolf@example.org');
-        const s = await Session.open(browser, 'reject-keyboard', 'desktop');
-        try {
+        const { id, link: token } = await aShareWith('Keyboard rejection', 'rolf@example.org');
+        await inSession(browser, 'reject-keyboard', 'desktop', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Keyboard rejection' }).waitFor();
           await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
@@ -602,17 +514,14 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.expectFocus('This document was rejected');
           await s.capture('rejected');
           assert.equal((await ownerView(id)).workflow.shareStateName, 'rejected');
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('a password-protected share on a phone: locked, a wrong password refused, the right one opens it; signed with a pen (pdfsig: valid)', async () => {
-        const id = await newDoc('Protected contract');
-        const token = await shareExternal(id, 'paula@example.org', { password: 'correct horse' });
-        const s = await Session.open(browser, 'password-pointer', 'phone');
-        try {
+        const { id, link: token } = await aShareWith('Protected contract', 'paula@example.org', {
+          password: 'correct horse',
+        });
+        await inSession(browser, 'password-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
@@ -659,17 +568,14 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
           await assertOwnerGetsSignedPdf(id, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('a password-protected share with the keyboard only: the password, Enter, then sign (pdfsig: valid)', async () => {
-        const id = await newDoc('Protected by keyboard');
-        const token = await shareExternal(id, 'peter@example.org', { password: 'open sesame' });
-        const s = await Session.open(browser, 'password-keyboard', 'desktop');
-        try {
+        const { id, link: token } = await aShareWith('Protected by keyboard', 'peter@example.org', {
+          password: 'open sesame',
+        });
+        await inSession(browser, 'password-keyboard', 'desktop', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
@@ -684,17 +590,14 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
           await assertOwnerGetsSignedPdf(id, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('a share protected by an SMS code: the page asks for the code (POST /share/otp, the server picks SMS) and unlocks with it', async () => {
-        const id = await newDoc('Coded offer');
-        const token = await shareExternal(id, 'sam@example.org', { phone: '+15550009999' });
-        const s = await Session.open(browser, 'sms-code-pointer', 'phone');
-        try {
+        const { link: token } = await aShareWith('Coded offer', 'sam@example.org', {
+          phone: '+15550009999',
+        });
+        await inSession(browser, 'sms-code-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           assert.equal(
@@ -705,17 +608,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('button', { name: 'Send me a code' }).click();
           await s.page.getByText('A code was sent by SMS. It is valid for 10 minutes.').waitFor();
           await s.capture('code-sent');
-          let code: string | undefined;
-          for (let i = 0; i < 100 && !code; i++) {
-            for (const name of await readdir(join(server.dataDir, 'sms')).catch(() => [])) {
-              const sms = JSON.parse(await readFile(join(server.dataDir, 'sms', name), 'utf8')) as {
-                to: string;
-                text: string;
-              };
-              if (sms.to === '+15550009999') code = /(\d{6})/.exec(sms.text)?.[1];
-            }
-            if (!code) await sleep(50);
-          }
+          const code = await smsCodeTo(server, '+15550009999');
           assert.ok(code, 'the SMS was written');
           await s.page.getByLabel('Code', { exact: true }).fill(code);
           await s.page.getByRole('button', { name: 'Open the document' }).click();
@@ -723,17 +616,12 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.expectFocus('Coded offer');
           await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
           await s.capture('unlocked');
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('an e-mail code (emailCode): the page asks for the code, the server mails it, and it opens a recipient session', async () => {
-        const id = await newDoc('Emailed code');
-        const token = await shareExternal(id, 'emil@example.org', { emailCode: true });
-        const s = await Session.open(browser, 'email-code-pointer', 'phone');
-        try {
+        const { link: token } = await aShareWith('Emailed code', 'emil@example.org', { emailCode: true });
+        await inSession(browser, 'email-code-pointer', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
@@ -749,10 +637,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.expectFocus('Emailed code');
           await waitForPdf(s);
           await s.capture('unlocked');
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       /** The identity provider's development pages load a web font from the Internet: none here. */
@@ -766,16 +651,16 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         s.page.getByRole('button', { name: 'Continue with Corporate login' });
 
       it('a share protected by an identity provider, on a phone: Continue with it, sign in at the provider, back unlocked, sign (pdfsig: valid)', async () => {
-        const id = await newDoc('Identity agreement');
-        const token = await shareExternal(id, 'olga@example.org', { allowedOAuths: ['corp'] });
-        const s = await Session.open(browser, 'identity-pointer', 'phone');
-        await offlineFonts(s);
-        const starts: URL[] = [];
-        s.page.on('request', (request: Request) => {
-          const url = new URL(request.url());
-          if (url.pathname === '/api/v1/share/oidc/corp') starts.push(url);
+        const { id, link: token } = await aShareWith('Identity agreement', 'olga@example.org', {
+          allowedOAuths: ['corp'],
         });
-        try {
+        await inSession(browser, 'identity-pointer', 'phone', async (s) => {
+          await offlineFonts(s);
+          const starts: URL[] = [];
+          s.page.on('request', (request: Request) => {
+            const url = new URL(request.url());
+            if (url.pathname === '/api/v1/share/oidc/corp') starts.push(url);
+          });
           await s.page.goto(publicLink(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await providerButton(s).waitFor();
@@ -811,23 +696,18 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
           await assertOwnerGetsSignedPdf(id, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('an identity provider and a password, with the keyboard only: the provider’s sign-in, back still locked, the password, then sign (pdfsig: valid)', async () => {
-        const id = await newDoc('Identity and password');
-        const token = await shareExternal(id, 'kurt@example.org', {
+        const { id, link: token } = await aShareWith('Identity and password', 'kurt@example.org', {
           allowedOAuths: ['corp'],
           password: 'open sesame',
         });
-        const s = await Session.open(browser, 'identity-keyboard', 'desktop');
-        await offlineFonts(s);
-        const focusedName = () =>
-          s.page.evaluate<string>(`document.activeElement?.getAttribute('name') ?? ''`);
-        try {
+        await inSession(browser, 'identity-keyboard', 'desktop', async (s) => {
+          await offlineFonts(s);
+          const focusedName = () =>
+            s.page.evaluate<string>(`document.activeElement?.getAttribute('name') ?? ''`);
           await s.page.goto(publicLink(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
@@ -862,18 +742,15 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
           await assertOwnerGetsSignedPdf(id, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('an identity that is not the share’s: the server refuses it (403), and back on the link the page says so and stays locked', async () => {
-        const id = await newDoc('Not for Mallory');
-        const token = await shareExternal(id, 'nina@example.org', { allowedOAuths: ['corp'] });
-        const s = await Session.open(browser, 'identity-refused', 'desktop');
-        await offlineFonts(s);
-        try {
+        const { link: token } = await aShareWith('Not for Mallory', 'nina@example.org', {
+          allowedOAuths: ['corp'],
+        });
+        await inSession(browser, 'identity-refused', 'desktop', async (s) => {
+          await offlineFonts(s);
           await s.page.goto(publicLink(token));
           await providerButton(s).click();
           await s.page.locator('input[name="login"]').fill('mallory');
@@ -898,33 +775,24 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.reload();
           await providerButton(s).waitFor();
           assert.equal(await s.page.getByRole('alert').count(), 0);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('the share’s own purpose, language, message and status from the link’s answer: approve in French, then “already responded”', async () => {
         const id = await newDoc('Devis');
-        const shared = await server.api('POST', '/share', {
-          token: owner,
-          body: {
-            id,
-            data: [
-              {
-                sharePurpose: 'approve',
-                shareTo: 'fanny@example.org',
-                language: 'fr',
-                message: 'Merci de valider avant vendredi',
-              },
-              { sharePurpose: 'sign', shareTo: 'gus@example.org' },
-            ],
-          },
+        await shareDocument(server, owner, id, {
+          to: [
+            {
+              sharePurpose: 'approve',
+              shareTo: 'fanny@example.org',
+              language: 'fr',
+              message: 'Merci de valider avant vendredi',
+            },
+            { sharePurpose: 'sign', shareTo: 'gus@example.org' },
+          ],
         });
-        assert.equal(shared.status, 200, shared.text);
-        const token = shareTokenOf(await smtp.waitFor('fanny@example.org', /\/s\/shr_/));
-        const s = await Session.open(browser, 'approve-fr', 'phone');
-        try {
+        const token = await linkOf(smtp, 'fanny@example.org');
+        await inSession(browser, 'approve-fr', 'phone', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Devis' }).waitFor();
           await waitForPdf(s);
@@ -941,21 +809,15 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           assert.equal(await s.page.getByRole('button', { name: 'Approuver' }).count(), 0);
           await s.capture('already-responded');
           assert.deepEqual((await ownerView(id)).waitingFor, ['gus@example.org']);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('an internal user from their pending actions: sign in, open, move the box, draw with a mouse, initials on every page, sign (pdfsig: valid)', async () => {
         const id = await newDoc('Internal memo', 3);
-        const shared = await server.api('POST', '/share', {
-          token: owner,
-          body: { id, data: [{ sharePurpose: 'sign', shareTo: 'ivy', message: 'Please sign by Friday' }] },
+        await shareDocument(server, owner, id, {
+          to: [{ sharePurpose: 'sign', shareTo: 'ivy', message: 'Please sign by Friday' }],
         });
-        assert.equal(shared.status, 200, shared.text);
-        const s = await Session.open(browser, 'internal-pointer', 'desktop');
-        try {
+        await inSession(browser, 'internal-pointer', 'desktop', async (s) => {
           await s.page.goto(`${server.url}/sign`);
           await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
           await s.capture('sign-in');
@@ -1009,10 +871,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
             s.page.getByRole('button', { name: 'Download the signed PDF' }).click(),
           );
           await assertSignedPdf(file, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('the share’s fields, highlighted and visited in order, in the share’s language (German), keyboard only on a phone: signature, text, initials, a requested file (pdfsig: valid)', async () => {
@@ -1055,22 +914,20 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
             required: true,
           },
         ];
-        const shared = await server.api('POST', '/share', {
-          token: owner,
-          body: { id, data: [{ sharePurpose: 'sign', shareTo: 'jon', language: 'de' }], signatureFields },
+        const shares = await shareDocument(server, owner, id, {
+          to: [{ sharePurpose: 'sign', shareTo: 'jon', language: 'de' }],
+          share: { signatureFields },
         });
-        assert.equal(shared.status, 200, shared.text);
-        const cityField = (shared.body[0].signatureFields as { customId?: string; fieldId: string }[]).find(
+        const cityField = (shares[0].signatureFields as { customId?: string; fieldId: string }[]).find(
           (field) => field.customId === 'city',
         )?.fieldId;
         assert.match(cityField ?? '', /^fld_/);
-        const s = await Session.open(browser, 'fields-keyboard-de', 'phone');
-        let signBody: unknown;
-        s.page.on('request', (request: Request) => {
-          if (request.method() === 'PUT' && request.url().includes('/share/document/sign/'))
-            signBody = request.postDataJSON();
-        });
-        try {
+        await inSession(browser, 'fields-keyboard-de', 'phone', async (s) => {
+          let signBody: unknown;
+          s.page.on('request', (request: Request) => {
+            if (request.method() === 'PUT' && request.url().includes('/share/document/sign/'))
+              signBody = request.postDataJSON();
+          });
           await s.page.goto(`${server.url}/sign`);
           await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
           await s.tabTo(/^User name$/);
@@ -1156,17 +1013,14 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.tabTo(/^Unterschriebenes PDF herunterladen$/);
           const file = await download(s, () => s.page.keyboard.press('Enter'));
           await assertSignedPdf(file, 2);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('delegating when the share allows it: the new recipient gets their own link', async () => {
-        const id = await newDoc('To hand on');
-        const token = await shareExternal(id, 'dora@example.org', { rights: ['delegate'] });
-        const s = await Session.open(browser, 'delegate-pointer', 'desktop');
-        try {
+        const { id, link: token } = await aShareWith('To hand on', 'dora@example.org', {
+          rights: ['delegate'],
+        });
+        await inSession(browser, 'delegate-pointer', 'desktop', async (s) => {
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'To hand on' }).waitFor();
           await s.page.locator('.viewer[data-state="ready"], .viewer[data-state="failed"]').waitFor();
@@ -1182,45 +1036,38 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.capture('delegated');
           await smtp.waitFor('deputy@example.org', /\/s\/shr_/);
           assert.deepEqual((await ownerView(id)).waitingFor, ['deputy@example.org']);
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
 
       it('clear messages for a completed, a cancelled, an expired share and a link that does not work', async () => {
-        const completed = await newDoc('Already complete');
-        const completedToken = await shareExternal(completed, 'cora@example.org');
-        const version = (await server.api('GET', '/share/document', { token: completedToken })).body
-          .results[0]._version;
-        const signed = await server.api('PUT', `/share/document/sign/${version}`, {
-          token: completedToken,
-          body: {
-            id: completed,
-            signatures: [
-              {
-                type: 'signature',
-                position: { percentX: 0.1, percentY: 0.8, percentWidth: 0.3, percentHeight: 0.08 },
-              },
-            ],
+        const { id: completed, link: completedToken } = await aShareWith(
+          'Already complete',
+          'cora@example.org',
+        );
+        const signed = await signByLink(server, completedToken, completed, [
+          {
+            type: 'signature',
+            position: { percentX: 0.1, percentY: 0.8, percentWidth: 0.3, percentHeight: 0.08 },
           },
-        });
+        ]);
         assert.equal(signed.status, 200, signed.text);
-        const cancelled = await newDoc('Withdrawn offer');
-        const cancelledToken = await shareExternal(cancelled, 'carl@example.org');
+        const { id: cancelled, link: cancelledToken } = await aShareWith(
+          'Withdrawn offer',
+          'carl@example.org',
+        );
         assert.equal(
           (await server.api('POST', '/share/cancel', { token: owner, body: { id: cancelled } })).status,
           200,
         );
-        const expired = await newDoc('Old offer');
         const validUntil = new Date(clock.now().getTime() + 3_600_000).toISOString();
-        const expiredToken = await shareExternal(expired, 'eva@example.org', { validUntil });
+        const { id: expired, link: expiredToken } = await aShareWith('Old offer', 'eva@example.org', {
+          validUntil,
+        });
         clock.advance(2 * 3_600_000);
         for (let i = 0; i < 100 && (await ownerView(expired)).workflow.shareStateName !== 'expired'; i++)
           await sleep(100);
 
-        const s = await Session.open(browser, 'states', 'phone');
-        try {
+        await inSession(browser, 'states', 'phone', async (s) => {
           for (const [token, heading, step] of [
             [completedToken, 'This document is complete', 'completed'],
             [cancelledToken, 'This request was cancelled', 'cancelled'],
@@ -1247,10 +1094,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
               await s.page.getByLabel('Langue').selectOption('en');
             }
           }
-          assert.deepEqual(s.problems, []);
-        } finally {
-          await s.close();
-        }
+        });
       });
     },
   );

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { THIS_PROCESS } from '../../src/store/db/postgres/job-channel.js';
 import { listenToJobChannel, type ChannelListener } from '../helpers/notifications.js';
 import { makePdf } from '../helpers/pdf.js';
-import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
+import { TEST_DATABASE_URL, upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { startReceiver, waitFor, type Receiver } from './helpers.js';
 
 // PostgreSQL only: the NOTIFY that wakes other nodes' workers. The SQLite run reports it as skipped.
@@ -13,18 +14,16 @@ describe(
   'document changes wake other nodes after their commit (one NOTIFY from this process)',
   { skip },
   () => {
-    let server: TestServer;
+    const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     let receiver: Receiver;
     let listener: ChannelListener;
 
     before(async () => {
       receiver = await startReceiver();
-      server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
       listener = await listenToJobChannel(TEST_DATABASE_URL ?? '', server.schema ?? '');
     });
     after(async () => {
       await listener.close();
-      await server.close();
       await receiver.close();
     });
 

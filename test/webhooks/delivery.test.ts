@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { ManualClock } from '../../src/core/clock.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { EVENT_NAMES, emitEvent } from '../../src/core/events/emit-event.js';
-import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import {
   createWebhook,
   emit,
@@ -19,15 +20,13 @@ import {
 
 describe('Contract: webhook delivery (signed, at-least-once, retried for 24 hours, in order)', () => {
   const clock = new ManualClock(new Date('2026-03-01T08:00:00.000Z'));
-  let server: TestServer;
+  const server = useServer({ clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
   let scope: { tenantId: string; organizationId: string };
   before(async () => {
-    server = await startServer({ clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await server.adminToken();
     scope = await scopeOf(server, ADMIN.name);
   });
-  after(() => server.close());
 
   async function deliveries(hookId: string) {
     const response = await server.api('GET', `/webhooks/${hookId}/deliveries`, { token: admin });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../helpers/server.js';
+import { useStarted } from '../helpers/use-server.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { emitEvent, type EventName } from '../../src/core/events/emit-event.js';
 import { signBody } from '../../src/webhooks/signature.js';
@@ -57,6 +58,15 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200): P
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return receiver;
+}
+
+/** A webhook receiver for the enclosing describe, started in its `before` hook and closed in its `after` hook. */
+export function useReceiver(respond?: Receiver['respond']): Receiver {
+  return useStarted(
+    'the webhook receiver',
+    () => startReceiver(respond),
+    (receiver) => receiver.close(),
+  );
 }
 
 /** The delivery a request belongs to (`x-signery-delivery`, the same on every attempt). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, waitFor } from './helpers.js';
 
 /** What the receiver answers to the delivery of each document: status and body bytes. */
@@ -19,12 +19,11 @@ const ANSWERS: Record<string, { status: number; body: Buffer }> = {
 
 // Issue 27, item 3: the delivery log keeps the first 256 bytes of each answer, as text.
 describe('the delivery log keeps an excerpt of each response body (responseExcerpt)', () => {
-  let server: TestServer;
+  const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
   let receiver: Server;
   let url: string;
   before(async () => {
-    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await server.adminToken();
     receiver = createServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -39,7 +38,6 @@ describe('the delivery log keeps an excerpt of each response body (responseExcer
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   });
   after(async () => {
-    await server.close();
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
   });

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Clock } from '../../src/core/clock.js';
 import { forgetExpiredSecrets } from '../../src/webhooks/rotate-secret.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import {
   createWebhook,
   emit,
@@ -29,17 +30,15 @@ class OffsetClock implements Clock {
 // accepting deliveries across a rotation, with either secret during the grace period and with the
 // new one only after it.
 describe('webhook secret rotation (POST /webhooks/:id/secret)', () => {
-  let server: TestServer;
+  const clock = new OffsetClock();
+  const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock });
   let admin: string;
   let receiver: Receiver;
-  const clock = new OffsetClock();
   before(async () => {
-    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock });
     admin = await server.adminToken();
     receiver = await startReceiver();
   });
   after(async () => {
-    await server.close();
     await receiver.close();
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
+import { before, describe, it } from 'node:test';
+import { ADMIN } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, sleep, startReceiver, waitFor } from './helpers.js';
 
 // The worker renews a claim every third of its lease; a short lease makes a backlog outlast many
@@ -10,18 +11,16 @@ const ANSWER_MS = 250;
 const EVENTS = 12;
 
 describe('Contract: deliveries to one webhook go one at a time and in order, whatever the receiver’s speed', () => {
-  let server: TestServer;
+  const server = useServer({
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+    worker: { leaseMs: LEASE_MS, pollIntervalMs: 50 },
+  });
   let admin: string;
   let scope: { tenantId: string; organizationId: string };
   before(async () => {
-    server = await startServer({
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
-      worker: { leaseMs: LEASE_MS, pollIntervalMs: 50 },
-    });
     admin = await server.adminToken();
     scope = await scopeOf(server, ADMIN.name);
   });
-  after(() => server.close());
 
   it('a backlog that takes many leases to send goes out once each, in order, never two at a time (the claim is renewed for the whole run of the lane)', async () => {
     const receiver = await startReceiver(() => 200);

@@ -9,7 +9,8 @@ import {
   type CallbackPolicy,
   type Resolver,
 } from '../../src/webhooks/ssrf-guard.js';
-import { ADMIN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { emit, scopeOf, sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
 
 describe('SSRF guard: callback URLs must be public http(s) (Contract: WEBHOOK_ALLOW_PRIVATE, off by default)', () => {
@@ -127,16 +128,14 @@ describe('SSRF guard: callback URLs must be public http(s) (Contract: WEBHOOK_AL
   });
 
   describe('in a server without WEBHOOK_ALLOW_PRIVATE', () => {
-    let server: TestServer;
+    const server = useServer();
     let admin: string;
     let receiver: Receiver;
     before(async () => {
-      server = await startServer();
       admin = await server.adminToken();
       receiver = await startReceiver();
     });
     after(async () => {
-      await server.close();
       await receiver.close();
     });
 

@@ -2,23 +2,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { makePdf } from '../helpers/pdf.js';
-import { startServer, upload, type TestServer } from '../helpers/server.js';
+import { upload } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { createWebhook, signatureValid, startReceiver, waitFor, type Receiver } from './helpers.js';
 
 // Contract: webhook requests carry the Standard Webhooks headers beside x-signery-*. The receivers
 // here verify them with the specification's own reference library (npm `standardwebhooks`), which
 // also rejects a timestamp more than five minutes off: the server runs on the real clock.
 describe('Contract: Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)', () => {
-  let server: TestServer;
+  const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
   let receiver: Receiver;
   before(async () => {
-    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await server.adminToken();
     receiver = await startReceiver();
   });
   after(async () => {
-    await server.close();
     await receiver.close();
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } from './helpers.js';
 
 /**
@@ -9,12 +10,11 @@ import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } f
  * (never leak existence)"), like an unknown id.
  */
 describe('a webhook is changed or deleted only by its creator or an administrator of its scope', () => {
-  let server: TestServer;
+  const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let receiver: Receiver;
   const token: Record<string, string> = {};
 
   before(async () => {
-    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     receiver = await startReceiver();
     await createUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] });
     await createUser(server, { name: 'ben', organization: 'Sales', rights: ['use_webhooks'] });
@@ -25,7 +25,6 @@ describe('a webhook is changed or deleted only by its creator or an administrato
     token.global = await server.adminToken();
   });
   after(async () => {
-    await server.close();
     await receiver.close();
   });
 

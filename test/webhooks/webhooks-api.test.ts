@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN, createUser, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN, createUser } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } from './helpers.js';
 
 describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
-  let server: TestServer;
+  const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
   let receiver: Receiver;
   let sales: string;
   let legal: string;
   before(async () => {
-    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await server.adminToken();
     receiver = await startReceiver();
     await createUser(server, { name: 'sales-admin', role: 'organizationAdmin', organization: 'Sales' });
@@ -21,7 +21,6 @@ describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
     legal = (await scopeOf(server, 'legal-admin')).organizationId;
   });
   after(async () => {
-    await server.close();
     await receiver.close();
   });
 
