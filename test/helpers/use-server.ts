@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import { startServer, type StartOptions, type TestServer } from './server.js';
+import { makeStore, startServer, type StartOptions, type TestServer, type TestStore } from './server.js';
 import { startSmtp, type TestSmtp } from './smtp.js';
 
 /**
@@ -99,4 +99,16 @@ export function useServer(options: UseServerOptions | (() => UseServerOptions) =
     await running?.smtp?.close();
   });
   return standIn('the server of useServer()', () => running?.server, { smtp });
+}
+
+/**
+ * A store of its own (makeStore: a data directory and, on PostgreSQL, a schema) for the servers the
+ * enclosing describe runs itself (processes, the command line), removed in its `after` hook.
+ */
+export function useStore(name: string): TestStore {
+  return useStarted(
+    `the ${name} store`,
+    () => makeStore(name),
+    (store) => store.remove(),
+  );
 }
