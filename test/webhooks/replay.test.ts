@@ -1,25 +1,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { MAX_REPLAY_EVENTS } from '../../src/webhooks/replay-deliveries.js';
 import { createUser } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { createWebhook, emit, scopeOf, sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createWebhook, emit, scopeOf, sleep, useReceiver, waitFor } from './helpers.js';
 
 // Issue 27, item 3: POST /webhooks/:id/replay sends a time range of events again, in order, with
 // their delivery ids, behind what the webhook's lane already holds.
 describe('webhook replay (POST /webhooks/:id/replay)', () => {
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
-  let receiver: Receiver;
+  const receiver = useReceiver();
   let scope: { tenantId: string; organizationId: string };
   before(async () => {
     admin = await server.adminToken();
-    receiver = await startReceiver();
     scope = await scopeOf(server, 'admin@example.test');
-  });
-  after(async () => {
-    await receiver.close();
   });
 
   const replay = (id: string, body: unknown, token = admin) =>
