@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { aDocument, eventsOf, readDocument, signDocument } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { createUser, USER_PASSWORD } from '../helpers/server.js';
 import { shareTokenOf } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
@@ -31,11 +31,8 @@ describe('issue 24: the edges of the sharing workflow', () => {
   const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(
-      server,
-      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
-    );
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, ['ivy', 'jon', 'kim'].map(withMail));
   });
 
   const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
@@ -237,7 +234,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('Contract: "`waitingFor` (recipients who still owe an action)": deleting a pending signer removes them from the workflow: not waited for, never reminded', async () => {
-    await createUser(server, { name: 'leaver', email: 'leaver@example.test' });
+    await createUser(server, withMail('leaver'));
     const leaverId = (
       await server.app.deps.db
         .selectFrom('users')

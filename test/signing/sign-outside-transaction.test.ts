@@ -4,7 +4,7 @@ import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { eventsOf, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { shareDocument } from '../helpers/sharing.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
@@ -32,8 +32,8 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
   let owner: string;
   let other: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    other = (await aUser(server, { name: 'other', email: 'other@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
+    other = (await aUser(server, withMail('other'))).token;
     await someUsers(server, [{ name: 'last', email: 'last@example.test', displayName: 'Last Signer' }]);
   });
 

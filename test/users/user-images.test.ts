@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { assertError } from '../helpers/api-errors.js';
+import { createUser, upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -13,11 +14,6 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
 
   const image = (token: string, path: string) =>
     upload(server, token, PNG_1PX, { path, name: 'image.png', type: 'image/png' });
-  function assertError(response: ApiResponse, status: number, code: string, mentions?: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-    if (mentions) assert.ok(response.body.message.includes(mentions), response.body.message);
-  }
   const readUser = async (id: string, token = admin) =>
     (await server.api('GET', `/users/${id}`, { token })).body;
 
