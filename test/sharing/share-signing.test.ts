@@ -11,7 +11,7 @@ import {
   writeMainFile,
 } from '../helpers/documents.js';
 import { anOwnerAndTwoSigners } from '../helpers/people.js';
-import { linkOf, signByLink } from '../helpers/sharing.js';
+import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { assertBodyInvalid } from '../helpers/api-errors.js';
 import { useServer } from '../helpers/use-server.js';
@@ -39,20 +39,11 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
 
   it('parallel: three recipients (two users, one e-mail recipient) all get their turn at once, sign in any order, and the document completes; pdfsig says every signature is valid', async () => {
     const id = await newDoc('Parallel three');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [
-          { sharePurpose: 'sign', shareTo: 'ivy' },
-          { sharePurpose: 'sign', shareTo: 'par@example.org' },
-          { sharePurpose: 'sign', shareTo: 'jon' },
-        ],
-      },
+    const shares = await shareDocument(server, owner, id, {
+      to: ['ivy', 'par@example.org', 'jon'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
     });
-    assert.equal(shared.status, 200, shared.text);
     assert.deepEqual(
-      shared.body.map((s: { status: string }) => s.status),
+      shares.map((s: { status: string }) => s.status),
       ['active', 'active', 'active'],
       'nobody waits for a turn',
     );
@@ -87,14 +78,9 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     const id = await newDoc('Sharer signs first');
     const before = await read(id);
     const image = await upload(server, owner, PNG_1PX, { name: 'stamp.png', type: 'image/png' });
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [
-          { sharePurpose: 'sign', shareTo: 'ivy' },
-          { sharePurpose: 'sign', shareTo: 'first@example.org' },
-        ],
+    const shares = await shareDocument(server, owner, id, {
+      to: ['ivy', 'first@example.org'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
+      share: {
         signatures: [{ type: 'signature', position: at(0.05, 0.75) }],
         images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
         annotations: [
@@ -106,8 +92,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
         ],
       },
     });
-    assert.equal(shared.status, 200, shared.text);
-    assert.equal(shared.body.length, 2);
+    assert.equal(shares.length, 2);
     const after = await read(id);
     assert.equal(after.isSigned, true);
     assert.notEqual(after.pdfFile.content, before.pdfFile.content, 'the main file has a new id');
@@ -158,16 +143,19 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
             .executeTakeFirstOrThrow()
         ).n,
       );
+    /** POST /share with the sharer's signature and the image on `page`. */
+    const shareSigned = (page: number) =>
+      server.api('POST', '/share', {
+        token: owner,
+        body: {
+          id,
+          data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
+          signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
+          images: [{ blob: image, position: at(0.5, 0.1), pages: [page] }],
+        },
+      });
     const mailsBefore = await mailJobs();
-    const failed = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
-        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
-        images: [{ blob: image, position: at(0.5, 0.1), pages: [9] }],
-      },
-    });
+    const failed = await shareSigned(9);
     assert.equal(failed.status, 400, failed.text);
     assert.equal(failed.body.code, 'VALIDATION_ERROR');
     assert.match(failed.body.message, /"images\[0\]\.pages\[0\]"/);
@@ -195,15 +183,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assertBodyInvalid(tooFar, '"signatures[0].position.percentX" must be less than or equal to 1');
 
     // The same image works in a corrected call.
-    const retried = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
-        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
-        images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
-      },
-    });
+    const retried = await shareSigned(1);
     assert.equal(retried.status, 200, retried.text);
     assert.equal(await mailJobs(), mailsBefore + 1, 'the invitation');
     await smtp.waitFor('nothing@example.org', /Nothing left/);
