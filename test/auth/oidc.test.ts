@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { signInWithBrowser, startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
 import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 
 // PUBLIC_URL stands for a proxy in front of the test server: the provider sends the browser there and
 // the test moves the request onto the server's real address (its port is only known once it listens).
@@ -112,8 +113,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('an account with MFA gets a locked token (isUnlocked false), as POST /login gives, unlocked by POST /login/totp', async () => {
-    await createUser(server, { name: 'mfa-user', email: 'mfa@example.test' });
-    const password = await server.login('mfa-user', 'user-password-1');
+    const password = (await aUser(server, { name: 'mfa-user', email: 'mfa@example.test' })).token;
     const enrolled = await server.api('POST', '/login/mfa', { token: password });
     assert.equal(enrolled.status, 200);
 

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { ManualClock } from '../../src/core/clock.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, TEST_DATABASE_URL, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
 
@@ -162,8 +163,7 @@ describe('spec Reports and audit logs: POST /logs/search, its continuation rules
   });
 
   it('another user cannot continue or close someone else’s scroll', async () => {
-    await createUser(server, { name: 'auditor2', rights: ['view_logs'] });
-    const other = await server.login('auditor2', 'user-password-1');
+    const other = (await aUser(server, { name: 'auditor2', rights: ['view_logs'] })).token;
     const first = await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { timeout: 60 } });
     assert.equal(
       (await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { id: first.body.scrollId } }, other))
@@ -261,12 +261,9 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
   let space: Workspace;
 
   before(async () => {
-    await createUser(server, { name: 'olga' });
-    await createUser(server, { name: 'vic' });
-    await createUser(server, { name: 'sam' });
-    owner = await server.login('olga', 'user-password-1');
-    viewer = await server.login('vic', 'user-password-1');
-    stranger = await server.login('sam', 'user-password-1');
+    owner = (await aUser(server, { name: 'olga' })).token;
+    viewer = (await aUser(server, { name: 'vic' })).token;
+    stranger = (await aUser(server, { name: 'sam' })).token;
     space = await workspace();
   });
   after(async () => {

@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { assertError } from '../helpers/api-errors.js';
 import { createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -83,8 +84,7 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
   });
 
   it('rule 2: POST /configuration/images assigns the caller’s own POST /files/signature and /files/initials uploads, nothing else', async () => {
-    await createUser(server, { name: 'sina' });
-    const sina = await server.login('sina', 'user-password-1');
+    const sina = (await aUser(server, { name: 'sina' })).token;
     const signature = await image(sina, '/files/signature');
     const initials = await image(sina, '/files/initials');
     const set = await server.api('POST', '/configuration/images', {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('spec: User account table and administration (POST/PUT/DELETE /users)', () => {
@@ -75,8 +76,9 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
 
   it('an organization administrator manages only their own organization: others’ users are not found', async () => {
     const outsider = await createUser(server, { name: 'outsider', organization: 'Other Org' });
-    await createUser(server, { name: 'orgadmin', role: 'organizationAdmin', organization: 'Sales' });
-    const token = await server.login('orgadmin', 'user-password-1');
+    const token = (
+      await aUser(server, { name: 'orgadmin', role: 'organizationAdmin', organization: 'Sales' })
+    ).token;
     assert.equal(
       (await server.api('PUT', `/users/${outsider}`, { token, body: { status: 'suspended' } })).status,
       404,
@@ -95,8 +97,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
   });
 
   it('no administrator grants a role above their own or rights they do not hold', async () => {
-    await createUser(server, { name: 'orgadmin2', role: 'organizationAdmin' });
-    const token = await server.login('orgadmin2', 'user-password-1');
+    const token = (await aUser(server, { name: 'orgadmin2', role: 'organizationAdmin' })).token;
     const role = await server.api('POST', '/users', {
       token,
       body: { name: 'wannabe', password: 'password-123', role: 'globalAdmin' },

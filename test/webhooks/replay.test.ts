@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { MAX_REPLAY_EVENTS } from '../../src/webhooks/replay-deliveries.js';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, sleep, useReceiver, waitFor } from './helpers.js';
 
@@ -130,8 +130,8 @@ describe('webhook replay (POST /webhooks/:id/replay)', () => {
       const queued = await server.api('GET', `/webhooks/${hook.id}/deliveries`, { token: admin });
       assert.equal(queued.body.total, 0, 'nothing was queued');
 
-      await createUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] });
-      const ann = await server.login('ann', 'user-password-1');
+      const ann = (await aUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] }))
+        .token;
       const hidden = await replay(hook.id, { from: at(day), to: at(2 * day) }, ann);
       assert.equal(hidden.status, 404);
       assert.equal(hidden.body.code, 'NOT_FOUND');

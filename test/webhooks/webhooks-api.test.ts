@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ADMIN, createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, startReceiver, useReceiver, waitFor } from './helpers.js';
 
@@ -113,8 +114,7 @@ describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
       callbackUrl: receiver.url,
     });
 
-    await createUser(server, { name: 'global', role: 'globalAdmin' });
-    const global = await server.login('global', 'user-password-1');
+    const global = (await aUser(server, { name: 'global', role: 'globalAdmin' })).token;
     const list = await server.api('GET', '/webhooks', { token: global });
     assert.deepEqual(
       list.body.results.map((w: { id: string }) => w.id).sort(),
