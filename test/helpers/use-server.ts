@@ -6,6 +6,9 @@ import { startSmtp, type TestSmtp } from './smtp.js';
  * Something a describe's tests share, started in the describe's `before` hook and stopped in its
  * `after` hook. The answer stands for what `start` made from the `before` hook on, so the describe
  * names it at its top as a const; used earlier (while the describe is being declared), it throws.
+ * node:test runs `after` hooks in the order they were declared, so what a describe names first is
+ * also stopped first: a describe whose teardown must run in another order (processes killed before
+ * their store is removed) writes its own `after` hook.
  *
  * ```ts
  * describe('…', () => {
