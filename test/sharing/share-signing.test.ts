@@ -14,6 +14,7 @@ import { anOwnerAndTwoSigners } from '../helpers/people.js';
 import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { assertBodyInvalid } from '../helpers/api-errors.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.2, percentHeight: 0.06 });
@@ -100,14 +101,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal(after.workflow.shareStateName, 'inprogress');
     assert.deepEqual(after.waitingFor, ['ivy', 'first@example.org']);
     // Events of one transaction share their time; the audit log's sequence keeps the order of writing.
-    const names = (
-      await server.app.deps.db
-        .selectFrom('audit_log')
-        .select('activity_type')
-        .where('object_id', '=', id)
-        .orderBy('seq')
-        .execute()
-    ).map((e) => e.activity_type);
+    const names = (await auditOf(server, id)).map((record) => record.activityType);
     assert.ok(
       names.indexOf('documentSigned') >= 0 &&
         names.indexOf('documentSigned') < names.indexOf('documentShared'),

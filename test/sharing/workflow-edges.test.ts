@@ -8,6 +8,7 @@ import { makePdf } from '../helpers/pdf.js';
 import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { createUser, USER_PASSWORD } from '../helpers/server.js';
 import { shareTokenOf } from '../helpers/smtp.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 });
@@ -55,14 +56,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     });
   const events = (id: string) => eventsOf(server, id);
   const audit = async (id: string, activityType: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('audit_log')
-        .select('data')
-        .where('object_id', '=', id)
-        .where('activity_type', '=', activityType)
-        .execute()
-    ).map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>);
+    (await auditOf(server, id, activityType)).map((record) => record.data);
   const mailsTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).length;
 
   it('spec Document share state: "`expired` = the process ended without completion": only a share that owes an action expires the process; a view share expires alone, named in the audit', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { MAX_REPLAY_EVENTS } from '../../src/webhooks/replay-deliveries.js';
 import { aUser } from '../helpers/people.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
 import { createWebhook, emit, scopeOf, sleep, useReceiver, waitFor } from './helpers.js';
 
@@ -72,12 +73,7 @@ describe('webhook replay (POST /webhooks/:id/replay)', () => {
       const r1 = list.body.results.find((d: { id: string }) => d.id === original['r-1']);
       assert.equal(r1.attempts.length, 2, 'a new attempt of the same delivery');
 
-      const audit = await db
-        .selectFrom('audit_log')
-        .select('data')
-        .where('object_id', '=', hook.id)
-        .where('activity_type', '=', 'webhookReplayed')
-        .execute();
+      const audit = await auditOf(server, hook.id, 'webhookReplayed');
       assert.equal(audit.length, 1);
 
       const beforeCreation = await replay(hook.id, {
