@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../../src/core/clock.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, TEST_DATABASE_URL, upload } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
+import { shareDocument } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
-import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
+import { hasTool, pdfsig, tool, useWorkspace } from '../pdf/oracles.js';
 
 describe('spec Reports and audit logs: POST /logs/search, its continuation rules and DELETE /logs/scroll', () => {
   const clock = new ManualClock(new Date());
@@ -258,16 +259,12 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
   let owner: string;
   let viewer: string;
   let stranger: string;
-  let space: Workspace;
+  const space = useWorkspace();
 
   before(async () => {
     owner = (await aUser(server, { name: 'olga' })).token;
     viewer = (await aUser(server, { name: 'vic' })).token;
     stranger = (await aUser(server, { name: 'sam' })).token;
-    space = await workspace();
-  });
-  after(async () => {
-    await space.remove();
   });
 
   it('lists the events, actors and file hashes, is sealed (pdfsig: valid) and only for the owner or administrators', async () => {
@@ -277,11 +274,7 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
       body: { body: { documentTitle: 'Audited agreement', pdfFile: { content: pdf } } },
     });
     const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id, data: [{ sharePurpose: 'view', shareTo: 'vic' }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
+    await shareDocument(server, owner, id, { to: [{ sharePurpose: 'view', shareTo: 'vic' }] });
 
     const response = await fetch(`${server.url}/api/v1/documents/${id}/audit?token=${owner}`);
     assert.equal(response.status, 200);

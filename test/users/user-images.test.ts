@@ -4,6 +4,7 @@ import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { assertError } from '../helpers/api-errors.js';
 import { createUser, upload } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
+import { aSignedDocument } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -173,20 +174,10 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
     );
 
     // The user signs with the image an administrator assigned.
-    const pdf = await upload(server, uli, makePdf());
-    const doc = await server.api('POST', '/documents', {
-      token: uli,
-      body: { body: { documentTitle: 'Signed with an assigned image', pdfFile: { content: pdf } } },
+    await aSignedDocument(server, uli, {
+      title: 'Signed with an assigned image',
+      signatures: [{ type: 'signature', blob: byAdmin, pages: [1], position: at(0.1, 0.8) }],
     });
-    assert.equal(doc.status, 200, doc.text);
-    const signed = await server.api('PUT', '/documents/sign/1', {
-      token: uli,
-      body: {
-        id: doc.body.results[0].documentId,
-        signatures: [{ type: 'signature', blob: byAdmin, pages: [1], position: at(0.1, 0.8) }],
-      },
-    });
-    assert.equal(signed.status, 200, signed.text);
 
     // Not assignable: a photo upload, and another user's images, even by an administrator.
     assertError(

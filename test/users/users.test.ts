@@ -10,9 +10,8 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
   before(async () => (admin = await server.adminToken()));
 
   it('active → suspended → active: suspension blocks login, existing sessions and API keys at once; reactivation restores them', async () => {
-    const id = await createUser(server, { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' });
-    const token = await server.login('carol', 'user-password-1');
-    const key = (await server.api('POST', '/api/key', { token, body: {} })).body.id;
+    const carol = { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' };
+    const { id, token, apiKey: key } = await aUser(server, carol, { apiKey: true });
 
     const suspend = await server.api('PUT', `/users/${id}`, { token: admin, body: { status: 'suspended' } });
     assert.equal(suspend.status, 200);
