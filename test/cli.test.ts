@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
+import { describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
-import { TEST_DATABASE_URL } from './helpers/server.js';
+import { useStore } from './helpers/use-server.js';
 
 describe('the signery command', () => {
-  let dataDir: string;
-  const schema = `t_cli_${randomBytes(4).toString('hex')}`;
+  const store = useStore('cli');
   const env = () => ({
     ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
+    ...store.env,
     ADMIN_PASSWORD: '',
     ADMIN_EMAIL: '',
-    ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
   });
   const signery = (args: string[], input?: string) =>
     spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
@@ -26,19 +19,6 @@ describe('the signery command', () => {
       input,
       encoding: 'utf8',
     });
-
-  before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'signery-cli-'));
-  });
-  after(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-    if (TEST_DATABASE_URL) {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
-  });
 
   it('migrate applies the migrations once, then reports the database up to date', () => {
     const first = signery(['migrate']);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 const YEAR = 365 * 86_400_000;
@@ -11,8 +11,7 @@ describe('spec: API key (GET/POST /api/key, DELETE /api/key/:token)', () => {
   const server = useServer({ clock });
   let token: string;
   before(async () => {
-    await createUser(server, { name: 'integrator' });
-    token = await server.login('integrator', 'user-password-1');
+    token = (await aUser(server, { name: 'integrator' })).token;
   });
 
   it('POST /api/key returns the whole key once as id; GET lists only its public prefix, description and times', async () => {
@@ -66,8 +65,7 @@ describe('spec: API key (GET/POST /api/key, DELETE /api/key/:token)', () => {
 
   it('another user’s key cannot be revoked: 404, and it keeps working', async () => {
     const key = (await server.api('POST', '/api/key', { token, body: {} })).body.id;
-    await createUser(server, { name: 'stranger' });
-    const stranger = await server.login('stranger', 'user-password-1');
+    const stranger = (await aUser(server, { name: 'stranger' })).token;
     const attempt = await server.api('DELETE', `/api/key/${key.slice(0, 16)}`, { token: stranger });
     assert.equal(attempt.status, 404);
     assert.equal((await server.api('GET', '/api/key', { token: key })).status, 200);

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import otplib from 'otplib';
 import { ManualClock } from '../../src/core/clock.js';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
-import { signInWithBrowser, startIdentityProvider, type TestIdentityProvider } from '../helpers/oidc.js';
-import { createUser, startServer, type TestServer } from '../helpers/server.js';
+import { signInWithBrowser, startIdentityProvider } from '../helpers/oidc.js';
+import { createUser, startServer } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
 
 // PUBLIC_URL stands for a proxy in front of the test server: the provider sends the browser there and
 // the test moves the request onto the server's real address (its port is only known once it listens).
@@ -28,26 +30,28 @@ async function answer(response: Response) {
   return { status: response.status, headers: response.headers, body };
 }
 
+/** The identity provider of a describe, with this file's accounts and callback. */
+const useIdentityProvider = () =>
+  useStarted(
+    'the identity provider',
+    () => startIdentityProvider({ redirectUris: [CALLBACK], accounts: ACCOUNTS }),
+    (idp) => idp.close(),
+  );
+
 describe('spec: Authentication 5, third-party sign-in through an OpenID Connect provider', () => {
   const clock = new ManualClock(new Date());
-  let idp: TestIdentityProvider;
-  let server: TestServer;
+  const idp = useIdentityProvider();
+  const server = useServer(() => ({
+    clock,
+    env: { PUBLIC_URL, OIDC_PROVIDERS: JSON.stringify([idp.entry('corp', { label: 'Corporate login' })]) },
+  }));
   let aliceId: string;
 
   before(async () => {
-    idp = await startIdentityProvider({ redirectUris: [CALLBACK], accounts: ACCOUNTS });
-    server = await startServer({
-      clock,
-      env: { PUBLIC_URL, OIDC_PROVIDERS: JSON.stringify([idp.entry('corp', { label: 'Corporate login' })]) },
-    });
     aliceId = await createUser(server, { name: 'alice', email: 'alice@example.test' });
     await createUser(server, { name: 'bob', email: 'bob@example.test' });
     await createUser(server, { name: 'twin-1', email: 'twin@example.test' });
     await createUser(server, { name: 'twin-2', email: 'twin@example.test' });
-  });
-  after(async () => {
-    await server?.close();
-    await idp?.close();
   });
 
   const start = (query = '') => `${server.url}/api/v1/login/oidc/corp${query}`;
@@ -112,8 +116,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('an account with MFA gets a locked token (isUnlocked false), as POST /login gives, unlocked by POST /login/totp', async () => {
-    await createUser(server, { name: 'mfa-user', email: 'mfa@example.test' });
-    const password = await server.login('mfa-user', 'user-password-1');
+    const password = (await aUser(server, { name: 'mfa-user', email: 'mfa@example.test' })).token;
     const enrolled = await server.api('POST', '/login/mfa', { token: password });
     assert.equal(enrolled.status, 200);
 
@@ -280,26 +283,18 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
 });
 
 describe('third-party sign-in: refused callbacks count as failed logins of the address, as on POST /login', () => {
-  let idp: TestIdentityProvider;
-  let server: TestServer;
-  before(async () => {
-    idp = await startIdentityProvider({ redirectUris: [CALLBACK], accounts: ACCOUNTS });
-    server = await startServer({
-      env: {
-        PUBLIC_URL,
-        // Nothing listens on port 1: a provider that cannot be reached.
-        OIDC_PROVIDERS: JSON.stringify([
-          idp.entry('corp'),
-          { ...idp.entry('down'), issuer: 'http://127.0.0.1:1' },
-        ]),
-        LOGIN_MAX_FAILURES_PER_ADDRESS: '2',
-      },
-    });
-  });
-  after(async () => {
-    await server?.close();
-    await idp?.close();
-  });
+  const idp = useIdentityProvider();
+  const server = useServer(() => ({
+    env: {
+      PUBLIC_URL,
+      // Nothing listens on port 1: a provider that cannot be reached.
+      OIDC_PROVIDERS: JSON.stringify([
+        idp.entry('corp'),
+        { ...idp.entry('down'), issuer: 'http://127.0.0.1:1' },
+      ]),
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '2',
+    },
+  }));
 
   it('a provider that cannot be reached is 502 IDENTITY_PROVIDER_ERROR, its message naming no address', async () => {
     for (let i = 0; i < 3; i++) {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import otplib from 'otplib';
 import { ManualClock } from '../../src/core/clock.js';
 import { ADMIN, createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 const DAY = 86_400_000;
@@ -105,8 +106,7 @@ describe('spec: Session token table', () => {
   });
 
   it('sessions live 30 days: afterwards GET /login answers {logged:false} and other calls 401', async () => {
-    await createUser(server, { name: 'expiring' });
-    const token = await server.login('expiring', 'user-password-1');
+    const token = (await aUser(server, { name: 'expiring' })).token;
     clock.advance(29 * DAY);
     assert.equal((await server.api('GET', '/login', { token })).body.logged, true);
     clock.advance(1 * DAY + 1000);

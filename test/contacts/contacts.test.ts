@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { assertError } from '../helpers/api-errors.js';
+import { createUser, upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('contacts: the caller’s own address book (spec: Other resources; Files usage rule 1)', () => {
@@ -19,12 +20,6 @@ describe('contacts: the caller’s own address book (spec: Other resources; File
 
   const photo = (token: string) =>
     upload(server, token, PNG_1PX, { path: '/files/photo', name: 'face.png', type: 'image/png' });
-  function assertError(response: ApiResponse, status: number, code: string, mentions?: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-    if (mentions) assert.ok(response.body.message.includes(mentions), response.body.message);
-  }
-
   it('create, read, list, search, change and delete a contact', async () => {
     const face = await photo(ann);
     const created = await server.api('POST', '/contacts', {

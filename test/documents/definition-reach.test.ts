@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -12,10 +12,11 @@ describe('document definitions serve the whole tenant: only global and super adm
   const server = useServer();
 
   it('an organization administrator gets 403 FORBIDDEN creating or changing one; a global administrator may', async () => {
-    await createUser(server, { name: 'org-admin', organization: 'Sales', role: 'organizationAdmin' });
-    await createUser(server, { name: 'global', organization: 'Head office', role: 'globalAdmin' });
-    const orgAdmin = await server.login('org-admin', 'user-password-1');
-    const global = await server.login('global', 'user-password-1');
+    const orgAdmin = (
+      await aUser(server, { name: 'org-admin', organization: 'Sales', role: 'organizationAdmin' })
+    ).token;
+    const global = (await aUser(server, { name: 'global', organization: 'Head office', role: 'globalAdmin' }))
+      .token;
     const created = await server.api('POST', '/definitions/documents/name', {
       token: global,
       body: { name: 'invoice', description: 'Invoices' },

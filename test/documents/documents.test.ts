@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('documents: create, read, change, revisions (spec Documents)', () => {
@@ -80,8 +81,7 @@ describe('documents: create, read, change, revisions (spec Documents)', () => {
   it('another user cannot see the document: 404, and the main file is not readable by them', async () => {
     const pdf = await upload(server, token, makePdf());
     const doc = (await create({ pdfFile: { content: pdf } })).body.results[0];
-    await createUser(server, { name: 'outsider' });
-    const outsider = await server.login('outsider', 'user-password-1');
+    const outsider = (await aUser(server, { name: 'outsider' })).token;
     assert.equal((await server.api('GET', `/documents/${doc.documentId}`, { token: outsider })).status, 404);
     assert.equal((await server.api('GET', `/files/loadFile/hash/${pdf}`, { token: outsider })).status, 404);
     const change = await server.api('PUT', '/documents/edit/1', {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, upload } from '../helpers/server.js';
+import { upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -27,10 +28,8 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
   ];
 
   before(async () => {
-    await createUser(server, { name: 'alice', organization: 'Team', rights });
-    await createUser(server, { name: 'bob', organization: 'Team', rights });
-    alice = await server.login('alice', 'user-password-1');
-    bob = await server.login('bob', 'user-password-1');
+    alice = (await aUser(server, { name: 'alice', organization: 'Team', rights })).token;
+    bob = (await aUser(server, { name: 'bob', organization: 'Team', rights })).token;
   });
 
   const folder = async (name: string, parentFolderId: string | null, isShared: boolean) => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
-import { createUser, upload } from '../helpers/server.js';
+import { upload } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -197,8 +197,7 @@ describe('attachments: rights and downloads (spec Authentication 7, Endpoints)',
     const one = await server.api('GET', `/attachments/${doc.documentId}/${a}`, { token: admin });
     assert.equal(one.text, 'first attachment');
 
-    await createUser(server, { name: 'reader', role: 'read', rights: [] });
-    const reader = await server.login('reader', 'user-password-1');
+    const reader = (await aUser(server, { name: 'reader', role: 'read', rights: [] })).token;
     const move = await server.api('PUT', '/documents/owner', {
       token: admin,
       body: { id: doc.documentId, owner: 'reader' },

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { assertError } from '../helpers/api-errors.js';
+import { createUser, upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('enums: named value lists of an organization (spec: Other resources; Files usage rule 1)', () => {
@@ -30,12 +31,6 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
   const photo = (token: string) =>
     upload(server, token, PNG_1PX, { path: '/files/photo', name: 'flag.png', type: 'image/png' });
   const file = (token: string) => upload(server, token, makePdf(), { name: 'terms.pdf' });
-  function assertError(response: ApiResponse, status: number, code: string, mentions?: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-    if (mentions) assert.ok(response.body.message.includes(mentions), response.body.message);
-  }
-
   it('create, read, list, add and replace records, delete an enum', async () => {
     const flag = await photo(lea);
     const terms = await file(lea);

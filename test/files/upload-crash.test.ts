@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { startServer, TEST_DATABASE_URL, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { makeStore, type TestStore } from '../helpers/server.js';
 import { logIn, serverEnv, spawnServer, type ServerProcess } from '../webhooks/processes.js';
 
 const MB = 1024 * 1024;
@@ -66,35 +65,26 @@ async function sizeOf(dir: string): Promise<number> {
 }
 
 describe('Operations: a node killed during uploads loses nothing acknowledged and leaves nothing for ever', () => {
-  let dataDir: string;
+  // Removed after the nodes that use it stop.
+  let store: TestStore;
   let env: Record<string, string>;
-  const schema = `t_upcrash_${randomBytes(4).toString('hex')}`;
   let node: ServerProcess | undefined;
   let survivor: TestServer | undefined;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'signery-upload-crash-'));
-    env = serverEnv({
-      DATA_DIR: dataDir,
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
-    });
+    store = await makeStore('upload-crash');
+    env = serverEnv(store.env);
   });
   after(async () => {
     await node?.stop('SIGKILL');
     await survivor?.close();
-    await rm(dataDir, { recursive: true, force: true });
-    if (TEST_DATABASE_URL) {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
+    await store?.remove();
   });
 
   it('SIGKILL during 30 MB uploads and a burst of small ones: every stored file has its audit record, and the sweeps remove the rest', async () => {
     node = await spawnServer(env);
     const token = await logIn(node.url);
-    const tmp = join(dataDir, 'blobs', 'tmp');
+    const tmp = join(store.dataDir, 'blobs', 'tmp');
 
     // Four 30 MB uploads that stop after 12 MB, as a client whose connection stalls would.
     const stalled = Array.from({ length: 4 }, () => streamUpload(node!.url, token, 30 * MB, 12 * MB));
@@ -121,7 +111,7 @@ describe('Operations: a node killed during uploads loses nothing acknowledged an
 
     // The same store, opened again.
     survivor = await startServer({
-      env: { DATA_DIR: dataDir, ...(TEST_DATABASE_URL ? { DATABASE_SCHEMA: schema } : {}) },
+      env: store.env,
     });
     const { db } = survivor.app.deps;
     const files = await db.selectFrom('files').select(['id', 'sha256', 'size']).execute();

@@ -85,13 +85,14 @@ export async function readDocument(server: TestServer, token: string, id: string
 
 /** The names of the document's events (the outbox webhooks are sent from), in the order they occurred. */
 export async function eventsOf(server: TestServer, documentId: string): Promise<string[]> {
-  const events = await server.app.deps.db
-    .selectFrom('events')
-    .select('event')
-    .where('document_id', '=', documentId)
-    .orderBy('occurred_at')
-    .execute();
-  return events.map((e) => e.event);
+  return (
+    await server.app.deps.db
+      .selectFrom('events')
+      .select('event')
+      .where('document_id', '=', documentId)
+      .orderBy('occurred_at')
+      .execute()
+  ).map((e) => e.event);
 }
 
 /** A document of `token`'s owner, signed by them (PUT /documents/sign) with `signatures`. */

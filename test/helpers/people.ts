@@ -11,6 +11,11 @@ export const JON = { name: 'jon', email: 'jon@example.test', displayName: 'Jon S
 /** Someone who signs documents of her own, with no e-mail address. */
 export const ADA = { name: 'ada', displayName: 'Ada Lovelace' };
 
+/** A user with nothing but a name and the address `<name>@example.test`. */
+export function withMail(name: string): NewUser {
+  return { name, email: `${name}@example.test` };
+}
+
 export interface AUser {
   id: string;
   name: string;
@@ -31,6 +36,13 @@ export async function aUser(
   if (!options.apiKey) return { id, name: user.name, token };
   const key = mustSucceed(await server.api('POST', '/api/key', { token, body: {} }), 'POST /api/key');
   return { id, name: user.name, token, apiKey: key.body.id as string };
+}
+
+/** OWNER, signed in (their session), and IVY and JON, who sign the owner's documents. */
+export async function anOwnerAndTwoSigners(server: TestServer): Promise<string> {
+  const owner = await aUser(server, OWNER);
+  await someUsers(server, [IVY, JON]);
+  return owner.token;
 }
 
 /** Users the administrator makes (POST /users), one after the other, not signed in: their ids. */

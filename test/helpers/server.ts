@@ -24,6 +24,45 @@ export const TEST_RATE_LIMITS = {
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000000',
 };
 
+/**
+ * A store of its own for a server a test runs: a data directory and, on PostgreSQL, a schema (named
+ * after `name`). `env` points a server at them (DATA_DIR, DATABASE_URL, DATABASE_SCHEMA); `remove`
+ * deletes both.
+ */
+export interface TestStore {
+  dataDir: string;
+  schema: string | undefined;
+  env: Record<string, string>;
+  remove(): Promise<void>;
+}
+
+export async function makeStore(name: string): Promise<TestStore> {
+  const dataDir = await mkdtemp(join(tmpdir(), `signery-${name}-`));
+  const schema = TEST_DATABASE_URL
+    ? `t_${name.replaceAll('-', '_')}_${randomBytes(4).toString('hex')}`
+    : undefined;
+  return {
+    dataDir,
+    schema,
+    env: {
+      DATA_DIR: dataDir,
+      ...(TEST_DATABASE_URL && schema ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+    },
+    async remove() {
+      await rm(dataDir, { recursive: true, force: true });
+      if (schema) await dropSchema(schema);
+    },
+  };
+}
+
+/** Drops a schema, with all it holds, from the PostgreSQL database at `url` (TEST_DATABASE_URL's). */
+export async function dropSchema(schema: string, url = TEST_DATABASE_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`drop schema if exists "${schema}" cascade`);
+  await client.end();
+}
+
 export interface TestServer {
   url: string;
   app: App;
@@ -74,12 +113,9 @@ export interface StartOptions {
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const shared = options.sameStoreAs;
-  const dataDir = shared?.dataDir ?? (await mkdtemp(join(tmpdir(), 'signery-test-')));
-  const schema = shared
-    ? shared.schema
-    : TEST_DATABASE_URL
-      ? `t_${randomBytes(6).toString('hex')}`
-      : undefined;
+  const store = shared ? undefined : await makeStore('test');
+  const dataDir = shared?.dataDir ?? store!.dataDir;
+  const schema = shared ? shared.schema : store!.schema;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -119,14 +155,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     adminToken: async () => (admin ??= await login(ADMIN.name, ADMIN.password)),
     async close() {
       await app.close();
-      if (shared) return;
-      await rm(dataDir, { recursive: true, force: true });
-      if (schema && TEST_DATABASE_URL) {
-        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      await store?.remove();
     },
   };
 }

@@ -1,11 +1,14 @@
 import { after, before } from 'node:test';
-import { startServer, type StartOptions, type TestServer } from './server.js';
+import { makeStore, startServer, type StartOptions, type TestServer, type TestStore } from './server.js';
 import { startSmtp, type TestSmtp } from './smtp.js';
 
 /**
  * Something a describe's tests share, started in the describe's `before` hook and stopped in its
  * `after` hook. The answer stands for what `start` made from the `before` hook on, so the describe
  * names it at its top as a const; used earlier (while the describe is being declared), it throws.
+ * node:test runs `after` hooks in the order they were declared, so what a describe names first is
+ * also stopped first: a describe whose teardown must run in another order (processes killed before
+ * their store is removed) writes its own `after` hook.
  *
  * ```ts
  * describe('…', () => {
@@ -99,4 +102,16 @@ export function useServer(options: UseServerOptions | (() => UseServerOptions) =
     await running?.smtp?.close();
   });
   return standIn('the server of useServer()', () => running?.server, { smtp });
+}
+
+/**
+ * A store of its own (makeStore: a data directory and, on PostgreSQL, a schema) for the servers the
+ * enclosing describe runs itself (processes, the command line), removed in its `after` hook.
+ */
+export function useStore(name: string): TestStore {
+  return useStarted(
+    `the ${name} store`,
+    () => makeStore(name),
+    (store) => store.remove(),
+  );
 }

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { createUser, startServer, upload } from '../helpers/server.js';
+import { startServer, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 
 describe('graceful shutdown while a download is still being sent', () => {
   // A liveness check, not a speed target: the bug held close() for the 72 s keep-alive timeout.
   it('lets the download finish, then closes its kept-alive connection instead of waiting for the keep-alive timeout', async () => {
     const server = await startServer();
-    await createUser(server, { name: 'dora' });
-    const token = await server.login('dora', 'user-password-1');
+    const token = (await aUser(server, { name: 'dora' })).token;
     const id = await upload(server, token, Buffer.alloc(20 * 1024 * 1024, 7), {
       name: 'big.bin',
       type: 'application/octet-stream',

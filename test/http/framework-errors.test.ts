@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makePdf } from '../helpers/pdf.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 // Issue 20, items 2, 3, 4 and 10, and the request-level limits (README: Limits). Contract (DESIGN,
@@ -107,21 +107,17 @@ const BEFORE_ROUTING: { name: string; status: number; request: string }[] = [
 ];
 
 describe('issue 20: errors made before and around routing', () => {
-  let server: TestServer;
-  let token: string;
   const logLines: string[] = [];
-  before(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    // trace: every line Fastify and Node's parser errors can write.
-    server = await startServer({ logger: { level: 'trace', stream } });
-    token = await server.adminToken();
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
   });
-  after(() => server.close());
+  // trace: every line Fastify and Node's parser errors can write.
+  const server = useServer({ logger: { level: 'trace', stream } });
+  let token: string;
+  before(async () => (token = await server.adminToken()));
 
   it('every error made before routing has the Contract’s shape {statusCode, error, message, code}', async () => {
     for (const { name, status, request } of BEFORE_ROUTING) {

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import { readJson } from '../../src/store/db/json.js';
 import { createTestPki } from '../fixtures/test-pki.js';
@@ -13,7 +8,7 @@ import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
-import { useServer } from '../helpers/use-server.js';
+import { useServer, useStore } from '../helpers/use-server.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { createWebhook, startReceiver, waitFor, type Receiver } from '../webhooks/helpers.js';
 import { serverEnv, spawnWorkerNode } from '../webhooks/processes.js';
@@ -315,26 +310,10 @@ describe(
 );
 
 describe('signery worker with METRICS_PORT', () => {
-  const schema = `t_metrics_${randomBytes(4).toString('hex')}`;
-  let dataDir: string;
-  before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'signery-metrics-worker-'));
-  });
-  after(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-    if (TEST_DATABASE_URL) {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
-  });
+  const store = useStore('metrics-worker');
 
   it('serves GET /metrics (its own job runs and queue) on that port, and nothing else', async () => {
-    const database: Record<string, string> = TEST_DATABASE_URL
-      ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema }
-      : {};
-    const worker = await spawnWorkerNode(serverEnv({ ...database, DATA_DIR: dataDir, METRICS_PORT: '0' }));
+    const worker = await spawnWorkerNode(serverEnv({ ...store.env, METRICS_PORT: '0' }));
     try {
       const address = /"metricsUrl":"(http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(worker.output())?.[1];
       assert.ok(address, worker.output());

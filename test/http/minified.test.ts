@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf } from '../helpers/pdf.js';
 import { ADMIN, createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 const sorted = (value: object) => Object.keys(value).sort();
@@ -23,9 +24,8 @@ describe('spec Versioning 1: a reduced (minified) interface with fewer propertie
   let token: string;
   let documentId: string;
   before(async () => {
-    await createUser(server, { name: 'mia', email: 'mia@example.test', displayName: 'Mia' });
+    token = (await aUser(server, { name: 'mia', email: 'mia@example.test', displayName: 'Mia' })).token;
     await createUser(server, { name: 'ned', email: 'ned@example.test' });
-    token = await server.login('mia', 'user-password-1');
     const pdf = await upload(server, token, makePdf());
     const created = await server.api('POST', '/documents', {
       token,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN, startServer, TEST_DATABASE_URL } from '../helpers/server.js';
+import { ADMIN, dropSchema, startServer, TEST_DATABASE_URL } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('health, OpenAPI, docs and metrics', () => {
@@ -135,12 +135,6 @@ describe('graceful shutdown', () => {
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
     assert.match(output, /shutting down/);
-    if (TEST_DATABASE_URL) {
-      const pg = await import('pg');
-      const client = new pg.default.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "t_shutdown_${process.pid}" cascade`);
-      await client.end();
-    }
+    if (TEST_DATABASE_URL) await dropSchema(`t_shutdown_${process.pid}`);
   });
 });

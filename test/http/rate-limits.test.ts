@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
-import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { makePdf } from '../helpers/pdf.js';
-import {
-  startServer,
-  TEST_DATABASE_URL,
-  upload,
-  type ApiResponse,
-  type TestServer,
-} from '../helpers/server.js';
+import { makeStore, startServer, upload, type ApiResponse, type TestServer } from '../helpers/server.js';
 import { shareTokenOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 /** The Redis server the Redis mode is tested against (`.ci/run` sets it; this machine runs one). */
@@ -389,23 +379,14 @@ describe('issue 21: rate limits an integrator can see', () => {
   );
 
   it('a REDIS_URL that does not answer stops the start with a clear error', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'signery-test-'));
-    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const store = await makeStore('redis-down');
     try {
       await assert.rejects(
-        startServer({
-          env: { DATA_DIR: dataDir, DATABASE_SCHEMA: schema, REDIS_URL: 'redis://127.0.0.1:1' },
-        }),
+        startServer({ env: { ...store.env, REDIS_URL: 'redis://127.0.0.1:1' } }),
         /Redis \(REDIS_URL\) did not answer/,
       );
     } finally {
-      await rm(dataDir, { recursive: true, force: true });
-      if (TEST_DATABASE_URL) {
-        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      await store.remove();
     }
   });
 

@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { DatabaseHandle } from '../../src/store/db/dialect.js';
 import { migrateToLatest } from '../../src/store/db/migrate.js';
 import { openPostgres } from '../../src/store/db/postgres/postgres-database.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { openSqlite } from '../../src/store/db/sqlite/sqlite-database.js';
-import { TEST_DATABASE_URL } from '../helpers/server.js';
+import { dropSchema, TEST_DATABASE_URL } from '../helpers/server.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle<Database>;
@@ -35,10 +34,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       async close() {
         for (const other of others) await other.close();
         await handle.close();
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
+        await dropSchema(schema, url);
       },
     };
   }

@@ -40,14 +40,42 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
     ec = await pki.signer({ name: 'EC Card Holder', key: 'ECDSA' });
   });
 
+  /** A one-page PDF prepared for `signer`'s certificate now (prepareSignature), with more `options`. */
+  const prepareFor = (
+    signer: Signer,
+    signerName: string,
+    options: Partial<Parameters<typeof prepareSignature>[0]> = {},
+  ) =>
+    prepareSignature({
+      pdf: onePagePdf().bytes,
+      certificate: signer.certificate,
+      chain: signer.chain,
+      signerName,
+      signingTime: new Date(),
+      ...options,
+    });
+  type Prepared = Awaited<ReturnType<typeof prepareSignature>>;
+  /** The prepared file with a CMS the client built itself (`signer`'s RSA signature) in its /Contents. */
+  const signedByClient = async (prepared: Prepared, signer: Signer) => {
+    const cms = buildSignedData({
+      signedAttributes: prepared.state.signedAttributes,
+      signatureValue: await signer.sign({
+        data: prepared.state.signedAttributes,
+        digestAlgorithm: 'SHA-256',
+      }),
+      certificate: signer.certificate,
+      chain: signer.chain,
+      digestAlgorithm: 'SHA-256',
+      keyAlgorithm: 'RSA',
+    });
+    const signed = new Uint8Array(prepared.pdf);
+    signed.set(Buffer.from(Buffer.from(cms).toString('hex'), 'latin1'), prepared.state.byteRange[1] + 1);
+    return signed;
+  };
+
   for (const digestAlgorithm of ['SHA-256', 'SHA-384', 'SHA-512'] as const) {
     it(`an external party signs the ${digestAlgorithm} digest; finish embeds it after a JSON round trip`, async () => {
-      const prepared = await prepareSignature({
-        pdf: onePagePdf().bytes,
-        certificate: rsa.certificate,
-        chain: rsa.chain,
-        signerName: 'Card Holder',
-        signingTime: new Date(),
+      const prepared = await prepareFor(rsa, 'Card Holder', {
         digestAlgorithm,
         signatures: [
           {
@@ -81,13 +109,7 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
 
   it('ECDSA signatures are accepted as DER and as raw r||s', async () => {
     for (const dsaEncoding of ['der', 'ieee-p1363'] as const) {
-      const prepared = await prepareSignature({
-        pdf: onePagePdf().bytes,
-        certificate: ec.certificate,
-        chain: ec.chain,
-        signerName: 'EC',
-        signingTime: new Date(),
-      });
+      const prepared = await prepareFor(ec, 'EC');
       const signatureValue = sign('sha256', prepared.state.signedAttributes, {
         key: ec.privateKey,
         dsaEncoding,
@@ -99,13 +121,7 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
   });
 
   it('a signature value that does not verify is refused with SignatureValueInvalid before embedding', async () => {
-    const prepared = await prepareSignature({
-      pdf: onePagePdf().bytes,
-      certificate: rsa.certificate,
-      chain: rsa.chain,
-      signerName: 'Card Holder',
-      signingTime: new Date(),
-    });
+    const prepared = await prepareFor(rsa, 'Card Holder');
     const wrongKey = await pki.signer({ name: 'Somebody Else' });
     const wrong = await wrongKey.sign({ data: prepared.state.signedAttributes, digestAlgorithm: 'SHA-256' });
     await assert.rejects(
@@ -125,13 +141,7 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
   });
 
   it('finish refuses a PDF that is not the prepared one, or one already finished', async () => {
-    const prepared = await prepareSignature({
-      pdf: onePagePdf().bytes,
-      certificate: rsa.certificate,
-      chain: rsa.chain,
-      signerName: 'Card Holder',
-      signingTime: new Date(),
-    });
+    const prepared = await prepareFor(rsa, 'Card Holder');
     const signatureValue = await rsa.sign({
       data: prepared.state.signedAttributes,
       digestAlgorithm: 'SHA-256',
@@ -150,28 +160,9 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
   });
 
   it('finish/file accepts the prepared file with only /Contents filled in, and nothing else', async () => {
-    const prepared = await prepareSignature({
-      pdf: onePagePdf().bytes,
-      certificate: rsa.certificate,
-      chain: rsa.chain,
-      signerName: 'Card Holder',
-      signingTime: new Date(),
-    });
-    const signatureValue = await rsa.sign({
-      data: prepared.state.signedAttributes,
-      digestAlgorithm: 'SHA-256',
-    });
+    const prepared = await prepareFor(rsa, 'Card Holder');
     // The client embeds a CMS itself.
-    const cms = buildSignedData({
-      signedAttributes: prepared.state.signedAttributes,
-      signatureValue,
-      certificate: rsa.certificate,
-      chain: rsa.chain,
-      digestAlgorithm: 'SHA-256',
-      keyAlgorithm: 'RSA',
-    });
-    const signed = new Uint8Array(prepared.pdf);
-    signed.set(Buffer.from(Buffer.from(cms).toString('hex'), 'latin1'), prepared.state.byteRange[1] + 1);
+    const signed = await signedByClient(prepared, rsa);
     assert.equal(finishSignatureFromFile({ prepared: prepared.pdf, state: prepared.state, signed }), signed);
 
     const edited = new Uint8Array(signed);
@@ -180,20 +171,7 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
       () => finishSignatureFromFile({ prepared: prepared.pdf, state: prepared.state, signed: edited }),
       PreparedSignatureMismatch,
     );
-    const byOther = await pki.signer({ name: 'Other' });
-    const otherCms = buildSignedData({
-      signedAttributes: prepared.state.signedAttributes,
-      signatureValue: await byOther.sign({
-        data: prepared.state.signedAttributes,
-        digestAlgorithm: 'SHA-256',
-      }),
-      certificate: byOther.certificate,
-      chain: byOther.chain,
-      digestAlgorithm: 'SHA-256',
-      keyAlgorithm: 'RSA',
-    });
-    const wrong = new Uint8Array(prepared.pdf);
-    wrong.set(Buffer.from(Buffer.from(otherCms).toString('hex'), 'latin1'), prepared.state.byteRange[1] + 1);
+    const wrong = await signedByClient(prepared, await pki.signer({ name: 'Other' }));
     assert.throws(
       () => finishSignatureFromFile({ prepared: prepared.pdf, state: prepared.state, signed: wrong }),
       SignatureValueInvalid,

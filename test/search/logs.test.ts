@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../../src/core/clock.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, TEST_DATABASE_URL, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
+import { shareDocument } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
-import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
+import { hasTool, pdfsig, tool, useWorkspace } from '../pdf/oracles.js';
 
 describe('spec Reports and audit logs: POST /logs/search, its continuation rules and DELETE /logs/scroll', () => {
   const clock = new ManualClock(new Date());
@@ -162,8 +164,7 @@ describe('spec Reports and audit logs: POST /logs/search, its continuation rules
   });
 
   it('another user cannot continue or close someone else’s scroll', async () => {
-    await createUser(server, { name: 'auditor2', rights: ['view_logs'] });
-    const other = await server.login('auditor2', 'user-password-1');
+    const other = (await aUser(server, { name: 'auditor2', rights: ['view_logs'] })).token;
     const first = await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { timeout: 60 } });
     assert.equal(
       (await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { id: first.body.scrollId } }, other))
@@ -258,19 +259,12 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
   let owner: string;
   let viewer: string;
   let stranger: string;
-  let space: Workspace;
+  const space = useWorkspace();
 
   before(async () => {
-    await createUser(server, { name: 'olga' });
-    await createUser(server, { name: 'vic' });
-    await createUser(server, { name: 'sam' });
-    owner = await server.login('olga', 'user-password-1');
-    viewer = await server.login('vic', 'user-password-1');
-    stranger = await server.login('sam', 'user-password-1');
-    space = await workspace();
-  });
-  after(async () => {
-    await space.remove();
+    owner = (await aUser(server, { name: 'olga' })).token;
+    viewer = (await aUser(server, { name: 'vic' })).token;
+    stranger = (await aUser(server, { name: 'sam' })).token;
   });
 
   it('lists the events, actors and file hashes, is sealed (pdfsig: valid) and only for the owner or administrators', async () => {
@@ -280,11 +274,7 @@ describe('GET /documents/:id/audit: the audit-trail PDF of one document', () => 
       body: { body: { documentTitle: 'Audited agreement', pdfFile: { content: pdf } } },
     });
     const id = created.body.results[0].documentId as string;
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: { id, data: [{ sharePurpose: 'view', shareTo: 'vic' }] },
-    });
-    assert.equal(shared.status, 200, shared.text);
+    await shareDocument(server, owner, id, { to: [{ sharePurpose: 'view', shareTo: 'vic' }] });
 
     const response = await fetch(`${server.url}/api/v1/documents/${id}/audit?token=${owner}`);
     assert.equal(response.status, 200);

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { generateDocuments } from '../fixtures/generate-documents.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -17,14 +18,10 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
   const ids: Record<string, string> = {};
 
   before(async () => {
-    await createUser(server, { name: 'reporter', rights: ['use_all_documents_export'] });
-    await createUser(server, { name: 'ann', email: 'ann@example.test' });
-    await createUser(server, { name: 'bob', email: 'bob@example.test' });
-    await createUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' });
-    reporter = await server.login('reporter', 'user-password-1');
-    ann = await server.login('ann', 'user-password-1');
-    bob = await server.login('bob', 'user-password-1');
-    ivy = await server.login('ivy', 'user-password-1');
+    reporter = (await aUser(server, { name: 'reporter', rights: ['use_all_documents_export'] })).token;
+    ann = (await aUser(server, { name: 'ann', email: 'ann@example.test' })).token;
+    bob = (await aUser(server, { name: 'bob', email: 'bob@example.test' })).token;
+    ivy = (await aUser(server, { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Signer' })).token;
     const create = async (token: string, title: string) => {
       const pdf = await upload(server, token, makePdf());
       const response = await server.api('POST', '/documents', {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('spec Documents: POST /search and POST /search/locate over what the caller may see', () => {
@@ -11,13 +11,10 @@ describe('spec Documents: POST /search and POST /search/locate over what the cal
   const ids: Record<string, string> = {};
 
   before(async () => {
-    await createUser(server, { name: 'ann' });
-    await createUser(server, { name: 'bob', displayName: 'Bob Builder' });
+    ann = (await aUser(server, { name: 'ann' })).token;
+    bob = (await aUser(server, { name: 'bob', displayName: 'Bob Builder' })).token;
     // A super-administrator naming an organization that does not exist creates it.
-    await createUser(server, { name: 'eve', organization: 'Elsewhere' });
-    ann = await server.login('ann', 'user-password-1');
-    bob = await server.login('bob', 'user-password-1');
-    eve = await server.login('eve', 'user-password-1');
+    eve = (await aUser(server, { name: 'eve', organization: 'Elsewhere' })).token;
     const folder = async (token: string, name: string, isShared: boolean, parentFolderId?: string) => {
       const response = await server.api('POST', '/folders', {
         token,

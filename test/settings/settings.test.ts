@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('configuration, tenant properties, counters and the WOPI client', () => {
@@ -9,8 +9,7 @@ describe('configuration, tenant properties, counters and the WOPI client', () =>
   before(async () => (admin = await server.adminToken()));
 
   it('PUT /configuration merges the caller’s preferences, shown in user.config at login', async () => {
-    await createUser(server, { name: 'pat' });
-    const token = await server.login('pat', 'user-password-1');
+    const token = (await aUser(server, { name: 'pat' })).token;
     const set = await server.api('PUT', '/configuration', {
       token,
       body: { configuration: { language: 'de', dateFormat: 'dd.MM.yyyy' } },
@@ -38,8 +37,7 @@ describe('configuration, tenant properties, counters and the WOPI client', () =>
   });
 
   it('spec PUT /configuration “cannot change `authenticationFactors`, `filters`, `password`, `configuration.photo`”: refused wherever they appear in the configuration (400 naming the field), and never shown by the login answer', async () => {
-    await createUser(server, { name: 'quinn' });
-    const token = await server.login('quinn', 'user-password-1');
+    const token = (await aUser(server, { name: 'quinn' })).token;
     const refused: [Record<string, unknown>, string][] = [
       [{ password: 'x', authenticationFactors: 'x', filters: 'x' }, '"configuration.password"'],
       [{ authenticationFactors: 'x' }, '"configuration.authenticationFactors"'],
@@ -140,8 +138,7 @@ describe('configuration, tenant properties, counters and the WOPI client', () =>
   });
 
   it('PUT /counters is for super-administrators only (spec Versioning 3)', async () => {
-    await createUser(server, { name: 'global', role: 'globalAdmin' });
-    const global = await server.login('global', 'user-password-1');
+    const global = (await aUser(server, { name: 'global', role: 'globalAdmin' })).token;
     const refused = await server.api('PUT', '/counters', {
       token: global,
       body: { counters: { invoice: 7 } },

@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import { before, describe, it } from 'node:test';
 import { PDF, PdfArray, type PdfDict, type PdfName, type PdfString } from '@libpdf/core';
 import { aDocument } from '../helpers/documents.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { shareTokenOf } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
@@ -42,8 +42,8 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
   const server = useServer({ smtp: true });
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(server, [{ name: 'ivy', email: 'ivy@example.test' }]);
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, [withMail('ivy')]);
   });
 
   const customFields = [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { aDocument, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { linkOf, signByLink } from '../helpers/sharing.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
@@ -16,11 +16,8 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
   const space = useWorkspace();
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(
-      server,
-      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
-    );
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, ['ivy', 'jon', 'kim'].map(withMail));
   });
 
   const newDoc = (title: string) => aDocument(server, owner, { title });

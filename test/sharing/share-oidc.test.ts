@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { signInWithBrowser, startIdentityProvider } from '../helpers/oidc.js';
-import { aUser } from '../helpers/people.js';
+import { aUser, withMail } from '../helpers/people.js';
 import { aSharedDocument, linkOf } from '../helpers/sharing.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
 
@@ -65,7 +65,7 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
   }));
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
   });
 
   /** Shares a new document with one external recipient and returns their Share object and link token. */

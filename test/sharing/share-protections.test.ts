@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { configuredProviders } from '../helpers/oidc.js';
 import { PNG_1PX } from '../helpers/pdf.js';
-import { aUser } from '../helpers/people.js';
+import { aUser, withMail } from '../helpers/people.js';
 import type { ApiResponse } from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { decode, shareTokenOf } from '../helpers/smtp.js';
@@ -29,7 +29,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
   const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
   });
 
   let documents = 0;

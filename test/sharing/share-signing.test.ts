@@ -10,9 +10,11 @@ import {
   signDocument,
   writeMainFile,
 } from '../helpers/documents.js';
-import { aUser, IVY, JON, OWNER, someUsers } from '../helpers/people.js';
-import { linkOf, signByLink } from '../helpers/sharing.js';
+import { anOwnerAndTwoSigners } from '../helpers/people.js';
+import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
+import { assertBodyInvalid } from '../helpers/api-errors.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.2, percentHeight: 0.06 });
@@ -23,15 +25,13 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
   const smtp = server.smtp;
   const space = useWorkspace();
   let owner: string;
-  before(async () => {
-    owner = (await aUser(server, OWNER)).token;
-    await someUsers(server, [IVY, JON]);
-  });
+  before(async () => (owner = await anOwnerAndTwoSigners(server)));
 
   const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
   const read = (id: string) => readDocument(server, owner, id);
-  const mainFile = (id: string) => writeMainFile(server, owner, id, space);
-  const assertAllValid = (path: string, count: number) => assertSignaturesValid(path, count, { qpdf: true });
+  /** pdfsig and qpdf on the document's main file as it is now. */
+  const assertAllValid = async (id: string, count: number) =>
+    assertSignaturesValid(await writeMainFile(server, owner, id, space), count, { qpdf: true });
   const events = (id: string) => eventsOf(server, id);
   const signAsUser = async (name: string, id: string, x: number) =>
     signDocument(server, await server.login(name, USER_PASSWORD), id, signatureAt(x), owner);
@@ -40,20 +40,11 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
 
   it('parallel: three recipients (two users, one e-mail recipient) all get their turn at once, sign in any order, and the document completes; pdfsig says every signature is valid', async () => {
     const id = await newDoc('Parallel three');
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [
-          { sharePurpose: 'sign', shareTo: 'ivy' },
-          { sharePurpose: 'sign', shareTo: 'par@example.org' },
-          { sharePurpose: 'sign', shareTo: 'jon' },
-        ],
-      },
+    const shares = await shareDocument(server, owner, id, {
+      to: ['ivy', 'par@example.org', 'jon'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
     });
-    assert.equal(shared.status, 200, shared.text);
     assert.deepEqual(
-      shared.body.map((s: { status: string }) => s.status),
+      shares.map((s: { status: string }) => s.status),
       ['active', 'active', 'active'],
       'nobody waits for a turn',
     );
@@ -78,7 +69,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal(done.workflow.shareStateName, 'completed');
     assert.deepEqual(done.waitingFor, []);
     // Three signers and the organisation seal made on completion (Contract: sealOnComplete).
-    await assertAllValid(await mainFile(id), 4);
+    await assertAllValid(id, 4);
     const names = await events(id);
     assert.equal(names.filter((e) => e === 'documentSigned').length, 3);
     assert.equal(names.filter((e) => e === 'documentCompleted').length, 1);
@@ -88,14 +79,9 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     const id = await newDoc('Sharer signs first');
     const before = await read(id);
     const image = await upload(server, owner, PNG_1PX, { name: 'stamp.png', type: 'image/png' });
-    const shared = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [
-          { sharePurpose: 'sign', shareTo: 'ivy' },
-          { sharePurpose: 'sign', shareTo: 'first@example.org' },
-        ],
+    const shares = await shareDocument(server, owner, id, {
+      to: ['ivy', 'first@example.org'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
+      share: {
         signatures: [{ type: 'signature', position: at(0.05, 0.75) }],
         images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
         annotations: [
@@ -107,8 +93,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
         ],
       },
     });
-    assert.equal(shared.status, 200, shared.text);
-    assert.equal(shared.body.length, 2);
+    assert.equal(shares.length, 2);
     const after = await read(id);
     assert.equal(after.isSigned, true);
     assert.notEqual(after.pdfFile.content, before.pdfFile.content, 'the main file has a new id');
@@ -116,21 +101,14 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal(after.workflow.shareStateName, 'inprogress');
     assert.deepEqual(after.waitingFor, ['ivy', 'first@example.org']);
     // Events of one transaction share their time; the audit log's sequence keeps the order of writing.
-    const names = (
-      await server.app.deps.db
-        .selectFrom('audit_log')
-        .select('activity_type')
-        .where('object_id', '=', id)
-        .orderBy('seq')
-        .execute()
-    ).map((e) => e.activity_type);
+    const names = (await auditOf(server, id)).map((record) => record.activityType);
     assert.ok(
       names.indexOf('documentSigned') >= 0 &&
         names.indexOf('documentSigned') < names.indexOf('documentShared'),
       `the sharer’s signature comes before the request: ${names.join(', ')}`,
     );
     assert.ok((await events(id)).includes('signRequest'));
-    await assertAllValid(await mainFile(id), 1);
+    await assertAllValid(id, 1);
     assert.equal(
       await fileUsedBy(server, image),
       `document:${id}`,
@@ -142,7 +120,7 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
     assert.equal((await signByLinkAt(token, id, 0.35)).status, 200);
     const last = await signAsUser('ivy', id, 0.65);
     assert.equal(last.body.shareStateName, 'completed', last.text);
-    await assertAllValid(await mainFile(id), 4);
+    await assertAllValid(id, 4);
   });
 
   it('a failing root signature leaves nothing: no share, no mail, no new version, and its files stay unused', async () => {
@@ -159,16 +137,19 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
             .executeTakeFirstOrThrow()
         ).n,
       );
+    /** POST /share with the sharer's signature and the image on `page`. */
+    const shareSigned = (page: number) =>
+      server.api('POST', '/share', {
+        token: owner,
+        body: {
+          id,
+          data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
+          signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
+          images: [{ blob: image, position: at(0.5, 0.1), pages: [page] }],
+        },
+      });
     const mailsBefore = await mailJobs();
-    const failed = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
-        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
-        images: [{ blob: image, position: at(0.5, 0.1), pages: [9] }],
-      },
-    });
+    const failed = await shareSigned(9);
     assert.equal(failed.status, 400, failed.text);
     assert.equal(failed.body.code, 'VALIDATION_ERROR');
     assert.match(failed.body.message, /"images\[0\]\.pages\[0\]"/);
@@ -193,22 +174,10 @@ describe('issue 5: parallel signing by three recipients, and the sharer signing 
         signatures: [{ type: 'signature', position: { ...at(0.1, 0.8), percentX: 1.5 } }],
       },
     });
-    assert.equal(tooFar.status, 400);
-    assert.equal(
-      tooFar.body.message,
-      'Request validation errors: BODY ERRORS: "signatures[0].position.percentX" must be less than or equal to 1',
-    );
+    assertBodyInvalid(tooFar, '"signatures[0].position.percentX" must be less than or equal to 1');
 
     // The same image works in a corrected call.
-    const retried = await server.api('POST', '/share', {
-      token: owner,
-      body: {
-        id,
-        data: [{ sharePurpose: 'sign', shareTo: 'nothing@example.org' }],
-        signatures: [{ type: 'signature', position: at(0.1, 0.8) }],
-        images: [{ blob: image, position: at(0.5, 0.1), pages: [1] }],
-      },
-    });
+    const retried = await shareSigned(1);
     assert.equal(retried.status, 200, retried.text);
     assert.equal(await mailJobs(), mailsBefore + 1, 'the invitation');
     await smtp.waitFor('nothing@example.org', /Nothing left/);

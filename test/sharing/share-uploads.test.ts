@@ -3,8 +3,8 @@ import { before, describe, it } from 'node:test';
 import { loadUsableStamp } from '../../src/core/stamps/load-usable-stamp.js';
 import { aDocument, readDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { aUser } from '../helpers/people.js';
-import type { ApiResponse } from '../helpers/server.js';
+import { aUser, withMail } from '../helpers/people.js';
+import { assertError } from '../helpers/api-errors.js';
 import { anExternalShare, shareDocument } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -15,8 +15,8 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
   let owner: string;
   let ivy: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    ivy = (await aUser(server, { name: 'ivy', email: 'ivy@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
+    ivy = (await aUser(server, withMail('ivy'))).token;
   });
 
   const newDoc = (title: string) => aDocument(server, owner, { title, pdf: null });
@@ -44,11 +44,6 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     fields: Record<string, string> = {},
     file = { name: 'image.png', type: 'image/png', bytes: PNG_1PX },
   ) => server.api('POST', path, { token, form: { fields, file } });
-  function assertError(response: ApiResponse, status: number, code: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-  }
-
   it('usage rule 2: signature and initials "for an external recipient with POST /share/upload/signature and /share/upload/initials": owned by nobody, recorded with the share', async () => {
     const { token, shareId } = await shareWith('sig@example.org');
     for (const [path, kind] of [

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { aDocument, eventsOf, readDocument } from '../helpers/documents.js';
 import { configuredProviders } from '../helpers/oidc.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { smsCodeTo } from '../helpers/sharing.js';
 import { decode, shareTokenOf } from '../helpers/smtp.js';
@@ -23,11 +23,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
   const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(server, [
-      { name: 'ivy', email: 'ivy@example.test' },
-      { name: 'jon', email: 'jon@example.test' },
-    ]);
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, ['ivy', 'jon'].map(withMail));
   });
 
   const newDoc = (title = 'Agreement') => aDocument(server, owner, { title, pdf: null });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
-import { aUser } from '../helpers/people.js';
+import { aUser, withMail } from '../helpers/people.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
 
@@ -56,7 +56,7 @@ describe('notify/sms/http.ts: SMS one-time codes through a real HTTP SMS provide
   }));
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
   });
 
   it('a share with `phone`: POST /share/otp sends the code to the provider with the bearer token, and the code unlocks the link', async () => {

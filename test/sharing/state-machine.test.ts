@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { aDocument, signDocument } from '../helpers/documents.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { createWebhook, useReceiver, waitFor } from '../webhooks/helpers.js';
@@ -24,11 +24,8 @@ describe('spec Document share state: every transition, with webhooks and mails',
   let owner: string;
   let id: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(
-      server,
-      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
-    );
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, ['ivy', 'jon', 'kim'].map(withMail));
     await createWebhook(server, await server.adminToken(), { type: 'tenant', callbackUrl: receiver.url });
     id = await aDocument(server, owner, { title: 'Lifecycle' });
   });

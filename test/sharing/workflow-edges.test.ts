@@ -5,9 +5,10 @@ import { ManualClock } from '../../src/core/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { aDocument, eventsOf, readDocument, signDocument } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { createUser, USER_PASSWORD } from '../helpers/server.js';
 import { shareTokenOf } from '../helpers/smtp.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 });
@@ -31,11 +32,8 @@ describe('issue 24: the edges of the sharing workflow', () => {
   const smtp = server.smtp;
   let owner: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    await someUsers(
-      server,
-      ['ivy', 'jon', 'kim'].map((name) => ({ name, email: `${name}@example.test` })),
-    );
+    owner = (await aUser(server, withMail('owner'))).token;
+    await someUsers(server, ['ivy', 'jon', 'kim'].map(withMail));
   });
 
   const newDoc = (title: string) => aDocument(server, owner, { title, pdf: { pages: 2 } });
@@ -58,14 +56,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
     });
   const events = (id: string) => eventsOf(server, id);
   const audit = async (id: string, activityType: string) =>
-    (
-      await server.app.deps.db
-        .selectFrom('audit_log')
-        .select('data')
-        .where('object_id', '=', id)
-        .where('activity_type', '=', activityType)
-        .execute()
-    ).map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>);
+    (await auditOf(server, id, activityType)).map((record) => record.data);
   const mailsTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).length;
 
   it('spec Document share state: "`expired` = the process ended without completion": only a share that owes an action expires the process; a view share expires alone, named in the audit', async () => {
@@ -237,7 +228,7 @@ describe('issue 24: the edges of the sharing workflow', () => {
   });
 
   it('Contract: "`waitingFor` (recipients who still owe an action)": deleting a pending signer removes them from the workflow: not waited for, never reminded', async () => {
-    await createUser(server, { name: 'leaver', email: 'leaver@example.test' });
+    await createUser(server, withMail('leaver'));
     const leaverId = (
       await server.app.deps.db
         .selectFrom('users')

@@ -4,9 +4,10 @@ import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { eventsOf, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { aUser, someUsers } from '../helpers/people.js';
+import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { shareDocument } from '../helpers/sharing.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
 import { hasTool, pdfsig, useWorkspace } from '../pdf/oracles.js';
 
@@ -32,8 +33,8 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
   let owner: string;
   let other: string;
   before(async () => {
-    owner = (await aUser(server, { name: 'owner', email: 'owner@example.test' })).token;
-    other = (await aUser(server, { name: 'other', email: 'other@example.test' })).token;
+    owner = (await aUser(server, withMail('owner'))).token;
+    other = (await aUser(server, withMail('other'))).token;
     await someUsers(server, [{ name: 'last', email: 'last@example.test', displayName: 'Last Signer' }]);
   });
 
@@ -121,13 +122,7 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
       .where('kind', '=', 'signed')
       .execute();
     assert.equal(signedFiles.length, 1, 'one signed file, the winner’s');
-    const audit = await db
-      .selectFrom('audit_log')
-      .select('activity_type')
-      .where('object_id', '=', doc.documentId)
-      .where('activity_type', '=', 'documentSigned')
-      .execute();
-    assert.equal(audit.length, 1);
+    assert.equal((await auditOf(server, doc.documentId, 'documentSigned')).length, 1);
     const events = await eventsOf(server, doc.documentId);
     assert.equal(events.filter((event) => event === 'documentSigned').length, 1);
     const after = await read(doc.documentId);
@@ -144,15 +139,11 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
     assert.equal(signed.status, 200, signed.text);
     assert.equal(signed.body.shareStateName, 'completed');
     const { db } = server.app.deps;
-    const revisions = await db
-      .selectFrom('audit_log')
-      .select(['activity_type', 'data'])
-      .where('object_id', '=', doc.documentId)
-      .where('activity_type', 'in', ['documentSigned', 'documentSealed'])
-      .orderBy('seq')
-      .execute();
+    const revisions = (await auditOf(server, doc.documentId))
+      .map((record) => record.activityType)
+      .filter((type) => type === 'documentSigned' || type === 'documentSealed');
     assert.deepEqual(
-      revisions.map((r) => r.activity_type),
+      revisions,
       ['documentSigned', 'documentSealed'],
       'the seal is a change of its own, after the signature',
     );

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload, type ApiResponse } from '../helpers/server.js';
+import { assertError } from '../helpers/api-errors.js';
+import { createUser, startServer, upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const JPEG = Buffer.from(
@@ -41,11 +42,6 @@ describe('spec Stamp: "personal and organization stamps, the latter usable by au
     assert.equal(response.status, 200, response.text);
     return response.body as { id: string; _version: number; file: string; organization: string };
   };
-  function assertError(response: ApiResponse, status: number, code: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-  }
-
   it('a personal stamp belongs to its owner: the record, its image; others of the organization or outside get 404', async () => {
     const file = await image(lea);
     const created = await create(lea, { name: 'Lea’s stamp', file });

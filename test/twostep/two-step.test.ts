@@ -12,6 +12,7 @@ import { createTestPki, digestInfo, rsaToken, type TestPki } from '../fixtures/t
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { createUser, startServer, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
 
@@ -45,9 +46,8 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
     pki = await createTestPki();
     space = await workspace();
     signerId = await createUser(server, { name: 'hana', displayName: 'Hana Hardware' });
-    await createUser(server, { name: 'otto' });
+    other = (await aUser(server, { name: 'otto' })).token;
     signer = await server.login('hana', 'user-password-1');
-    other = await server.login('otto', 'user-password-1');
     rsa = await pki.signer({ name: 'Hana Hardware RSA', key: 'RSA' });
     ec = await pki.signer({ name: 'Hana Hardware P-256', key: 'ECDSA' });
   });

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, upload, type ApiResponse } from '../helpers/server.js';
+import { assertError } from '../helpers/api-errors.js';
+import { createUser, upload } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
+import { aSignedDocument } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -13,11 +16,6 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
 
   const image = (token: string, path: string) =>
     upload(server, token, PNG_1PX, { path, name: 'image.png', type: 'image/png' });
-  function assertError(response: ApiResponse, status: number, code: string, mentions?: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.code, code, response.text);
-    if (mentions) assert.ok(response.body.message.includes(mentions), response.body.message);
-  }
   const readUser = async (id: string, token = admin) =>
     (await server.api('GET', `/users/${id}`, { token })).body;
 
@@ -87,8 +85,7 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
   });
 
   it('rule 2: POST /configuration/images assigns the caller’s own POST /files/signature and /files/initials uploads, nothing else', async () => {
-    await createUser(server, { name: 'sina' });
-    const sina = await server.login('sina', 'user-password-1');
+    const sina = (await aUser(server, { name: 'sina' })).token;
     const signature = await image(sina, '/files/signature');
     const initials = await image(sina, '/files/initials');
     const set = await server.api('POST', '/configuration/images', {
@@ -177,20 +174,10 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
     );
 
     // The user signs with the image an administrator assigned.
-    const pdf = await upload(server, uli, makePdf());
-    const doc = await server.api('POST', '/documents', {
-      token: uli,
-      body: { body: { documentTitle: 'Signed with an assigned image', pdfFile: { content: pdf } } },
+    await aSignedDocument(server, uli, {
+      title: 'Signed with an assigned image',
+      signatures: [{ type: 'signature', blob: byAdmin, pages: [1], position: at(0.1, 0.8) }],
     });
-    assert.equal(doc.status, 200, doc.text);
-    const signed = await server.api('PUT', '/documents/sign/1', {
-      token: uli,
-      body: {
-        id: doc.body.results[0].documentId,
-        signatures: [{ type: 'signature', blob: byAdmin, pages: [1], position: at(0.1, 0.8) }],
-      },
-    });
-    assert.equal(signed.status, 200, signed.text);
 
     // Not assignable: a photo upload, and another user's images, even by an administrator.
     assertError(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('spec: User account table and administration (POST/PUT/DELETE /users)', () => {
@@ -9,9 +10,8 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
   before(async () => (admin = await server.adminToken()));
 
   it('active → suspended → active: suspension blocks login, existing sessions and API keys at once; reactivation restores them', async () => {
-    const id = await createUser(server, { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' });
-    const token = await server.login('carol', 'user-password-1');
-    const key = (await server.api('POST', '/api/key', { token, body: {} })).body.id;
+    const carol = { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' };
+    const { id, token, apiKey: key } = await aUser(server, carol, { apiKey: true });
 
     const suspend = await server.api('PUT', `/users/${id}`, { token: admin, body: { status: 'suspended' } });
     assert.equal(suspend.status, 200);
@@ -75,8 +75,9 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
 
   it('an organization administrator manages only their own organization: others’ users are not found', async () => {
     const outsider = await createUser(server, { name: 'outsider', organization: 'Other Org' });
-    await createUser(server, { name: 'orgadmin', role: 'organizationAdmin', organization: 'Sales' });
-    const token = await server.login('orgadmin', 'user-password-1');
+    const token = (
+      await aUser(server, { name: 'orgadmin', role: 'organizationAdmin', organization: 'Sales' })
+    ).token;
     assert.equal(
       (await server.api('PUT', `/users/${outsider}`, { token, body: { status: 'suspended' } })).status,
       404,
@@ -95,8 +96,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
   });
 
   it('no administrator grants a role above their own or rights they do not hold', async () => {
-    await createUser(server, { name: 'orgadmin2', role: 'organizationAdmin' });
-    const token = await server.login('orgadmin2', 'user-password-1');
+    const token = (await aUser(server, { name: 'orgadmin2', role: 'organizationAdmin' })).token;
     const role = await server.api('POST', '/users', {
       token,
       body: { name: 'wannabe', password: 'password-123', role: 'globalAdmin' },

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { TEST_DATABASE_URL } from '../helpers/server.js';
+import { makeStore, type TestStore } from '../helpers/server.js';
 import { loadConfig } from '../../src/core/config.js';
 import { openDatabase } from '../../src/store/db/open-database.js';
 import {
@@ -28,30 +23,21 @@ import {
 const EVENTS = 30;
 
 describe('Contract: delivery is at-least-once — a server killed mid-delivery delivers everything after restart', () => {
-  let dataDir: string;
+  // Removed after the servers that use it stop.
+  let store: TestStore;
   let env: Record<string, string>;
   let receiver: Receiver;
-  const schema = `t_crash_${randomBytes(4).toString('hex')}`;
   const servers: ServerProcess[] = [];
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'signery-crash-'));
-    env = serverEnv({
-      DATA_DIR: dataDir,
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
-    });
+    store = await makeStore('crash');
+    env = serverEnv(store.env);
     receiver = await startReceiver();
     receiver.delayMs = 80;
   });
   after(async () => {
     for (const server of servers) await server.stop('SIGKILL');
     await receiver.close();
-    await rm(dataDir, { recursive: true, force: true });
-    if (TEST_DATABASE_URL) {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
+    await store?.remove();
   });
 
   it('SIGKILL during deliveries: after a restart every event arrives, in event order, a redelivery keeping its delivery id; only deliveries in flight at the crash arrive twice', async (t) => {

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import pg from 'pg';
-import { ADMIN, TEST_RATE_LIMITS } from '../helpers/server.js';
+import { ADMIN, dropSchema, TEST_RATE_LIMITS } from '../helpers/server.js';
 
 /** A Signery server in its own process, as `npm run dev` starts it. */
 export interface ServerProcess {
@@ -119,8 +118,5 @@ export async function tearDownNodes(setup: {
   for (const node of setup.nodes) await node.stop('SIGTERM');
   for (const closer of setup.closers) await closer?.close();
   for (const dir of setup.dataDirs) await rm(dir, { recursive: true, force: true });
-  const client = new pg.Client({ connectionString: setup.databaseUrl });
-  await client.connect();
-  await client.query(`drop schema if exists "${setup.schema}" cascade`);
-  await client.end();
+  await dropSchema(setup.schema, setup.databaseUrl);
 }

@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { MAX_REPLAY_EVENTS } from '../../src/webhooks/replay-deliveries.js';
-import { createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
-import { createWebhook, emit, scopeOf, sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createWebhook, emit, scopeOf, sleep, useReceiver, waitFor } from './helpers.js';
 
 // Issue 27, item 3: POST /webhooks/:id/replay sends a time range of events again, in order, with
 // their delivery ids, behind what the webhook's lane already holds.
 describe('webhook replay (POST /webhooks/:id/replay)', () => {
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
-  let receiver: Receiver;
+  const receiver = useReceiver();
   let scope: { tenantId: string; organizationId: string };
   before(async () => {
     admin = await server.adminToken();
-    receiver = await startReceiver();
     scope = await scopeOf(server, 'admin@example.test');
-  });
-  after(async () => {
-    await receiver.close();
   });
 
   const replay = (id: string, body: unknown, token = admin) =>
@@ -76,12 +73,7 @@ describe('webhook replay (POST /webhooks/:id/replay)', () => {
       const r1 = list.body.results.find((d: { id: string }) => d.id === original['r-1']);
       assert.equal(r1.attempts.length, 2, 'a new attempt of the same delivery');
 
-      const audit = await db
-        .selectFrom('audit_log')
-        .select('data')
-        .where('object_id', '=', hook.id)
-        .where('activity_type', '=', 'webhookReplayed')
-        .execute();
+      const audit = await auditOf(server, hook.id, 'webhookReplayed');
       assert.equal(audit.length, 1);
 
       const beforeCreation = await replay(hook.id, {
@@ -134,8 +126,8 @@ describe('webhook replay (POST /webhooks/:id/replay)', () => {
       const queued = await server.api('GET', `/webhooks/${hook.id}/deliveries`, { token: admin });
       assert.equal(queued.body.total, 0, 'nothing was queued');
 
-      await createUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] });
-      const ann = await server.login('ann', 'user-password-1');
+      const ann = (await aUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] }))
+        .token;
       const hidden = await replay(hook.id, { from: at(day), to: at(2 * day) }, ann);
       assert.equal(hidden.status, 404);
       assert.equal(hidden.body.code, 'NOT_FOUND');

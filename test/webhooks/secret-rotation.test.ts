@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Clock } from '../../src/core/clock.js';
 import { forgetExpiredSecrets } from '../../src/webhooks/rotate-secret.js';
 import { createUser } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import {
-  createWebhook,
-  emit,
-  scopeOf,
-  signatureValid,
-  startReceiver,
-  waitFor,
-  type Receiver,
-} from './helpers.js';
+import { createWebhook, emit, scopeOf, signatureValid, useReceiver, waitFor } from './helpers.js';
 
 /**
  * The real clock, moved ahead by `offsetMs`: the reference verifier accepts a timestamp up to five
@@ -33,14 +25,8 @@ describe('webhook secret rotation (POST /webhooks/:id/secret)', () => {
   const clock = new OffsetClock();
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock });
   let admin: string;
-  let receiver: Receiver;
-  before(async () => {
-    admin = await server.adminToken();
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
+  before(async () => (admin = await server.adminToken()));
 
   /** Emits an event for a fresh document id and answers its delivery as received. */
   async function deliveryOf(documentId: string) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { postCallback } from '../../src/webhooks/post-callback.js';
 import {
   checkCallbackUrl,
@@ -11,7 +11,7 @@ import {
 } from '../../src/webhooks/ssrf-guard.js';
 import { ADMIN } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { emit, scopeOf, sleep, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { emit, scopeOf, sleep, useReceiver, waitFor } from './helpers.js';
 
 describe('SSRF guard: callback URLs must be public http(s) (Contract: WEBHOOK_ALLOW_PRIVATE, off by default)', () => {
   it('classifies loopback, private, link-local, unique-local, CGNAT, multicast, unspecified and IPv4-in-IPv6 addresses as forbidden', () => {
@@ -69,11 +69,7 @@ describe('SSRF guard: callback URLs must be public http(s) (Contract: WEBHOOK_AL
   });
 
   describe('the connection is pinned to a checked address', () => {
-    let receiver: Receiver;
-    before(async () => {
-      receiver = await startReceiver();
-    });
-    after(() => receiver.close());
+    const receiver = useReceiver();
 
     it('connects to the address its own checked lookup returned (the host name is never resolved again)', async () => {
       const policy: CallbackPolicy = {
@@ -130,14 +126,8 @@ describe('SSRF guard: callback URLs must be public http(s) (Contract: WEBHOOK_AL
   describe('in a server without WEBHOOK_ALLOW_PRIVATE', () => {
     const server = useServer();
     let admin: string;
-    let receiver: Receiver;
-    before(async () => {
-      admin = await server.adminToken();
-      receiver = await startReceiver();
-    });
-    after(async () => {
-      await receiver.close();
-    });
+    const receiver = useReceiver();
+    before(async () => (admin = await server.adminToken()));
 
     it('POST /webhooks refuses loopback, private, link-local and IPv6 loopback targets, and names that resolve to loopback: 400 VALIDATION_ERROR', async () => {
       const port = new URL(receiver.url).port;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { makePdf } from '../helpers/pdf.js';
 import { upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { createWebhook, signatureValid, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createWebhook, signatureValid, useReceiver, waitFor } from './helpers.js';
 
 // Contract: webhook requests carry the Standard Webhooks headers beside x-signery-*. The receivers
 // here verify them with the specification's own reference library (npm `standardwebhooks`), which
@@ -12,14 +12,8 @@ import { createWebhook, signatureValid, startReceiver, waitFor, type Receiver } 
 describe('Contract: Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)', () => {
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
-  let receiver: Receiver;
-  before(async () => {
-    admin = await server.adminToken();
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = useReceiver();
+  before(async () => (admin = await server.adminToken()));
 
   /** Creates a document through the API and answers the delivery of its `documentCreated`. */
   async function deliveryOfNewDocument() {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createUser } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createWebhook, emit, scopeOf, useReceiver, waitFor } from './helpers.js';
 
 /**
  * Issue 20, item 11: "a webhook is changed or deleted only by its creator or an administrator of its
@@ -11,11 +11,10 @@ import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } f
  */
 describe('a webhook is changed or deleted only by its creator or an administrator of its scope', () => {
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-  let receiver: Receiver;
+  const receiver = useReceiver();
   const token: Record<string, string> = {};
 
   before(async () => {
-    receiver = await startReceiver();
     await createUser(server, { name: 'ann', organization: 'Sales', rights: ['use_webhooks'] });
     await createUser(server, { name: 'ben', organization: 'Sales', rights: ['use_webhooks'] });
     await createUser(server, { name: 'sales-admin', organization: 'Sales', role: 'organizationAdmin' });
@@ -23,9 +22,6 @@ describe('a webhook is changed or deleted only by its creator or an administrato
     for (const name of ['ann', 'ben', 'sales-admin', 'legal-admin'])
       token[name] = await server.login(name, 'user-password-1');
     token.global = await server.adminToken();
-  });
-  after(async () => {
-    await receiver.close();
   });
 
   /** ann's organization webhook with one delivery recorded. */

@@ -1,27 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ADMIN, createUser } from '../helpers/server.js';
+import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
-import { createWebhook, emit, scopeOf, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createWebhook, emit, scopeOf, startReceiver, useReceiver, waitFor } from './helpers.js';
 
 describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
   const server = useServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   let admin: string;
-  let receiver: Receiver;
+  const receiver = useReceiver();
   let sales: string;
   let legal: string;
   before(async () => {
     admin = await server.adminToken();
-    receiver = await startReceiver();
     await createUser(server, { name: 'sales-admin', role: 'organizationAdmin', organization: 'Sales' });
     await createUser(server, { name: 'legal-admin', role: 'organizationAdmin', organization: 'Legal' });
     await createUser(server, { name: 'sales-rep', organization: 'Sales' });
     await createUser(server, { name: 'sales-hooker', organization: 'Sales', rights: ['use_webhooks'] });
     sales = (await scopeOf(server, 'sales-admin')).organizationId;
     legal = (await scopeOf(server, 'legal-admin')).organizationId;
-  });
-  after(async () => {
-    await receiver.close();
   });
 
   it('"right use_webhooks is needed": without it every webhook call is 403 FORBIDDEN', async () => {
@@ -117,8 +114,7 @@ describe('spec: Webhooks (POST/GET/DELETE /webhooks) and their rules', () => {
       callbackUrl: receiver.url,
     });
 
-    await createUser(server, { name: 'global', role: 'globalAdmin' });
-    const global = await server.login('global', 'user-password-1');
+    const global = (await aUser(server, { name: 'global', role: 'globalAdmin' })).token;
     const list = await server.api('GET', '/webhooks', { token: global });
     assert.deepEqual(
       list.body.results.map((w: { id: string }) => w.id).sort(),
