@@ -27,7 +27,11 @@ export interface Config {
     pkcs11Module: string | undefined;
     pkcs11Pin: string | undefined;
     pkcs11Label: string | undefined;
+    /** The provider of a sign or seal call that names none (SEAL_PROVIDER): `internal` or `csc`. */
+    provider: SignatureProviderName;
   };
+  /** A remote signing service speaking the CSC API v2 (CSC_*): the `csc` signature provider. */
+  csc: CscConfig | undefined;
   tsaUrl: string | undefined;
   webhookAllowPrivate: boolean;
   /** How long a rotated-out webhook secret still signs deliveries, unless the rotation says. */
@@ -69,6 +73,21 @@ export interface Config {
  * Requests allowed per minute to each caller (README: Rate limits). Counted per API key, per session,
  * per recipient link or session, and per client address for calls without a credential.
  */
+export type SignatureProviderName = 'internal' | 'csc';
+
+/** The CSC API v2 service of the `csc` provider (pki/signers/csc.ts). */
+export interface CscConfig {
+  /** The base the CSC methods hang from, e.g. `https://rssp.example/csc/v2` (CSC_URL). */
+  serviceUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The OAuth2 token endpoint (CSC_TOKEN_URL); by default the one the service's `info` names. */
+  tokenUrl: string | undefined;
+  credentialId: string | undefined;
+  pin: string | undefined;
+  timeoutMs: number;
+}
+
 export interface RateLimitConfig {
   /** RATE_LIMIT=off turns every limit off (a node behind a gateway that limits already). */
   enabled: boolean;
@@ -144,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite)');
   }
+  const csc = cscConfig(env);
   const schema = text(env, 'DATABASE_SCHEMA');
   if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new ConfigError('DATABASE_SCHEMA must be a lowercase SQL identifier');
@@ -183,7 +203,9 @@ export function loadConfig(env: Env = process.env): Config {
       pkcs11Module: text(env, 'SEAL_PKCS11_MODULE'),
       pkcs11Pin: text(env, 'SEAL_PKCS11_PIN'),
       pkcs11Label: text(env, 'SEAL_PKCS11_LABEL'),
+      provider: sealProvider(env, csc),
     },
+    csc,
     tsaUrl: text(env, 'TSA_URL'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookSecretGraceHours: integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24),
@@ -220,6 +242,35 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** `on` (the default) or `off`; anything else is a mistake worth refusing at start. */
+function cscConfig(env: Env): CscConfig | undefined {
+  const serviceUrl = text(env, 'CSC_URL');
+  if (!serviceUrl) return undefined;
+  if (!/^https?:\/\//.test(serviceUrl)) throw new ConfigError('CSC_URL must be an http(s):// URL');
+  const clientId = text(env, 'CSC_CLIENT_ID');
+  const clientSecret = text(env, 'CSC_CLIENT_SECRET');
+  if (!clientId || !clientSecret) {
+    throw new ConfigError('CSC_URL needs CSC_CLIENT_ID and CSC_CLIENT_SECRET (OAuth2 client credentials)');
+  }
+  return {
+    serviceUrl,
+    clientId,
+    clientSecret,
+    tokenUrl: text(env, 'CSC_TOKEN_URL'),
+    credentialId: text(env, 'CSC_CREDENTIAL_ID'),
+    pin: text(env, 'CSC_PIN'),
+    timeoutMs: integer(env, 'CSC_TIMEOUT_MS', 10_000, 100),
+  };
+}
+
+function sealProvider(env: Env, csc: CscConfig | undefined): SignatureProviderName {
+  const provider = text(env, 'SEAL_PROVIDER') ?? 'internal';
+  if (provider !== 'internal' && provider !== 'csc') {
+    throw new ConfigError(`SEAL_PROVIDER must be internal or csc, got "${provider}"`);
+  }
+  if (provider === 'csc' && !csc) throw new ConfigError('SEAL_PROVIDER=csc needs CSC_URL');
+  return provider;
+}
+
 function switchedOn(env: Env, key: string): boolean {
   const raw = text(env, key)?.toLowerCase() ?? 'on';
   if (['on', 'true', '1', 'yes'].includes(raw)) return true;

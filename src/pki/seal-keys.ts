@@ -2,17 +2,27 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../core/config.js';
 import { openDevCa, openSharedDevCa, type DevCa, type DevCaStore } from './dev-ca.js';
+import { openCscSigner } from './signers/csc.js';
 import { createP12Signer } from './signers/p12.js';
 import { createPkcs11Signer } from './signers/pkcs11.js';
 import type { Signer } from './signers/signer.js';
 
 /** The organisation key that seals and signs on behalf of users, and the roots it chains to. */
 export interface SealKeys {
+  /** The organisation's own key: the `internal` provider. */
   signer: Signer;
   /** Roots a verification trusts: the dev CA's when it is in use. */
   trustAnchors: Uint8Array[];
-  /** `internal` and nothing else configured yet: the names PUT /documents/seal accepts as `signatureProvider`. */
+  /**
+   * The names the sign and seal calls accept as `signatureProvider`: `internal`, and `csc` when a
+   * CSC service is configured (CSC_URL).
+   */
   providers: string[];
+  /**
+   * The key of a provider, by default the installation's (SEAL_PROVIDER). The CSC credential is
+   * opened on first use and kept; a service that cannot be reached is asked again next time.
+   */
+  signerFor(provider?: string): Promise<Signer>;
   /** The development CA when it is the seal (it answers for its certificates' revocation itself). */
   devCa?: DevCa;
   close(): Promise<void>;
@@ -34,14 +44,30 @@ export function sealKeys(
   sharedDevCa?: DevCaStore,
 ): (() => Promise<SealKeys>) & { close(): Promise<void> } {
   let opened: Promise<SealKeys> | undefined;
-  const open = async (): Promise<SealKeys> => {
+  let csc: Promise<Signer> | undefined;
+  const openCsc = (): Promise<Signer> => {
+    const settings = config.csc;
+    if (!settings) return Promise.reject(new Error('No CSC service is configured (CSC_URL)'));
+    csc ??= openCscSigner(settings).catch((error: unknown) => {
+      csc = undefined;
+      throw error;
+    });
+    return csc;
+  };
+  const withProviders = (own: Omit<SealKeys, 'providers' | 'signerFor'>): SealKeys => ({
+    ...own,
+    providers: config.csc ? ['internal', 'csc'] : ['internal'],
+    signerFor: async (provider = config.seal.provider) => (provider === 'csc' ? openCsc() : own.signer),
+  });
+  const open = async (): Promise<SealKeys> => withProviders(await openOwn());
+  const openOwn = async (): Promise<Omit<SealKeys, 'providers' | 'signerFor'>> => {
     const { seal } = config;
     if (seal.p12) {
       const signer = await createP12Signer({
         p12: await readFile(seal.p12),
         password: seal.p12Password ?? '',
       });
-      return { signer, trustAnchors: [], providers: ['internal'], close: async () => {} };
+      return { signer, trustAnchors: [], close: async () => {} };
     }
     if (seal.pkcs11Module) {
       const signer = await createPkcs11Signer({
@@ -49,7 +75,7 @@ export function sealKeys(
         pin: seal.pkcs11Pin ?? '',
         label: seal.pkcs11Label ?? 'seal',
       });
-      return { signer, trustAnchors: [], providers: ['internal'], close: async () => signer.close() };
+      return { signer, trustAnchors: [], close: async () => signer.close() };
     }
     const dir = join(config.dataDir, 'pki');
     const ca = sharedDevCa
@@ -58,7 +84,6 @@ export function sealKeys(
     return {
       signer: ca.sealSigner,
       trustAnchors: [ca.rootCertificate],
-      providers: ['internal'],
       devCa: ca,
       close: async () => {},
     };

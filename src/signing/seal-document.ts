@@ -12,8 +12,8 @@ import { writeTransaction } from '../store/db/dialect.js';
 /**
  * PUT /documents/seal/:version `{id, certificate: true, signatureProvider?, level?}`: the organisation
  * seal (PAdES, signed attributes per EN 319 142-1) as an incremental update. `signatureProvider` is the
- * further provider the spec mentions: `internal` (the organisation key) is the default and the only one
- * configured so far. `level` B-B, B-T (needs TSA_URL), B-LT or B-LTA, by default the tenant's `defaultPadesLevel`; a
+ * further provider the spec mentions: `internal` (the organisation key, PKCS#12 or PKCS#11) or `csc` (a
+ * remote signing service, CSC API v2), by default the installation's SEAL_PROVIDER. `level` B-B, B-T (needs TSA_URL), B-LT or B-LTA, by default the tenant's `defaultPadesLevel`; a
  * failing TSA falls back and says so.
  */
 export async function sealDocument(
@@ -36,6 +36,7 @@ export async function sealDocument(
     signerName: 'Organisation seal',
     level: options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id)),
     reason: 'Sealed',
+    provider,
   });
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, (trx) =>

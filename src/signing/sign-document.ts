@@ -88,7 +88,7 @@ export async function signDocument(
     signatureProvider?: string | undefined;
   } & Omit<VisualRequest, 'signatures'>,
 ): Promise<SignOutcome> {
-  await assertSignatureProvider(deps, options.signatureProvider);
+  const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);
   if (signer.doc.version !== options.version) throw new VersionMismatch();
   // A recipient's read-only share fields (predefined texts, imported custom fields) are written with
@@ -103,6 +103,7 @@ export async function signDocument(
       request: { signatures: options.signatures, images: options.images, annotations },
       level: options.level,
       sign: true,
+      provider,
     },
     (trx, drawn, now) =>
       commitSignature(trx, deps, {
@@ -135,6 +136,8 @@ export interface DrawOptions {
   level?: PadesLevel | undefined;
   /** Close the revision with a PAdES signature in the signer's name; without it, an annotate. */
   sign?: boolean | undefined;
+  /** The `signatureProvider` whose key signs (assertSignatureProvider); by default the installation's. */
+  provider?: string | undefined;
 }
 
 /** The signature drawAndCommit made, if any, and the document's share state after the commit. */
@@ -196,7 +199,7 @@ export async function drawAndCommit(
     placer: signer.placer,
     request: options.request,
     document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
-    sign: options.sign ? { signerName, level } : undefined,
+    sign: options.sign ? { signerName, level, provider: options.provider } : undefined,
     author: signerName,
     now,
   });

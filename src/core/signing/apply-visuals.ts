@@ -26,6 +26,8 @@ export interface AppliedVisuals {
 export interface SignAs {
   signerName: string;
   level: PadesLevel;
+  /** The `signatureProvider` whose key signs; by default the installation's. */
+  provider?: string | undefined;
 }
 
 export interface ApplyVisualsOptions {
@@ -116,6 +118,7 @@ export async function drawVisuals(
       pdf: options.pdf,
       signerName: options.sign.signerName,
       level: options.sign.level,
+      provider: options.sign.provider,
       visuals,
     });
     return { pdf: signature.pdf, visuals, signature, claims };

@@ -24,7 +24,7 @@ export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<
 }
 
 /**
- * Signs bytes with the organisation key on behalf of `signerName`. A failing TSA, or revocation data
+ * Signs bytes with the organisation key (or the provider's) on behalf of `signerName`. A failing TSA, or revocation data
  * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
  * `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
  */
@@ -37,10 +37,12 @@ export async function sealBytes(
     level: PadesLevel;
     visuals?: ResolvedVisuals;
     reason?: string;
+    /** The `signatureProvider` whose key signs; by default the installation's (SEAL_PROVIDER). */
+    provider?: string | undefined;
   },
 ): Promise<SignPdfResult> {
   const started = performance.now();
-  const { signer } = await deps.seal();
+  const signer = await (await deps.seal()).signerFor(options.provider);
   const signed = await signPdf({
     pdf: options.pdf,
     signer,

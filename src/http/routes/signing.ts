@@ -105,7 +105,7 @@ const SignBody = Type.Object(
       Type.String({
         maxLength: 50,
         description:
-          'Original providers: `internal` (the organisation key on behalf of the signer), the default. Any other name is 400 VALIDATION_ERROR.',
+          "Original providers: `internal` (the organisation key on behalf of the signer) and, when configured, `csc` (a remote signing service, CSC API v2); by default the installation's (SEAL_PROVIDER). Any other name is 400 VALIDATION_ERROR.",
       }),
     ),
     level: Level,
@@ -190,7 +190,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['signing'],
           summary: 'Seal with the organisation certificate',
           description:
-            '`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, by default); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.',
+            "`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, or `csc`, a remote signing service speaking the CSC API v2, when configured; by default the installation's SEAL_PROVIDER); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.",
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {
@@ -199,7 +199,8 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               signatureProvider: Type.Optional(
                 Type.String({
                   maxLength: 50,
-                  description: '`internal` (the organisation key), the default; any other name is 400.',
+                  description:
+                    '`internal` (the organisation key) or, when configured, `csc` (CSC API v2); by default SEAL_PROVIDER. Any other name is 400.',
                 }),
               ),
               level: Level,
