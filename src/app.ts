@@ -81,6 +81,7 @@ import { FileSmsSender } from './notify/sms/file.js';
 import { HttpSmsSender } from './notify/sms/http.js';
 import { registerSharingJobs } from './sharing/scheduled.js';
 import { registerSigningJobs } from './signing/seal-on-complete.js';
+import { renewDueArchives } from './signing/renew-archives.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -344,6 +345,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     });
     registerSharingJobs(worker, deps);
     registerSigningJobs(worker, deps);
+    worker.every('documents.renewArchives', 3_600_000, async () => {
+      const { failed } = await renewDueArchives(deps);
+      // The documents renewed stay renewed; the tick is retried for the others (with backoff, within its hour).
+      if (failed.length > 0) {
+        throw new Error(
+          `Archive renewal failed for ${failed.length} document(s): ${failed
+            .map((f) => `${f.documentId}: ${f.message}`)
+            .join('; ')}`,
+        );
+      }
+    });
     worker.every('search.sweepScrolls', 300_000, async () => {
       await sweepScrollContexts(deps);
     });

@@ -33,6 +33,8 @@ export interface Config {
   /** A remote signing service speaking the CSC API v2 (CSC_*): the `csc` signature provider. */
   csc: CscConfig | undefined;
   tsaUrl: string | undefined;
+  /** B-LTA documents get a new archive timestamp this many days before theirs stops proving (LTA_RENEW_DAYS). */
+  ltaRenewDays: number;
   webhookAllowPrivate: boolean;
   /** How long a rotated-out webhook secret still signs deliveries, unless the rotation says. */
   webhookSecretGraceHours: number;
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     csc,
     tsaUrl: text(env, 'TSA_URL'),
+    ltaRenewDays: integer(env, 'LTA_RENEW_DAYS', 90, 1),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookSecretGraceHours: integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24),
     revocation: {

@@ -11,7 +11,7 @@ import type { TsaFailure, TsaObserver } from '../pki/tsa-client.js';
 export type WebhookAttemptOutcome = 'success' | 'failure' | 'dead';
 
 /** What a signature duration is of: an organisation seal, or a signature in a user's name (sign calls). */
-export type SignatureOperation = 'seal' | 'sign';
+export type SignatureOperation = 'seal' | 'sign' | 'archive';
 
 export interface MetricsOptions {
   /** The job queue now, in one query (readQueueStats); read at most once per QUEUE_CACHE_MS. */

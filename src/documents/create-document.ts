@@ -237,6 +237,7 @@ async function insertDocument(
     is_signed: 0,
     version: 1,
     data: writeJson({}),
+    archive_expires_at: null,
     deleted_at: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

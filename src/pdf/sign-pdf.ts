@@ -1,13 +1,15 @@
 import type { DigestAlgorithm } from '../pki/algorithms.js';
 import { certificateFields } from '../pki/certificate-fields.js';
-import { X509Certificate } from 'node:crypto';
-import { bytesEqual } from '../pki/der.js';
-import { CertificateRevoked, RevocationUnavailable, TimestampUnavailable } from '../pki/errors.js';
+import { RevocationUnavailable, TimestampUnavailable } from '../pki/errors.js';
 import type { ValidationMaterial } from '../pki/revocation-fetcher.js';
-import { revocationStatus } from '../pki/validate-certificate-chain.js';
 import type { Signer } from '../pki/signers/signer.js';
-import { addDocumentTimestamp } from './add-document-timestamp.js';
 import { addValidationData } from './add-validation-data.js';
+import {
+  archiveTimestamp,
+  certificateChain,
+  validationMaterial,
+  type ArchiveExpiry,
+} from './archive-timestamp.js';
 import { finishSignature, type TsaOptions } from './finish-signature.js';
 import { prepareSignature } from './prepare-signature.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
@@ -61,6 +63,8 @@ export interface SignPdfResult {
   reason?: string;
   /** Things a validator will hold against the result. */
   warnings: string[];
+  /** At B-LTA: the archive timestamp, and until when it proves the file (renew before then). */
+  archive?: ArchiveExpiry;
 }
 
 const PLACEHOLDER: Record<PadesLevel, number> = {
@@ -152,71 +156,16 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
   const withDss = await addValidationData({ pdf: finished.pdf, ...material, vriFor: [finished.cms] });
   if (levelRequested === 'B-LT') return result(withDss, 'B-LT');
   try {
-    const archived = await addDocumentTimestamp({ pdf: withDss, tsa: options.tsa!, digestAlgorithm });
-    // The archive timestamp's own chain is proved too; usually the same TSA, already in the DSS.
-    if (!archived.tsaCertificate)
-      throw new TimestampUnavailable('The document timestamp names no TSA certificate');
-    const archiveChain = certificateChain(archived.tsaCertificate, archived.tsaCertificates);
-    if (proved(archiveChain, material)) return result(archived.pdf, 'B-LTA');
-    const more = await validationMaterial([archiveChain], options, now);
-    return result(await addValidationData({ pdf: archived.pdf, ...more, vriFor: [archived.token] }), 'B-LTA');
+    const archived = await archiveTimestamp(withDss, material, {
+      ...options,
+      tsa: options.tsa!,
+      digestAlgorithm,
+      now,
+    });
+    return { ...result(archived.pdf, 'B-LTA'), archive: archived.archive };
   } catch (error) {
     if (!(error instanceof TimestampUnavailable || error instanceof RevocationUnavailable) || !fallback)
       throw error;
     return result(withDss, 'B-LT', error.message);
   }
-}
-
-/**
- * The revocation data of `chains`: fetched (`options.revocation`) or as the caller gave it, and in
- * either case checked to prove every certificate below each root good at `now` before it is embedded.
- */
-async function validationMaterial(
-  chains: Uint8Array[][],
-  options: SignPdfOptions,
-  now: Date,
-): Promise<ValidationMaterial> {
-  const given = options.validationData;
-  const material = options.revocation
-    ? await options.revocation(chains, now)
-    : { certificates: chains.flat(), crls: given?.crls ?? [], ocsps: given?.ocsps ?? [] };
-  material.certificates.push(...(given?.certificates ?? []));
-  for (const chain of chains) {
-    for (const [i, certificate] of chain.slice(0, -1).entries()) {
-      const { status } = await revocationStatus({ certificate, issuer: chain[i + 1]!, ...material, at: now });
-      if (status === 'revoked')
-        throw new CertificateRevoked(
-          `The certificate ${certificateFields(certificate).commonName} is revoked`,
-        );
-      if (status !== 'good')
-        throw new RevocationUnavailable(
-          `No revocation data for ${certificateFields(certificate).commonName}: the level stays below B-LT`,
-        );
-    }
-  }
-  return material;
-}
-
-/** Whether every certificate of `chain` is in the material already (then its revocation data is too). */
-function proved(chain: Uint8Array[], material: ValidationMaterial): boolean {
-  return chain.every((der) => material.certificates.some((c) => bytesEqual(c, der)));
-}
-
-/**
- * `certificate` and its issuers out of `pool`, leaf first, as far as they go (a self-signed root ends
- * it): the chain whose revocation a B-LT must prove.
- */
-function certificateChain(certificate: Uint8Array, pool: Uint8Array[]): Uint8Array[] {
-  const chain = [certificate];
-  for (let current = new X509Certificate(certificate); chain.length < 10;) {
-    if (current.checkIssued(current)) break;
-    const issuer = pool.find((der) => {
-      const candidate = new X509Certificate(der);
-      return candidate.fingerprint256 !== current.fingerprint256 && current.checkIssued(candidate);
-    });
-    if (!issuer) break;
-    chain.push(issuer);
-    current = new X509Certificate(issuer);
-  }
-  return chain;
 }

@@ -56,6 +56,7 @@ export async function sealDocument(
         fellBack: sealed.fellBack,
         warnings: sealed.warnings,
       },
+      archive: sealed.archive,
       now,
     }),
   );

@@ -127,6 +127,7 @@ async function sealCompleted(
         activityType: 'documentSealed',
         reason: 'sealed',
         data: { levelAchieved: sealed.levelAchieved, fellBack: sealed.fellBack, onComplete: true },
+        archive: sealed.archive,
         now,
       });
       await settle(trx);

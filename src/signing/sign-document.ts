@@ -6,6 +6,7 @@ import { canEdit, loadVisible, type DocumentRow } from '../core/access/document-
 import { addRevision, type DocumentChanger } from '../core/changes/change-document.js';
 import { replaceMainFile, saveNextMainFile } from '../core/changes/new-main-file.js';
 import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../core/errors.js';
+import type { ArchiveExpiry } from '../pdf/archive-timestamp.js';
 import type { PadesLevel, SignPdfResult } from '../pdf/sign-pdf.js';
 import { drawnChange, drawVisuals, type AppliedVisuals } from '../core/signing/apply-visuals.js';
 import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
@@ -114,6 +115,7 @@ export async function signDocument(
         bytes: drawn.pdf,
         expectedVersion: options.version,
         data: { levelAchieved: drawn.signature.levelAchieved, fellBack: drawn.signature.fellBack },
+        archive: drawn.signature.archive,
         now,
       }),
   );
@@ -253,6 +255,8 @@ export async function commitSignature(
     bytes: Uint8Array;
     expectedVersion: number;
     data: Record<string, unknown>;
+    /** A B-LTA signature's archive timestamp (replaceMainFile). */
+    archive?: ArchiveExpiry | undefined;
     now: Date;
   },
 ): Promise<DocumentRow> {
@@ -269,6 +273,7 @@ export async function commitSignature(
       event: 'documentSigned',
       reason: 'signed',
       data: options.data,
+      archive: options.archive,
       now,
     });
   }
@@ -282,7 +287,11 @@ export async function commitSignature(
       event: 'documentSigned',
       activityType: 'documentSigned',
       data: { ...options.data, file: saved.id },
-      set: { main_file_id: saved.id, is_signed: 1 },
+      set: {
+        main_file_id: saved.id,
+        is_signed: 1,
+        ...(options.archive ? { archive_expires_at: options.archive.expiresAt.toISOString() } : {}),
+      },
     });
     await addRevision(trx, { documentId: doc.id, fileId: saved.id, reason: 'signed', actor: by.name, now });
     return updated;

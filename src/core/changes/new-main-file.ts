@@ -5,6 +5,7 @@ import { addRevision, changeDocument, type DocumentChanger } from './change-docu
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import type { EventName } from '../events/emit-event.js';
+import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
 
 /**
  * Stores the bytes of a document's next main file inside the caller's transaction and runs `then` (the
@@ -53,13 +54,19 @@ export async function replaceMainFile(
     now: Date;
     /** False inside a call that already counted its change (see changeDocument). */
     bumpVersion?: boolean | undefined;
+    /** A B-LTA signature's archive timestamp: the document is renewed before it stops proving. */
+    archive?: ArchiveExpiry | undefined;
   },
 ): Promise<DocumentRow> {
   return saveNextMainFile(trx, deps, options, async (saved) => {
     const updated = await changeDocument(trx, options.by, {
       doc: options.doc,
       expectedVersion: options.expectedVersion,
-      set: { main_file_id: saved.id, ...(options.signed ? { is_signed: 1 } : {}) },
+      set: {
+        main_file_id: saved.id,
+        ...(options.signed ? { is_signed: 1 } : {}),
+        ...(options.archive ? { archive_expires_at: options.archive.expiresAt.toISOString() } : {}),
+      },
       activityType: options.activityType,
       event: options.event,
       data: { file: saved.id, ...options.data },

@@ -141,6 +141,7 @@ export function drawnChange(applied: Pick<AppliedVisuals, 'visuals' | 'signature
         event: 'documentSigned' as const,
         reason: 'signed',
         data: { levelAchieved: signature.levelAchieved, fellBack: signature.fellBack },
+        archive: signature.archive,
       }
     : {
         signed: false,

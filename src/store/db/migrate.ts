@@ -15,6 +15,7 @@ import { sharingQuorum } from './migrations/0011-sharing-quorum.js';
 import { recipientSessions } from './migrations/0012-recipient-sessions.js';
 import { devPki } from './migrations/0013-dev-pki.js';
 import { rateLimits } from './migrations/0014-rate-limits.js';
+import { archiveRenewal } from './migrations/0022-archive-renewal.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -40,6 +41,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0014-rate-limits': rateLimits(dialect),
     '0018-file-repairs': fileRepairs(dialect),
     '0021-webhook-rotation': webhookRotation(dialect),
+    '0022-archive-renewal': archiveRenewal(dialect),
   };
 }
 

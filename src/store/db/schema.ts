@@ -217,6 +217,11 @@ export interface DocumentTable {
   version: number;
   /** The rest of the document's fields as sent. */
   data: Json;
+  /**
+   * Until when the newest archive timestamp of a B-LTA main file proves it (its TSA certificate's end,
+   * or at once for weak algorithms); null when the document was never signed at B-LTA.
+   */
+  archive_expires_at: string | null;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
