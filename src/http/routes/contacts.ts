@@ -8,6 +8,7 @@ import { updateContact } from '../../contacts/update-contact.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
 import { Name, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const Email = Type.String({ format: 'email', maxLength: 320 });
@@ -183,10 +184,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteContact(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteContact(deps, actorOf(request), request.params.id)),
     );
   };
 }

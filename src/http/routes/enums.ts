@@ -8,6 +8,7 @@ import { listEnums } from '../../enums/list-enums.js';
 import { ENUM_RECORDS_LIMIT, putEnumRecord } from '../../enums/put-enum-record.js';
 import { actorOf } from '../authentication.js';
 import { Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const EnumName = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
@@ -156,10 +157,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteEnum(deps, actorOf(request), request.params.name);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteEnum(deps, actorOf(request), request.params.name)),
     );
   };
 }

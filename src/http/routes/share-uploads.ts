@@ -8,6 +8,7 @@ import { submitShareFile } from '../../sharing/uploads/submit-share-file.js';
 import { uploadShareFile, type ShareFileKind } from '../../sharing/uploads/upload-share-file.js';
 import { MAX_STAMP_NAME, uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
 import { recipientCallerOf } from '../authentication.js';
+import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
 import { FileView, StorageUse } from '../document-schemas.js';
@@ -133,11 +134,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const file = await getShareStampImage(deps, recipientCallerOf(request), request.params.id);
-        return reply
-          .header('content-type', file.mimetype)
-          .header('content-length', Number(file.size))
-          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-          .send(await deps.files.open(file));
+        return sendStoredFile(reply, deps.files, file, 'inline');
       },
     );
   };

@@ -17,6 +17,7 @@ import { useMinified } from '../minified.js';
 import { DocumentId, SignatureField, SignEntity } from '../document-schemas.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const OAuthFactors = Type.Array(
   Type.Object(
@@ -231,10 +232,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await cancelSharing(deps, actorOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(cancelSharing(deps, actorOf(request), request.body)),
     );
 
     app.post(
@@ -310,10 +308,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await rejectShare(deps, recipientCallerOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(rejectShare(deps, recipientCallerOf(request), request.body)),
     );
 
     app.post(

@@ -10,6 +10,7 @@ import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { Name, Success, withErrors } from '../schemas.js';
+import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const FileId = Type.String({
@@ -116,14 +117,13 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: Type.Object({ id: Id }),
         },
       },
-      async (request, reply) => {
-        const file = await getStampImage(deps, actorOf(request), request.params.id);
-        return reply
-          .header('content-type', file.mimetype)
-          .header('content-length', Number(file.size))
-          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-          .send(await deps.files.open(file));
-      },
+      async (request, reply) =>
+        sendStoredFile(
+          reply,
+          deps.files,
+          await getStampImage(deps, actorOf(request), request.params.id),
+          'inline',
+        ),
     );
 
     app.put(
@@ -161,10 +161,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteStamp(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteStamp(deps, actorOf(request), request.params.id)),
     );
   };
 }

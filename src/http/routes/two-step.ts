@@ -15,6 +15,7 @@ import { DocumentId, Version } from '../document-schemas.js';
 import { readMultipart } from '../multipart.js';
 import { Success, withErrors } from '../schemas.js';
 import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import { answerSuccess } from '../answers.js';
 
 const CertificateHash = Type.String({
   pattern: '^[0-9A-Fa-f]{64}$',
@@ -102,10 +103,10 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteCertificate(deps, actorOf(request), request.params.id, request.params.certificate);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) =>
+        answerSuccess(
+          deleteCertificate(deps, actorOf(request), request.params.id, request.params.certificate),
+        ),
     );
 
     const start = (mode: TwoStepMode, summary: string, description: string) =>

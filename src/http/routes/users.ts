@@ -11,6 +11,7 @@ import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
 import { Name, Password, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const Role = Type.Enum([...ROLES]);
 const Rights = Type.Array(Type.Enum([...RIGHTS]), { uniqueItems: true, maxItems: RIGHTS.length });
@@ -137,10 +138,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await updateUser(deps, actorOf(request), request.params.id, request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(updateUser(deps, actorOf(request), request.params.id, request.body)),
     );
 
     app.put(
@@ -171,10 +169,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteUser(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteUser(deps, actorOf(request), request.params.id)),
     );
 
     app.put(
