@@ -5,8 +5,8 @@ import { findAttachment, findDraftAttachment, listAttachments } from '../../docu
 import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
+import { Id, IdParams } from '../schemas.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 /** A file of a document or draft: the document's or draft's id and the file's hash. */
 const FileParams = Type.Object({ id: Id, hash: Id });
 
@@ -19,7 +19,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['attachments'],
           summary: 'All attachments of a document as one ZIP',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
         },
       },
       async (request, reply) => {

@@ -7,10 +7,10 @@ import { searchContacts } from '../../contacts/search-contacts.js';
 import { updateContact } from '../../contacts/update-contact.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
-import { Name, Success, withErrors } from '../schemas.js';
+import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
+import { Id, IdParams, Name, Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Phone = Type.String({
   pattern: '^\\+?[0-9][-0-9 ()./]{1,48}$',
@@ -73,19 +73,18 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create contacts',
           description:
             'One contact `{name, email?, phone?, organisation?, photo?}` answers the created contact; an array of up to 100 answers `{results:[contact]}` in the same order and is created all or none (413 LIMIT_EXCEEDED beyond 100). A contact belongs to its creator: nobody else sees it. `photo` is the id of an unused upload of the caller from POST /files/photo; a photo id already used (by any user, contact or enum) or uploaded with another endpoint is 400 FILE_NOT_USABLE, its message naming the field (`photo`, or `[2].photo` in an array).',
-          body: Type.Union([NewContact, Type.Array(NewContact, { minItems: 1 })]),
+          body: OneOrMany(NewContact),
           response: withErrors({
-            200: Type.Union([ContactSchema, Type.Object({ results: Type.Array(ContactSchema) })]),
+            200: CreatedOneOrMany(ContactSchema),
             413: Type.Ref('ErrorBody'),
           }),
         },
       },
       async (request) => {
         const actor = actorOf(request);
-        const body = request.body;
-        if (Array.isArray(body)) return { results: await createContacts(deps, actor, body, { bulk: true }) };
-        const [created] = await createContacts(deps, actor, [body], { bulk: false });
-        return created;
+        return createOneOrMany(request.body, (contacts, options) =>
+          createContacts(deps, actor, contacts, options),
+        );
       },
     );
 
@@ -165,7 +164,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['contacts'],
           summary: 'Read a contact',
           description: 'One of the caller’s contacts; anyone else’s is 404.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: ContactSchema }),
         },
       },
@@ -180,7 +179,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Delete a contact',
           description:
             'Removes one of the caller’s contacts (anyone else’s is 404). Its photo id stays used and cannot be given to another record.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: Success }),
         },
       },

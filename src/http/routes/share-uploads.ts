@@ -10,7 +10,7 @@ import { MAX_STAMP_NAME, uploadShareStamp } from '../../sharing/uploads/upload-s
 import { recipientCallerOf } from '../authentication.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
-import { withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
 import { FileView, StorageUse } from '../document-schemas.js';
 
 const UploadAnswer = Type.Object({
@@ -129,7 +129,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp’s image (recipients)',
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: IdParams,
         },
       },
       async (request, reply) => {

@@ -128,6 +128,8 @@ const ActionOutcome = Type.Object(
       'As PUT /documents/sign/{version} answers when the call signed; `{status}` alone for a plain action.',
   },
 );
+/** What the calls that act on a share answer (POST /share/execute, POST /inbox/action). */
+const ActionAnswer = withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') });
 
 /** Sharing and the recipients' actions (spec: Sharing, Reminders; Contract: external recipients). */
 export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -332,7 +334,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
+          response: ActionAnswer,
         },
       },
       async (request) => executeShare(deps, recipientCallerOf(request), request.body),
@@ -448,7 +450,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
+          response: ActionAnswer,
         },
       },
       async (request) => actFromInbox(deps, actorOf(request), request.body),

@@ -9,10 +9,9 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
-import { Name, Success, withErrors } from '../schemas.js';
+import { Id, IdParams, Name, Success, withErrors } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const FileId = Type.String({
   minLength: 1,
   maxLength: 100,
@@ -99,7 +98,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp',
           description:
             'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: StampSchema }),
         },
       },
@@ -114,7 +113,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp’s image',
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
         },
       },
       async (request, reply) =>
@@ -134,7 +133,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Rename a stamp or replace its image',
           description:
             '`{name?, file?, version?}`: the owner (personal) or the organization’s administrators (organization stamps; members get 403). A new `file` follows the rules of POST /stamps. With `version` the change applies only to that `_version` (409 VERSION_MISMATCH otherwise). Answers the stamp.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           body: Type.Object(
             {
               name: Type.Optional(Name),
@@ -157,7 +156,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Delete a stamp',
           description:
             'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: Success }),
         },
       },

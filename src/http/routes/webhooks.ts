@@ -15,11 +15,10 @@ import { retryDelivery } from '../../webhooks/retry-delivery.js';
 import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { actorOf } from '../authentication.js';
-import { Success, withErrors } from '../schemas.js';
+import { Id, Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
 const WebhookType = Type.Enum(['organization', 'tenant']);
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const WebhookParams = Type.Object({ webhookId: Id });
 
 const Webhook = Type.Object({
