@@ -61,6 +61,8 @@ const Page = Type.Object({
 });
 const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset (default 0)' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, at most 100 (default 20)' });
+/** Which page of the contacts: the list's query and the search's body. */
+const Paging = { from: Type.Optional(From), size: Type.Optional(Size) };
 
 /** The caller's address book (spec: Other resources; Files usage rule 1 for photos). */
 export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -125,10 +127,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'List the caller’s contacts',
           description:
             'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
-          querystring: Type.Object(
-            { from: Type.Optional(From), size: Type.Optional(Size) },
-            { additionalProperties: false },
-          ),
+          querystring: Type.Object(Paging, { additionalProperties: false }),
           response: withErrors({ 200: Page }),
         },
       },
@@ -146,8 +145,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: Type.Object(
             {
               query: Type.Optional(Type.String({ maxLength: 200 })),
-              from: Type.Optional(From),
-              size: Type.Optional(Size),
+              ...Paging,
             },
             { additionalProperties: false },
           ),

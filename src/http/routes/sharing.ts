@@ -102,6 +102,12 @@ const ActionVisuals = {
   ),
   annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
 };
+/** What POST /share/execute takes besides the share and its action; POST /inbox/action, acting as it, the same. */
+const ActionFields = {
+  comment: Type.Optional(Type.String({ maxLength: 2000 })),
+  ...ActionVisuals,
+  level: Level,
+};
 const VISUALS_DRAWN =
   'The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up.';
 const ActionOutcome = Type.Object(
@@ -328,9 +334,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               id: DocumentId,
               action: Type.Optional(Type.Enum(['sign', 'approve', 'review', 'accept', 'execute'])),
-              comment: Type.Optional(Type.String({ maxLength: 2000 })),
-              ...ActionVisuals,
-              level: Level,
+              ...ActionFields,
             },
             { additionalProperties: false },
           ),
@@ -444,9 +448,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               shareId: Type.String({ minLength: 1, maxLength: 100 }),
               action: Type.Enum(['approve', 'review', 'accept', 'execute', 'reject', 'sign']),
               reason: Type.Optional(Type.String({ maxLength: 2000 })),
-              comment: Type.Optional(Type.String({ maxLength: 2000 })),
-              ...ActionVisuals,
-              level: Level,
+              ...ActionFields,
             },
             { additionalProperties: false },
           ),

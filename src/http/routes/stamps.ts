@@ -9,7 +9,7 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
-import { Id, IdParams, Name, Success, withErrors } from '../schemas.js';
+import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const FileId = Type.String({
@@ -73,8 +73,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               query: Type.Optional(Type.String({ maxLength: 200 })),
               scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
-              size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+              ...Paging,
             },
             { additionalProperties: false },
           ),
