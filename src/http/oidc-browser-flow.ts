@@ -1,7 +1,10 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { IdentityProviderFailed } from '../core/identity/identity-provider-failed.js';
 import { OIDC_LOGIN_TTL_SECONDS } from '../core/identity/state-flow.js';
+import type { AuthMode } from './authentication.js';
+import { withErrors } from './schemas.js';
 
 /**
  * What the two browser flows through an identity provider share: the users' sign-in (routes/oidc.ts)
@@ -106,4 +109,88 @@ function describe(error: unknown): string {
   const detail = 'error' in error && typeof error.error === 'string' ? ` (${error.error})` : '';
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.name}: ${error.message}${detail}${cause}`;
+}
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** How one flow's start and callback routes differ: their words, who may start, and the use cases. */
+export interface BrowserFlow<Answer> {
+  /** Where the flow's routes live: `<path>/:provider` starts, `<path>/:provider/callback` finishes. */
+  path: string;
+  binding: BindingCookie;
+  tags: string[];
+  start: {
+    auth: AuthMode;
+    summary: string;
+    description: string;
+    /** Error answers beyond the usual ones and 502. */
+    errors?: Record<number, TSchema>;
+    begin(
+      request: FastifyRequest,
+      choice: { provider: string; redirect: string | undefined },
+    ): Promise<{ binding: string; authorizationUrl: string }>;
+  };
+  callback: {
+    summary: string;
+    description: string;
+    /** The JSON answer when the start asked for no `redirect`. */
+    answer: TSchema;
+    finish(
+      request: FastifyRequest,
+      callback: { provider: string; query: URLSearchParams; binding: string | undefined },
+    ): Promise<{ redirect: string | null; fragment: Record<string, string>; answer: Answer }>;
+  };
+}
+
+/**
+ * The start and callback routes of a browser flow through an identity provider: the start sends the
+ * browser to the provider with the binding cookie, the callback checks it and answers the result
+ * (JSON, or a redirect with the result in the fragment). A provider the flow cannot reach is 502.
+ */
+export function registerBrowserFlow<Answer>(app: TypeBoxApp, flow: BrowserFlow<Answer>): void {
+  const { binding, tags, start, callback } = flow;
+  app.get(
+    `${flow.path}/:provider`,
+    {
+      config: { auth: start.auth },
+      schema: {
+        tags,
+        summary: start.summary,
+        description: start.description,
+        params: ProviderParams,
+        querystring: StartQuery,
+        response: withErrors({ 302: Redirect, ...start.errors, 502: Type.Ref('ErrorBody') }),
+      },
+    },
+    async (request, reply) => {
+      const started = await start.begin(request, {
+        provider: request.params.provider,
+        redirect: request.query.redirect,
+      });
+      return binding.redirectToProvider(reply, started);
+    },
+  );
+
+  app.get(
+    `${flow.path}/:provider/callback`,
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: callback.summary,
+        description: callback.description,
+        params: ProviderParams,
+        querystring: CallbackQuery,
+        response: withErrors({ 200: callback.answer, 302: Redirect, 502: Type.Ref('ErrorBody') }),
+      },
+    },
+    async (request, reply) => {
+      const finished = await callback.finish(request, {
+        provider: request.params.provider,
+        query: rawCallbackQuery(request),
+        binding: binding.read(request),
+      });
+      return binding.finish(reply, finished);
+    },
+  );
 }

@@ -1,31 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { findAttachment, findDraftAttachment, listAttachments } from '../../documents/attachments.js';
 import { zipStream } from '../../files/zip-stream.js';
-import type { FileRecord } from '../../store/files/file-store.js';
+import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
+import { Id, IdParams } from '../schemas.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
+/** A file of a document or draft: the document's or draft's id and the file's hash. */
+const FileParams = Type.Object({ id: Id, hash: Id });
 
 /** Attachment downloads (spec: need `view_attachments`). The removed attachment endpoints answer 404. */
 export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const send = async (reply: FastifyReply, file: FileRecord) =>
-      reply
-        .header('content-type', file.mimetype)
-        .header('content-length', Number(file.size))
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-        .send(await deps.files.open(file));
-
     app.get(
       '/attachments/:id/zip',
       {
         schema: {
           tags: ['attachments'],
           summary: 'All attachments of a document as one ZIP',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
         },
       },
       async (request, reply) => {
@@ -43,14 +37,18 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['attachments'],
           summary: 'A file of one of your drafts',
-          params: Type.Object({ id: Id, hash: Id }),
+          params: FileParams,
         },
       },
-      async (request, reply) =>
-        send(
-          reply,
-          await findDraftAttachment(deps, actorOf(request), request.params.id, request.params.hash),
-        ),
+      async (request, reply) => {
+        const file = await findDraftAttachment(
+          deps,
+          actorOf(request),
+          request.params.id,
+          request.params.hash,
+        );
+        return sendStoredFile(reply, deps.files, file, 'attachment');
+      },
     );
 
     app.get(
@@ -59,11 +57,13 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['attachments'],
           summary: 'One attachment of a document',
-          params: Type.Object({ id: Id, hash: Id }),
+          params: FileParams,
         },
       },
-      async (request, reply) =>
-        send(reply, await findAttachment(deps, actorOf(request), request.params.id, request.params.hash)),
+      async (request, reply) => {
+        const file = await findAttachment(deps, actorOf(request), request.params.id, request.params.hash);
+        return sendStoredFile(reply, deps.files, file, 'attachment');
+      },
     );
   };
 }

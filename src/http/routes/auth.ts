@@ -9,6 +9,7 @@ import type { Deps } from '../../core/deps.js';
 import { actorOf, TOKEN_COOKIE } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 /** Session, MFA and API key endpoints (spec: Authentication and keys; Contract: MFA, API keys). */
 export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -142,10 +143,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await unlockWithTotp(deps, actorOf(request), { code: request.body.code });
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(unlockWithTotp(deps, actorOf(request), { code: request.body.code })),
     );
 
     app.post(
@@ -177,10 +175,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await disableMfa(deps, actorOf(request));
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(disableMfa(deps, actorOf(request))),
     );
 
     const ApiKeyItem = Type.Object({
@@ -239,10 +234,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await revokeApiKey(deps, actorOf(request), { key: request.params.token });
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(revokeApiKey(deps, actorOf(request), { key: request.params.token })),
     );
   };
 }

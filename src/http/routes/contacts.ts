@@ -7,9 +7,10 @@ import { searchContacts } from '../../contacts/search-contacts.js';
 import { updateContact } from '../../contacts/update-contact.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
-import { Name, Success, withErrors } from '../schemas.js';
+import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
+import { Id, IdParams, Name, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Phone = Type.String({
   pattern: '^\\+?[0-9][-0-9 ()./]{1,48}$',
@@ -60,6 +61,8 @@ const Page = Type.Object({
 });
 const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset (default 0)' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, at most 100 (default 20)' });
+/** Which page of the contacts: the list's query and the search's body. */
+const Paging = { from: Type.Optional(From), size: Type.Optional(Size) };
 
 /** The caller's address book (spec: Other resources; Files usage rule 1 for photos). */
 export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -72,19 +75,18 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create contacts',
           description:
             'One contact `{name, email?, phone?, organisation?, photo?}` answers the created contact; an array of up to 100 answers `{results:[contact]}` in the same order and is created all or none (413 LIMIT_EXCEEDED beyond 100). A contact belongs to its creator: nobody else sees it. `photo` is the id of an unused upload of the caller from POST /files/photo; a photo id already used (by any user, contact or enum) or uploaded with another endpoint is 400 FILE_NOT_USABLE, its message naming the field (`photo`, or `[2].photo` in an array).',
-          body: Type.Union([NewContact, Type.Array(NewContact, { minItems: 1 })]),
+          body: OneOrMany(NewContact),
           response: withErrors({
-            200: Type.Union([ContactSchema, Type.Object({ results: Type.Array(ContactSchema) })]),
+            200: CreatedOneOrMany(ContactSchema),
             413: Type.Ref('ErrorBody'),
           }),
         },
       },
       async (request) => {
         const actor = actorOf(request);
-        const body = request.body;
-        if (Array.isArray(body)) return { results: await createContacts(deps, actor, body, { bulk: true }) };
-        const [created] = await createContacts(deps, actor, [body], { bulk: false });
-        return created;
+        return createOneOrMany(request.body, (contacts, options) =>
+          createContacts(deps, actor, contacts, options),
+        );
       },
     );
 
@@ -125,10 +127,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'List the caller’s contacts',
           description:
             'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
-          querystring: Type.Object(
-            { from: Type.Optional(From), size: Type.Optional(Size) },
-            { additionalProperties: false },
-          ),
+          querystring: Type.Object(Paging, { additionalProperties: false }),
           response: withErrors({ 200: Page }),
         },
       },
@@ -146,8 +145,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: Type.Object(
             {
               query: Type.Optional(Type.String({ maxLength: 200 })),
-              from: Type.Optional(From),
-              size: Type.Optional(Size),
+              ...Paging,
             },
             { additionalProperties: false },
           ),
@@ -164,7 +162,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['contacts'],
           summary: 'Read a contact',
           description: 'One of the caller’s contacts; anyone else’s is 404.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: ContactSchema }),
         },
       },
@@ -179,14 +177,11 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Delete a contact',
           description:
             'Removes one of the caller’s contacts (anyone else’s is 404). Its photo id stays used and cannot be given to another record.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteContact(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteContact(deps, actorOf(request), request.params.id)),
     );
   };
 }

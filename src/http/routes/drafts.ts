@@ -4,7 +4,7 @@ import type { Deps } from '../../core/deps.js';
 import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
 import { Attachment, CustomField, MainFile } from '../document-schemas.js';
-import { withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
 
 const DraftBody = Type.Object(
   {
@@ -83,7 +83,7 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['drafts'],
           summary: 'Read one of your drafts',
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: IdParams,
           response: withErrors({ 200: DraftAnswer }),
         },
       },

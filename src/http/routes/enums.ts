@@ -7,7 +7,8 @@ import { getEnum } from '../../enums/get-enum.js';
 import { listEnums } from '../../enums/list-enums.js';
 import { ENUM_RECORDS_LIMIT, putEnumRecord } from '../../enums/put-enum-record.js';
 import { actorOf } from '../authentication.js';
-import { Success, withErrors } from '../schemas.js';
+import { Paging, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const EnumName = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
@@ -111,13 +112,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'List the organization’s enums',
           description:
             'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
-          querystring: Type.Object(
-            {
-              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
-              size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-            },
-            { additionalProperties: false },
-          ),
+          querystring: Type.Object(Paging, { additionalProperties: false }),
           response: withErrors({
             200: Type.Object({
               total: Type.Integer(),
@@ -156,10 +151,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteEnum(deps, actorOf(request), request.params.name);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteEnum(deps, actorOf(request), request.params.name)),
     );
   };
 }

@@ -8,6 +8,7 @@ import { findFileForRecipient, findReadableFile, openFile } from '../../files/re
 import { uploadFile, type UploadKind } from '../../files/upload-file.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
+import { contentDisposition } from '../answers.js';
 import { errorBody } from '../error-handler.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
@@ -124,7 +125,7 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           .header('content-type', file.mimetype)
           .header('accept-ranges', 'bytes')
           .header('etag', `"${file.sha256}"`)
-          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+          .header('content-disposition', contentDisposition('inline', file.name));
         if (range) {
           void reply
             .status(206)

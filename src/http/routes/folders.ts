@@ -4,7 +4,7 @@ import type { Deps } from '../../core/deps.js';
 import { createFolder } from '../../documents/folders/create-folder.js';
 import { getFolder } from '../../documents/folders/get-folder.js';
 import { actorOf } from '../authentication.js';
-import { withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
 
 /** Folders (spec: Folders). Moving and deleting go through PUT /documents/edit/:version and DELETE /documents. */
 export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -46,7 +46,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Read a folder and its content',
           description:
             '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested (spec Folder). A folder the caller may not see is 404.',
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: IdParams,
         },
       },
       async (request) => getFolder(deps, actorOf(request), request.params.id),

@@ -11,6 +11,7 @@ import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import { DocumentId } from '../document-schemas.js';
 import { Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset.' });
 const Size = (max: number, fallback: number) =>
@@ -215,10 +216,8 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await new ScrollContexts(deps, 'logs').close(actorOf(request), request.body.scrollId);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) =>
+        answerSuccess(new ScrollContexts(deps, 'logs').close(actorOf(request), request.body.scrollId)),
     );
   };
 }

@@ -7,15 +7,7 @@ import { finishShareOidc } from '../../sharing/finish-share-oidc.js';
 import { listShareProviders } from '../../sharing/list-share-providers.js';
 import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';
 import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
-import {
-  BindingCookie,
-  CallbackQuery,
-  logProviderFailures,
-  ProviderParams,
-  rawCallbackQuery,
-  Redirect,
-  StartQuery,
-} from '../oidc-browser-flow.js';
+import { BindingCookie, logProviderFailures, registerBrowserFlow } from '../oidc-browser-flow.js';
 import { withErrors } from '../schemas.js';
 
 const FACTORS =
@@ -65,74 +57,47 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/share/oidc/:provider',
-      {
-        config: { auth: 'recipient-locked' },
-        schema: {
-          tags: ['sharing'],
-          summary: 'Prove who you are with an identity provider (external recipients)',
-          description: [
-            'Open this in the recipient’s browser with the share-link `token` (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
-            `The provider sends the browser back to \`PUBLIC_URL${SHARE_OIDC_PATH}/{name}/callback\`, which the operator registers as a redirect URI of the client (besides the users’ sign-in one). The sign-in must finish within ${OIDC_LOGIN_TTL_SECONDS / 60} minutes, on any node.`,
-            FACTORS,
-            '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven; any other origin is 400 VALIDATION_ERROR. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
-          ].join('\n\n'),
-          params: ProviderParams,
-          querystring: StartQuery,
-          response: withErrors({ 302: Redirect, 409: Type.Ref('ErrorBody'), 502: Type.Ref('ErrorBody') }),
+    registerBrowserFlow(app, {
+      path: '/share/oidc',
+      binding,
+      tags: ['sharing'],
+      start: {
+        auth: 'recipient-locked',
+        summary: 'Prove who you are with an identity provider (external recipients)',
+        description: [
+          'Open this in the recipient’s browser with the share-link `token` (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
+          `The provider sends the browser back to \`PUBLIC_URL${SHARE_OIDC_PATH}/{name}/callback\`, which the operator registers as a redirect URI of the client (besides the users’ sign-in one). The sign-in must finish within ${OIDC_LOGIN_TTL_SECONDS / 60} minutes, on any node.`,
+          FACTORS,
+          '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven; any other origin is 400 VALIDATION_ERROR. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
+        ].join('\n\n'),
+        errors: { 409: Type.Ref('ErrorBody') },
+        begin: async (request, choice) => {
+          if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+          return startShareOidc(deps, providers, { recipient: request.recipient, ...choice });
         },
       },
-      async (request, reply) => {
-        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
-        const started = await startShareOidc(deps, providers, {
-          recipient: request.recipient,
-          provider: request.params.provider,
-          redirect: request.query.redirect,
-        });
-        return binding.redirectToProvider(reply, started);
-      },
-    );
-
-    app.get(
-      '/share/oidc/:provider/callback',
-      {
-        config: { auth: 'none' },
-        schema: {
-          tags: ['sharing'],
-          summary: 'Finish proving who you are with an identity provider',
-          description: [
-            'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser) and exchanges the code (PKCE, nonce and issuer checked).',
-            FACTORS,
-            'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and, as POST /share/unlock does, a recipient session is opened (the link itself stays locked): it answers `{status:"SUCCESS", isUnlocked, token}`, or 302 to the start’s `redirect` with `#isUnlocked=…&token=…` (in the fragment, which the browser never sends on). `token` is the recipient session (valid RECIPIENT_SESSION_MINUTES, default 60, after its last use). When the share also has a password or a code, `isUnlocked` is false and POST /share/unlock, called with that session `token`, takes them and answers the session that acts.',
-            'A factor not proven is 403 FORBIDDEN naming which (never the expected value; audit `shareIdentityRefused`); the provider refusing the sign-in is 401 UNAUTHENTICATED. Both count as failed unlock attempts of the share, with the password and code ones: 5 within the window, then 429 RATE_LIMITED. Unknown, expired, reused or foreign state, or another browser: 401. Unknown provider: 404. Provider unreachable or answering wrongly: 502 IDENTITY_PROVIDER_ERROR. Errors are always JSON.',
-          ].join('\n\n'),
-          params: ProviderParams,
-          querystring: CallbackQuery,
-          response: withErrors({
-            200: Type.Object({
-              status: Type.Literal('SUCCESS'),
-              isUnlocked: Type.Boolean(),
-              token: Type.String({ description: 'The recipient session this sign-in opened.' }),
-            }),
-            302: Redirect,
-            502: Type.Ref('ErrorBody'),
-          }),
+      callback: {
+        summary: 'Finish proving who you are with an identity provider',
+        description: [
+          'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser) and exchanges the code (PKCE, nonce and issuer checked).',
+          FACTORS,
+          'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and, as POST /share/unlock does, a recipient session is opened (the link itself stays locked): it answers `{status:"SUCCESS", isUnlocked, token}`, or 302 to the start’s `redirect` with `#isUnlocked=…&token=…` (in the fragment, which the browser never sends on). `token` is the recipient session (valid RECIPIENT_SESSION_MINUTES, default 60, after its last use). When the share also has a password or a code, `isUnlocked` is false and POST /share/unlock, called with that session `token`, takes them and answers the session that acts.',
+          'A factor not proven is 403 FORBIDDEN naming which (never the expected value; audit `shareIdentityRefused`); the provider refusing the sign-in is 401 UNAUTHENTICATED. Both count as failed unlock attempts of the share, with the password and code ones: 5 within the window, then 429 RATE_LIMITED. Unknown, expired, reused or foreign state, or another browser: 401. Unknown provider: 404. Provider unreachable or answering wrongly: 502 IDENTITY_PROVIDER_ERROR. Errors are always JSON.',
+        ].join('\n\n'),
+        answer: Type.Object({
+          status: Type.Literal('SUCCESS'),
+          isUnlocked: Type.Boolean(),
+          token: Type.String({ description: 'The recipient session this sign-in opened.' }),
+        }),
+        finish: async (request, callback) => {
+          const finished = await finishShareOidc(deps, providers, { ...callback, requestId: request.id });
+          return {
+            redirect: finished.redirect,
+            fragment: { isUnlocked: String(finished.isUnlocked), token: finished.token },
+            answer: { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked, token: finished.token },
+          };
         },
       },
-      async (request, reply) => {
-        const finished = await finishShareOidc(deps, providers, {
-          provider: request.params.provider,
-          query: rawCallbackQuery(request),
-          binding: binding.read(request),
-          requestId: request.id,
-        });
-        return binding.finish(reply, {
-          redirect: finished.redirect,
-          fragment: { isUnlocked: String(finished.isUnlocked), token: finished.token },
-          answer: { status: 'SUCCESS' as const, isUnlocked: finished.isUnlocked, token: finished.token },
-        });
-      },
-    );
+    });
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { getShareStampImage } from '../../sharing/uploads/get-share-stamp-image.js';
 import type { ReadUpload } from '../../sharing/uploads/share-upload.js';
@@ -8,8 +8,10 @@ import { submitShareFile } from '../../sharing/uploads/submit-share-file.js';
 import { uploadShareFile, type ShareFileKind } from '../../sharing/uploads/upload-share-file.js';
 import { MAX_STAMP_NAME, uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
 import { recipientCallerOf } from '../authentication.js';
+import type { RecipientCaller } from '../../core/sharing/recipient.js';
+import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
-import { withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
 import { FileView, StorageUse } from '../document-schemas.js';
 
 const UploadAnswer = Type.Object({
@@ -64,59 +66,55 @@ function uploadOf(request: FastifyRequest): ReadUpload {
 /** The recipients’ uploads (spec Files: POST /share/upload/*, GET /share/stamp/{id}; Contract: external recipients). */
 export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const upload of FILE_UPLOADS) {
+    /**
+     * A recipient's multipart upload (who may send one: WHO; 409 when the share cannot act, 413 over
+     * the upload limits): `take` hands it to its use case, which decides before the bytes are stored.
+     */
+    const recipientUpload = (
+      path: string,
+      words: { summary: string; description: string },
+      answer: TSchema,
+      take: (caller: RecipientCaller, upload: ReadUpload) => Promise<unknown>,
+    ) =>
       app.post(
-        upload.path,
+        path,
         {
           config: { auth: 'recipient' },
           schema: {
             tags: ['sharing'],
-            summary: upload.summary,
-            description: `${upload.description} ${WHO}`,
+            summary: words.summary,
+            description: `${words.description} ${WHO}`,
             consumes: ['multipart/form-data'],
-            response: withErrors({
-              200: UploadAnswer,
-              409: Type.Ref('ErrorBody'),
-              413: Type.Ref('ErrorBody'),
-            }),
+            response: withErrors({ 200: answer, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
           },
         },
-        async (request) => uploadShareFile(deps, recipientCallerOf(request), uploadOf(request), upload.kind),
+        async (request) => take(recipientCallerOf(request), uploadOf(request)),
+      );
+
+    for (const file of FILE_UPLOADS) {
+      recipientUpload(file.path, file, UploadAnswer, (caller, upload) =>
+        uploadShareFile(deps, caller, upload, file.kind),
       );
     }
 
-    app.post(
+    recipientUpload(
       '/share/upload/stamp',
       {
-        config: { auth: 'recipient' },
-        schema: {
-          tags: ['sharing'],
-          summary: 'Upload a recipient’s stamp',
-          description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it. ${WHO}`,
-          consumes: ['multipart/form-data'],
-          response: withErrors({
-            200: Type.Object({ id: Type.String({ description: 'The stamp id' }) }),
-            409: Type.Ref('ErrorBody'),
-            413: Type.Ref('ErrorBody'),
-          }),
-        },
+        summary: 'Upload a recipient’s stamp',
+        description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it.`,
       },
-      async (request) => uploadShareStamp(deps, recipientCallerOf(request), uploadOf(request)),
+      Type.Object({ id: Type.String({ description: 'The stamp id' }) }),
+      (caller, upload) => uploadShareStamp(deps, caller, upload),
     );
 
-    app.post(
+    recipientUpload(
       '/share/upload/submittedFile',
       {
-        config: { auth: 'recipient' },
-        schema: {
-          tags: ['sharing'],
-          summary: 'Submit a file for a signature field',
-          description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` and is immutable: a second file for the same field is 409 CONFLICT (spec Sharing rule 5, Versioning 5). The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document). ${WHO}`,
-          consumes: ['multipart/form-data'],
-          response: withErrors({ 200: UploadAnswer, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
-        },
+        summary: 'Submit a file for a signature field',
+        description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` and is immutable: a second file for the same field is 409 CONFLICT (spec Sharing rule 5, Versioning 5). The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document).`,
       },
-      async (request) => submitShareFile(deps, recipientCallerOf(request), uploadOf(request)),
+      UploadAnswer,
+      (caller, upload) => submitShareFile(deps, caller, upload),
     );
 
     app.get(
@@ -128,16 +126,12 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp’s image (recipients)',
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: IdParams,
         },
       },
       async (request, reply) => {
         const file = await getShareStampImage(deps, recipientCallerOf(request), request.params.id);
-        return reply
-          .header('content-type', file.mimetype)
-          .header('content-length', Number(file.size))
-          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-          .send(await deps.files.open(file));
+        return sendStoredFile(reply, deps.files, file, 'inline');
       },
     );
   };

@@ -17,6 +17,7 @@ import { useMinified } from '../minified.js';
 import { DocumentId, SignatureField, SignEntity } from '../document-schemas.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const OAuthFactors = Type.Array(
   Type.Object(
@@ -101,6 +102,12 @@ const ActionVisuals = {
   ),
   annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
 };
+/** What POST /share/execute takes besides the share and its action; POST /inbox/action, acting as it, the same. */
+const ActionFields = {
+  comment: Type.Optional(Type.String({ maxLength: 2000 })),
+  ...ActionVisuals,
+  level: Level,
+};
 const VISUALS_DRAWN =
   'The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up.';
 const ActionOutcome = Type.Object(
@@ -127,6 +134,8 @@ const ActionOutcome = Type.Object(
       'As PUT /documents/sign/{version} answers when the call signed; `{status}` alone for a plain action.',
   },
 );
+/** What the calls that act on a share answer (POST /share/execute, POST /inbox/action). */
+const ActionAnswer = withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') });
 
 /** Sharing and the recipients' actions (spec: Sharing, Reminders; Contract: external recipients). */
 export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -231,10 +240,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await cancelSharing(deps, actorOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(cancelSharing(deps, actorOf(request), request.body)),
     );
 
     app.post(
@@ -310,10 +316,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
       },
-      async (request) => {
-        await rejectShare(deps, recipientCallerOf(request), request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(rejectShare(deps, recipientCallerOf(request), request.body)),
     );
 
     app.post(
@@ -331,13 +334,11 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               id: DocumentId,
               action: Type.Optional(Type.Enum(['sign', 'approve', 'review', 'accept', 'execute'])),
-              comment: Type.Optional(Type.String({ maxLength: 2000 })),
-              ...ActionVisuals,
-              level: Level,
+              ...ActionFields,
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
+          response: ActionAnswer,
         },
       },
       async (request) => executeShare(deps, recipientCallerOf(request), request.body),
@@ -447,13 +448,11 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               shareId: Type.String({ minLength: 1, maxLength: 100 }),
               action: Type.Enum(['approve', 'review', 'accept', 'execute', 'reject', 'sign']),
               reason: Type.Optional(Type.String({ maxLength: 2000 })),
-              comment: Type.Optional(Type.String({ maxLength: 2000 })),
-              ...ActionVisuals,
-              level: Level,
+              ...ActionFields,
             },
             { additionalProperties: false },
           ),
-          response: withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') }),
+          response: ActionAnswer,
         },
       },
       async (request) => actFromInbox(deps, actorOf(request), request.body),

@@ -133,6 +133,13 @@ const VerifyQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What the sign calls take and answer: the users' and, the same, the external recipients'. */
+const SignCall = {
+  params: Type.Object({ version: Version }),
+  body: SignBody,
+  response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+};
+
 const VERIFY_DESCRIPTION =
   'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, revocation, PAdES level, timestamps, ETSI indication. Bytes are never numbers: evidence is base64 (certificates as base64 DER) and only with `evidence=true`; without it the report stays small (under 8 KB for three signatures, about 1 KB each; with `evidence=true` about 11 KB each). `dss=true` adds the ETSI XML reports.';
 
@@ -145,9 +152,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         summary: 'Sign a document',
         description:
           'Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`).',
-        params: Type.Object({ version: Version }),
-        body: SignBody,
-        response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+        ...SignCall,
       },
     };
     const signAsUser = (actor: Actor, body: Static<typeof SignBody>, version: number) =>
@@ -168,9 +173,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Sign as an external recipient',
           description:
             'With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file.',
-          params: Type.Object({ version: Version }),
-          body: SignBody,
-          response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+          ...SignCall,
         },
       },
       async (request) => {

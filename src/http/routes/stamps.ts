@@ -9,9 +9,9 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
-import { Name, Success, withErrors } from '../schemas.js';
+import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
+import { answerSuccess, sendStoredFile } from '../answers.js';
 
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const FileId = Type.String({
   minLength: 1,
   maxLength: 100,
@@ -73,8 +73,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               query: Type.Optional(Type.String({ maxLength: 200 })),
               scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
-              size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+              ...Paging,
             },
             { additionalProperties: false },
           ),
@@ -98,7 +97,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp',
           description:
             'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: StampSchema }),
         },
       },
@@ -113,17 +112,16 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'A stamp’s image',
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
         },
       },
-      async (request, reply) => {
-        const file = await getStampImage(deps, actorOf(request), request.params.id);
-        return reply
-          .header('content-type', file.mimetype)
-          .header('content-length', Number(file.size))
-          .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-          .send(await deps.files.open(file));
-      },
+      async (request, reply) =>
+        sendStoredFile(
+          reply,
+          deps.files,
+          await getStampImage(deps, actorOf(request), request.params.id),
+          'inline',
+        ),
     );
 
     app.put(
@@ -134,7 +132,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Rename a stamp or replace its image',
           description:
             '`{name?, file?, version?}`: the owner (personal) or the organization’s administrators (organization stamps; members get 403). A new `file` follows the rules of POST /stamps. With `version` the change applies only to that `_version` (409 VERSION_MISMATCH otherwise). Answers the stamp.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           body: Type.Object(
             {
               name: Type.Optional(Name),
@@ -157,14 +155,11 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Delete a stamp',
           description:
             'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',
-          params: Type.Object({ id: Id }),
+          params: IdParams,
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteStamp(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteStamp(deps, actorOf(request), request.params.id)),
     );
   };
 }

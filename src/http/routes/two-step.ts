@@ -13,8 +13,9 @@ import {
 import { actorOf } from '../authentication.js';
 import { DocumentId, Version } from '../document-schemas.js';
 import { readMultipart } from '../multipart.js';
-import { Success, withErrors } from '../schemas.js';
+import { Id, IdParams, Success, withErrors } from '../schemas.js';
 import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import { answerSuccess } from '../answers.js';
 
 const CertificateHash = Type.String({
   pattern: '^[0-9A-Fa-f]{64}$',
@@ -68,8 +69,6 @@ const SessionId = Type.String({ minLength: 1, maxLength: 100 });
 /** Personal certificates and two-step signing with hardware keys (spec: Two-step signing session). */
 export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
-
     app.post(
       '/users/:id/certificate',
       {
@@ -79,7 +78,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'multipart `file`: PEM (one or more blocks, the user’s certificate first, then its issuers) or DER (one certificate, or several one after another). Only certificates are stored, never keys. A user adds their own; administrators add them for users they manage. The answer’s `id` (lowercase hex SHA-256 of the DER) is the `certificateHash` of two-step signing.',
           consumes: ['multipart/form-data'],
-          params: UserParams,
+          params: IdParams,
           response: withErrors({ 200: CertificateView, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -98,14 +97,14 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Delete a personal certificate',
           description:
             '`certificate` is its hash. Open two-step sessions started with it can no longer finish.',
-          params: Type.Object({ id: UserParams.properties.id, certificate: CertificateHash }),
+          params: Type.Object({ id: Id, certificate: CertificateHash }),
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteCertificate(deps, actorOf(request), request.params.id, request.params.certificate);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) =>
+        answerSuccess(
+          deleteCertificate(deps, actorOf(request), request.params.id, request.params.certificate),
+        ),
     );
 
     const start = (mode: TwoStepMode, summary: string, description: string) =>

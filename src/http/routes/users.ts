@@ -10,12 +10,13 @@ import { RIGHTS, ROLES } from '../../core/access/roles.js';
 import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
-import { Name, Password, Success, withErrors } from '../schemas.js';
+import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
+import { IdParams, Name, Password, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const Role = Type.Enum([...ROLES]);
 const Rights = Type.Array(Type.Enum([...RIGHTS]), { uniqueItems: true, maxItems: RIGHTS.length });
 const Email = Type.String({ format: 'email', maxLength: 320 });
-const UserId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Photo = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -81,21 +82,17 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create users (administrators)',
           description:
             'One user object answers `{id}`; an array of up to 100 answers `{results:[{id}]}` and is created all or none (413 beyond 100). Without `organization` a user joins the creator’s organization; without `password` the answer carries an `activationToken` for PUT /users/activate. An administrator never grants a role above their own nor rights they do not hold. `photo` is an unused upload of the caller from POST /files/photo: a used id (one photo per record, ever) or one from another upload endpoint is 400 FILE_NOT_USABLE naming the field (`photo`, or `[2].photo` in an array).',
-          body: Type.Union([NewUser, Type.Array(NewUser, { minItems: 1 })]),
+          body: OneOrMany(NewUser),
           response: withErrors({
-            200: Type.Union([Created, Type.Object({ results: Type.Array(Created) })]),
+            200: CreatedOneOrMany(Created),
             409: Type.Ref('ErrorBody'),
             413: Type.Ref('ErrorBody'),
           }),
         },
       },
       async (request) => {
-        const body = request.body;
-        if (Array.isArray(body)) {
-          return { results: await createUsers(deps, actorOf(request), body, { bulk: true }) };
-        }
-        const [created] = await createUsers(deps, actorOf(request), [body]);
-        return created;
+        const actor = actorOf(request);
+        return createOneOrMany(request.body, (users, options) => createUsers(deps, actor, users, options));
       },
     );
 
@@ -106,7 +103,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['users'],
           summary: 'Read a user',
           description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
-          params: UserId,
+          params: IdParams,
         },
       },
       async (request) => getUser(deps, actorOf(request), request.params.id),
@@ -120,7 +117,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change a user (administrators)',
           description:
             '`status` suspended blocks login and every existing session and API key at once; active restores access. A new `password` ends the user’s sessions. A new `photo` follows the rules of POST /users (sending the current one again is no change); `null` removes it.',
-          params: UserId,
+          params: IdParams,
           body: Type.Object(
             {
               status: Type.Optional(Type.Enum(['active', 'suspended'])),
@@ -137,10 +134,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await updateUser(deps, actorOf(request), request.params.id, request.body);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(updateUser(deps, actorOf(request), request.params.id, request.body)),
     );
 
     app.put(
@@ -150,7 +144,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['users'],
           summary: 'Assign a user’s signature and initials images',
           description: `\`{signature?: [{imageId, name?}], initials?: [{imageId, name?}]}\`. The user themselves (\`me\` works too), or an administrator for a user they manage (anyone else: 404). ${SIGNATURE_IMAGES_RULES} An administrator may assign the user’s uploads or images the administrator uploaded: those pass to the user (they leave the administrator’s lists, and only the user signs with them).`,
-          params: UserId,
+          params: IdParams,
           body: SignatureImagesBody,
           response: withErrors({ 200: SignatureImagesAnswer }),
         },
@@ -167,14 +161,11 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['users'],
           summary: 'Delete a user for good (administrators)',
-          params: UserId,
+          params: IdParams,
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteUser(deps, actorOf(request), request.params.id);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteUser(deps, actorOf(request), request.params.id)),
     );
 
     app.put(

@@ -15,10 +15,10 @@ import { retryDelivery } from '../../webhooks/retry-delivery.js';
 import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { actorOf } from '../authentication.js';
-import { Success, withErrors } from '../schemas.js';
+import { Id, Success, withErrors } from '../schemas.js';
+import { answerSuccess } from '../answers.js';
 
 const WebhookType = Type.Enum(['organization', 'tenant']);
-const Id = Type.String({ minLength: 1, maxLength: 100 });
 const WebhookParams = Type.Object({ webhookId: Id });
 
 const Webhook = Type.Object({
@@ -123,10 +123,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await deleteWebhook(deps, actorOf(request), request.params.webhookId);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) => answerSuccess(deleteWebhook(deps, actorOf(request), request.params.webhookId)),
     );
 
     app.get(
@@ -163,10 +160,10 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({ 200: Success }),
         },
       },
-      async (request) => {
-        await retryDelivery(deps, actorOf(request), request.params.webhookId, request.params.deliveryId);
-        return { status: 'SUCCESS' as const };
-      },
+      async (request) =>
+        answerSuccess(
+          retryDelivery(deps, actorOf(request), request.params.webhookId, request.params.deliveryId),
+        ),
     );
 
     app.post(
