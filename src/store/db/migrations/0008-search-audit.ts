@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
 import { chainedFieldsOf, chainHash, GENESIS, type StoredAuditRecord } from './frozen/audit-chain.js';
-import { addColumns, createIndex, createTable } from './frozen/ddl.js';
+import { alterTables, createTables } from './frozen/ddl.js';
 
 interface ExistingRecord extends StoredAuditRecord {
   seq: number | string;
@@ -15,42 +15,44 @@ interface ExistingRecord extends StoredAuditRecord {
 export function searchAudit(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'scroll_contexts', {
-        id: 'text primary key',
-        tenant_id: 'text not null',
-        user_id: 'text not null',
-        kind: 'text not null',
-        query_hash: 'text not null',
-        cursor: 'json not null',
-        total: 'integer not null',
-        sequence: 'integer not null',
-        token_hash: 'text not null',
-        timeout_seconds: 'integer not null',
-        expires_at: 'timestamp not null',
-        created_at: 'timestamp not null',
-      }).execute();
-      await createIndex(db, 'scroll_contexts_expiry', 'scroll_contexts', ['expires_at']);
+      await createTables(db, d, {
+        scroll_contexts: {
+          columns: {
+            id: 'text primary key',
+            tenant_id: 'text not null',
+            user_id: 'text not null',
+            kind: 'text not null',
+            query_hash: 'text not null',
+            cursor: 'json not null',
+            total: 'integer not null',
+            sequence: 'integer not null',
+            token_hash: 'text not null',
+            timeout_seconds: 'integer not null',
+            expires_at: 'timestamp not null',
+            created_at: 'timestamp not null',
+          },
+          indexes: { scroll_contexts_expiry: ['expires_at'] },
+        },
+      });
 
       // Reports and search walk documents newest first by (created_at, id): keyset pages stay as fast
       // on the last page as on the first.
-      await createIndex(db, 'documents_tenant_created', 'documents', ['tenant_id', 'created_at', 'id']);
-      await createIndex(db, 'documents_tenant_organization_created', 'documents', [
-        'tenant_id',
-        'organization_id',
-        'created_at',
-        'id',
-      ]);
-      await createIndex(db, 'shares_user_document', 'shares', ['user_id', 'document_id']);
-
-      await createTable(db, d, 'audit_heads', {
-        tenant_id: 'text primary key',
-        last_hash: 'text not null',
-        records: 'integer not null',
-      }).execute();
-      await addColumns(db, d, 'audit_log', {
-        prev_hash: 'text',
-        hash: 'text',
+      await alterTables(db, d, {
+        documents: {
+          indexes: {
+            documents_tenant_created: ['tenant_id', 'created_at', 'id'],
+            documents_tenant_organization_created: ['tenant_id', 'organization_id', 'created_at', 'id'],
+          },
+        },
+        shares: { indexes: { shares_user_document: ['user_id', 'document_id'] } },
       });
+
+      await createTables(db, d, {
+        audit_heads: {
+          columns: { tenant_id: 'text primary key', last_hash: 'text not null', records: 'integer not null' },
+        },
+      });
+      await alterTables(db, d, { audit_log: { columns: { prev_hash: 'text', hash: 'text' } } });
 
       const heads = new Map<string, { hash: string; records: number }>();
       const { rows } = await sql<ExistingRecord>`select * from audit_log order by seq`.execute(db);
