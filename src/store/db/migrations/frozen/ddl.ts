@@ -60,6 +60,9 @@ export interface TableDeclaration extends Indexes {
   unique?: Record<string, string[]>;
 }
 
+/** Declarations by table name, carried out in declaration order. */
+type Tables<T> = Record<string, T>;
+
 /** What a migration adds to an existing table: columns (in declaration order), then indexes. */
 export interface TableAdditions extends Indexes {
   columns?: Record<string, ColumnDeclaration>;
@@ -77,11 +80,7 @@ export interface TableAdditions extends Indexes {
  * });
  * ```
  */
-export async function createTables(
-  db: Kysely<unknown>,
-  d: SqlDialect,
-  tables: Record<string, TableDeclaration>,
-): Promise<void> {
+export async function createTables(db: Kysely<unknown>, d: SqlDialect, tables: Tables<TableDeclaration>) {
   for (const [table, declaration] of Object.entries(tables)) {
     let builder = createTable(db, d, table, declaration.columns);
     if (declaration.primaryKey)
@@ -103,11 +102,7 @@ export async function createTables(
  * });
  * ```
  */
-export async function alterTables(
-  db: Kysely<unknown>,
-  d: SqlDialect,
-  tables: Record<string, TableAdditions>,
-): Promise<void> {
+export async function alterTables(db: Kysely<unknown>, d: SqlDialect, tables: Tables<TableAdditions>) {
   for (const [table, additions] of Object.entries(tables)) {
     await addColumns(db, d, table, additions.columns ?? {});
     await createIndexes(db, table, additions);
