@@ -4,6 +4,7 @@ import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../core/errors.js';
 import { ScrollContexts } from '../core/scroll.js';
 import { readJson } from '../store/db/json.js';
+import { countRows } from '../store/db/count-rows.js';
 import type { Database } from '../store/db/schema.js';
 
 export type LogFilter =
@@ -85,15 +86,7 @@ export async function searchLogs(deps: Deps, actor: Actor, body: LogsSearch): Pr
     return { total: position.total, results: results.map(logRecord), scrollId };
   }
 
-  const total = Number(
-    (
-      await deps.db
-        .selectFrom('audit_log')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where(where)
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
+  const total = await countRows(deps.db.selectFrom('audit_log').where(where));
   const results = await page(deps, where, { offset: body.logsQuery.from ?? 0, size });
   if (body.scroll?.timeout === undefined) return { total, results: results.map(logRecord) };
   const position = await scrolls.open<number>(actor, { query, timeoutSeconds: body.scroll.timeout, total });

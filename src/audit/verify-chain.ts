@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { readJson } from '../store/db/json.js';
 import type { Database } from '../store/db/schema.js';
-import { chainHash, GENESIS } from '../core/audit/chain.js';
+import { chainedFieldsOf, chainHash, GENESIS } from '../core/audit/chain.js';
 
 export interface ChainBreak {
   tenantId: string;
@@ -54,17 +53,7 @@ export async function verifyAuditChain(db: Kysely<Database>): Promise<ChainVerif
           broken = { ...at, reason: 'previous record missing or changed' };
           continue;
         }
-        const expected = chainHash(previous, {
-          id: row.id,
-          tenantId: row.tenant_id,
-          occurredAt: new Date(row.occurred_at).toISOString(),
-          actorId: row.actor_id,
-          activityType: row.activity_type,
-          objectType: row.object_type,
-          objectId: row.object_id,
-          requestId: row.request_id,
-          data: readJson<unknown>(row.data, {}),
-        });
+        const expected = chainHash(previous, chainedFieldsOf(row));
         if (expected !== row.hash) {
           broken = { ...at, reason: 'content changed' };
           continue;

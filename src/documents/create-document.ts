@@ -22,6 +22,7 @@ import { assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions/defaults.j
 import { loadUsableDefinition } from '../core/access/definition-access.js';
 import { assertDefinitionFields } from '../core/documents/definition-fields.js';
 import { assertUsablePdf, loadTargetFolder } from './document-input.js';
+import { newDocumentRow } from './new-document-row.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
   applyVisualsInCall,
@@ -215,33 +216,19 @@ async function insertDocument(
     .set({ used_by: usedBy, used_at: now.toISOString() })
     .where('id', '=', barcodeId)
     .execute();
-  const row: DocumentRow = {
+  const row = newDocumentRow(actor, now, {
     id,
-    tenant_id: actor.tenantId,
-    organization_id: actor.organizationId,
     kind: 'document',
-    owner_id: actor.userId,
-    created_by: actor.userId,
     title: input.documentTitle,
     document_type: input.documentType,
     definition_type: input.definitionType ?? null,
     workflow: input.workflow ?? DEFAULT_WORKFLOW,
-    // Contract: wf_archive starts with no shareStateName; shares move it (spec: States and transitions).
-    share_state: null,
     main_file_id: main?.id ?? null,
     barcode_file_id: barcodeId,
     custom_template: input.customTemplate ?? null,
     custom_fields: writeJson(p.customFields),
     folder_id: p.folder?.id ?? null,
-    is_shared: 0,
-    is_signed: 0,
-    version: 1,
-    data: writeJson({}),
-    archive_expires_at: null,
-    deleted_at: null,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  };
+  });
   await trx.insertInto('documents').values(row).execute();
   if (main)
     await addRevision(trx, { documentId: id, fileId: main.id, reason: 'created', actor: actor.name, now });

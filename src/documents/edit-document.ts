@@ -11,12 +11,7 @@ import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { getProperties } from '../core/settings/tenant-settings.js';
-import {
-  assertFileChangesAllowed,
-  replaceDocumentFiles,
-  type FileChanges,
-} from './replace-document-files.js';
+import { checkFileChanges, type FileChanges } from './replace-document-files.js';
 
 export interface MetadataChanges extends FileChanges {
   documentTitle?: string | undefined;
@@ -76,16 +71,10 @@ export async function editDocument(
       set.folder_id = target.id;
     }
   }
-  await assertFileChangesAllowed(deps, actor, doc, changes);
-  const properties = await getProperties(deps, actor);
+  const fileChanges = await checkFileChanges(deps, actor, doc, changes);
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const { mainFileId } = await replaceDocumentFiles(trx, actor, {
-      doc,
-      changes,
-      now,
-      dropZoneMaxSize: properties.dropZoneMaxSize,
-    });
+    const { mainFileId } = await fileChanges.apply(trx, now);
     if (mainFileId) set.main_file_id = mainFileId;
     return changeDocument(trx, actor, {
       doc,

@@ -7,6 +7,7 @@ import type { Database } from '../store/db/schema.js';
 import type { DocumentRow } from '../core/access/document-access.js';
 import { assertAttachmentLimits } from '../core/documents/attachment-limits.js';
 import { addRevision } from '../core/changes/change-document.js';
+import { getProperties } from '../core/settings/tenant-settings.js';
 import { assertUsablePdf } from './document-input.js';
 
 /** The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`, `body.pdfFile`). */
@@ -17,12 +18,40 @@ export interface FileChanges {
   file?: { content: string; public?: boolean | undefined }[] | undefined;
 }
 
+/** A file change checked before the transaction, to apply in it. */
+export interface CheckedFileChanges {
+  /** Applies the change in the caller's transaction (replaceDocumentFiles): the id of a new main file. */
+  apply(trx: Kysely<Database>, now: Date): Promise<{ mainFileId: string | undefined }>;
+}
+
+/**
+ * PUT /documents/:version and PUT /documents/edit/:version: checks a file change before the
+ * transaction (assertFileChangesAllowed) and reads the tenant's attachment limit it is applied under.
+ *
+ * ```ts
+ * const fileChanges = await checkFileChanges(deps, actor, doc, changes);
+ * await writeTransaction(deps.db, deps.dialect, async (trx) => {
+ *   const { mainFileId } = await fileChanges.apply(trx, now);
+ * });
+ * ```
+ */
+export async function checkFileChanges(
+  deps: Deps,
+  actor: Actor,
+  doc: DocumentRow,
+  changes: FileChanges,
+): Promise<CheckedFileChanges> {
+  await assertFileChangesAllowed(deps, actor, doc, changes);
+  const { dropZoneMaxSize } = await getProperties(deps, actor);
+  return { apply: (trx, now) => replaceDocumentFiles(trx, actor, { doc, changes, now, dropZoneMaxSize }) };
+}
+
 /**
  * The checks of a file change that need no transaction (spec Files, usage rule 7): the right to
  * change attachments, a main file replaced only before any signature and only by a usable PDF.
  * Run before the transaction so a refused change costs no lock.
  */
-export async function assertFileChangesAllowed(
+async function assertFileChangesAllowed(
   deps: Deps,
   actor: Actor,
   doc: DocumentRow,
@@ -48,7 +77,7 @@ export async function assertFileChangesAllowed(
  * main file, which the caller writes with its compare-and-set change (the transaction rolls all of
  * this back when the version does not match).
  */
-export async function replaceDocumentFiles(
+async function replaceDocumentFiles(
   trx: Kysely<Database>,
   actor: Actor,
   options: { doc: DocumentRow; changes: FileChanges; now: Date; dropZoneMaxSize: number },

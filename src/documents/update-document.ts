@@ -2,7 +2,6 @@ import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { ValidationError, VersionMismatch } from '../core/errors.js';
-import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { loadEditable } from '../core/access/document-access.js';
@@ -10,11 +9,7 @@ import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomFieldInput } from '../core/documents/custom-fields.js';
 import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
-import {
-  assertFileChangesAllowed,
-  replaceDocumentFiles,
-  type FileChanges,
-} from './replace-document-files.js';
+import { checkFileChanges, type FileChanges } from './replace-document-files.js';
 import {
   applyVisualsInCall,
   prepareVisualsInCall,
@@ -49,21 +44,15 @@ export async function updateDocument(
     documentType: 'body.documentType',
     customFields: 'body.customFields',
   });
-  await assertFileChangesAllowed(deps, actor, doc, changes);
+  const fileChanges = await checkFileChanges(deps, actor, doc, changes);
   const visuals = await prepareVisualsInCall(deps, actor, options.visuals);
   // Fail fast, before the PDF work; the compare-and-set in the transaction is what decides.
   if (visuals && doc.version !== options.version) throw new VersionMismatch();
   // A call that only signs is not also an edit (no `documentEdited` with nothing in it).
   const edits = Object.keys(changes).length > 0 || !visuals;
-  const properties = await getProperties(deps, actor);
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const { mainFileId } = await replaceDocumentFiles(trx, actor, {
-      doc,
-      changes,
-      now,
-      dropZoneMaxSize: properties.dropZoneMaxSize,
-    });
+    const { mainFileId } = await fileChanges.apply(trx, now);
     const set: Updateable<DocumentTable> = {};
     if (changes.documentTitle !== undefined) set.title = changes.documentTitle;
     if (changes.documentType !== undefined) set.document_type = changes.documentType;

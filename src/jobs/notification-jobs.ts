@@ -13,35 +13,32 @@ const DEADLINE_MS = 86_400_000;
 /**
  * Queues an e-mail inside the transaction of the change that causes it (sent by the worker, retried).
  * `requestId`: the request that made the change (undefined for scheduled work), in the job's logs.
+ *
+ * ```ts
+ * await queueMail(trx, shareMail({ kind: 'invitation', ... }), now, actor.requestId);
+ * ```
  */
-export async function queueMail(
-  trx: Kysely<Database>,
-  message: MailMessage,
-  now: Date,
-  requestId: string | undefined,
-): Promise<void> {
-  await enqueue(trx, {
-    type: MAIL_JOB,
-    payload: { ...message },
-    now,
-    requestId,
-    deadline: new Date(now.getTime() + DEADLINE_MS),
-  });
-}
+export const queueMail = queueSending<MailMessage>(MAIL_JOB);
 
-export async function queueSms(
-  trx: Kysely<Database>,
-  message: SmsMessage,
-  now: Date,
-  requestId: string | undefined,
-): Promise<void> {
-  await enqueue(trx, {
-    type: SMS_JOB,
-    payload: { ...message },
-    now,
-    requestId,
-    deadline: new Date(now.getTime() + DEADLINE_MS),
-  });
+/** Queues a text message, like `queueMail`. */
+export const queueSms = queueSending<SmsMessage>(SMS_JOB);
+
+/** Queues one message of a sending job's type, to go out within a day (DEADLINE_MS). */
+function queueSending<M extends MailMessage | SmsMessage>(type: string) {
+  return async (
+    trx: Kysely<Database>,
+    message: M,
+    now: Date,
+    requestId: string | undefined,
+  ): Promise<void> => {
+    await enqueue(trx, {
+      type,
+      payload: { ...message },
+      now,
+      requestId,
+      deadline: new Date(now.getTime() + DEADLINE_MS),
+    });
+  };
 }
 
 /** Gives a worker the sending jobs. */

@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
+import { countRows } from '../store/db/count-rows.js';
 import type { Database } from '../store/db/schema.js';
 import { isTenantWide } from '../core/access/roles.js';
 import { esFilterExpression } from './es-filters.js';
@@ -103,15 +104,7 @@ export async function searchReports(deps: Deps, actor: Actor, query: ReportsQuer
   }
 
   const from = query.from ?? 0;
-  const total = Number(
-    (
-      await deps.db
-        .selectFrom('documents')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where(scope)
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
+  const total = await countRows(deps.db.selectFrom('documents').where(scope));
   const rows = await page(deps, scope, { offset: from, size });
   const results = await records(deps, rows);
   if (query.scroll?.timeout === undefined) return { from, total, results };

@@ -9,6 +9,7 @@ import {
   type WithOpenFolders,
 } from '../core/access/document-access.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
+import { countRows } from '../store/db/count-rows.js';
 import type { Database } from '../store/db/schema.js';
 
 export interface DocumentSearch {
@@ -70,15 +71,7 @@ export async function searchDocuments(
     return eb.and(parts);
   };
 
-  const total = Number(
-    (
-      await withOpenFolders(deps.db, actor)
-        .selectFrom('documents')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where(where)
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
+  const total = await countRows(withOpenFolders(deps.db, actor).selectFrom('documents').where(where));
   const column = { createDate: 'created_at', modifyDate: 'updated_at', documentTitle: 'title' } as const;
   const order = search.order ?? (search.sort === 'documentTitle' ? 'asc' : 'desc');
   const rows = await withOpenFolders(deps.db, actor)
@@ -136,20 +129,16 @@ export async function locateDocument(deps: Deps, actor: Actor, id: string): Prom
     if (await canView(deps.db, actor, folder)) path.unshift({ id: folder.id, name: folder.title });
     folderId = folder.folder_id;
   }
-  const before = Number(
-    (
-      await withOpenFolders(deps.db, actor)
-        .selectFrom('documents')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where(visibleTo(actor))
-        .where((eb: Eb) =>
-          eb.or([
-            eb('documents.created_at', '>', doc.created_at),
-            eb.and([eb('documents.created_at', '=', doc.created_at), eb('documents.id', '>', doc.id)]),
-          ]),
-        )
-        .executeTakeFirstOrThrow()
-    ).count,
+  const before = await countRows(
+    withOpenFolders(deps.db, actor)
+      .selectFrom('documents')
+      .where(visibleTo(actor))
+      .where((eb: Eb) =>
+        eb.or([
+          eb('documents.created_at', '>', doc.created_at),
+          eb.and([eb('documents.created_at', '=', doc.created_at), eb('documents.id', '>', doc.id)]),
+        ]),
+      ),
   );
   return { documentId: doc.id, kind: doc.kind, path, from: before };
 }

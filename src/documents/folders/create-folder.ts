@@ -4,8 +4,7 @@ import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { Forbidden } from '../../core/errors.js';
 import { loadTargetFolder } from '../document-input.js';
-import { DEFAULT_WORKFLOW } from '../definitions/defaults.js';
-import { writeJson } from '../../store/db/json.js';
+import { newDocumentRow } from '../new-document-row.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
 /**
@@ -29,31 +28,17 @@ export async function createFolder(
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .insertInto('documents')
-      .values({
-        id,
-        tenant_id: actor.tenantId,
-        organization_id: parent?.organization_id ?? actor.organizationId,
-        kind: 'folder',
-        owner_id: actor.userId,
-        created_by: actor.userId,
-        title: options.name,
-        document_type: 'folder',
-        definition_type: null,
-        workflow: DEFAULT_WORKFLOW,
-        share_state: null,
-        main_file_id: null,
-        barcode_file_id: null,
-        custom_template: null,
-        custom_fields: writeJson([]),
-        folder_id: parent?.id ?? null,
-        is_shared: options.isShared ? 1 : 0,
-        is_signed: 0,
-        version: 1,
-        data: writeJson({}),
-        deleted_at: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      })
+      .values(
+        newDocumentRow(actor, now, {
+          id,
+          organization_id: parent?.organization_id ?? actor.organizationId,
+          kind: 'folder',
+          title: options.name,
+          document_type: 'folder',
+          folder_id: parent?.id ?? null,
+          is_shared: options.isShared ? 1 : 0,
+        }),
+      )
       .execute();
     await recordAction(trx, actor, {
       activityType: 'folderCreated',

@@ -134,7 +134,7 @@ export interface AuditLogTable {
   object_id: string | null;
   request_id: string | null;
   data: Json;
-  /** Tamper evidence (core/audit/chain.ts): the hash of the tenant's previous record, and this record's. */
+  /** Tamper evidence (store/db/migrations/frozen/audit-chain.ts): the hash of the tenant's previous record, and this record's. */
   prev_hash: string;
   hash: string;
 }

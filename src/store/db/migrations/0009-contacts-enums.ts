@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { createIndex, createTable } from './frozen/ddl.js';
+import { createTables, TIMESTAMPS } from './frozen/ddl.js';
 
 /**
  * Contacts and enums (spec: Other resources; Files usage rule 1: their photos come from POST
@@ -11,36 +11,37 @@ import { createIndex, createTable } from './frozen/ddl.js';
 export function contactsEnums(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'contacts', {
-        id: 'text primary key',
-        tenant_id: 'text not null',
-        owner_id: 'text not null',
-        name: 'text not null',
-        email: 'text',
-        phone: 'text',
-        organisation: 'text',
-        photo: 'text',
-        created_at: 'timestamp not null',
-        updated_at: 'timestamp not null',
-        version: 'integer not null',
-      }).execute();
-      await createIndex(db, 'contacts_owner', 'contacts', ['tenant_id', 'owner_id']);
-
-      await createTable(db, d, 'enums', {
-        id: 'text primary key',
-        tenant_id: 'text not null',
-        organization_id: 'text not null',
-        name: 'text not null',
-        label: 'text',
-        records: 'json not null',
-        created_by: 'text not null',
-        created_at: 'timestamp not null',
-        updated_at: 'timestamp not null',
-        version: 'integer not null',
-      }).execute();
-      // An enum is named by its name in paths: one per organization, also under races.
-      await createIndex(db, 'enums_organization_name', 'enums', ['tenant_id', 'organization_id', 'name'], {
-        unique: true,
+      await createTables(db, d, {
+        contacts: {
+          columns: {
+            id: 'text primary key',
+            tenant_id: 'text not null',
+            owner_id: 'text not null',
+            name: 'text not null',
+            email: 'text',
+            phone: 'text',
+            organisation: 'text',
+            photo: 'text',
+            ...TIMESTAMPS,
+            version: 'integer not null',
+          },
+          indexes: { contacts_owner: ['tenant_id', 'owner_id'] },
+        },
+        enums: {
+          columns: {
+            id: 'text primary key',
+            tenant_id: 'text not null',
+            organization_id: 'text not null',
+            name: 'text not null',
+            label: 'text',
+            records: 'json not null',
+            created_by: 'text not null',
+            ...TIMESTAMPS,
+            version: 'integer not null',
+          },
+          // An enum is named by its name in paths: one per organization, also under races.
+          uniqueIndexes: { enums_organization_name: ['tenant_id', 'organization_id', 'name'] },
+        },
       });
     },
   };

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { createIndex, createTable } from './frozen/ddl.js';
+import { createTables, SIGN_IN_FLOW } from './frozen/ddl.js';
 
 /**
  * Third-party sign-in (spec: Authentication 5). A sign-in started on one node may finish on another,
@@ -11,30 +11,25 @@ import { createIndex, createTable } from './frozen/ddl.js';
 export function oidc(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'oidc_login_states', {
-        state_hash: 'text primary key',
-        provider: 'text not null',
-        code_verifier: 'text not null',
-        nonce: 'text not null',
-        binding_hash: 'text not null',
-        redirect: 'text',
-        created_at: 'timestamp not null',
-        expires_at: 'timestamp not null',
-      }).execute();
-      await createIndex(db, 'oidc_login_states_expires', 'oidc_login_states', ['expires_at']);
-
-      await createTable(db, d, 'oidc_identities', {
-        provider: 'text not null',
-        subject: 'text not null',
-        tenant_id: 'text not null',
-        user_id: 'text not null',
-        email: 'text not null',
-        created_at: 'timestamp not null',
-        last_login_at: 'timestamp not null',
-      })
-        .addPrimaryKeyConstraint('oidc_identities_pk', ['provider', 'subject'])
-        .execute();
-      await createIndex(db, 'oidc_identities_user', 'oidc_identities', ['user_id']);
+      await createTables(db, d, {
+        oidc_login_states: {
+          columns: { state_hash: 'text primary key', ...SIGN_IN_FLOW },
+          indexes: { oidc_login_states_expires: ['expires_at'] },
+        },
+        oidc_identities: {
+          columns: {
+            provider: 'text not null',
+            subject: 'text not null',
+            tenant_id: 'text not null',
+            user_id: 'text not null',
+            email: 'text not null',
+            created_at: 'timestamp not null',
+            last_login_at: 'timestamp not null',
+          },
+          primaryKey: ['provider', 'subject'],
+          indexes: { oidc_identities_user: ['user_id'] },
+        },
+      });
     },
   };
 }

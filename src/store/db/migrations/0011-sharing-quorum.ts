@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { addColumns, createIndex, createTable } from './frozen/ddl.js';
+import { alterTables, createTables, SIGN_IN_FLOW } from './frozen/ddl.js';
 
 /**
  * Sign-entity quorum and identity-provider protection of shares (issue 5).
@@ -16,26 +16,24 @@ import { addColumns, createIndex, createTable } from './frozen/ddl.js';
 export function sharingQuorum(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await addColumns(db, d, 'shares', {
-        sign_entity: 'text',
-        quorum: 'integer',
-        identity_provider: 'text',
-        identity_verified_at: 'timestamp',
+      await alterTables(db, d, {
+        shares: {
+          columns: {
+            sign_entity: 'text',
+            quorum: 'integer',
+            identity_provider: 'text',
+            identity_verified_at: 'timestamp',
+          },
+          indexes: { shares_sign_entity: ['document_id', 'share_group', 'sign_entity'] },
+        },
       });
-      await createIndex(db, 'shares_sign_entity', 'shares', ['document_id', 'share_group', 'sign_entity']);
 
-      await createTable(db, d, 'share_oidc_states', {
-        state_hash: 'text primary key',
-        share_id: 'text not null',
-        provider: 'text not null',
-        code_verifier: 'text not null',
-        nonce: 'text not null',
-        binding_hash: 'text not null',
-        redirect: 'text',
-        created_at: 'timestamp not null',
-        expires_at: 'timestamp not null',
-      }).execute();
-      await createIndex(db, 'share_oidc_states_expires', 'share_oidc_states', ['expires_at']);
+      await createTables(db, d, {
+        share_oidc_states: {
+          columns: { state_hash: 'text primary key', share_id: 'text not null', ...SIGN_IN_FLOW },
+          indexes: { share_oidc_states_expires: ['expires_at'] },
+        },
+      });
     },
   };
 }

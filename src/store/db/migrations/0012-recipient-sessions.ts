@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { createIndex, createTable } from './frozen/ddl.js';
+import { createTables } from './frozen/ddl.js';
 
 /**
  * Recipient sessions (issue 20; Contract: Sharing and external recipients). Unlocking a protected
@@ -16,20 +16,26 @@ import { createIndex, createTable } from './frozen/ddl.js';
 export function recipientSessions(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'recipient_sessions', {
-        id: 'text primary key',
-        token_hash: 'text not null unique',
-        share_id: 'text not null',
-        tenant_id: 'text not null',
-        unlocked: 'integer not null',
-        identity_provider: 'text',
-        identity_verified_at: 'timestamp',
-        created_at: 'timestamp not null',
-        last_used_at: 'timestamp not null',
-        expires_at: 'timestamp not null',
-      }).execute();
-      await createIndex(db, 'recipient_sessions_share', 'recipient_sessions', ['share_id']);
-      await createIndex(db, 'recipient_sessions_expires', 'recipient_sessions', ['expires_at']);
+      await createTables(db, d, {
+        recipient_sessions: {
+          columns: {
+            id: 'text primary key',
+            token_hash: 'text not null unique',
+            share_id: 'text not null',
+            tenant_id: 'text not null',
+            unlocked: 'integer not null',
+            identity_provider: 'text',
+            identity_verified_at: 'timestamp',
+            created_at: 'timestamp not null',
+            last_used_at: 'timestamp not null',
+            expires_at: 'timestamp not null',
+          },
+          indexes: {
+            recipient_sessions_share: ['share_id'],
+            recipient_sessions_expires: ['expires_at'],
+          },
+        },
+      });
       await db.schema.alterTable('shares').dropColumn('unlocked').execute();
     },
   };

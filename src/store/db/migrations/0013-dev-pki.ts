@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { createTable } from './frozen/ddl.js';
+import { createTables } from './frozen/ddl.js';
 
 /**
  * The development PKI (a root CA and the organisation seal it issued), used when no seal key is
@@ -12,14 +12,18 @@ import { createTable } from './frozen/ddl.js';
 export function devPki(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'dev_pki', {
-        name: 'text primary key',
-        root_certificate: 'text not null',
-        root_key: 'text not null',
-        seal_certificate: 'text not null',
-        seal_key: 'text not null',
-        created_at: 'timestamp not null',
-      }).execute();
+      await createTables(db, d, {
+        dev_pki: {
+          columns: {
+            name: 'text primary key',
+            root_certificate: 'text not null',
+            root_key: 'text not null',
+            seal_certificate: 'text not null',
+            seal_key: 'text not null',
+            created_at: 'timestamp not null',
+          },
+        },
+      });
     },
   };
 }

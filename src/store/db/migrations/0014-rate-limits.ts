@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { createIndex, createTable } from './frozen/ddl.js';
+import { createTables } from './frozen/ddl.js';
 
 /**
  * Request counts of the rate limits (issue 21: rate limits an integrator can see), shared by the
@@ -15,14 +15,13 @@ import { createIndex, createTable } from './frozen/ddl.js';
 export function rateLimits(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await createTable(db, d, 'rate_limit_windows', {
-        bucket: 'text not null',
-        window_start_ms: 'bigint not null',
-        count: 'integer not null',
-      })
-        .addPrimaryKeyConstraint('rate_limit_windows_pk', ['bucket', 'window_start_ms'])
-        .execute();
-      await createIndex(db, 'rate_limit_windows_start', 'rate_limit_windows', ['window_start_ms']);
+      await createTables(db, d, {
+        rate_limit_windows: {
+          columns: { bucket: 'text not null', window_start_ms: 'bigint not null', count: 'integer not null' },
+          primaryKey: ['bucket', 'window_start_ms'],
+          indexes: { rate_limit_windows_start: ['window_start_ms'] },
+        },
+      });
     },
   };
 }

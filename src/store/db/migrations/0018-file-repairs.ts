@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { addColumns } from './frozen/ddl.js';
+import { alterTables } from './frozen/ddl.js';
 
 /**
  * A PDF whose cross-reference table was damaged is repaired when it is uploaded, and its file record
@@ -10,9 +10,7 @@ import { addColumns } from './frozen/ddl.js';
 export function fileRepairs(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await addColumns(db, d, 'files', {
-        repair: 'json',
-      });
+      await alterTables(db, d, { files: { columns: { repair: 'json' } } });
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { SqlDialect } from '../dialect.js';
-import { addColumns } from './frozen/ddl.js';
+import { alterTables } from './frozen/ddl.js';
 
 /**
  * Webhook secret rotation and response excerpts (issue 27, item 3):
@@ -12,12 +12,9 @@ import { addColumns } from './frozen/ddl.js';
 export function webhookRotation(d: SqlDialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await addColumns(db, d, 'webhooks', {
-        previous_hmac_secret: 'text',
-        previous_secret_until: 'timestamp',
-      });
-      await addColumns(db, d, 'webhook_attempts', {
-        response_excerpt: 'text',
+      await alterTables(db, d, {
+        webhooks: { columns: { previous_hmac_secret: 'text', previous_secret_until: 'timestamp' } },
+        webhook_attempts: { columns: { response_excerpt: 'text' } },
       });
     },
   };

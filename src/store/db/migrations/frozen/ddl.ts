@@ -44,6 +44,97 @@ export function createTable(
   return builder;
 }
 
+/** Indexes of a table by name, made in this order: plain ones first, then unique ones. */
+interface Indexes {
+  indexes?: Record<string, string[]>;
+  uniqueIndexes?: Record<string, string[]>;
+}
+
+/**
+ * A new table as the migrations declare it: its columns in declaration order, its composite primary
+ * key (the constraint `<table>_pk`) or named unique constraints, and the indexes made right after it.
+ */
+export interface TableDeclaration extends Indexes {
+  columns: Record<string, ColumnDeclaration>;
+  primaryKey?: string[];
+  unique?: Record<string, string[]>;
+}
+
+/** Declarations by table name, carried out in declaration order. */
+type Tables<T> = Record<string, T>;
+
+/** What a migration adds to an existing table: columns (in declaration order), then indexes. */
+export interface TableAdditions extends Indexes {
+  columns?: Record<string, ColumnDeclaration>;
+}
+
+/**
+ * Creates tables in declaration order, each followed by its indexes.
+ *
+ * ```ts
+ * await createTables(db, d, {
+ *   recovery_codes: {
+ *     columns: { id: 'text primary key', user_id: 'text not null', used_at: 'timestamp' },
+ *     indexes: { recovery_codes_user: ['user_id'] },
+ *   },
+ * });
+ * ```
+ */
+export async function createTables(db: Kysely<unknown>, d: SqlDialect, tables: Tables<TableDeclaration>) {
+  for (const [table, declaration] of Object.entries(tables)) {
+    let builder = createTable(db, d, table, declaration.columns);
+    if (declaration.primaryKey)
+      builder = builder.addPrimaryKeyConstraint(`${table}_pk`, declaration.primaryKey);
+    for (const [name, columns] of Object.entries(declaration.unique ?? {})) {
+      builder = builder.addUniqueConstraint(name, columns);
+    }
+    await builder.execute();
+    await createIndexes(db, table, declaration);
+  }
+}
+
+/**
+ * Adds columns and indexes to existing tables, in declaration order.
+ *
+ * ```ts
+ * await alterTables(db, d, {
+ *   files: { columns: { share_id: 'text' }, indexes: { files_share: ['share_id'] } },
+ * });
+ * ```
+ */
+export async function alterTables(db: Kysely<unknown>, d: SqlDialect, tables: Tables<TableAdditions>) {
+  for (const [table, additions] of Object.entries(tables)) {
+    await addColumns(db, d, table, additions.columns ?? {});
+    await createIndexes(db, table, additions);
+  }
+}
+
+async function createIndexes(db: Kysely<unknown>, table: string, indexes: Indexes): Promise<void> {
+  for (const [name, columns] of Object.entries(indexes.indexes ?? {})) {
+    await createIndex(db, name, table, columns);
+  }
+  for (const [name, columns] of Object.entries(indexes.uniqueIndexes ?? {})) {
+    await createIndex(db, name, table, columns, { unique: true });
+  }
+}
+
+/** How a table of rows that change ends: when a row was created, and when it last changed. */
+export const TIMESTAMPS = { created_at: 'timestamp not null', updated_at: 'timestamp not null' };
+
+/**
+ * A sign-in at an identity provider between its start and its callback (oidc_login_states for users,
+ * share_oidc_states for recipients): what the callback checks, and where it goes on to.
+ */
+export const SIGN_IN_FLOW = {
+  provider: 'text not null',
+  code_verifier: 'text not null',
+  nonce: 'text not null',
+  binding_hash: 'text not null',
+  redirect: 'text',
+  created_at: 'timestamp not null',
+  expires_at: 'timestamp not null',
+};
+
 /**
  * `CREATE [UNIQUE] INDEX <name> ON <table> (<columns>)`.
  *
