@@ -302,7 +302,8 @@ async function qpdfVerdict(path: string): Promise<Verdict> {
 /**
  * Page 1 rendered before and after signing, by poppler and by MuPDF, at the size it is displayed
  * (/Rotate applied, the MediaBox's origin wherever it is): each signer's box, blank before, has the
- * signature drawn in it after, and no pixel changed outside the boxes (and the form's `widgets`).
+ * signature drawn in it after, and no pixel changed outside the boxes (and the form's `widgets`); MuPDF
+ * reads each signer's name upright, left to right, inside their box.
  * Positions are fractions of the displayed page, so they map onto the render's pixels directly.
  */
 async function placementVerdict(before: string, after: string, widgets: Box[]): Promise<Verdict> {
@@ -326,8 +327,38 @@ async function placementVerdict(before: string, after: string, widgets: Box[]): 
     if (outside > 0) problems.push(`${viewer}: ${outside} pixels changed outside the boxes`);
     seen.push(`${viewer} ${was.width}x${was.height}px, ink ${drawn.join('+')}, ${outside} changed outside`);
   }
+  const lines = await textLines(after);
+  const misread = SIGNERS.flatMap(({ user, box }) => {
+    const name = lines.find((line) => line.text === user.displayName);
+    if (!name) return [`MuPDF finds no line "${user.displayName}" on page 1`];
+    if (name.dir !== '1 0') return [`${user.name}'s name runs along ${name.dir}, not upright`];
+    return inside(name.centre, box) ? [] : [`${user.name}'s name is outside the box`];
+  });
+  problems.push(...misread);
+  if (misread.length === 0) seen.push('MuPDF reads each name upright in its box');
   const verdict = problems.length === 0 ? 'ok' : `FAILED: ${problems.join(', ')}`;
   return { summary: `${verdict} (${seen.join('; ')})`, problems };
+}
+
+/**
+ * Page 1's text lines as MuPDF extracts them (`mutool draw -F stext`, on the page as displayed): their
+ * text, writing direction (`1 0`: left to right, upright) and centre as fractions of the page.
+ */
+async function textLines(path: string): Promise<{ text: string; dir: string; centre: [number, number] }[]> {
+  const xml = await tool('mutool', ['draw', '-q', '-F', 'stext', '-o', '-', path, '1']);
+  const page = /<page [^>]*width="([\d.]+)" height="([\d.]+)"/.exec(xml);
+  if (!page) return [];
+  const [width, height] = [Number(page[1]), Number(page[2])];
+  return [...xml.matchAll(/<line bbox="([^"]+)"[^>]*dir="([^"]+)">([\s\S]*?)<\/line>/g)].map((line) => {
+    const [x0, y0, x1, y1] = line[1]!.split(' ').map(Number) as [number, number, number, number];
+    const text = [...line[3]!.matchAll(/ c="([^"]*)"/g)].map((c) => c[1]).join('');
+    return { text, dir: line[2]!, centre: [(x0 + x1) / 2 / width, (y0 + y1) / 2 / height] };
+  });
+}
+
+function inside([x, y]: [number, number], box: Box): boolean {
+  const { percentX, percentY, percentWidth, percentHeight } = box;
+  return x > percentX && x < percentX + percentWidth && y > percentY && y < percentY + percentHeight;
 }
 
 /** Pixels whose grey differs by more than a quarter between the renders, outside every box (±2 px). */
