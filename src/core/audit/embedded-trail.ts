@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import { attachFiles, readEmbeddedFiles } from '../../pdf/embedded-files.js';
+import type { SignatureCheck } from '../../pdf/verify-pdf.js';
+import { chainHash } from './chain.js';
+import { TRAIL_FORMAT, trailPages, type DocumentTrail } from './document-trail.js';
+
+/** The names a document's audit trail has inside its final PDF. */
+export const TRAIL_FILES = { json: 'signery-audit-trail.json', pages: 'signery-audit-trail.pdf' } as const;
+
+/**
+ * Puts a document's audit trail into its PDF, in an incremental update before the final seal: the
+ * JSON (checkable by `signery verify` with no server) and the same trail as pages people read, both
+ * associated files of the document (PDF/A-3 style), so the seal that follows covers them.
+ *
+ * ```ts
+ * const withTrail = await embedTrail(bytes, await documentTrail(deps.db, doc, now), now);
+ * ```
+ */
+export async function embedTrail(pdf: Uint8Array, trail: DocumentTrail, now: Date): Promise<Uint8Array> {
+  return attachFiles({
+    pdf,
+    files: [
+      {
+        name: TRAIL_FILES.json,
+        mimeType: 'application/json',
+        bytes: new Uint8Array(Buffer.from(JSON.stringify(trail, null, 2))),
+        description: `Audit trail of document ${trail.document.id} (${TRAIL_FORMAT})`,
+        relationship: 'Supplement',
+        modified: now,
+      },
+      {
+        name: TRAIL_FILES.pages,
+        mimeType: 'application/pdf',
+        bytes: await trailPages(trail, 'Signery, on completion'),
+        description: `Audit trail of document ${trail.document.id}, to read`,
+        relationship: 'Supplement',
+        modified: now,
+      },
+    ],
+  });
+}
+
+/** What the audit trail a PDF carries proves (see checkEmbeddedTrail). */
+export interface TrailCheck {
+  present: boolean;
+  /** Covered by a valid signature, every event's hash recomputes, and the newest revision is in the file. */
+  intact: boolean;
+  /** The signature (field name) whose signed bytes hold this very trail. */
+  coveredBy?: string;
+  problems: string[];
+  document?: { id: string; title: string };
+  /** The tenant audit chain's head when the trail was made. */
+  anchor?: { hash: string; records: number };
+  events: { occurredAt: string; activityType: string; actor: string | null; hash: string; intact: boolean }[];
+  /** The document's revisions as the trail lists them, and whether the file holds each as one of its own. */
+  revisions: { revision: number; reason: string; sha256: string; inFile: boolean }[];
+}
+
+/**
+ * Checks the audit trail embedded in a PDF, with nothing but the file: that a signature whose
+ * digest and value are valid covers the trail (its signed bytes already hold the same JSON), that
+ * each event's chain hash recomputes from its fields and the hash before it (a changed event breaks
+ * its own hash), and that the document's revisions are in the file (each stored revision of an
+ * incrementally signed document is a prefix of it; one replaced by a non-incremental change is
+ * listed as not in the file). `signatures` are the file's verified signatures (verifyPdf).
+ *
+ * ```ts
+ * const trail = await checkEmbeddedTrail(pdf, (await verifyPdf({ pdf })).signatures);
+ * ```
+ */
+export async function checkEmbeddedTrail(pdf: Uint8Array, signatures: SignatureCheck[]): Promise<TrailCheck> {
+  const absent: TrailCheck = { present: false, intact: false, problems: [], events: [], revisions: [] };
+  const json = await trailJson(pdf);
+  if (!json) return absent;
+  const problems: string[] = [];
+  let trail: DocumentTrail;
+  try {
+    trail = JSON.parse(Buffer.from(json).toString('utf8')) as DocumentTrail;
+    if (trail.format !== TRAIL_FORMAT || !Array.isArray(trail.events) || !Array.isArray(trail.revisions)) {
+      throw new Error(`not ${TRAIL_FORMAT}`);
+    }
+  } catch (error) {
+    return {
+      ...absent,
+      present: true,
+      problems: [`The audit trail cannot be read (${(error as Error).message})`],
+    };
+  }
+
+  const coveredBy = await coveringSignature(pdf, json, signatures);
+  if (!coveredBy)
+    problems.push('No valid signature covers the audit trail: it may have been added or changed since');
+
+  const events = trail.events.map((e) => {
+    let intact = false;
+    try {
+      intact =
+        chainHash(e.prevHash, {
+          id: e.id,
+          tenantId: trail.tenantId,
+          occurredAt: e.occurredAt,
+          actorId: e.actorId,
+          activityType: e.activityType,
+          objectType: e.objectType,
+          objectId: e.objectId,
+          requestId: e.requestId,
+          data: e.data,
+        }) === e.hash;
+    } catch {
+      intact = false;
+    }
+    if (!intact) problems.push(`The event ${e.id} (${e.activityType}) does not match its chain hash`);
+    return { occurredAt: e.occurredAt, activityType: e.activityType, actor: e.actorId, hash: e.hash, intact };
+  });
+
+  const prefixes = revisionDigests(pdf);
+  const revisions = trail.revisions.map((r) => ({
+    revision: r.revision,
+    reason: r.reason,
+    sha256: r.sha256,
+    inFile: prefixes.has(r.sha256),
+  }));
+  const newest = revisions.at(-1);
+  if (!newest) problems.push('The audit trail lists no revision of the document');
+  else if (!newest.inFile) {
+    problems.push(
+      `The document's revision ${newest.revision} (SHA-256 ${newest.sha256}) is not in this file`,
+    );
+  }
+  return {
+    present: true,
+    intact: problems.length === 0,
+    ...(coveredBy ? { coveredBy } : {}),
+    problems,
+    document: { id: trail.document?.id, title: trail.document?.title },
+    anchor: trail.anchor,
+    events,
+    revisions,
+  };
+}
+
+async function trailJson(pdf: Uint8Array): Promise<Uint8Array | undefined> {
+  try {
+    return (await readEmbeddedFiles({ pdf })).find((f) => f.name === TRAIL_FILES.json)?.bytes;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The newest intact signature whose signed revision already holds these exact trail bytes: the
+ * file cut where that signature's signed bytes end is an earlier revision of it, read on its own.
+ */
+async function coveringSignature(
+  pdf: Uint8Array,
+  json: Uint8Array,
+  signatures: SignatureCheck[],
+): Promise<string | undefined> {
+  const intact = signatures.filter((s) => s.byteRangeValid && s.digestValid && s.signatureValid);
+  for (const signature of intact.reverse()) {
+    const [, , start, length] = signature.byteRange;
+    if (start === undefined || length === undefined) continue;
+    const signed = await trailJson(pdf.subarray(0, start + length));
+    if (signed && Buffer.compare(signed, json) === 0) return signature.fieldName;
+  }
+  return undefined;
+}
+
+/** The SHA-256 of every revision of the file: each prefix ending at an end-of-file marker. */
+function revisionDigests(pdf: Uint8Array): Set<string> {
+  const digests = new Set<string>();
+  const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  for (let at = bytes.indexOf('%%EOF'); at !== -1; at = bytes.indexOf('%%EOF', at + 5)) {
+    let end = at + 5;
+    digests.add(sha256(bytes.subarray(0, end)));
+    if (bytes[end] === 0x0d) digests.add(sha256(bytes.subarray(0, ++end)));
+    if (bytes[end] === 0x0a) digests.add(sha256(bytes.subarray(0, end + 1)));
+  }
+  return digests;
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

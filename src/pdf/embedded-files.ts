@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import {
+  PdfArray,
+  PdfDict,
+  PdfName,
+  PdfNumber,
+  PdfRef,
+  PdfStream,
+  PdfString,
+  type PdfObject,
+} from '@libpdf/core';
+import { pdfDate } from './annotations.js';
+import { PdfInvalid } from './errors.js';
+import { openPdf, type OpenedPdf } from './open-pdf.js';
+import { IncrementalUpdate } from './writer/incremental-writer.js';
+
+/** A file to carry inside a PDF (ISO 32000-2 7.11.4, an associated file as PDF/A-3 has them). */
+export interface FileToEmbed {
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+  description: string;
+  /** How it relates to the document (ISO 32000-2 14.13.2): `Supplement`, `Data`, `Source`, … */
+  relationship: 'Supplement' | 'Data' | 'Source' | 'Alternative' | 'Unspecified';
+  modified: Date;
+}
+
+/** A file found inside a PDF's EmbeddedFiles name tree. */
+export interface EmbeddedFile {
+  name: string;
+  mimeType?: string;
+  bytes: Uint8Array;
+}
+
+/** Name trees deeper than this are not walked (a hostile file could nest them without end). */
+const MAX_DEPTH = 16;
+
+/**
+ * Embeds files in a new incremental update: each an EmbeddedFile stream (compressed, with its size,
+ * modification date and MD5 checksum) behind a file specification in the catalog's EmbeddedFiles name
+ * tree and its associated files (`/AF`, with `/AFRelationship`), so viewers list them as attachments
+ * and PDF/A-3 tools as associated files. Files already embedded stay; one of the same name is
+ * replaced in the tree (the bytes of the earlier one stay in their revision).
+ *
+ * ```ts
+ * const withTrail = await attachFiles({ pdf, files: [{ name: 'audit-trail.json', mimeType: 'application/json', bytes, description: 'Audit trail', relationship: 'Supplement', modified: now }] });
+ * ```
+ */
+export async function attachFiles(options: { pdf: Uint8Array; files: FileToEmbed[] }): Promise<Uint8Array> {
+  const opened = await openPdf({ bytes: options.pdf });
+  const update = new IncrementalUpdate(opened);
+  const catalog = opened.resolve(opened.trailer.root);
+  if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
+
+  const entries = new Map(embeddedFileEntries(opened).map((e) => [e.name, e.spec] as const));
+  const associated = opened.resolve(catalog.get('AF'));
+  const af = associated instanceof PdfArray ? associated : new PdfArray();
+  for (const file of options.files) {
+    const stream = update.add(
+      PdfStream.fromDict(
+        {
+          Type: PdfName.of('EmbeddedFile'),
+          Subtype: PdfName.of(file.mimeType),
+          Filter: PdfName.of('FlateDecode'),
+          Params: PdfDict.of({
+            Size: PdfNumber.of(file.bytes.length),
+            ModDate: pdfDate(file.modified),
+            CheckSum: PdfString.fromBytes(createHash('md5').update(file.bytes).digest()),
+          }),
+        },
+        new Uint8Array(deflateSync(file.bytes)),
+      ),
+    );
+    const spec = update.add(
+      PdfDict.of({
+        Type: PdfName.of('Filespec'),
+        F: PdfString.fromString(file.name),
+        UF: PdfString.fromString(file.name),
+        Desc: PdfString.fromString(file.description),
+        AFRelationship: PdfName.of(file.relationship),
+        EF: PdfDict.of({ F: stream, UF: stream }),
+      }),
+    );
+    entries.set(file.name, spec);
+    af.push(spec);
+  }
+  // One leaf holding every name, sorted as a name tree must be (ISO 32000-2 7.9.6).
+  const names = new PdfArray();
+  for (const [name, spec] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    names.push(PdfString.fromString(name));
+    names.push(spec);
+  }
+  const namesEntry = catalog.get('Names');
+  const existingNames = opened.resolve(namesEntry);
+  const namesDict = existingNames instanceof PdfDict ? existingNames : new PdfDict();
+  namesDict.set('EmbeddedFiles', update.add(PdfDict.of({ Names: names })));
+  if (namesEntry instanceof PdfRef) update.set(namesEntry, namesDict);
+  else catalog.set('Names', namesDict);
+  const afEntry = catalog.get('AF');
+  if (afEntry instanceof PdfRef) update.set(afEntry, af);
+  else catalog.set('AF', af);
+  update.set(opened.trailer.root, catalog);
+  return update.write().bytes;
+}
+
+/**
+ * The files of a PDF's EmbeddedFiles name tree, in name order; a specification whose stream cannot
+ * be read is left out.
+ *
+ * ```ts
+ * const trail = (await readEmbeddedFiles({ pdf })).find((f) => f.name === 'audit-trail.json');
+ * ```
+ */
+export async function readEmbeddedFiles(options: { pdf: Uint8Array }): Promise<EmbeddedFile[]> {
+  const opened = await openPdf({ bytes: options.pdf });
+  const files: EmbeddedFile[] = [];
+  for (const { name, spec } of embeddedFileEntries(opened)) {
+    const dict = opened.resolve(spec);
+    if (!(dict instanceof PdfDict)) continue;
+    const ef = opened.resolve(dict.get('EF'));
+    if (!(ef instanceof PdfDict)) continue;
+    const stream = opened.resolve(ef.get('UF') ?? ef.get('F'));
+    if (!(stream instanceof PdfStream)) continue;
+    try {
+      const subtype = stream.get('Subtype');
+      files.push({
+        name,
+        ...(subtype instanceof PdfName ? { mimeType: subtype.value } : {}),
+        bytes: stream.getDecodedData(),
+      });
+    } catch {
+      // An undecodable stream is not a file anyone can check.
+    }
+  }
+  return files;
+}
+
+/** The (name, file specification) pairs of the catalog's EmbeddedFiles name tree. */
+function embeddedFileEntries(opened: OpenedPdf): { name: string; spec: PdfObject }[] {
+  const catalog = opened.resolve(opened.trailer.root);
+  if (!(catalog instanceof PdfDict)) return [];
+  const names = opened.resolve(catalog.get('Names'));
+  if (!(names instanceof PdfDict)) return [];
+  const found: { name: string; spec: PdfObject }[] = [];
+  const walk = (node: PdfObject | undefined, depth: number) => {
+    const dict = opened.resolve(node);
+    if (!(dict instanceof PdfDict) || depth > MAX_DEPTH) return;
+    const leaf = opened.resolve(dict.get('Names'));
+    if (leaf instanceof PdfArray) {
+      const items = leaf.toArray();
+      for (let i = 0; i + 1 < items.length; i += 2) {
+        const key = opened.resolve(items[i]);
+        if (key instanceof PdfString) found.push({ name: key.asString(), spec: items[i + 1]! });
+      }
+    }
+    const kids = opened.resolve(dict.get('Kids'));
+    if (kids instanceof PdfArray) for (const kid of kids.toArray()) walk(kid, depth + 1);
+  };
+  walk(names.get('EmbeddedFiles'), 0);
+  return found;
+}
