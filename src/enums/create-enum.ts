@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { firstVersion, insertRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
@@ -54,17 +54,14 @@ export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Prom
         label: input.label ?? null,
         records: writeJson(claimed),
         created_by: actor.userId,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        version: 1,
+        ...firstVersion(now),
       };
-      await trx.insertInto('enums').values(row).execute();
-      await recordAction(trx, actor, {
-        activityType: 'enumCreated',
-        objectType: 'enum',
-        objectId: id,
-        data: { name: input.name, records: claimed.length },
-        at: now,
+      const data = { name: input.name, records: claimed.length };
+      await insertRow(trx, actor, {
+        into: 'enums',
+        row,
+        audit: { activityType: 'enumCreated', objectType: 'enum', data },
+        now,
       });
       return { ...row, records: claimed };
     });

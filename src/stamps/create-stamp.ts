@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { firstVersion, insertRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound } from '../core/errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
+import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { administersOrganization, type StampRow, type StampScope } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
@@ -42,15 +42,8 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
   const now = deps.clock.now();
   const id = randomUUID();
   const stamp = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const claimed = await claimFiles(
-      trx,
-      actor,
-      [{ fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE }],
-      `stamp:${id}`,
-      now,
-    );
-    const file = claimed.get('file');
-    if (!file) throw new Error('unreachable: claimFiles answers every use');
+    const use = { fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE };
+    const file = await claimFile(trx, actor, use, `stamp:${id}`, now);
     await assertStampImage(deps, file, 'file');
     const row: StampRow = {
       id,
@@ -61,17 +54,14 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
       scope,
       name: options.name,
       file_id: file.id,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      version: 1,
+      ...firstVersion(now),
     };
-    await trx.insertInto('stamps').values(row).execute();
-    await recordAction(trx, actor, {
-      activityType: 'stampCreated',
-      objectType: 'stamp',
-      objectId: id,
-      data: { scope, organization: organizationId, file: file.id },
-      at: now,
+    const data = { scope, organization: organizationId, file: file.id };
+    await insertRow(trx, actor, {
+      into: 'stamps',
+      row,
+      audit: { activityType: 'stampCreated', objectType: 'stamp', data },
+      now,
     });
     return row;
   });

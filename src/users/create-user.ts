@@ -5,7 +5,7 @@ import { hashPassword, hashToken, newToken } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, Forbidden, LimitExceeded } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { assertAdmin } from '../core/access/user-access.js';
@@ -102,14 +102,8 @@ async function insertUser(
   let photo: string | null = null;
   if (user.photo !== undefined) {
     // Each claim on its own: one photo id given to two users of a bulk request is a reuse.
-    const claimed = await claimFiles(
-      trx,
-      actor,
-      [{ fileId: user.photo, field: photoField, kinds: FROM_PHOTO }],
-      `user:${id}`,
-      now,
-    );
-    photo = claimed.get(photoField)?.id ?? null;
+    const use = { fileId: user.photo, field: photoField, kinds: FROM_PHOTO };
+    photo = (await claimFile(trx, actor, use, `user:${id}`, now)).id;
   }
   await trx
     .insertInto('users')

@@ -3,7 +3,7 @@ import { hashPassword } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { writeJson } from '../store/db/json.js';
 import type { UserTable } from '../store/db/schema.js';
 import type { Updateable } from 'kysely';
@@ -64,14 +64,8 @@ export async function updateUser(
     if (changes.photo === null) set.photo = null;
     else if (changes.photo !== undefined && changes.photo !== user.photo) {
       // The previous photo stays used: a photo id is used once. The current one sent again is no change.
-      const claimed = await claimFiles(
-        trx,
-        actor,
-        [{ fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO }],
-        `user:${user.id}`,
-        now,
-      );
-      set.photo = claimed.get('photo')?.id ?? null;
+      const photo = { fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO };
+      set.photo = (await claimFile(trx, actor, photo, `user:${user.id}`, now)).id;
     }
     if (changes.role !== undefined || changes.rights !== undefined) {
       set.role = role;
