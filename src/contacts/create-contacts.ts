@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { firstVersion, insertRow } from '../core/changes/recorded-rows.js';
+import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded } from '../core/errors.js';
 import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
@@ -45,24 +45,18 @@ export async function createContacts(
         const use = { fileId: contact.photo, field, kinds: FROM_PHOTO };
         photo = (await claimFile(trx, actor, use, `contact:${id}`, now)).id;
       }
-      const row: ContactRow = {
+      const values = {
         id,
-        tenant_id: actor.tenantId,
         owner_id: actor.userId,
         name: contact.name,
         email: contact.email ?? null,
         phone: contact.phone ?? null,
         organisation: contact.organisation ?? null,
         photo,
-        ...firstVersion(now),
       };
-      const data = { name: row.name, ...(photo ? { photo } : {}) };
-      await insertRow(trx, actor, {
-        into: 'contacts',
-        row,
-        audit: { activityType: 'contactCreated', objectType: 'contact', data },
-        now,
-      });
+      const data = { name: contact.name, ...(photo ? { photo } : {}) };
+      const audit = { activityType: 'contactCreated', objectType: 'contact', data };
+      const row = await insertVersionedRow(trx, actor, 'contacts', values, audit, now);
       rows.push(row);
     }
     return rows.map(contactView);

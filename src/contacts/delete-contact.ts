@@ -9,9 +9,6 @@ import { loadOwnContact } from './contact-access.js';
  */
 export async function deleteContact(deps: Deps, actor: Actor, id: string): Promise<void> {
   const contact = await loadOwnContact(deps.db, actor, id);
-  await deleteRow(deps, actor, {
-    from: 'contacts',
-    id: contact.id,
-    audit: { activityType: 'contactDeleted', objectType: 'contact', data: { name: contact.name } },
-  });
+  const audit = { activityType: 'contactDeleted', objectType: 'contact', data: { name: contact.name } };
+  await deleteRow(deps, actor, { from: 'contacts', id: contact.id, audit });
 }

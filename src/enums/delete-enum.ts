@@ -9,9 +9,6 @@ import { loadChangeableEnum } from './enum-access.js';
  */
 export async function deleteEnum(deps: Deps, actor: Actor, name: string): Promise<void> {
   const row = await loadChangeableEnum(deps.db, actor, name);
-  await deleteRow(deps, actor, {
-    from: 'enums',
-    id: row.id,
-    audit: { activityType: 'enumDeleted', objectType: 'enum', data: { name: row.name } },
-  });
+  const audit = { activityType: 'enumDeleted', objectType: 'enum', data: { name: row.name } };
+  await deleteRow(deps, actor, { from: 'enums', id: row.id, audit });
 }

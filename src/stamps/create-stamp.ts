@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { firstVersion, insertRow } from '../core/changes/recorded-rows.js';
+import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound } from '../core/errors.js';
 import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
-import { administersOrganization, type StampRow, type StampScope } from '../core/stamps/stamp-access.js';
+import { administersOrganization, type StampScope } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -45,25 +45,18 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
     const use = { fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE };
     const file = await claimFile(trx, actor, use, `stamp:${id}`, now);
     await assertStampImage(deps, file, 'file');
-    const row: StampRow = {
+    const values = {
       id,
-      tenant_id: actor.tenantId,
       organization_id: organizationId,
       owner_id: scope === 'personal' ? actor.userId : null,
       share_id: null,
       scope,
       name: options.name,
       file_id: file.id,
-      ...firstVersion(now),
     };
     const data = { scope, organization: organizationId, file: file.id };
-    await insertRow(trx, actor, {
-      into: 'stamps',
-      row,
-      audit: { activityType: 'stampCreated', objectType: 'stamp', data },
-      now,
-    });
-    return row;
+    const audit = { activityType: 'stampCreated', objectType: 'stamp', data };
+    return insertVersionedRow(trx, actor, 'stamps', values, audit, now);
   });
   return stampView(deps.db, stamp);
 }

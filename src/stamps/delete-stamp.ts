@@ -9,13 +9,10 @@ import { loadManageableStamp } from '../core/stamps/stamp-access.js';
  */
 export async function deleteStamp(deps: Deps, actor: Actor, id: string): Promise<void> {
   const stamp = await loadManageableStamp(deps.db, actor, id);
+  const data = { scope: stamp.scope, name: stamp.name };
   await deleteRow(deps, actor, {
     from: 'stamps',
     id: stamp.id,
-    audit: {
-      activityType: 'stampDeleted',
-      objectType: 'stamp',
-      data: { scope: stamp.scope, name: stamp.name },
-    },
+    audit: { activityType: 'stampDeleted', objectType: 'stamp', data },
   });
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import { recordAction, type AuditedActor } from '../audit/record.js';
 import type { Deps } from '../deps.js';
 import { VersionMismatch } from '../errors.js';
@@ -23,11 +23,6 @@ export interface RowAudit {
 /** The tables whose rows change as a compare-and-set on `version` (the API's `_version`). */
 export type VersionedTable = 'contacts' | 'enums' | 'stamps';
 
-/** The columns a new versioned row starts with: version 1, created and modified now. */
-export function firstVersion(now: Date): { created_at: string; updated_at: string; version: number } {
-  return { created_at: now.toISOString(), updated_at: now.toISOString(), version: 1 };
-}
-
 /**
  * The version a change is based on: the `_version` the request names, else the row's current one.
  * A stale one is 409 VERSION_MISMATCH.
@@ -38,18 +33,35 @@ export function baseVersion(row: { version: number }, requested: number | undefi
   return expected;
 }
 
-/** Inserts a new row with its audit record, in the caller's transaction. */
-export async function insertRow<T extends TenantRowTable>(
+/** The columns `insertVersionedRow` fills in. */
+type Filled = 'tenant_id' | 'created_at' | 'updated_at' | 'version';
+
+/**
+ * Inserts a new row of the caller's tenant at version 1, created and modified now, with its audit
+ * record, in the caller's transaction. Returns the row as stored.
+ */
+export async function insertVersionedRow<T extends VersionedTable>(
   trx: Kysely<Database>,
   actor: AuditedActor,
-  options: { into: T; row: Insertable<Database[T]> & { id: string }; audit: RowAudit; now: Date },
-): Promise<void> {
+  table: T,
+  values: Omit<Selectable<Database[T]>, Filled> & { id: string },
+  audit: RowAudit,
+  now: Date,
+): Promise<Selectable<Database[T]>> {
+  const row = {
+    ...values,
+    tenant_id: actor.tenantId,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    version: 1,
+  };
   const rows = trx as unknown as Kysely<{ row: { id: string } }>;
   await rows
-    .insertInto(options.into as unknown as 'row')
-    .values(options.row)
+    .insertInto(table as unknown as 'row')
+    .values(row)
     .execute();
-  await recordAction(trx, actor, { ...options.audit, objectId: options.row.id, at: options.now });
+  await recordAction(trx, actor, { ...audit, objectId: row.id, at: now });
+  return row as Selectable<Database[T]>;
 }
 
 /**
