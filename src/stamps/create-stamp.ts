@@ -8,6 +8,7 @@ import { administersOrganization, type StampScope } from '../core/stamps/stamp-a
 import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { findInTenant } from '../store/db/rows.js';
 
 export interface CreateStampOptions {
   name: string;
@@ -31,12 +32,7 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
     if (!administersOrganization(actor, organizationId)) {
       throw new Forbidden('Only administrators of the organization may create organization stamps');
     }
-    const organization = await deps.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', organizationId)
-      .where('tenant_id', '=', actor.tenantId)
-      .executeTakeFirst();
+    const organization = await findInTenant(deps.db, 'organizations', actor.tenantId, organizationId);
     if (!organization) throw new NotFound('No such organization');
   }
   const now = deps.clock.now();
