@@ -36,12 +36,7 @@ export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment
   const secret = otplib.authenticator.generateSecret(20);
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ mfa_enabled: 1, mfa_secret: secret, updated_at: deps.clock.now().toISOString() })
-      .where('id', '=', actor.userId)
-      .execute();
-    await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
+    await setMfaSecret(trx, deps, actor, secret);
     await trx
       .insertInto('recovery_codes')
       .values(
@@ -70,12 +65,7 @@ export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment
 /** DELETE /login/mfa: turns MFA off and drops the recovery codes. */
 export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ mfa_enabled: 0, mfa_secret: null, updated_at: deps.clock.now().toISOString() })
-      .where('id', '=', actor.userId)
-      .execute();
-    await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
+    await setMfaSecret(trx, deps, actor, null);
     await recordAction(trx, actor, {
       activityType: 'mfaDisabled',
       objectType: 'user',
@@ -83,6 +73,19 @@ export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
       at: deps.clock.now(),
     });
   });
+}
+
+/**
+ * Gives the caller's account its TOTP secret (MFA on) or takes it away (null: MFA off), in the caller's
+ * transaction; the recovery codes of the previous secret go either way.
+ */
+async function setMfaSecret(trx: Deps['db'], deps: Deps, actor: Actor, secret: string | null): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ mfa_enabled: secret ? 1 : 0, mfa_secret: secret, updated_at: deps.clock.now().toISOString() })
+    .where('id', '=', actor.userId)
+    .execute();
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
 }
 
 async function unlock(

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { NotFound } from '../core/errors.js';
+import { findInTenant } from '../store/db/rows.js';
 import type { Database } from '../store/db/schema.js';
 import type { ContactRow } from './contact-view.js';
 
@@ -9,13 +10,7 @@ import type { ContactRow } from './contact-view.js';
  * administrator's included, is "not found" (Contract: never leak existence).
  */
 export async function loadOwnContact(db: Kysely<Database>, actor: Actor, id: string): Promise<ContactRow> {
-  const contact = await db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', actor.tenantId)
-    .where('owner_id', '=', actor.userId)
-    .executeTakeFirst();
-  if (!contact) throw new NotFound('No such contact');
+  const contact = await findInTenant(db, 'contacts', actor.tenantId, id);
+  if (!contact || contact.owner_id !== actor.userId) throw new NotFound('No such contact');
   return contact;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { LimitExceeded } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { contactView, type ContactRow, type ContactView } from './contact-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -42,36 +42,21 @@ export async function createContacts(
       const field = options.bulk ? `[${i}].photo` : 'photo';
       let photo: string | null = null;
       if (contact.photo !== undefined) {
-        const claimed = await claimFiles(
-          trx,
-          actor,
-          [{ fileId: contact.photo, field, kinds: FROM_PHOTO }],
-          `contact:${id}`,
-          now,
-        );
-        photo = claimed.get(field)?.id ?? null;
+        const use = { fileId: contact.photo, field, kinds: FROM_PHOTO };
+        photo = (await claimFile(trx, actor, use, `contact:${id}`, now)).id;
       }
-      const row: ContactRow = {
+      const values = {
         id,
-        tenant_id: actor.tenantId,
         owner_id: actor.userId,
         name: contact.name,
         email: contact.email ?? null,
         phone: contact.phone ?? null,
         organisation: contact.organisation ?? null,
         photo,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        version: 1,
       };
-      await trx.insertInto('contacts').values(row).execute();
-      await recordAction(trx, actor, {
-        activityType: 'contactCreated',
-        objectType: 'contact',
-        objectId: id,
-        data: { name: row.name, ...(photo ? { photo } : {}) },
-        at: now,
-      });
+      const data = { name: contact.name, ...(photo ? { photo } : {}) };
+      const audit = { activityType: 'contactCreated', objectType: 'contact', data };
+      const row = await insertVersionedRow(trx, actor, 'contacts', values, audit, now);
       rows.push(row);
     }
     return rows.map(contactView);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
+import { containsPattern, countedPage } from '../store/db/rows.js';
 import { contactView, type ContactView } from './contact-view.js';
 
 export interface SearchContactsOptions {
@@ -26,29 +27,26 @@ export async function searchContacts(
   actor: Actor,
   options: SearchContactsOptions,
 ): Promise<ContactPage> {
-  const from = options.from ?? 0;
-  const size = options.size ?? 20;
   let query = deps.db
     .selectFrom('contacts')
     .where('tenant_id', '=', actor.tenantId)
     .where('owner_id', '=', actor.userId);
   const text = options.query?.trim();
   if (text) {
-    // LIKE wildcards in the query are matched literally; the escape character is declared for SQLite.
-    const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = containsPattern(text);
     query = query.where(
       sql<boolean>`(lower(name) like ${pattern} escape '\\' or lower(coalesce(email, '')) like ${pattern} escape '\\' or lower(coalesce(organisation, '')) like ${pattern} escape '\\')`,
     );
   }
-  const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    query
-      .selectAll()
-      .orderBy(sql`lower(name)`)
-      .orderBy('id')
-      .offset(from)
-      .limit(size)
-      .execute(),
-  ]);
-  return { total: Number(count.n), from, size, results: rows.map(contactView) };
+  const { rows, ...page } = await countedPage(
+    query,
+    (q) =>
+      q
+        .selectAll()
+        .orderBy(sql`lower(name)`)
+        .orderBy('id'),
+    options,
+    20,
+  );
+  return { ...page, results: rows.map(contactView) };
 }

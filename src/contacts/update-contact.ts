@@ -1,9 +1,8 @@
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { VersionMismatch } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { ContactTable } from '../store/db/schema.js';
 import { loadOwnContact } from './contact-access.js';
 import { contactView, type ContactView } from './contact-view.js';
@@ -33,8 +32,7 @@ export async function updateContact(
   expectedVersion?: number,
 ): Promise<ContactView> {
   const contact = await loadOwnContact(deps.db, actor, id);
-  const expected = expectedVersion ?? contact.version;
-  if (expected !== contact.version) throw new VersionMismatch();
+  const expected = baseVersion(contact, expectedVersion);
   const now = deps.clock.now();
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
     const set: Updateable<ContactTable> = {};
@@ -44,29 +42,20 @@ export async function updateContact(
     if (changes.organisation !== undefined) set.organisation = changes.organisation;
     if (changes.photo === null) set.photo = null;
     else if (changes.photo !== undefined && changes.photo !== contact.photo) {
-      const claimed = await claimFiles(
-        trx,
-        actor,
-        [{ fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO }],
-        `contact:${contact.id}`,
-        now,
-      );
-      set.photo = claimed.get('photo')?.id ?? null;
+      const photo = { fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO };
+      set.photo = (await claimFile(trx, actor, photo, `contact:${contact.id}`, now)).id;
     }
-    const row = await trx
-      .updateTable('contacts')
-      .set({ ...set, version: expected + 1, updated_at: now.toISOString() })
-      .where('id', '=', contact.id)
-      .where('version', '=', expected)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new VersionMismatch();
-    await recordAction(trx, actor, {
-      activityType: 'contactEdited',
-      objectType: 'contact',
-      objectId: contact.id,
-      data: { version: row.version, fields: Object.keys(set) },
-      at: now,
+    const row = await changeRow(trx, actor, {
+      table: 'contacts',
+      id: contact.id,
+      expectedVersion: expected,
+      set,
+      audit: {
+        activityType: 'contactEdited',
+        objectType: 'contact',
+        data: (changed) => ({ version: changed.version, fields: Object.keys(set) }),
+      },
+      now,
     });
     return contactView(row);
   });

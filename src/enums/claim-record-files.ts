@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { claimFiles, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
+import { claimFile, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import type { EnumRecord } from './enum-view.js';
 
@@ -35,10 +35,7 @@ export async function claimRecordFiles(
   const keptFiles = new Set(options.kept?.files ?? []);
   const claim = async (use: FileUse, kept: boolean): Promise<string> => {
     if (kept) return use.fileId;
-    const claimed = await claimFiles(trx, actor, [use], `enum:${options.enumId}`, now);
-    const file = claimed.get(use.field);
-    if (!file) throw new Error('unreachable: claimFiles answers every use');
-    return file.id;
+    return (await claimFile(trx, actor, use, `enum:${options.enumId}`, now)).id;
   };
   const records: EnumRecord[] = [];
   for (const [i, input] of options.records.entries()) {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { assertMayCreateEnum } from './enum-access.js';
-import { enumView, type EnumRow, type EnumView } from './enum-view.js';
+import { enumView, type EnumView } from './enum-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewEnum {
@@ -46,26 +46,17 @@ export async function createEnum(deps: Deps, actor: Actor, input: NewEnum): Prom
         { enumId: id, records, prefix: (i) => `records[${i}].` },
         now,
       );
-      const row: EnumRow = {
+      const values = {
         id,
-        tenant_id: actor.tenantId,
         organization_id: actor.organizationId,
         name: input.name,
         label: input.label ?? null,
         records: writeJson(claimed),
         created_by: actor.userId,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        version: 1,
       };
-      await trx.insertInto('enums').values(row).execute();
-      await recordAction(trx, actor, {
-        activityType: 'enumCreated',
-        objectType: 'enum',
-        objectId: id,
-        data: { name: input.name, records: claimed.length },
-        at: now,
-      });
+      const data = { name: input.name, records: claimed.length };
+      const audit = { activityType: 'enumCreated', objectType: 'enum', data };
+      const row = await insertVersionedRow(trx, actor, 'enums', values, audit, now);
       return { ...row, records: claimed };
     });
     return enumView(deps.db, row);

@@ -1,5 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { readJson } from '../store/db/json.js';
+import { oneView } from '../core/views/one-view.js';
+import { loginNames } from '../core/views/user-view.js';
 import type { Database, EnumTable } from '../store/db/schema.js';
 
 export type EnumRow = Selectable<EnumTable>;
@@ -35,12 +37,10 @@ export function enumRecords(row: Pick<EnumRow, 'records'>): EnumRecord[] {
 
 /** Shapes enums for an answer, looking their creators' names up in one query. */
 export async function enumViews(db: Kysely<Database>, rows: EnumRow[]): Promise<EnumView[]> {
-  const creatorIds = [...new Set(rows.map((r) => r.created_by))];
-  const creators =
-    creatorIds.length === 0
-      ? []
-      : await db.selectFrom('users').select(['id', 'name']).where('id', 'in', creatorIds).execute();
-  const names = new Map(creators.map((c) => [c.id, c.name]));
+  const names = await loginNames(
+    db,
+    rows.map((r) => r.created_by),
+  );
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -54,8 +54,6 @@ export async function enumViews(db: Kysely<Database>, rows: EnumRow[]): Promise<
   }));
 }
 
-export async function enumView(db: Kysely<Database>, row: EnumRow): Promise<EnumView> {
-  const [view] = await enumViews(db, [row]);
-  if (!view) throw new Error('unreachable: one enum in, one view out');
-  return view;
+export function enumView(db: Kysely<Database>, row: EnumRow): Promise<EnumView> {
+  return oneView(enumViews, db, row);
 }

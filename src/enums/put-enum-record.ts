@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded, VersionMismatch } from '../core/errors.js';
+import { LimitExceeded } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { loadChangeableEnum } from './enum-access.js';
@@ -25,8 +25,7 @@ export async function putEnumRecord(
   expectedVersion?: number,
 ): Promise<EnumView> {
   const row = await loadChangeableEnum(deps.db, actor, name);
-  const expected = expectedVersion ?? row.version;
-  if (expected !== row.version) throw new VersionMismatch();
+  const expected = baseVersion(row, expectedVersion);
   const records = enumRecords(row);
   const index = records.findIndex((r) => r.value === input.value);
   const previous = records[index];
@@ -43,22 +42,18 @@ export async function putEnumRecord(
     );
     if (!changed) throw new Error('unreachable: one record in, one out');
     const next = previous ? records.map((r, i) => (i === index ? changed : r)) : [...records, changed];
-    const saved = await trx
-      .updateTable('enums')
-      .set({ records: writeJson(next), version: expected + 1, updated_at: now.toISOString() })
-      .where('id', '=', row.id)
-      .where('version', '=', expected)
-      .returningAll()
-      .executeTakeFirst();
-    if (!saved) throw new VersionMismatch();
-    await recordAction(trx, actor, {
-      activityType: previous ? 'enumRecordReplaced' : 'enumRecordAdded',
-      objectType: 'enum',
-      objectId: row.id,
-      data: { name: row.name, value: input.value, version: saved.version },
-      at: now,
+    return changeRow(trx, actor, {
+      table: 'enums',
+      id: row.id,
+      expectedVersion: expected,
+      set: { records: writeJson(next) },
+      audit: {
+        activityType: previous ? 'enumRecordReplaced' : 'enumRecordAdded',
+        objectType: 'enum',
+        data: (saved) => ({ name: row.name, value: input.value, version: saved.version }),
+      },
+      now,
     });
-    return saved;
   });
   return enumView(deps.db, updated);
 }

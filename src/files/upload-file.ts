@@ -8,7 +8,7 @@ import { inspectPdf, type PdfInspection } from '../pdf/inspect-pdf.js';
 import { repairPdf } from '../pdf/repair-pdf.js';
 import { assertSignatureImage } from '../core/files/image-bytes.js';
 import type { FileRecord, FileRepair, StoredBytes } from '../store/files/file-store.js';
-import { readJson, writeJson } from '../store/db/json.js';
+import { readUserConfig, writeUserConfig } from '../core/settings/user-config.js';
 import { fileView, type FileView } from '../core/views/file-view.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../core/files/storage.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -73,19 +73,10 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
     );
     if (options.kind === 'signature' || options.kind === 'initials') {
       // Contract: a signature or initials image belongs to its uploader and is listed in user.config.
-      const user = await trx
-        .selectFrom('users')
-        .select('config')
-        .where('id', '=', actor.userId)
-        .executeTakeFirstOrThrow();
-      const config = readJson<Record<string, unknown>>(user.config, {});
+      const config = await readUserConfig(trx, actor.userId);
       const list = Array.isArray(config[options.kind]) ? (config[options.kind] as unknown[]) : [];
       config[options.kind] = [...list, { imageId: file.id, name: options.name }];
-      await trx
-        .updateTable('users')
-        .set({ config: writeJson(config) })
-        .where('id', '=', actor.userId)
-        .execute();
+      await writeUserConfig(trx, actor.userId, config);
     }
     await recordAction(trx, actor, {
       activityType: 'fileUploaded',

@@ -2,9 +2,13 @@ import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { ValidationError } from '../core/errors.js';
-import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { findRestrictedKey, shownConfig } from '../core/settings/user-config.js';
+import {
+  findRestrictedKey,
+  readUserConfig,
+  shownConfig,
+  writeUserConfig,
+} from '../core/settings/user-config.js';
 
 /**
  * Top-level parts of a user's configuration that have their own endpoints: `signature` and `initials`
@@ -31,17 +35,8 @@ export async function updateConfiguration(
     throw new ValidationError(`${refused.path}`, `is not allowed (use ${refused.use})`);
   }
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const user = await trx
-      .selectFrom('users')
-      .select('config')
-      .where('id', '=', actor.userId)
-      .executeTakeFirstOrThrow();
-    const merged = { ...readJson<Record<string, unknown>>(user.config, {}), ...options.configuration };
-    await trx
-      .updateTable('users')
-      .set({ config: writeJson(merged), updated_at: deps.clock.now().toISOString() })
-      .where('id', '=', actor.userId)
-      .execute();
+    const merged = { ...(await readUserConfig(trx, actor.userId)), ...options.configuration };
+    await writeUserConfig(trx, actor.userId, merged, deps.clock.now());
     await recordAction(trx, actor, {
       activityType: 'configurationUpdated',
       objectType: 'user',

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound } from '../core/errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
-import { administersOrganization, type StampRow, type StampScope } from '../core/stamps/stamp-access.js';
+import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
+import { administersOrganization, type StampScope } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { findInTenant } from '../store/db/rows.js';
 
 export interface CreateStampOptions {
   name: string;
@@ -31,49 +32,27 @@ export async function createStamp(deps: Deps, actor: Actor, options: CreateStamp
     if (!administersOrganization(actor, organizationId)) {
       throw new Forbidden('Only administrators of the organization may create organization stamps');
     }
-    const organization = await deps.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', organizationId)
-      .where('tenant_id', '=', actor.tenantId)
-      .executeTakeFirst();
+    const organization = await findInTenant(deps.db, 'organizations', actor.tenantId, organizationId);
     if (!organization) throw new NotFound('No such organization');
   }
   const now = deps.clock.now();
   const id = randomUUID();
   const stamp = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const claimed = await claimFiles(
-      trx,
-      actor,
-      [{ fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE }],
-      `stamp:${id}`,
-      now,
-    );
-    const file = claimed.get('file');
-    if (!file) throw new Error('unreachable: claimFiles answers every use');
+    const use = { fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE };
+    const file = await claimFile(trx, actor, use, `stamp:${id}`, now);
     await assertStampImage(deps, file, 'file');
-    const row: StampRow = {
+    const values = {
       id,
-      tenant_id: actor.tenantId,
       organization_id: organizationId,
       owner_id: scope === 'personal' ? actor.userId : null,
       share_id: null,
       scope,
       name: options.name,
       file_id: file.id,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      version: 1,
     };
-    await trx.insertInto('stamps').values(row).execute();
-    await recordAction(trx, actor, {
-      activityType: 'stampCreated',
-      objectType: 'stamp',
-      objectId: id,
-      data: { scope, organization: organizationId, file: file.id },
-      at: now,
-    });
-    return row;
+    const data = { scope, organization: organizationId, file: file.id };
+    const audit = { activityType: 'stampCreated', objectType: 'stamp', data };
+    return insertVersionedRow(trx, actor, 'stamps', values, audit, now);
   });
   return stampView(deps.db, stamp);
 }

@@ -1,8 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { deleteRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { loadManageableStamp } from '../core/stamps/stamp-access.js';
-import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * DELETE /stamps/:id: the stamp can no longer be used. Documents already signed with it keep its
@@ -10,15 +9,10 @@ import { writeTransaction } from '../store/db/dialect.js';
  */
 export async function deleteStamp(deps: Deps, actor: Actor, id: string): Promise<void> {
   const stamp = await loadManageableStamp(deps.db, actor, id);
-  const now = deps.clock.now();
-  await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    await trx.deleteFrom('stamps').where('id', '=', stamp.id).execute();
-    await recordAction(trx, actor, {
-      activityType: 'stampDeleted',
-      objectType: 'stamp',
-      objectId: stamp.id,
-      data: { scope: stamp.scope, name: stamp.name },
-      at: now,
-    });
+  const data = { scope: stamp.scope, name: stamp.name };
+  await deleteRow(deps, actor, {
+    from: 'stamps',
+    id: stamp.id,
+    audit: { activityType: 'stampDeleted', objectType: 'stamp', data },
   });
 }

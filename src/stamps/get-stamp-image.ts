@@ -1,6 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import type { FileRecord } from '../store/files/file-store.js';
+import { findInTenant } from '../store/db/rows.js';
 import { loadUsableStamp } from '../core/stamps/load-usable-stamp.js';
 import { maySeeStamp } from '../core/stamps/stamp-access.js';
 
@@ -9,12 +10,7 @@ import { maySeeStamp } from '../core/stamps/stamp-access.js';
  * anyone else gets "not found".
  */
 export async function getStampImage(deps: Deps, actor: Actor, id: string): Promise<FileRecord> {
-  const stamp = await deps.db
-    .selectFrom('stamps')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', actor.tenantId)
-    .executeTakeFirst();
+  const stamp = await findInTenant(deps.db, 'stamps', actor.tenantId, id);
   if (stamp && maySeeStamp(actor, stamp)) {
     const file = await deps.files.find(actor.tenantId, stamp.file_id);
     if (file) return file;

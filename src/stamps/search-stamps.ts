@@ -3,6 +3,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { isAdmin, isTenantWide } from '../core/access/roles.js';
 import type { StampScope } from '../core/stamps/stamp-access.js';
+import { containsPattern, countedPage } from '../store/db/rows.js';
 import { stampViews, type StampView } from './stamp-view.js';
 
 export interface SearchStampsOptions {
@@ -28,8 +29,6 @@ export async function searchStamps(
   actor: Actor,
   options: SearchStampsOptions,
 ): Promise<StampSearchResult> {
-  const from = options.from ?? 0;
-  const size = options.size ?? 20;
   const allOrganizations = isAdmin(actor.role) && isTenantWide(actor.role);
   let query = deps.db
     .selectFrom('stamps')
@@ -44,13 +43,8 @@ export async function searchStamps(
     );
   if (options.scope) query = query.where('scope', '=', options.scope);
   if (options.query) {
-    // LIKE wildcards in the query are matched literally; the escape character is declared for SQLite.
-    const pattern = `%${options.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+    query = query.where(sql<boolean>`lower(name) like ${containsPattern(options.query)} escape '\\'`);
   }
-  const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    query.selectAll().orderBy('name').orderBy('id').offset(from).limit(size).execute(),
-  ]);
-  return { total: Number(count.n), from, results: await stampViews(deps.db, rows) };
+  const page = await countedPage(query, (q) => q.selectAll().orderBy('name').orderBy('id'), options, 20);
+  return { total: page.total, from: page.from, results: await stampViews(deps.db, page.rows) };
 }

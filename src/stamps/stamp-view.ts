@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/db/schema.js';
 import type { StampRow } from '../core/stamps/stamp-access.js';
+import { oneView } from '../core/views/one-view.js';
+import { loginNames } from '../core/views/user-view.js';
 
 /** A stamp as the API shows it (spec Stamp: fields beyond its id are ours to choose; DESIGN Contract). */
 export interface StampView {
@@ -19,12 +21,10 @@ export interface StampView {
 
 /** Shapes stamps for an answer, looking their owners' names up in one query. */
 export async function stampViews(db: Kysely<Database>, stamps: StampRow[]): Promise<StampView[]> {
-  const ownerIds = [...new Set(stamps.flatMap((s) => (s.owner_id ? [s.owner_id] : [])))];
-  const owners =
-    ownerIds.length === 0
-      ? []
-      : await db.selectFrom('users').select(['id', 'name']).where('id', 'in', ownerIds).execute();
-  const names = new Map(owners.map((o) => [o.id, o.name]));
+  const names = await loginNames(
+    db,
+    stamps.flatMap((s) => (s.owner_id ? [s.owner_id] : [])),
+  );
   return stamps.map((stamp) => ({
     id: stamp.id,
     name: stamp.name,
@@ -38,8 +38,6 @@ export async function stampViews(db: Kysely<Database>, stamps: StampRow[]): Prom
   }));
 }
 
-export async function stampView(db: Kysely<Database>, stamp: StampRow): Promise<StampView> {
-  const [view] = await stampViews(db, [stamp]);
-  if (!view) throw new Error('unreachable: one stamp in, one view out');
-  return view;
+export function stampView(db: Kysely<Database>, stamp: StampRow): Promise<StampView> {
+  return oneView(stampViews, db, stamp);
 }

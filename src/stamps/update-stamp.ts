@@ -1,9 +1,8 @@
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { recordAction } from '../core/audit/record.js';
+import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { VersionMismatch } from '../core/errors.js';
-import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
+import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import type { StampTable } from '../store/db/schema.js';
 import { loadManageableStamp } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';
@@ -30,41 +29,29 @@ export async function updateStamp(
   options: UpdateStampOptions,
 ): Promise<StampView> {
   const stamp = await loadManageableStamp(deps.db, actor, id);
-  const expected = options.version ?? stamp.version;
-  if (expected !== stamp.version) throw new VersionMismatch();
+  const expected = baseVersion(stamp, options.version);
   const now = deps.clock.now();
   const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const set: Updateable<StampTable> = {};
     if (options.name !== undefined) set.name = options.name;
     if (options.file !== undefined && options.file !== stamp.file_id) {
-      const claimed = await claimFiles(
-        trx,
-        actor,
-        [{ fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE }],
-        `stamp:${stamp.id}`,
-        now,
-      );
-      const file = claimed.get('file');
-      if (!file) throw new Error('unreachable: claimFiles answers every use');
+      const use = { fileId: options.file, field: 'file', kinds: FROM_SAVE_FILE };
+      const file = await claimFile(trx, actor, use, `stamp:${stamp.id}`, now);
       await assertStampImage(deps, file, 'file');
       set.file_id = file.id;
     }
-    const row = await trx
-      .updateTable('stamps')
-      .set({ ...set, version: expected + 1, updated_at: now.toISOString() })
-      .where('id', '=', stamp.id)
-      .where('version', '=', expected)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new VersionMismatch();
-    await recordAction(trx, actor, {
-      activityType: 'stampEdited',
-      objectType: 'stamp',
-      objectId: stamp.id,
-      data: { version: row.version, fields: Object.keys(set) },
-      at: now,
+    return changeRow(trx, actor, {
+      table: 'stamps',
+      id: stamp.id,
+      expectedVersion: expected,
+      set,
+      audit: {
+        activityType: 'stampEdited',
+        objectType: 'stamp',
+        data: (changed) => ({ version: changed.version, fields: Object.keys(set) }),
+      },
+      now,
     });
-    return row;
   });
   return stampView(deps.db, updated);
 }

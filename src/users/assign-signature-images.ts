@@ -1,10 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../core/errors.js';
-import { readJson, writeJson } from '../store/db/json.js';
-import type { Database } from '../store/db/schema.js';
+import { readUserConfig, writeUserConfig } from '../core/settings/user-config.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { isAdmin, mayGrantRole, type Role } from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -51,7 +49,7 @@ export async function assignSignatureImages(
   }
   const now = deps.clock.now();
   return writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const config = await readConfig(trx, targetId);
+    const config = await readUserConfig(trx, targetId);
     const transferred = new Set<string>();
     for (const kind of IMAGE_KINDS) {
       const wanted = images[kind];
@@ -88,12 +86,12 @@ export async function assignSignatureImages(
         .where('id', 'in', [...transferred])
         .where('owner_id', '=', actor.userId)
         .execute();
-      const own = await readConfig(trx, actor.userId);
+      const own = await readUserConfig(trx, actor.userId);
       for (const kind of IMAGE_KINDS)
         own[kind] = imageList(own, kind).filter((e) => !transferred.has(e.imageId));
-      await writeConfig(trx, actor.userId, own, now);
+      await writeUserConfig(trx, actor.userId, own, now);
     }
-    await writeConfig(trx, targetId, config, now);
+    await writeUserConfig(trx, targetId, config, now);
     const lists = { signature: imageList(config, 'signature'), initials: imageList(config, 'initials') };
     await recordAction(trx, actor, {
       activityType: 'signatureImagesAssigned',
@@ -125,26 +123,4 @@ async function resolveTarget(deps: Deps, actor: Actor, userId: string): Promise<
 function imageList(config: Record<string, unknown>, kind: ImageKind): ImageEntry[] {
   const list = config[kind];
   return Array.isArray(list) ? (list as ImageEntry[]) : [];
-}
-
-async function readConfig(trx: Kysely<Database>, userId: string): Promise<Record<string, unknown>> {
-  const user = await trx
-    .selectFrom('users')
-    .select('config')
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
-  return readJson<Record<string, unknown>>(user.config, {});
-}
-
-async function writeConfig(
-  trx: Kysely<Database>,
-  userId: string,
-  config: Record<string, unknown>,
-  now: Date,
-): Promise<void> {
-  await trx
-    .updateTable('users')
-    .set({ config: writeJson(config), updated_at: now.toISOString() })
-    .where('id', '=', userId)
-    .execute();
 }

@@ -4,19 +4,14 @@ import type { Actor } from '../core/access/actor.js';
 import { hashPassword, hashToken, newToken } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, Forbidden, LimitExceeded } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
+import { Conflict, LimitExceeded } from '../core/errors.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { assertAdmin } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import {
-  DEFAULT_RIGHTS,
-  effectiveRights,
-  mayGrantRole,
-  type Right,
-  type Role,
-} from '../core/access/roles.js';
+import type { Right, Role } from '../core/access/roles.js';
+import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewUser {
@@ -54,13 +49,7 @@ export async function createUsers(
 ): Promise<CreatedUser[]> {
   assertAdmin(actor);
   if (users.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} users per request`);
-  for (const user of users) {
-    const role = user.role ?? 'user';
-    if (!mayGrantRole(actor.role, role)) throw new Forbidden(`You may not grant the role ${role}`);
-    const beyond = (user.rights ?? []).filter((r) => !actor.rights.has(r));
-    if (beyond.length > 0)
-      throw new Forbidden(`You may not grant rights you do not hold: ${beyond.join(', ')}`);
-  }
+  for (const user of users) assertMayGrant(actor, user.role ?? 'user', user.rights);
   const names = users.map((u) => u.name.trim().toLowerCase());
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate) throw new Conflict(`The name ${duplicate} appears twice in the request`);
@@ -102,14 +91,8 @@ async function insertUser(
   let photo: string | null = null;
   if (user.photo !== undefined) {
     // Each claim on its own: one photo id given to two users of a bulk request is a reuse.
-    const claimed = await claimFiles(
-      trx,
-      actor,
-      [{ fileId: user.photo, field: photoField, kinds: FROM_PHOTO }],
-      `user:${id}`,
-      now,
-    );
-    photo = claimed.get(photoField)?.id ?? null;
+    const use = { fileId: user.photo, field: photoField, kinds: FROM_PHOTO };
+    photo = (await claimFile(trx, actor, use, `user:${id}`, now)).id;
   }
   await trx
     .insertInto('users')
@@ -122,7 +105,7 @@ async function insertUser(
       email: user.email?.toLowerCase() ?? null,
       password_hash: passwordHash,
       role,
-      rights: writeJson(effectiveRights(role, user.rights ?? DEFAULT_RIGHTS[role])),
+      rights: storedRights(role, user.rights),
       status: 'active',
       photo,
       config: writeJson({ signature: [] }),

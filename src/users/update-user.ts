@@ -3,19 +3,13 @@ import { hashPassword } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
-import { claimFiles, FROM_PHOTO } from '../core/changes/file-usage.js';
-import { writeJson } from '../store/db/json.js';
+import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { UserTable } from '../store/db/schema.js';
 import type { Updateable } from 'kysely';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import {
-  DEFAULT_RIGHTS,
-  effectiveRights,
-  mayGrantRole,
-  type Right,
-  type Role,
-} from '../core/access/roles.js';
+import { mayGrantRole, type Right, type Role } from '../core/access/roles.js';
+import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface UserChanges {
@@ -48,10 +42,7 @@ export async function updateUser(
   if (!mayGrantRole(actor.role, user.role as Role))
     throw new Forbidden('You may not manage a user above your role');
   const role = changes.role ?? (user.role as Role);
-  if (!mayGrantRole(actor.role, role)) throw new Forbidden(`You may not grant the role ${role}`);
-  const beyond = (changes.rights ?? []).filter((r) => !actor.rights.has(r));
-  if (beyond.length > 0)
-    throw new Forbidden(`You may not grant rights you do not hold: ${beyond.join(', ')}`);
+  assertMayGrant(actor, role, changes.rights);
 
   const passwordHash = changes.password ? await hashPassword(changes.password) : undefined;
   const now = deps.clock.now();
@@ -64,18 +55,12 @@ export async function updateUser(
     if (changes.photo === null) set.photo = null;
     else if (changes.photo !== undefined && changes.photo !== user.photo) {
       // The previous photo stays used: a photo id is used once. The current one sent again is no change.
-      const claimed = await claimFiles(
-        trx,
-        actor,
-        [{ fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO }],
-        `user:${user.id}`,
-        now,
-      );
-      set.photo = claimed.get('photo')?.id ?? null;
+      const photo = { fileId: changes.photo, field: 'photo', kinds: FROM_PHOTO };
+      set.photo = (await claimFile(trx, actor, photo, `user:${user.id}`, now)).id;
     }
     if (changes.role !== undefined || changes.rights !== undefined) {
       set.role = role;
-      set.rights = writeJson(effectiveRights(role, changes.rights ?? DEFAULT_RIGHTS[role]));
+      set.rights = storedRights(role, changes.rights);
     }
     if (changes.organization !== undefined) {
       set.organization_id = await resolveOrganization(trx, actor, changes.organization, now);

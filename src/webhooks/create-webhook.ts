@@ -9,6 +9,7 @@ import { newWebhookSecret } from './signature.js';
 import { assertMayUseWebhooks } from './webhook-access.js';
 import { webhookView, type WebhookView } from './webhook-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { findInTenant } from '../store/db/rows.js';
 
 export interface NewWebhook {
   type: 'organization' | 'tenant';
@@ -41,12 +42,7 @@ export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook)
     organizationId = input.name ?? actor.organizationId;
     if (!tenantWide && organizationId !== actor.organizationId)
       throw new Forbidden('You may create webhooks for your own organization only');
-    const organization = await deps.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', organizationId)
-      .where('tenant_id', '=', actor.tenantId)
-      .executeTakeFirst();
+    const organization = await findInTenant(deps.db, 'organizations', actor.tenantId, organizationId);
     if (!organization) throw new NotFound('No such organization');
     name = organizationId;
   }

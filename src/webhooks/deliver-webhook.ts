@@ -5,7 +5,13 @@ import type { JobContext } from '../jobs/worker.js';
 import { deliveryBody, type DeliveryPayload } from '../core/events/delivery-job.js';
 import { postCallback, type DeliveryTransport } from './post-callback.js';
 import { signBody, standardWebhookHeaders } from './signature.js';
-import { signingSecrets, webhookTarget, type WebhookTarget, type WebhookTargets } from './webhook-targets.js';
+import {
+  signingSecrets,
+  TARGET_COLUMNS,
+  webhookTarget,
+  type WebhookTarget,
+  type WebhookTargets,
+} from './webhook-targets.js';
 
 /** What the request of one delivery is made of. */
 interface DeliveryRequest extends WebhookTarget {
@@ -92,16 +98,7 @@ async function loadRequest(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select([
-      'w.callback_url',
-      'w.hmac_secret',
-      'w.previous_hmac_secret',
-      'w.previous_secret_until',
-      'e.document_id',
-      'e.event',
-      'e.actor',
-      'e.occurred_at',
-    ])
+    .select([...TARGET_COLUMNS, 'e.document_id', 'e.event', 'e.actor', 'e.occurred_at'])
     .where('d.id', '=', String(payload.deliveryId))
     .executeTakeFirst();
   if (!row) return undefined;

@@ -41,6 +41,14 @@ export const TARGET_CACHE_MS = 5_000;
  * const target = await targets.get(db, webhookId); // undefined: deleted
  * ```
  */
+/** The webhook columns `webhookTarget` reads. */
+export const TARGET_COLUMNS = [
+  'callback_url',
+  'hmac_secret',
+  'previous_hmac_secret',
+  'previous_secret_until',
+] as const;
+
 export class WebhookTargets {
   readonly #cache = new Map<string, { target: WebhookTarget; readAt: number }>();
 
@@ -49,7 +57,7 @@ export class WebhookTargets {
     if (cached && performance.now() - cached.readAt < TARGET_CACHE_MS) return cached.target;
     const row = await db
       .selectFrom('webhooks')
-      .select(['callback_url', 'hmac_secret', 'previous_hmac_secret', 'previous_secret_until'])
+      .select(TARGET_COLUMNS)
       .where('id', '=', webhookId)
       .executeTakeFirst();
     if (!row) return undefined;

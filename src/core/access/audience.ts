@@ -22,39 +22,43 @@ export async function resolveAudience(
 ): Promise<{ users?: string[]; groups?: string[] }> {
   const result: { users?: string[]; groups?: string[] } = {};
   if (audience.users !== undefined) {
-    const wanted = audience.users;
-    const rows =
-      wanted.length === 0
-        ? []
-        : await db
-            .selectFrom('users')
-            .select(['id', 'name'])
-            .where('tenant_id', '=', actor.tenantId)
-            .where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)]))
-            .execute();
-    const ids = wanted.map((wantedUser, i) => {
-      const found = rows.find((r) => r.id === wantedUser) ?? rows.find((r) => r.name === wantedUser);
-      if (!found) throw new ValidationError(`${paths.users}[${i}]`, 'must name a user');
-      return found.id;
-    });
-    result.users = [...new Set(ids)];
+    result.users = await resolveEach(audience.users, paths.users, 'must name a user', (wanted) =>
+      db
+        .selectFrom('users')
+        .select(['id', 'name'])
+        .where('tenant_id', '=', actor.tenantId)
+        .where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)]))
+        .execute(),
+    );
   }
   if (audience.groups !== undefined) {
-    const wanted = audience.groups;
-    const rows =
-      wanted.length === 0
-        ? []
-        : await db
-            .selectFrom('organizations')
-            .select('id')
-            .where('tenant_id', '=', actor.tenantId)
-            .where('id', 'in', wanted)
-            .execute();
-    wanted.forEach((group, i) => {
-      if (!rows.some((r) => r.id === group))
-        throw new ValidationError(`${paths.groups}[${i}]`, 'must name a group');
-    });
-    result.groups = [...new Set(wanted)];
+    result.groups = await resolveEach(audience.groups, paths.groups, 'must name a group', (wanted) =>
+      db
+        .selectFrom('organizations')
+        .select('id')
+        .where('tenant_id', '=', actor.tenantId)
+        .where('id', 'in', wanted)
+        .execute(),
+    );
   }
   return result;
+}
+
+/**
+ * The id of each name `wanted` gives, found among the rows `lookup` reads for them by id, else by
+ * login name; each id once. An unknown one is 400 under `path`, the first one named.
+ */
+async function resolveEach(
+  wanted: string[],
+  path: string,
+  problem: string,
+  lookup: (wanted: string[]) => Promise<{ id: string; name?: string }[]>,
+): Promise<string[]> {
+  const rows = wanted.length === 0 ? [] : await lookup(wanted);
+  const ids = wanted.map((name, i) => {
+    const found = rows.find((r) => r.id === name) ?? rows.find((r) => r.name === name);
+    if (!found) throw new ValidationError(`${path}[${i}]`, problem);
+    return found.id;
+  });
+  return [...new Set(ids)];
 }

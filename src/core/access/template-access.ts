@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from './actor.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { readJson } from '../../store/db/json.js';
+import { findInTenant } from '../../store/db/rows.js';
 import type { Database, TemplateTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from './roles.js';
 
@@ -43,12 +44,7 @@ export async function loadVisibleTemplate(
   actor: Actor,
   id: string,
 ): Promise<TemplateRow> {
-  const row = await db
-    .selectFrom('templates')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', actor.tenantId)
-    .executeTakeFirst();
+  const row = await findInTenant(db, 'templates', actor.tenantId, id);
   if (!row || !canSeeTemplate(actor, row)) throw new NotFound(`No such template: ${id}`);
   return row;
 }

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Actor } from './actor.js';
 import type { Deps } from '../deps.js';
 import { Forbidden, NotFound } from '../errors.js';
+import { findInTenant } from '../../store/db/rows.js';
 import type { UserTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from './roles.js';
 
@@ -24,12 +25,7 @@ export async function loadManagedUser(
   userId: string,
 ): Promise<Selectable<UserTable>> {
   assertAdmin(actor);
-  const user = await deps.db
-    .selectFrom('users')
-    .selectAll()
-    .where('id', '=', userId)
-    .where('tenant_id', '=', actor.tenantId)
-    .executeTakeFirst();
+  const user = await findInTenant(deps.db, 'users', actor.tenantId, userId);
   if (!user) throw new NotFound('No such user');
   if (!isTenantWide(actor.role) && user.organization_id !== actor.organizationId)
     throw new NotFound('No such user');

@@ -130,3 +130,16 @@ export async function checkDraftFiles(
   }
   return result;
 }
+
+/** `claimFiles` for one use: the file claimed for `usedBy`, the usage rules applied. */
+export async function claimFile(
+  trx: Kysely<Database>,
+  actor: Actor,
+  use: FileUse,
+  usedBy: string,
+  now: Date,
+): Promise<FileRecord> {
+  const file = (await claimFiles(trx, actor, [use], usedBy, now)).get(use.field);
+  if (!file) throw new Error('unreachable: claimFiles answers every use');
+  return file;
+}

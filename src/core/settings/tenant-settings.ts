@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import { recordAction } from '../audit/record.js';
 import type { Deps } from '../deps.js';
@@ -7,16 +8,57 @@ import { assertRole } from '../access/user-access.js';
 import type { WOPI_CLIENTS } from './properties.js';
 import { readProperties, type TenantProperties, type TenantPropertiesPatch } from './properties.js';
 import { writeTransaction } from '../../store/db/dialect.js';
+import type { Database, Json } from '../../store/db/schema.js';
 
 const TENANT_ADMINS = ['globalAdmin', 'superAdmin'];
 
-export async function getProperties(deps: Deps, actor: Pick<Actor, 'tenantId'>): Promise<TenantProperties> {
-  const tenant = await deps.db
+/** The tenant's JSON columns that PUT calls merge into. */
+type TenantJson = 'properties' | 'counters';
+
+/** A JSON column of the tenant, as stored. */
+async function readTenantJson(db: Kysely<Database>, tenantId: string, column: TenantJson): Promise<Json> {
+  const tenant = await db
     .selectFrom('tenants')
-    .select('properties')
-    .where('id', '=', actor.tenantId)
+    .select(column)
+    .where('id', '=', tenantId)
     .executeTakeFirstOrThrow();
-  return readProperties(tenant.properties, deps.config.sessionTtlDays);
+  return column === 'properties' ? tenant.properties : tenant.counters;
+}
+
+/**
+ * Merges `patch` into a JSON column of the caller's tenant, key by key, with its audit record, in a
+ * transaction of its own. Returns the merged value as stored.
+ */
+async function mergeTenantJson<V>(
+  deps: Deps,
+  actor: Actor,
+  column: TenantJson,
+  patch: Partial<Record<string, V>>,
+  audit: { activityType: string; data: Record<string, unknown> },
+): Promise<Record<string, V>> {
+  return writeTransaction(deps.db, deps.dialect, async (trx) => {
+    const merged = {
+      ...readJson<Record<string, V>>(await readTenantJson(trx, actor.tenantId, column), {}),
+      ...patch,
+    };
+    await trx
+      .updateTable('tenants')
+      .set({ [column]: writeJson(merged) })
+      .where('id', '=', actor.tenantId)
+      .execute();
+    await recordAction(trx, actor, {
+      ...audit,
+      objectType: 'tenant',
+      objectId: actor.tenantId,
+      at: deps.clock.now(),
+    });
+    return merged as Record<string, V>;
+  });
+}
+
+export async function getProperties(deps: Deps, actor: Pick<Actor, 'tenantId'>): Promise<TenantProperties> {
+  const properties = await readTenantJson(deps.db, actor.tenantId, 'properties');
+  return readProperties(properties, deps.config.sessionTtlDays);
 }
 
 /**
@@ -42,37 +84,16 @@ export async function updateProperties(
       `must be B-B or null: ${patch.defaultPadesLevel} needs a time-stamp authority and none is configured (TSA_URL)`,
     );
   }
-  return writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const tenant = await trx
-      .selectFrom('tenants')
-      .select('properties')
-      .where('id', '=', actor.tenantId)
-      .executeTakeFirstOrThrow();
-    const stored = { ...readJson<Record<string, unknown>>(tenant.properties, {}), ...patch };
-    await trx
-      .updateTable('tenants')
-      .set({ properties: writeJson(stored) })
-      .where('id', '=', actor.tenantId)
-      .execute();
-    await recordAction(trx, actor, {
-      activityType: 'propertiesUpdated',
-      objectType: 'tenant',
-      objectId: actor.tenantId,
-      data: { ...patch },
-      at: deps.clock.now(),
-    });
-    return readProperties(writeJson(stored), deps.config.sessionTtlDays);
+  const stored = await mergeTenantJson<unknown>(deps, actor, 'properties', patch, {
+    activityType: 'propertiesUpdated',
+    data: { ...patch },
   });
+  return readProperties(writeJson(stored), deps.config.sessionTtlDays);
 }
 
 export async function getCounters(deps: Deps, actor: Actor): Promise<Record<string, number>> {
   assertRole(actor, ['superAdmin'], 'super administrators');
-  const tenant = await deps.db
-    .selectFrom('tenants')
-    .select('counters')
-    .where('id', '=', actor.tenantId)
-    .executeTakeFirstOrThrow();
-  return readJson<Record<string, number>>(tenant.counters, {});
+  return readJson<Record<string, number>>(await readTenantJson(deps.db, actor.tenantId, 'counters'), {});
 }
 
 /** PUT /counters (super administrators only, spec Versioning 3): sets named counters. */
@@ -82,26 +103,9 @@ export async function updateCounters(
   counters: Record<string, number>,
 ): Promise<Record<string, number>> {
   assertRole(actor, ['superAdmin'], 'super administrators');
-  return writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const tenant = await trx
-      .selectFrom('tenants')
-      .select('counters')
-      .where('id', '=', actor.tenantId)
-      .executeTakeFirstOrThrow();
-    const merged = { ...readJson<Record<string, number>>(tenant.counters, {}), ...counters };
-    await trx
-      .updateTable('tenants')
-      .set({ counters: writeJson(merged) })
-      .where('id', '=', actor.tenantId)
-      .execute();
-    await recordAction(trx, actor, {
-      activityType: 'countersUpdated',
-      objectType: 'tenant',
-      objectId: actor.tenantId,
-      data: { counters },
-      at: deps.clock.now(),
-    });
-    return merged;
+  return mergeTenantJson(deps, actor, 'counters', counters, {
+    activityType: 'countersUpdated',
+    data: { counters },
   });
 }
 

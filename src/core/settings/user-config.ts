@@ -1,3 +1,7 @@
+import type { Kysely } from 'kysely';
+import { readJson, writeJson } from '../../store/db/json.js';
+import type { Database } from '../../store/db/schema.js';
+
 /**
  * What a user's `config` may hold (spec: PUT /configuration "cannot change `authenticationFactors`,
  * `filters`, `password`, `configuration.photo` (dedicated endpoints exist)"). The configuration is a
@@ -62,4 +66,31 @@ function filtered(value: unknown, depth: number): unknown {
     if (shown !== undefined) copy[key] = shown;
   }
   return copy;
+}
+
+/** A user's `config` as stored, read in the caller's transaction before it is changed. */
+export async function readUserConfig(
+  trx: Kysely<Database>,
+  userId: string,
+): Promise<Record<string, unknown>> {
+  const user = await trx
+    .selectFrom('users')
+    .select('config')
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return readJson<Record<string, unknown>>(user.config, {});
+}
+
+/** Writes a user's whole `config` back; with `updatedAt`, the account counts as modified then. */
+export async function writeUserConfig(
+  trx: Kysely<Database>,
+  userId: string,
+  config: Record<string, unknown>,
+  updatedAt?: Date,
+): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ config: writeJson(config), ...(updatedAt ? { updated_at: updatedAt.toISOString() } : {}) })
+    .where('id', '=', userId)
+    .execute();
 }

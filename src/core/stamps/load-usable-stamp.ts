@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { FileNotUsable, MfaRequired, NotFound } from '../errors.js';
 import type { Recipient, RecipientCaller } from '../sharing/recipient.js';
 import type { FileRecord } from '../../store/files/file-store.js';
+import { findInTenant } from '../../store/db/rows.js';
 import { mayUseStamp, type StampRow } from './stamp-access.js';
 
 /** Who signs with a stamp: a user, an external recipient, or either as a recipient route's caller. */
@@ -47,12 +48,7 @@ export async function loadUsableStamp(
       ? new FileNotUsable(`${field}: no such stamp among the stamps you may use`)
       : new NotFound('No such stamp');
   const tenantId = caller.kind === 'external' ? caller.recipient.tenantId : caller.actor.tenantId;
-  const stamp = await deps.db
-    .selectFrom('stamps')
-    .selectAll()
-    .where('id', '=', stampId)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
+  const stamp = await findInTenant(deps.db, 'stamps', tenantId, stampId);
   if (!stamp) throw missing();
   if (caller.kind === 'external') {
     if (!caller.recipient.unlocked)

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import { Forbidden, NotFound } from '../errors.js';
+import { findInTenant } from '../../store/db/rows.js';
 import type { Database, StampTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from '../access/roles.js';
 
@@ -48,12 +49,7 @@ export function maySeeStamp(actor: Actor, stamp: StampRow): boolean {
  * organization's stamp included, is "not found" (Contract: never leak existence).
  */
 export async function loadVisibleStamp(db: Kysely<Database>, actor: Actor, id: string): Promise<StampRow> {
-  const stamp = await db
-    .selectFrom('stamps')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', actor.tenantId)
-    .executeTakeFirst();
+  const stamp = await findInTenant(db, 'stamps', actor.tenantId, id);
   if (!stamp || !maySeeStamp(actor, stamp)) throw new NotFound('No such stamp');
   return stamp;
 }

@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { readJson } from '../../store/db/json.js';
-import type { UserTable } from '../../store/db/schema.js';
+import type { Database, UserTable } from '../../store/db/schema.js';
 import { effectiveRights } from '../access/roles.js';
 import { shownConfig } from '../settings/user-config.js';
 import type { CertificateView } from '../identity/user-certificates.js';
@@ -49,4 +49,17 @@ export function userView(row: Selectable<UserTable>, certificates: CertificateVi
     hasPassword: row.password_hash !== null,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * The login names of users by id, read in one query, for views that name a creator or owner; an id
+ * without a user (an account deleted since) has none.
+ */
+export async function loginNames(db: Kysely<Database>, ids: Iterable<string>): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids)];
+  const users =
+    wanted.length === 0
+      ? []
+      : await db.selectFrom('users').select(['id', 'name']).where('id', 'in', wanted).execute();
+  return new Map(users.map((u) => [u.id, u.name]));
 }
