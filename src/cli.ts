@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { systemClock } from './core/clock.js';
 import { ConfigError, loadConfig } from './core/config.js';
@@ -6,6 +7,7 @@ import { serve, work } from './main.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { backUp } from './ops/backup/back-up.js';
 import { restore } from './ops/backup/restore.js';
+import { readCertificates, verifyFile } from './ops/verify-file.js';
 import { migrateStore } from './ops/migrate-store/migrate-store.js';
 import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
 import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
@@ -34,6 +36,11 @@ Commands:
   restore <dir> [--force]       check the backup in <dir>, put it in place as the installation the
                                 environment names (refused if one is there, unless --force), then
                                 check the result: rows, files and the audit chain
+  verify <file.pdf> [--trust root.pem]…
+                                check a PDF offline, with no server and no database: every signature
+                                and the level it proves, and the audit trail it carries; prints a JSON
+                                report and exits 0 when intact, 1 when not (changed, invalid, or, with
+                                --trust, a chain that ends at none of the given roots)
 
 Configuration comes from the environment variables listed in the README.`;
 
@@ -92,6 +99,32 @@ async function main(argv: string[]): Promise<number> {
       } finally {
         await database.close();
       }
+    }
+    case 'verify': {
+      const { values, positionals } = parseArgs({
+        args,
+        options: { trust: { type: 'string', multiple: true } },
+        allowPositionals: true,
+      });
+      const [path] = positionals;
+      if (!path || positionals.length > 1) {
+        console.error(USAGE);
+        return 2;
+      }
+      let pdf: Uint8Array;
+      let trustAnchors: Uint8Array[];
+      try {
+        pdf = new Uint8Array(await readFile(path));
+        trustAnchors = (
+          await Promise.all((values.trust ?? []).map(async (file) => readCertificates(await readFile(file))))
+        ).flat();
+      } catch (error) {
+        console.error(`Cannot read ${(error as Error).message}`);
+        return 2;
+      }
+      const report = await verifyFile(pdf, { trustAnchors });
+      console.log(JSON.stringify(report, null, 2));
+      return report.verdict === 'intact' ? 0 : 1;
     }
     case 'audit': {
       if (args[0] !== 'verify') {

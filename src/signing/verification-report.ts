@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { DocumentSecurityStore } from '../pdf/find-signatures.js';
 import type { PdfVerification, SignatureCheck } from '../pdf/verify-pdf.js';
+import type { TrailCheck } from '../core/audit/embedded-trail.js';
+import { AuditTrailReport } from './trail-report.js';
 
 /**
  * The answer of GET /documents/:id/verify and POST /verify. Contract: "Verification reports carry
@@ -112,6 +114,7 @@ export const VerificationReport = Type.Object(
   {
     signatures: Type.Array(Signature),
     validationTime: Type.String({ format: 'date-time' }),
+    auditTrail: Type.Optional(AuditTrailReport),
     evidence: Type.Optional(
       Type.Object(
         {
@@ -158,10 +161,12 @@ const b64 = (bytes: Uint8Array): string =>
 export function verificationReport(
   verification: PdfVerification,
   options: { evidence: boolean },
+  auditTrail?: TrailCheck,
 ): VerificationReport {
   return {
     signatures: verification.signatures.map((check) => signatureReport(check, options.evidence)),
     validationTime: verification.validationTime,
+    ...(auditTrail?.present ? { auditTrail } : {}),
     ...(options.evidence ? { evidence: { dss: dssEvidence(verification.securityStore) } } : {}),
     ...(verification.dss ? { dss: verification.dss } : {}),
   };

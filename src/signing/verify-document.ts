@@ -1,6 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadVisible } from '../core/access/document-access.js';
+import { checkEmbeddedTrail } from '../core/audit/embedded-trail.js';
 import { verifyPdf } from '../pdf/verify-pdf.js';
 import { mainFileBytes } from './sign-document.js';
 import { verificationReport, type VerificationReport } from './verification-report.js';
@@ -9,7 +10,8 @@ import { verificationReport, type VerificationReport } from './verification-repo
  * GET /documents/:id/verify and POST /verify: for each signature its signer, claimed time, byte range and
  * coverage, digest and CMS checks, chain and trust (against the organisation's roots), PAdES level and
  * timestamps; with `evidence`, the CMS, certificates and revocation data as base64; with `dss`, the
- * ETSI TS 119 102-2 reports as XML strings (spec Versioning 4).
+ * ETSI TS 119 102-2 reports as XML strings (spec Versioning 4); for a PDF carrying Signery's audit
+ * trail, what that trail proves (`auditTrail`).
  */
 export async function verifyDocument(
   deps: Deps,
@@ -25,7 +27,7 @@ export async function verifyDocument(
     dss: options.dss,
     documentName: file.name,
   });
-  return verificationReport(verification, options);
+  return verificationReport(verification, options, await checkEmbeddedTrail(bytes, verification.signatures));
 }
 
 export async function verifyUpload(
@@ -39,5 +41,9 @@ export async function verifyUpload(
     dss: options.dss,
     documentName: options.name,
   });
-  return verificationReport(verification, options);
+  return verificationReport(
+    verification,
+    options,
+    await checkEmbeddedTrail(options.pdf, verification.signatures),
+  );
 }
