@@ -5,6 +5,7 @@ import { aDocument, readDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { aUser, withMail } from '../helpers/people.js';
 import { assertError } from '../helpers/api-errors.js';
+import { auditOf } from '../helpers/audit-log.js';
 import { anExternalShare, shareDocument } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -134,7 +135,7 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     assertError(notImage, 400, 'FILE_NOT_USABLE');
   });
 
-  it('Sharing rule 5: a submitted file answers one annotation_submitted_file field of the share and is immutable', async () => {
+  it('Sharing rule 5: a submitted file answers one annotation_submitted_file field of the share; the recipient may replace it until they act (issue 25)', async () => {
     const email = 'submit@example.org';
     const { id, token } = await shareWith(email, {}, [
       {
@@ -174,9 +175,64 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     assert.equal(seen.submittedFiles[0].content, submitted.body.file.id);
     assert.ok(!seen.file.some((f: { content: string }) => f.content === submitted.body.file.id));
 
-    const again = await send('/share/upload/submittedFile', token, { customId: 'id-card' }, pdf);
-    assertError(again, 409, 'CONFLICT');
-    assert.equal((await doc(id)).submittedFiles.length, 1, 'the first submission stays');
+    const shareView = (await server.api('GET', '/share/document', { token })).body.results[0].share;
+    const idCard = shareView.signatureFields.find((f: { customId?: string }) => f.customId === 'id-card');
+    assert.equal(
+      seen.submittedFiles[0].field,
+      idCard.fieldId,
+      'each submitted file names the field it answers',
+    );
+
+    // The wrong scan: the recipient sends another, which takes the place of the first.
+    const back = { ...pdf, name: 'passport-back.pdf' };
+    const again = await send('/share/upload/submittedFile', token, { customId: 'id-card' }, back);
+    assert.equal(again.status, 200, again.text);
+    const replaced = await doc(id);
+    assert.deepEqual(
+      replaced.submittedFiles.map((f: { content: string; documentname: string; field: string }) => [
+        f.content,
+        f.documentname,
+        f.field,
+      ]),
+      [[again.body.file.id, 'passport-back.pdf', idCard.fieldId]],
+    );
+    assert.equal(replaced._version, seen._version + 1);
+    const submissions = await auditOf(server, id, 'documentFileSubmitted');
+    assert.equal(submissions.length, 2, 'both submissions are audited');
+    assert.equal(submissions[1]!.data.replaces, submitted.body.file.id, 'the second says what it replaced');
+  });
+
+  it('a submission stays once its recipient has signed: a new file for the field is refused and the signed one is kept', async () => {
+    const email = 'kept@example.org';
+    const { id, link: token } = await anExternalShare(server, owner, {
+      title: 'Kept',
+      email,
+      share: {
+        signatureFields: [
+          {
+            type: 'annotation',
+            subtype: 'annotation_submitted_file',
+            customId: 'scan',
+            user: [email],
+            position: POSITION,
+          },
+        ],
+      },
+    });
+    const pdf = { name: 'scan.pdf', type: 'application/pdf', bytes: Buffer.from('%PDF-1.4 scan') };
+    const submitted = await send('/share/upload/submittedFile', token, { fieldId: 'scan' }, pdf);
+    assert.equal(submitted.status, 200, submitted.text);
+    const signed = await server.api('PUT', `/share/document/sign/${submitted.body.results[0]._version}`, {
+      token,
+      body: { id, signatures: [{ type: 'signature', pages: [1], position: POSITION }] },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    const late = await send('/share/upload/submittedFile', token, { fieldId: 'scan' }, pdf);
+    assert.ok(late.status >= 400 && late.status < 500, late.text);
+    assert.deepEqual(
+      (await doc(id)).submittedFiles.map((f: { content: string }) => f.content),
+      [submitted.body.file.id],
+    );
   });
 
   it('a required annotation_submitted_file field must have its file before the recipient signs (required fields enforced)', async () => {

@@ -12,6 +12,8 @@ export interface AttachmentView {
   mimetype: string;
   size: number;
   public: boolean;
+  /** A submitted file: the signature field it answers (its `fieldId`, or `customId` on older shares). */
+  field?: string;
 }
 
 /** A document as the API shows it (spec: Document; Contract: `waitingFor`). */
@@ -57,7 +59,7 @@ export async function documentView(
     db
       .selectFrom('document_attachments as a')
       .innerJoin('files as f', 'f.id', 'a.file_id')
-      .select(['f.id', 'f.name', 'f.mimetype', 'f.size', 'a.is_public', 'a.submitted'])
+      .select(['f.id', 'f.name', 'f.mimetype', 'f.size', 'a.is_public', 'a.submitted', 'a.field_id'])
       .where('a.document_id', '=', doc.id)
       .orderBy('a.position')
       .execute(),
@@ -72,6 +74,7 @@ export async function documentView(
     mimetype: a.mimetype,
     size: Number(a.size),
     public: a.is_public === 1,
+    ...(a.submitted === 1 && a.field_id !== null ? { field: a.field_id } : {}),
   });
   return {
     documentId: doc.id,

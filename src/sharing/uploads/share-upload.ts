@@ -206,15 +206,33 @@ export async function addUploadToDocument(
     const attachments = await trx
       .selectFrom('document_attachments as a')
       .innerJoin('files as f', 'f.id', 'a.file_id')
-      .select(['a.field_id', 'a.submitted', 'a.position', 'f.size'])
+      .select(['a.file_id', 'a.field_id', 'a.submitted', 'a.position', 'a.added_by', 'f.size'])
       .where('a.document_id', '=', doc.id)
       .execute();
+    let replaced: { file_id: string; position: number } | undefined;
     if (options.submittedField !== undefined) {
-      // spec Sharing rule 5: submitted files are immutable; a field takes one file.
-      if (attachments.some((a) => a.submitted === 1 && a.field_id === options.submittedField)) {
+      // spec Sharing rule 5: a field takes one file, and what is submitted stays. Until they act, a
+      // recipient may replace their own submission (a wrong scan, the other side of an ID card);
+      // the upload path refuses a share that has acted, so a signed submission never changes.
+      const earlier = attachments.find((a) => a.submitted === 1 && a.field_id === options.submittedField);
+      if (earlier && earlier.added_by !== `share:${share.id}`) {
         throw new Conflict(
-          `A file was already submitted for the field "${options.submittedField}": submitted files cannot be replaced`,
+          `A file was already submitted for the field "${options.submittedField}" by another recipient: it cannot be replaced`,
         );
+      }
+      if (earlier) {
+        await trx
+          .deleteFrom('document_attachments')
+          .where('document_id', '=', doc.id)
+          .where('file_id', '=', earlier.file_id)
+          .execute();
+        // The replaced upload is the recipient's again, unused: swept like any unused upload.
+        await trx
+          .updateTable('files')
+          .set({ used_by: null, used_at: null })
+          .where('id', '=', earlier.file_id)
+          .execute();
+        replaced = earlier;
       }
     } else {
       const listed = attachments.filter((a) => a.submitted === 0);
@@ -237,6 +255,7 @@ export async function addUploadToDocument(
           fileId: upload.record.id,
           shareId: share.id,
           ...(options.submittedField !== undefined ? { fieldId: options.submittedField } : {}),
+          ...(replaced ? { replaces: replaced.file_id } : {}),
         },
         now,
       },
@@ -255,7 +274,8 @@ export async function addUploadToDocument(
         file_id: upload.record.id,
         is_public: 0,
         submitted: options.submittedField !== undefined ? 1 : 0,
-        position: attachments.reduce((max, a) => Math.max(max, a.position), -1) + 1,
+        // A replacement takes the place of what it replaces.
+        position: replaced?.position ?? attachments.reduce((max, a) => Math.max(max, a.position), -1) + 1,
         added_by: `share:${share.id}`,
         created_at: now.toISOString(),
         field_id: options.submittedField ?? null,

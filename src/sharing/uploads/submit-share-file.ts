@@ -40,8 +40,8 @@ function submittedField(share: ShareRow, form: Record<string, string>): string |
 /**
  * POST /share/upload/submittedFile (spec Sharing rule 5, Versioning 5: `submittedFiles`): the file a
  * recipient submits for one of their `annotation_submitted_file` signature fields, named by its
- * `fieldId` (or `customId`). It joins the document's `submittedFiles` and is immutable: a second file for the same
- * field is 409.
+ * `fieldId` (or `customId`). It joins the document's `submittedFiles`; until the recipient acts, a new file
+ * for the field replaces their own earlier one (issue 25), and what they submitted stays once they have.
  */
 export async function submitShareFile(
   deps: Deps,
