@@ -1016,6 +1016,72 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         });
       });
 
+      it('a requested file survives a reload: the page shows what was attached, the recipient replaces it, then signs (issue 25, 1)', async () => {
+        const email = 'rena@example.org';
+        const box = (y: number) => ({ percentX: 0.1, percentY: y, percentWidth: 0.3, percentHeight: 0.07 });
+        const { id, link: token } = await anExternalShare(server, owner, {
+          title: 'Proof of address',
+          pdf: { pages: 1, lines },
+          email,
+          share: {
+            signatureFields: [
+              {
+                type: 'annotation',
+                subtype: 'annotation_submitted_file',
+                user: [email],
+                pages: [1],
+                position: box(0.5),
+                customId: 'proof',
+                required: true,
+              },
+              { type: 'signature', user: [email], pages: [1], position: box(0.8), required: true },
+            ],
+          },
+        });
+        const attach = async (s: Session, name: string, confirm: string) => {
+          await s.page.locator('dialog input[type=file]').setInputFiles({
+            name,
+            mimeType: 'application/pdf',
+            buffer: makePdf({ lines: [name] }),
+          });
+          await s.page.getByRole('button', { name: confirm, exact: true }).click();
+          await s.page
+            .getByRole('button', { name: new RegExp(`^File to attach, done.*Attached: ${name}`) })
+            .waitFor();
+        };
+        await inSession(browser, 'file-reload', 'desktop', async (s) => {
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Proof of address' }).waitFor();
+          await waitForPdf(s);
+          await s.page.getByRole('button', { name: /^File to attach, required/ }).click();
+          await attach(s, 'old-bill.pdf', 'Attach');
+          // Reloaded (or come back later): the field shows the submission, and the count counts it.
+          await s.page.reload();
+          await s.page.getByRole('heading', { name: 'Proof of address' }).waitFor();
+          await waitForPdf(s);
+          const field = s.page.getByRole('button', {
+            name: /^File to attach, done.*Attached: old-bill\.pdf/,
+          });
+          await field.waitFor();
+          await s.page.locator('.progress', { hasText: '1 of 2 fields completed' }).waitFor();
+          await s.capture('file-after-reload');
+          await field.click();
+          await s.page.getByRole('heading', { name: 'Replace the attached file' }).waitFor();
+          await s.capture('file-replace');
+          await attach(s, 'new-bill.pdf', 'Replace');
+          await drawSignature(s, 'mouse');
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+        });
+        const done = await ownerView(id);
+        assert.equal(done.workflow.shareStateName, 'completed');
+        assert.deepEqual(
+          done.submittedFiles.map((f: { documentname: string }) => f.documentname),
+          ['new-bill.pdf'],
+          'the replacement, and only it',
+        );
+      });
+
       it('delegating when the share allows it: the new recipient gets their own link', async () => {
         const { id, link: token } = await aShareWith('To hand on', 'dora@example.org', {
           rights: ['delegate'],

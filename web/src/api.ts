@@ -109,7 +109,8 @@ export interface DocumentView {
   workflow: { workflowType: string; shareStateName?: string };
   owner: string;
   waitingFor: string[];
-  submittedFiles?: { content: string; documentname: string }[];
+  /** What recipients submitted, each with the signature field (`fieldId`) it answers. */
+  submittedFiles?: { content: string; documentname: string; field?: string }[];
   /** The caller's own share: purpose, status, rights, language, message, fields, protections. */
   share: ShareView;
 }

@@ -95,6 +95,10 @@ const en = {
   'file.label': 'File',
   'file.save': 'Attach',
   'file.attached': 'Attached: {name}',
+  'file.replaceTitle': 'Replace the attached file',
+  'file.replaceIntro':
+    'You attached {name}. Choose another file to use instead; until you sign, you can change it.',
+  'file.replace': 'Replace',
   'action.group': 'Actions',
   'action.sign': 'Sign the document',
   'action.reject': 'Reject',
@@ -263,6 +267,10 @@ const de: Dictionary = {
   'file.label': 'Datei',
   'file.save': 'Anhängen',
   'file.attached': 'Angehängt: {name}',
+  'file.replaceTitle': 'Angehängte Datei ersetzen',
+  'file.replaceIntro':
+    'Sie haben {name} angehängt. Wählen Sie eine andere Datei; bis Sie unterschreiben, können Sie sie ändern.',
+  'file.replace': 'Ersetzen',
   'action.group': 'Aktionen',
   'action.sign': 'Dokument unterschreiben',
   'action.reject': 'Ablehnen',
@@ -429,6 +437,10 @@ const fr: Dictionary = {
   'file.label': 'Fichier',
   'file.save': 'Joindre',
   'file.attached': 'Joint : {name}',
+  'file.replaceTitle': 'Remplacer le fichier joint',
+  'file.replaceIntro':
+    'Vous avez joint {name}. Choisissez un autre fichier ; vous pouvez le changer jusqu’à la signature.',
+  'file.replace': 'Remplacer',
   'action.group': 'Actions',
   'action.sign': 'Signer le document',
   'action.reject': 'Refuser',

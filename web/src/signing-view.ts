@@ -202,7 +202,14 @@ export class SigningPage {
   }
 
   #initialFields(pageCount: number): Field[] {
-    if (this.#fieldsFromShare) return fieldsFromShare(this.#share?.signatureFields ?? [], pageCount);
+    if (this.#fieldsFromShare) {
+      // What the recipient submitted before (a reload, a second visit) shows on its field.
+      const submitted = new Map((this.#doc.submittedFiles ?? []).map((f) => [f.field, f.documentname]));
+      return fieldsFromShare(this.#share?.signatureFields ?? [], pageCount).map((field) => {
+        const name = field.kind === 'file' && field.answerId ? submitted.get(field.answerId) : undefined;
+        return name === undefined ? field : { ...field, fileName: name };
+      });
+    }
     return [placedSignature(pageCount, this.#viewer?.signatures ?? [])];
   }
 
@@ -393,13 +400,15 @@ export class SigningPage {
         if (!answer) return;
         field.text = answer.values.text ?? '';
       } else {
-        // A submitted file cannot be replaced (spec Sharing rule 5: submittedFiles are immutable).
-        if (isDone(field) || !field.answerId) return;
+        // Until they sign, recipients may replace what they submitted (the server keeps it after).
+        if (!field.answerId) return;
+        const replacing = field.fileName !== undefined;
+        const intro = replacing ? t('file.replaceIntro', { name: field.fileName ?? '' }) : field.tooltip;
         const answer = await formDialog({
-          title: t('file.title'),
-          ...(field.tooltip ? { intro: field.tooltip } : {}),
+          title: t(replacing ? 'file.replaceTitle' : 'file.title'),
+          ...(intro ? { intro } : {}),
           inputs: [{ name: 'file', label: t('file.label'), kind: 'file', required: true }],
-          confirm: t('file.save'),
+          confirm: t(replacing ? 'file.replace' : 'file.save'),
         });
         const file = answer?.files.file;
         if (!file) return;
