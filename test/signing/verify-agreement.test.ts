@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { before, describe, it, type TestContext } from 'node:test';
 import { useOpensslPki } from '../fixtures/openssl-pki.js';
 import { aDocument, mainFileOf, readDocument } from '../helpers/documents.js';
-import { createUser, USER_PASSWORD } from '../helpers/server.js';
+import { createUser, mustSucceed, USER_PASSWORD } from '../helpers/server.js';
 import { shareDocument } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
 import { hasTool, nssDatabase, pdfsig, tool, useWorkspace } from '../pdf/oracles.js';
@@ -214,11 +214,8 @@ describe('the verification report names the level, the revocation data found and
   it('a B-LTA seal: OCSP and CRL answers from the DSS for both chains, its document timestamp; the same as validation objects with base64 and POE', async () => {
     const admin = await server.adminToken();
     const id = await aDocument(server, admin, { title: 'LTA' });
-    const sealed = await server.api('PUT', '/documents/seal/1', {
-      token: admin,
-      body: { id, certificate: true, level: 'B-LTA' },
-    });
-    assert.equal(sealed.status, 200, sealed.text);
+    const body = { id, certificate: true, level: 'B-LTA' };
+    const sealed = mustSucceed(await server.api('PUT', '/documents/seal/1', { token: admin, body }), 'seal');
     assert.equal(sealed.body.levelAchieved, 'B-LTA');
     const report = await server.api('GET', `/documents/${id}/verify`, {
       token: admin,
