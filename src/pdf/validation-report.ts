@@ -1,6 +1,8 @@
 import { digest } from '../pki/algorithms.js';
 import { certificateFields } from '../pki/certificate-fields.js';
-import type { SignatureCheck } from './verify-pdf.js';
+import { bytesEqual } from '../pki/der.js';
+import type { DocumentSecurityStore } from './find-signatures.js';
+import type { RevocationEvidence, SignatureCheck } from './verify-pdf.js';
 
 /** spec: Versioning 4, the `dss` object of verify resources: four XML documents as strings. */
 export interface ValidationReports {
@@ -37,6 +39,8 @@ export function validationReports(options: {
   checks: SignatureCheck[];
   validationTime: Date;
   documentName: string;
+  /** The document's security store, when it has one. */
+  dss?: DocumentSecurityStore;
 }): ValidationReports {
   const ids = options.checks.map(
     (check, i) => `S-${i + 1}-${hex(digest('SHA-256', check.evidence.contents)).slice(0, 16)}`,
@@ -58,13 +62,39 @@ interface Context {
   checks: SignatureCheck[];
   validationTime: Date;
   documentName: string;
+  dss?: DocumentSecurityStore;
   ids: string[];
   certificates: Map<string, Uint8Array>;
 }
 
 function etsiReport(context: Context): string {
+  const objects = validationObjects(context);
   const reports = context.checks.map((check, i) => {
-    const attributes: Xml[] = [];
+    const signatureTimestamp =
+      check.kind === 'signature' && check.evidence.timestampToken
+        ? objects.id('timestamp', check.evidence.timestampToken)
+        : undefined;
+    const documentTimestamps = check.documentTimestamps.flatMap((ts) => {
+      const covering = context.checks.find((c) => c.fieldName === ts.fieldName);
+      return covering ? [{ ...ts, id: objects.id('timestamp', covering.evidence.contents) }] : [];
+    });
+    const revocation = [...check.evidence.revocation, ...check.evidence.timestampRevocation].map((r) => ({
+      ...r,
+      id: objects.id(revocationType(r), r.der),
+    }));
+    const chainIds = check.evidence.chain.map((der) => objects.id('certificate', der));
+    const trustAnchor = check.certificate.trusted ? chainIds[chainIds.length - 1] : undefined;
+    const inDss = (ids: string[]) => ids.filter((id) => objects.inDss(id));
+    const dssObjects = {
+      certs: inDss(chainIds),
+      crls: inDss(revocation.filter((r) => r.source === 'crl').map((r) => r.id)),
+      ocsps: inDss(revocation.filter((r) => r.source === 'ocsp').map((r) => r.id)),
+    };
+    const refs = (name: string, ids: string[]): Xml | string =>
+      ids.length ? el(name, { VOReference: unique(ids).join(' ') }) : '';
+
+    // TS 119 102-2 SignatureAttributes, in the schema's order.
+    const attributes: (Xml | string)[] = [];
     if (check.claimedSigningTime) {
       // /M is outside the CMS: the claimed time is not a signed attribute.
       attributes.push(el('vr:SigningTime', { Signed: 'false' }, el('vr:Time', {}, check.claimedSigningTime)));
@@ -74,12 +104,58 @@ function etsiReport(context: Context): string {
         el(
           'vr:SignatureTimeStamp',
           { Signed: 'false' },
+          signatureTimestamp ? el('vr:AttributeObject', { VOReference: signatureTimestamp }) : '',
           el('vr:TimeStampValue', {}, check.timestamp.genTime),
         ),
       );
     }
+    const inCms = revocation.filter((r) => r.foundIn === 'cms').map((r) => r.id);
+    if (inCms.length) {
+      attributes.push(
+        el(
+          'vr:RevocationValues',
+          { Signed: 'false' },
+          el('vr:AttributeObject', { VOReference: unique(inCms).join(' ') }),
+        ),
+      );
+    }
+    if (dssObjects.certs.length || dssObjects.crls.length || dssObjects.ocsps.length) {
+      attributes.push(
+        el(
+          'vr:DSS',
+          { Signed: 'false' },
+          refs('vr:Certs', dssObjects.certs),
+          refs('vr:CRLs', dssObjects.crls),
+          refs('vr:OCSPs', dssObjects.ocsps),
+        ),
+      );
+    }
+    for (const ts of documentTimestamps) {
+      attributes.push(
+        el(
+          'vr:DocTimeStamp',
+          { Signed: 'false' },
+          el('vr:AttributeObject', { VOReference: ts.id }),
+          el('vr:TimeStampValue', {}, ts.genTime),
+        ),
+      );
+    }
+    // The signature dictionary's entries lie inside the signed byte ranges.
+    if (check.reason)
+      attributes.push(el('vr:Reason', { Signed: 'true' }, el('vr:ReasonElement', {}, check.reason)));
+    if (check.signerName)
+      attributes.push(el('vr:Name', { Signed: 'true' }, el('vr:NameElement', {}, check.signerName)));
+    attributes.push(el('vr:SubFilter', { Signed: 'true' }, el('vr:SubFilterElement', {}, check.subFilter)));
+    if (check.byteRange.length) attributes.push(el('vr:ByteRange', {}, check.byteRange.join(' ')));
+
     const signer = check.evidence.chain[0];
-    const bestTime = check.timestamp?.valid ? check.timestamp.genTime : context.validationTime.toISOString();
+    const best = bestSignatureTime(
+      check,
+      signatureTimestamp,
+      documentTimestamps,
+      context.validationTime,
+      check.kind === 'document-timestamp' ? objects.id('timestamp', check.evidence.contents) : undefined,
+    );
     return el(
       'vr:SignatureValidationReport',
       {},
@@ -103,17 +179,12 @@ function etsiReport(context: Context): string {
         el(
           'vr:BestSignatureTime',
           {},
-          el('vr:POETime', {}, bestTime),
-          el(
-            'vr:TypeOfProof',
-            {},
-            check.timestamp?.valid
-              ? 'urn:etsi:019102:poetype:provided'
-              : 'urn:etsi:019102:poetype:validation',
-          ),
+          el('vr:POETime', {}, best.time),
+          el('vr:TypeOfProof', {}, 'urn:etsi:019102:poetype:validation'),
+          best.object ? el('vr:POEObject', { VOReference: best.object }) : '',
         ),
       ),
-      attributes.length ? el('vr:SignatureAttributes', {}, ...attributes) : '',
+      el('vr:SignatureAttributes', {}, ...attributes),
       signer
         ? el(
             'vr:SignerInformation',
@@ -122,6 +193,18 @@ function etsiReport(context: Context): string {
             el('vr:Signer', {}, check.signer?.subjectText ?? ''),
           )
         : '',
+      el(
+        'vr:SignatureQuality',
+        {},
+        // No trusted list is consulted: a signature is at best advanced (AdES), never called qualified.
+        el(
+          'vr:SignatureQualityInformation',
+          {},
+          check.level && check.indication === 'TOTAL_PASSED'
+            ? 'urn:cef:dss:signatureQualification:AdESig'
+            : 'urn:cef:dss:signatureQualification:notApplicable',
+        ),
+      ),
       el(
         'vr:SignatureValidationProcess',
         {},
@@ -134,26 +217,156 @@ function etsiReport(context: Context): string {
         check.subIndication
           ? el('vr:SubIndication', {}, `urn:etsi:019102:subindication:${check.subIndication}`)
           : '',
+        el(
+          'vr:AssociatedValidationReportData',
+          {},
+          trustAnchor ? el('vr:TrustAnchor', { VOReference: trustAnchor }) : '',
+          chainIds.length
+            ? el(
+                'vr:CertificateChain',
+                {},
+                el('vr:SigningCertificate', { VOReference: chainIds[0]! }),
+                ...chainIds
+                  .slice(1, trustAnchor ? -1 : undefined)
+                  .map((id) => el('vr:IntermediateCertificate', { VOReference: id })),
+                trustAnchor ? el('vr:TrustAnchor', { VOReference: trustAnchor }) : '',
+              )
+            : '',
+          ...unique([
+            ...revocation.map((r) => r.id),
+            ...(signatureTimestamp ? [signatureTimestamp] : []),
+            ...documentTimestamps.map((ts) => ts.id),
+          ]).map((id) => el('vr:RelatedValidationObject', { VOReference: id })),
+          el(
+            'vr:AdditionalValidationReportData',
+            {},
+            el(
+              'vr:ReportData',
+              {},
+              el('vr:Type', {}, SIGNATURE_FORMAT_TYPE),
+              el('vr:Value', {}, formatOf(check)),
+            ),
+          ),
+        ),
       ),
     );
   });
-  const objects = [...context.certificates].map(([id, der]) =>
-    el(
-      'vr:ValidationObject',
-      { id },
-      el('vr:ObjectType', {}, 'urn:etsi:019102:validationObject:certificate'),
-      el('vr:ValidationObjectRepresentation', {}, el('vr:base64', {}, b64(der))),
-    ),
-  );
   return document(
     el(
       'vr:ValidationReport',
       { 'xmlns:vr': NS.etsi, 'xmlns:ds': NS.ds },
       ...reports,
-      objects.length ? el('vr:SignatureValidationObjects', {}, ...objects) : '',
+      objects.size() ? el('vr:SignatureValidationObjects', {}, ...objects.render()) : '',
       el('vr:SignatureValidator', {}, el('vr:DigitalId', {}, el('vr:X509SubjectName', {}, 'Signery'))),
     ),
   );
+}
+
+/** ReportData type naming the signature's format and the PAdES level the file proves (ours: TS 119 102-2 has none). */
+const SIGNATURE_FORMAT_TYPE = 'urn:signery:validation:signatureFormat';
+
+type ObjectType = 'certificate' | 'CRL' | 'OCSPResponse' | 'timestamp';
+
+const OBJECT_PREFIX: Record<ObjectType, string> = {
+  certificate: 'C',
+  CRL: 'CRL',
+  OCSPResponse: 'OCSP',
+  timestamp: 'TST',
+};
+
+function revocationType(r: RevocationEvidence): ObjectType {
+  return r.source === 'crl' ? 'CRL' : 'OCSPResponse';
+}
+
+/**
+ * The report's validation objects: the certificates of every chain, the CRLs and OCSP responses the
+ * chains were checked with, and the signature and document timestamps, each as base64 with its proof
+ * of existence: the earliest document timestamp that covers it (in the DSS of the revision it
+ * timestamps, or inside a signature it follows), else the validation itself.
+ */
+function validationObjects(context: Context) {
+  const objects = new Map<string, { type: ObjectType; der: Uint8Array }>();
+  const id = (type: ObjectType, der: Uint8Array): string => {
+    const key =
+      type === 'certificate'
+        ? certificateId(der)
+        : `${OBJECT_PREFIX[type]}-${hex(digest('SHA-256', der)).toUpperCase()}`;
+    if (!objects.has(key)) objects.set(key, { type, der });
+    return key;
+  };
+  for (const check of context.checks) {
+    for (const der of check.evidence.chain) id('certificate', der);
+    for (const r of [...check.evidence.revocation, ...check.evidence.timestampRevocation])
+      id(revocationType(r), r.der);
+    if (check.kind === 'document-timestamp') id('timestamp', check.evidence.contents);
+    if (check.evidence.timestampToken) id('timestamp', check.evidence.timestampToken);
+  }
+  const documentTimestamps = context.checks
+    .filter((c) => c.kind === 'document-timestamp' && c.indication !== 'TOTAL_FAILED' && c.timestamp)
+    .sort((a, b) => a.timestamp!.genTime.localeCompare(b.timestamp!.genTime));
+  const inStore = (store: DocumentSecurityStore | undefined, der: Uint8Array): boolean =>
+    !!store && [...store.certificates, ...store.crls, ...store.ocsps].some((item) => bytesEqual(item, der));
+  const contains = (outer: Uint8Array, der: Uint8Array): boolean =>
+    Buffer.from(outer.buffer, outer.byteOffset, outer.length).indexOf(
+      Buffer.from(der.buffer, der.byteOffset, der.length),
+    ) !== -1;
+  const poe = (der: Uint8Array): SignatureCheck | undefined =>
+    documentTimestamps.find(
+      (ts) =>
+        inStore(ts.evidence.coveredDss, der) ||
+        context.checks.some(
+          (holder) =>
+            holder.documentTimestamps.some((covering) => covering.fieldName === ts.fieldName) &&
+            contains(holder.evidence.contents, der),
+        ),
+    );
+  return {
+    id,
+    size: () => objects.size,
+    inDss: (key: string): boolean => context.dss !== undefined && inStore(context.dss, objects.get(key)!.der),
+    render: (): Xml[] =>
+      [...objects].map(([key, { type, der }]) => {
+        const proof = poe(der);
+        return el(
+          'vr:ValidationObject',
+          { id: key },
+          el('vr:ObjectType', {}, `urn:etsi:019102:validationObject:${type}`),
+          el('vr:ValidationObjectRepresentation', {}, el('vr:base64', {}, b64(der))),
+          el(
+            'vr:POE',
+            {},
+            el('vr:POETime', {}, proof?.timestamp?.genTime ?? context.validationTime.toISOString()),
+            el('vr:TypeOfProof', {}, 'urn:etsi:019102:poetype:validation'),
+            proof ? el('vr:POEObject', { VOReference: id('timestamp', proof.evidence.contents) }) : '',
+          ),
+        );
+      }),
+  };
+}
+
+/**
+ * The earliest time the signature is proven to exist: its signature timestamp when valid, else the
+ * earliest document timestamp covering it, else the validation time.
+ */
+function bestSignatureTime(
+  check: SignatureCheck,
+  signatureTimestamp: string | undefined,
+  documentTimestamps: { genTime: string; id: string }[],
+  validationTime: Date,
+  ownId: string | undefined,
+): { time: string; object?: string } {
+  if (check.timestamp?.valid) {
+    // A document timestamp is its own proof.
+    const object = check.kind === 'signature' ? signatureTimestamp : ownId;
+    return { time: check.timestamp.genTime, ...(object ? { object } : {}) };
+  }
+  const [first] = documentTimestamps;
+  if (first) return { time: first.genTime, object: first.id };
+  return { time: validationTime.toISOString() };
+}
+
+function unique(ids: string[]): string[] {
+  return [...new Set(ids)];
 }
 
 function simpleReport(context: Context): string {

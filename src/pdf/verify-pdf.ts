@@ -4,7 +4,11 @@ import { readSignedData, type SignedDataContents } from '../pki/cms/read-signed-
 import { verifySignedData } from '../pki/cms/verify-signed-data.js';
 import { bytesEqual } from '../pki/der.js';
 import { readTimestampToken } from '../pki/timestamp-token.js';
-import { validateCertificateChain, type ChainValidation } from '../pki/validate-certificate-chain.js';
+import {
+  validateCertificateChain,
+  type ChainValidation,
+  type RevocationStatus,
+} from '../pki/validate-certificate-chain.js';
 import {
   findSignatures,
   readDss,
@@ -42,7 +46,29 @@ export interface TimestampCheck {
    * certificate below its root has a good answer. A B-LT needs it as much as the signer's.
    */
   revocation?: ChainValidation['revocation'];
+  /** The TSA chain's revocation answers found in the file. */
+  revocationData?: RevocationFound[];
   problems: string[];
+}
+
+/** A revocation answer found in the file for one certificate of a chain: what it says and where it is. */
+export interface RevocationFound {
+  /** Subject of the certificate it is about. */
+  certificate: string;
+  status: RevocationStatus;
+  source: 'crl' | 'ocsp';
+  /** The document security store, or the signature's CMS (its `crls`). */
+  foundIn: 'dss' | 'cms';
+  /** thisUpdate of the CRL, producedAt of the OCSP response (ISO). */
+  issuedAt?: string;
+}
+
+/** Revocation data a check used, with its bytes (for the reports). */
+export interface RevocationEvidence {
+  der: Uint8Array;
+  source: 'crl' | 'ocsp';
+  foundIn: 'dss' | 'cms';
+  issuedAt?: Date;
 }
 
 export interface SignatureCheck {
@@ -74,18 +100,34 @@ export interface SignatureCheck {
     chain: string[];
     revocation: ChainValidation['revocation'];
     revocationSources: ChainValidation['revocationSources'];
+    /** Per certificate below the anchor that has one, the revocation answer found in the file. */
+    revocationData: RevocationFound[];
     problems: string[];
   };
   /** The signature-time-stamp (B-T), or the token itself for a document timestamp. */
   timestamp?: TimestampCheck;
   /** PAdES baseline level the signature meets (undefined for a document timestamp or a non-PAdES one). */
   level?: PadesLevel;
+  /** The document timestamps, not failed, added after this signature's revision (they cover it), oldest first. */
+  documentTimestamps: { fieldName: string; genTime: string }[];
   indication: Indication;
   subIndication?: string;
   problems: string[];
   warnings: string[];
   /** Material for the reports. */
-  evidence: { cms?: SignedDataContents; contents: Uint8Array; chain: Uint8Array[] };
+  evidence: {
+    cms?: SignedDataContents;
+    contents: Uint8Array;
+    chain: Uint8Array[];
+    /** The revocation data the signer's (or a document timestamp's TSA's) chain was checked with. */
+    revocation: RevocationEvidence[];
+    /** The revocation data the signature timestamp's TSA chain was checked with. */
+    timestampRevocation: RevocationEvidence[];
+    /** The signature timestamp token that was checked (the last one of the CMS). */
+    timestampToken?: Uint8Array;
+    /** A document timestamp's: the DSS of the revision it covers (the one before its own). */
+    coveredDss?: DocumentSecurityStore;
+  };
 }
 
 export interface PdfVerification {
@@ -131,6 +173,7 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
             checks,
             validationTime,
             documentName: options.documentName ?? 'document.pdf',
+            ...(securityStore ? { dss: securityStore } : {}),
           }),
         }
       : {}),
@@ -164,7 +207,7 @@ async function checkOne(context: {
   const content = byteRangeValid ? signedBytes(bytes, br as ByteRange) : new Uint8Array();
   const base: Omit<
     SignatureCheck,
-    'digestValid' | 'signatureValid' | 'certificate' | 'indication' | 'evidence'
+    'digestValid' | 'signatureValid' | 'certificate' | 'indication' | 'evidence' | 'documentTimestamps'
   > = {
     fieldName: signature.fieldName,
     kind: signature.type === 'DocTimeStamp' ? 'document-timestamp' : 'signature',
@@ -225,7 +268,13 @@ async function checkOne(context: {
       certificate: certificateSummary(chain, warnings),
       timestamp,
       ...indicationOf({ intact, chain }),
-      evidence: { contents: signature.contents, chain: chain?.chain ?? [] },
+      documentTimestamps: [],
+      evidence: {
+        contents: signature.contents,
+        chain: chain?.chain ?? [],
+        revocation: revocationEvidence(chain),
+        timestampRevocation: [],
+      },
     };
   }
 
@@ -243,7 +292,8 @@ async function checkOne(context: {
       certificate: certificateSummary(undefined, warnings),
       indication: 'TOTAL_FAILED',
       subIndication: 'FORMAT_FAILURE',
-      evidence: { contents: signature.contents, chain: [] },
+      documentTimestamps: [],
+      evidence: { contents: signature.contents, chain: [], revocation: [], timestampRevocation: [] },
     };
   }
   const verification = verifySignedData({ cms, content, extraCertificates: dss.certificates });
@@ -276,8 +326,10 @@ async function checkOne(context: {
     }
   }
 
-  if (timestamp?.valid) {
-    const token = readTimestampToken({ token: cms.timestampTokens[cms.timestampTokens.length - 1]! });
+  let timestampRevocation: RevocationEvidence[] = [];
+  const timestampToken = cms.timestampTokens[cms.timestampTokens.length - 1];
+  if (timestamp?.valid && timestampToken) {
+    const token = readTimestampToken({ token: timestampToken });
     if (token.tsaCertificate) {
       const tsaChain = await validateCertificateChain({
         certificate: token.tsaCertificate,
@@ -288,6 +340,8 @@ async function checkOne(context: {
         ocsps: dss.ocsps,
       });
       timestamp.revocation = tsaChain.chain.length > 1 ? tsaChain.revocation : 'unknown';
+      timestampRevocation = revocationEvidence(tsaChain, cms.crls);
+      timestamp.revocationData = revocationFound(tsaChain, cms.crls);
     }
   }
 
@@ -313,10 +367,18 @@ async function checkOne(context: {
     signer: signer ? signerSummary(signer) : undefined,
     digestValid: verification.digestMatches,
     signatureValid: verification.signatureValid,
-    certificate: certificateSummary(chain, warnings),
+    certificate: certificateSummary(chain, warnings, cms.crls),
     timestamp,
     ...indicationOf({ intact, chain }),
-    evidence: { cms, contents: signature.contents, chain: chain?.chain ?? [] },
+    documentTimestamps: [],
+    evidence: {
+      cms,
+      contents: signature.contents,
+      chain: chain?.chain ?? [],
+      revocation: revocationEvidence(chain, cms.crls),
+      timestampRevocation,
+      ...(timestampToken ? { timestampToken } : {}),
+    },
   };
 }
 
@@ -341,6 +403,7 @@ function indicationOf(options: { intact: boolean; chain?: ChainValidation }): {
 function certificateSummary(
   chain: ChainValidation | undefined,
   warnings: string[],
+  cmsCrls: Uint8Array[] = [],
 ): SignatureCheck['certificate'] {
   if (!chain)
     return {
@@ -348,6 +411,7 @@ function certificateSummary(
       chain: [],
       revocation: 'unknown',
       revocationSources: [],
+      revocationData: [],
       problems: ['No signer certificate'],
     };
   if (chain.revocation === 'unknown') warnings.push('No revocation data for the certificate chain');
@@ -356,8 +420,36 @@ function certificateSummary(
     chain: chain.chain.map((der) => certificateFields(der).subjectText),
     revocation: chain.revocation,
     revocationSources: chain.revocationSources,
+    revocationData: revocationFound(chain, cmsCrls),
     problems: chain.problems,
   };
+}
+
+/** Where a CRL or OCSP response the chain was checked with sits: the CMS's `crls` or else the DSS. */
+function foundIn(der: Uint8Array, cmsCrls: Uint8Array[]): 'dss' | 'cms' {
+  return cmsCrls.some((crl) => bytesEqual(crl, der)) ? 'cms' : 'dss';
+}
+
+function revocationFound(chain: ChainValidation, cmsCrls: Uint8Array[]): RevocationFound[] {
+  return chain.revocationAnswers.map((answer) => ({
+    certificate: certificateFields(answer.certificate).subjectText,
+    status: answer.status,
+    source: answer.source,
+    foundIn: foundIn(answer.der, cmsCrls),
+    ...(answer.issuedAt ? { issuedAt: answer.issuedAt.toISOString() } : {}),
+  }));
+}
+
+function revocationEvidence(
+  chain: ChainValidation | undefined,
+  cmsCrls: Uint8Array[] = [],
+): RevocationEvidence[] {
+  return (chain?.revocationAnswers ?? []).map((answer) => ({
+    der: answer.der,
+    source: answer.source,
+    foundIn: foundIn(answer.der, cmsCrls),
+    ...(answer.issuedAt ? { issuedAt: answer.issuedAt } : {}),
+  }));
 }
 
 function signerSummary(der: Uint8Array): NonNullable<SignatureCheck['signer']> {
@@ -390,10 +482,19 @@ async function detectLevels(context: {
       const prefix = await openPdf({
         bytes: context.opened.bytes.subarray(0, eolAfter(context.opened.bytes, previousEnd)),
       });
-      dssBefore.set(ts, readDss({ opened: prefix }));
+      const covered = readDss({ opened: prefix });
+      dssBefore.set(ts, covered);
+      if (covered) ts.evidence.coveredDss = covered;
     } catch {
       dssBefore.set(ts, undefined);
     }
+  }
+  for (const check of context.checks) {
+    const end = check.byteRange[2]! + check.byteRange[3]!;
+    check.documentTimestamps = docTimestamps
+      .filter((ts) => ts !== check && ts.byteRange[1]! > end && ts.timestamp)
+      .map((ts) => ({ fieldName: ts.fieldName, genTime: ts.timestamp!.genTime }))
+      .sort((a, b) => a.genTime.localeCompare(b.genTime));
   }
   const finalDss = readDss({ opened: context.opened });
   for (const check of context.checks) {

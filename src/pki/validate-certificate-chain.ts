@@ -29,7 +29,19 @@ export interface ChainValidation {
   revocation: RevocationStatus;
   /** Where the revocation answers came from. */
   revocationSources: ('crl' | 'ocsp')[];
+  /** The answer found for each certificate below the anchor that has one: which CRL or OCSP response said what. */
+  revocationAnswers: RevocationAnswer[];
   problems: string[];
+}
+
+/** One certificate's revocation answer, with the CRL or OCSP response (DER) that gave it. */
+export interface RevocationAnswer {
+  certificate: Uint8Array;
+  status: RevocationStatus;
+  source: 'crl' | 'ocsp';
+  der: Uint8Array;
+  /** thisUpdate of the CRL, producedAt of the OCSP response. */
+  issuedAt?: Date;
 }
 
 /**
@@ -83,9 +95,15 @@ export async function validateCertificateChain(
   if (!trusted && problems.length === 0) problems.push('The certificate chain is too long');
 
   const revocationSources = new Set<'crl' | 'ocsp'>();
+  const revocationAnswers: RevocationAnswer[] = [];
   let revocation: RevocationStatus = 'good';
   for (let i = 0; i < chain.length - 1; i++) {
-    const status = await revocationOf(chain[i]!, chain[i + 1]!, options, revocationSources);
+    const answer = await revocationOf(chain[i]!, chain[i + 1]!, options);
+    const status = answer?.status ?? 'unknown';
+    if (answer) {
+      revocationSources.add(answer.source);
+      revocationAnswers.push(answer);
+    }
     if (status === 'revoked') {
       problems.push(`${subject(new X509Certificate(chain[i]!))} is revoked`);
       revocation = 'revoked';
@@ -97,6 +115,7 @@ export async function validateCertificateChain(
     chain,
     revocation,
     revocationSources: [...revocationSources],
+    revocationAnswers,
     problems,
   };
 }
@@ -118,28 +137,25 @@ export async function revocationStatus(options: {
   ocsps?: Uint8Array[];
   at: Date;
 }): Promise<{ status: RevocationStatus; source?: 'crl' | 'ocsp' }> {
-  const sources = new Set<'crl' | 'ocsp'>();
-  const status = await revocationOf(options.certificate, options.issuer, options, sources);
-  const [source] = sources;
-  return source ? { status, source } : { status };
+  const answer = await revocationOf(options.certificate, options.issuer, options);
+  return answer ? { status: answer.status, source: answer.source } : { status: 'unknown' };
 }
 
+/** The first CRL or OCSP response that speaks for `certificate`, checked against `issuer`; undefined when none does. */
 async function revocationOf(
   certificate: Uint8Array,
   issuer: Uint8Array,
   options: Pick<ValidateCertificateChainOptions, 'crls' | 'ocsps' | 'at'>,
-  sources: Set<'crl' | 'ocsp'>,
-): Promise<RevocationStatus> {
+): Promise<RevocationAnswer | undefined> {
   const cert = new x509.X509Certificate(certificate);
   for (const der of options.crls ?? []) {
     try {
       const crl = new x509.X509Crl(der);
       if (crl.issuer !== cert.issuer) continue;
       if (!crlSignedBy(der, issuer)) continue;
-      sources.add('crl');
       const entry = crl.findRevoked(cert);
-      if (entry && entry.revocationDate <= options.at) return 'revoked';
-      return 'good';
+      const status = entry && entry.revocationDate <= options.at ? 'revoked' : 'good';
+      return { certificate, status, source: 'crl', der, issuedAt: crl.thisUpdate };
     } catch {
       continue;
     }
@@ -157,14 +173,19 @@ async function revocationOf(
         pkijs.Certificate.fromBER(issuer),
       );
       if (!status.isForCertificate) continue;
-      sources.add('ocsp');
       // pkijs: 0 good, 1 revoked, 2 unknown.
-      return status.status === 0 ? 'good' : status.status === 1 ? 'revoked' : 'unknown';
+      return {
+        certificate,
+        status: status.status === 0 ? 'good' : status.status === 1 ? 'revoked' : 'unknown',
+        source: 'ocsp',
+        der,
+        issuedAt: basic.tbsResponseData.producedAt,
+      };
     } catch {
       continue;
     }
   }
-  return 'unknown';
+  return undefined;
 }
 
 /**

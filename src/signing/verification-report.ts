@@ -8,11 +8,35 @@ import { AuditTrailReport } from './trail-report.js';
  * The answer of GET /documents/:id/verify and POST /verify. Contract: "Verification reports carry
  * bytes as base64 (certificates as base64 DER), never as arrays or objects of numbers." The bulky
  * evidence (the CMS, certificates, revocation data) is opt-in with `evidence=true`; the default report
- * holds the checks and what a person reads (names, times, indications): about 1 KB per signature
- * (measured: 2.8 KB for three seals, against 245 KB when the bytes were dumped as numbers).
+ * holds the checks and what a person reads (names, times, indications, the revocation answers found):
+ * about 1.3 KB per signature (measured: 4 KB for three seals, against 245 KB when the bytes were
+ * dumped as numbers).
  */
 const Base64 = (description: string) => Type.String({ format: 'byte', description });
 const Base64List = (description: string) => Type.Array(Type.String({ format: 'byte' }), { description });
+
+const RevocationFound = Type.Object(
+  {
+    certificate: Type.String({ description: 'Subject of the certificate the answer is about.' }),
+    status: Type.Enum(['good', 'revoked', 'unknown']),
+    source: Type.Enum(['crl', 'ocsp']),
+    foundIn: Type.Enum(['dss', 'cms'], {
+      description:
+        'Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).',
+    }),
+    issuedAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'thisUpdate of the CRL, producedAt of the OCSP response.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const RevocationData = Type.Array(RevocationFound, {
+  description:
+    'Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying).',
+});
 
 const Timestamp = Type.Object(
   {
@@ -22,6 +46,13 @@ const Timestamp = Type.Object(
       description: 'The token covers what it should: the signature value, or the document’s byte ranges.',
     }),
     tsa: Type.Optional(Type.String({ description: 'Common name of the TSA certificate.' })),
+    revocation: Type.Optional(
+      Type.Enum(['good', 'revoked', 'unknown'], {
+        description:
+          'A signature timestamp’s: revocation of the TSA’s chain from the data in the file; `good` only when every certificate below its root has a good answer (a B-LT needs it).',
+      }),
+    ),
+    revocationData: Type.Optional(RevocationData),
     problems: Type.Array(Type.String()),
   },
   { additionalProperties: false },
@@ -91,13 +122,30 @@ const Signature = Type.Object(
         chain: Type.Array(Type.String(), { description: 'Subjects of the chain, signer first.' }),
         revocation: Type.Enum(['good', 'revoked', 'unknown']),
         revocationSources: Type.Array(Type.Enum(['crl', 'ocsp'])),
+        revocationData: RevocationData,
         problems: Type.Array(Type.String()),
       },
       { additionalProperties: false },
     ),
     timestamp: Type.Optional(Timestamp),
     level: Type.Optional(
-      Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], { description: 'PAdES baseline level reached.' }),
+      Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {
+        description:
+          'PAdES baseline level the file proves for this signature: B-T needs a valid signature timestamp or a later document timestamp, B-LT a DSS with its chain and revocation data (and the signature timestamp’s TSA’s), B-LTA a document timestamp over a revision that already had them. Absent for document timestamps and signatures that are not PAdES or failed.',
+      }),
+    ),
+    documentTimestamps: Type.Array(
+      Type.Object(
+        {
+          fieldName: Type.String(),
+          genTime: Type.String({ format: 'date-time' }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'The document timestamps (each also an entry of its own, `kind` `document-timestamp`) added after this signature’s revision, so covering it, that did not fail; oldest first.',
+      },
     ),
     indication: Type.Enum(['TOTAL_PASSED', 'TOTAL_FAILED', 'INDETERMINATE'], {
       description: 'ETSI TS 119 102-1 main indication.',

@@ -141,7 +141,7 @@ const SignCall = {
 };
 
 const VERIFY_DESCRIPTION =
-  'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, revocation, PAdES level, timestamps, ETSI indication. Bytes are never numbers: evidence is base64 (certificates as base64 DER) and only with `evidence=true`; without it the report stays small (under 8 KB for three signatures, about 1 KB each; with `evidence=true` about 11 KB each). `dss=true` adds the ETSI XML reports.';
+  'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, revocation, PAdES level, timestamps, ETSI indication. Bytes are never numbers: evidence is base64 (certificates as base64 DER) and only with `evidence=true`; without it the report stays small (under 8 KB for three signatures, about 1.5 KB each; with `evidence=true` about 11 KB each). Per signature `level` is the PAdES level the file proves, `certificate.revocationData` (and `timestamp.revocationData` for the signature timestamp’s TSA) the revocation answers found in the file and where (DSS or CMS), `documentTimestamps` the document timestamps covering it (each also an entry of its own). `dss=true` adds the ETSI XML reports.';
 
 /** Signing, sealing, annotating and verifying (spec Documents; DESIGN lessons). */
 export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
