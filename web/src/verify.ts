@@ -114,13 +114,8 @@ function render(): void {
 }
 
 function dropZone(): HTMLElement {
-  const input = h('input', {
-    type: 'file',
-    accept: 'application/pdf,.pdf',
-    class: 'visually-hidden',
-    tabindex: -1,
-    'aria-label': vt('drop.choose'),
-  });
+  // Not shown and not in the accessibility tree: the button below opens it (one control, one name).
+  const input = h('input', { type: 'file', accept: 'application/pdf,.pdf', hidden: true });
   input.addEventListener('change', () => {
     const file = input.files?.[0];
     if (file) void check(file);
