@@ -169,6 +169,57 @@ describe(
       });
     });
 
+    it('the audit trail the report carries (issue 27: added by the report, not yet by this installation) is shown readably', async () => {
+      await inSession(browser, 'verify-audit-trail', 'desktop', async (s) => {
+        // The server's real answer, with the `auditTrail` field the report is getting added.
+        await s.page.route('**/verify?dss=true', async (route) => {
+          const answer = await route.fetch();
+          const report = await answer.json();
+          report.auditTrail = {
+            present: true,
+            intact: true,
+            coveredBy: 'Signature1',
+            problems: [],
+            document: { id: documentId, title: 'Lease' },
+            events: [
+              {
+                occurredAt: '2026-03-04T10:00:00Z',
+                activityType: 'documentCreated',
+                actor: 'Olga Owner',
+                hash: 'aa',
+              },
+              {
+                occurredAt: '2026-03-04T10:05:00Z',
+                activityType: 'documentSigned',
+                actor: 'Olga Owner',
+                hash: 'bb',
+              },
+            ],
+            revisions: [
+              { revision: 1, reason: 'uploaded', sha256: 'cc', inFile: true },
+              { revision: 2, reason: 'signed', sha256: 'dd', inFile: false },
+            ],
+          };
+          await route.fulfill({ response: answer, json: report });
+        });
+        await open(s, `?document=${documentId}`);
+        await drop(s, signed, 'lease.pdf');
+        assert.match(
+          (await verdict(s)).text,
+          new RegExp(`This PDF is document ${documentId}, the one the code names`),
+        );
+        const trail = await s.page.getByTestId('audit-trail').innerText();
+        assert.match(trail, /The audit trail embedded in the file is intact/);
+        assert.match(trail, /It is covered by Signature1/);
+        assert.match(trail, /Document: Lease/);
+        assert.match(trail, /March 4, 2026 at .*: document created, by Olga Owner/);
+        assert.match(trail, /document signed, by Olga Owner/);
+        assert.match(trail, /Version 1: uploaded — contained in this file/);
+        assert.match(trail, /Version 2: signed — not contained in this file/);
+        await s.capture('audit-trail');
+      });
+    });
+
     it('speaks the signer page’s languages: switched to German, the verdict follows', async () => {
       await inSession(browser, 'verify-language', 'desktop', async (s) => {
         await open(s);
