@@ -2,7 +2,7 @@
  * The verification page's texts (issue 27), in the signer page's languages (i18n.ts decides which one
  * is current). Kept apart from i18n.ts so that the signer page does not carry them.
  */
-import { language } from './i18n.js';
+import { interpolate, language } from './i18n.js';
 
 const en = {
   title: 'Check a signed PDF',
@@ -332,6 +332,5 @@ const TEXTS: Record<string, Texts> = { en, de, fr };
 
 /** The text in the page's current language, with `{name}` replaced from `values`. */
 export function vt(key: VerifyKey, values: Record<string, string | number> = {}): string {
-  const text = (TEXTS[language()] ?? en)[key];
-  return text.replace(/\{(\w+)\}/g, (match, name: string) => (name in values ? String(values[name]) : match));
+  return interpolate((TEXTS[language()] ?? en)[key], values);
 }

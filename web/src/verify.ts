@@ -1,7 +1,8 @@
 import './styles.css';
 import './verify.css';
+import { renderChrome } from './chrome.js';
 import { announce, focusHeading, h } from './dom.js';
-import { LANGUAGES, language, pickLanguage, setLanguage, t } from './i18n.js';
+import { language, pickLanguage, setLanguage, t } from './i18n.js';
 import { vt, type VerifyKey } from './verify-texts.js';
 import {
   afterOf,
@@ -46,24 +47,10 @@ const namedDocument = (() => {
 let state: State = { kind: 'idle' };
 
 function chrome(): void {
-  const select = document.getElementById('language') as HTMLSelectElement | null;
-  const label = document.querySelector<HTMLLabelElement>('label[for="language"]');
-  const skip = document.querySelector<HTMLAnchorElement>('.skip-link');
-  if (label) label.textContent = t('language');
-  if (skip) skip.textContent = t('skip');
-  document.title = `${vt('title')} · ${t('appName')}`;
-  document.documentElement.lang = language();
-  if (!select) return;
-  if (select.options.length === 0) {
-    for (const [code, name] of Object.entries(LANGUAGES))
-      select.append(h('option', { value: code, lang: code }, name));
-    select.addEventListener('change', () => {
-      setLanguage(select.value);
-      chrome();
-      render();
-    });
-  }
-  select.value = language();
+  renderChrome(`${vt('title')} · ${t('appName')}`, () => {
+    chrome();
+    render();
+  });
 }
 
 const formatTime = (iso: string): string => {
@@ -406,48 +393,46 @@ function auditTrail(trail: AuditTrail): HTMLElement {
       ? h('p', {}, vt('audit.document', { title: trail.document.title, id: trail.document.id }))
       : '',
   );
-  if (trail.events.length > 0) {
-    section.append(
-      h('h3', {}, vt('audit.events')),
-      h(
-        'ol',
-        { class: 'audit-events' },
-        ...trail.events.map((event) =>
-          h(
-            'li',
-            {},
-            vt('audit.event', {
-              time: formatTime(event.occurredAt),
-              activity: words(event.activityType),
-              actor: event.actor,
-            }),
-          ),
-        ),
+  section.append(
+    ...titledList(
+      vt('audit.events'),
+      h('ol', { class: 'audit-events' }),
+      trail.events.map((event) =>
+        vt('audit.event', {
+          time: formatTime(event.occurredAt),
+          activity: words(event.activityType),
+          actor: event.actor,
+        }),
       ),
-    );
-  }
-  if (trail.revisions.length > 0) {
-    section.append(
-      h('h3', {}, vt('audit.revisions')),
-      h(
-        'ul',
-        { class: 'audit-revisions' },
-        ...trail.revisions.map((revision) =>
-          h(
-            'li',
-            { 'data-in-file': String(revision.inFile) },
-            `${vt('audit.revision', { revision: revision.revision, reason: words(revision.reason) })} — ${vt(
-              revision.inFile ? 'audit.inFile' : 'audit.notInFile',
-            )}`,
-          ),
-        ),
+    ),
+    ...titledList(
+      vt('audit.revisions'),
+      h('ul', { class: 'audit-revisions' }),
+      trail.revisions.map(
+        (revision) =>
+          `${vt('audit.revision', { revision: revision.revision, reason: words(revision.reason) })} — ${vt(
+            revision.inFile ? 'audit.inFile' : 'audit.notInFile',
+          )}`,
       ),
-    );
-  }
+    ),
+  );
   return section;
 }
 
+/** A heading and its list of lines, or nothing when there are none. */
+function titledList(
+  title: string,
+  list: HTMLOListElement | HTMLUListElement,
+  lines: string[],
+): HTMLElement[] {
+  if (lines.length === 0) return [];
+  list.append(...lines.map((line) => h('li', {}, line)));
+  return [h('h3', {}, title), list];
+}
+
 function downloads(urls: Downloads): HTMLElement {
+  const link = (href: string, kind: string, name: string, label: string) =>
+    h('a', { class: 'button button--secondary', href, 'data-download': kind, download: name }, label);
   return h(
     'section',
     { class: 'verify-section', 'aria-labelledby': 'downloads-title' },
@@ -455,28 +440,8 @@ function downloads(urls: Downloads): HTMLElement {
     h(
       'div',
       { class: 'button-row' },
-      h(
-        'a',
-        {
-          class: 'button button--secondary',
-          href: urls.json,
-          'data-download': 'json',
-          download: `${urls.base}-verification.json`,
-        },
-        vt('downloads.json'),
-      ),
-      urls.etsi
-        ? h(
-            'a',
-            {
-              class: 'button button--secondary',
-              href: urls.etsi,
-              'data-download': 'etsi',
-              download: `${urls.base}-etsi-validation-report.xml`,
-            },
-            vt('downloads.etsi'),
-          )
-        : undefined,
+      link(urls.json, 'json', `${urls.base}-verification.json`, vt('downloads.json')),
+      urls.etsi && link(urls.etsi, 'etsi', `${urls.base}-etsi-validation-report.xml`, vt('downloads.etsi')),
     ),
   );
 }
