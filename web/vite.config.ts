@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 /**
- * The signer's page (issue 9). Built into dist/web and served by the API server from the same origin
+ * The signer's page (issue 9) and the public verification page (issue 27). Built into dist/web and served by the API server from the same origin
  * (src/http/routes/signer-page.ts): `/web/assets/*` carry content hashes and are cached for a year.
  */
 export default defineConfig({
@@ -12,6 +12,14 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
     emptyOutDir: true,
+    // Two pages sharing their styles and helpers: the signer's (index.html) and the public
+    // verification page (verify.html, issue 27, served at /verify).
+    rollupOptions: {
+      input: {
+        index: fileURLToPath(new URL('index.html', import.meta.url)),
+        verify: fileURLToPath(new URL('verify.html', import.meta.url)),
+      },
+    },
     assetsDir: 'assets',
     // Assets are always files: the page's Content-Security-Policy allows no data: URLs for scripts or fonts.
     assetsInlineLimit: 0,

@@ -67,6 +67,12 @@ export interface Config {
   oidcProviders: OidcProviderConfig[];
   jobs: JobsConfig;
   rateLimits: RateLimitConfig;
+  /**
+   * The public verification page (PUBLIC_URL/verify) and its endpoint POST /verify: anyone checks a
+   * PDF's signatures without an account (PUBLIC_VERIFY, on by default), up to `maxBytes`
+   * (PUBLIC_VERIFY_MAX_MB, 50 MB); nothing of the file is kept.
+   */
+  publicVerify: { enabled: boolean; maxBytes: number };
   /** Redis, when REDIS_URL is set: where the nodes share their rate-limit counts instead of the database. */
   redis: RedisConfig | undefined;
 }
@@ -97,6 +103,8 @@ export interface RateLimitConfig {
   perMinute: number;
   /** Requests a minute from one client address without a valid credential (RATE_LIMIT_ANONYMOUS_PER_MINUTE). */
   anonymousPerMinute: number;
+  /** Checks a minute from one client address on the public verification page (RATE_LIMIT_PUBLIC_VERIFY_PER_MINUTE). */
+  publicVerifyPerMinute: number;
   /** How often a node adds its counts to the shared ones and reads the cluster's totals back (RATE_LIMIT_SYNC_MS). */
   syncMs: number;
 }
@@ -238,7 +246,13 @@ export function loadConfig(env: Env = process.env): Config {
       // Documenso allows 1,000 requests a minute per address, DocuSign 3,000 an hour per account.
       perMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 300, 1),
+      // Each check parses a PDF and its signatures: far fewer than other anonymous calls.
+      publicVerifyPerMinute: integer(env, 'RATE_LIMIT_PUBLIC_VERIFY_PER_MINUTE', 20, 1),
       syncMs: integer(env, 'RATE_LIMIT_SYNC_MS', 1000, 10),
+    },
+    publicVerify: {
+      enabled: switchedOn(env, 'PUBLIC_VERIFY'),
+      maxBytes: integer(env, 'PUBLIC_VERIFY_MAX_MB', 50, 1) * 1024 * 1024,
     },
     redis: redis(env),
   };

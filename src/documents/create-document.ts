@@ -124,7 +124,7 @@ async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<
       at,
       folder,
       customFields,
-      barcode: await barcodePng(deps.config.publicUrl, id),
+      barcode: await barcodePng(deps.config, id),
       visuals: await prepareVisualsInCall(deps, actor, input.visuals, 'optionalData.'),
     });
   }

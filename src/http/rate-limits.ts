@@ -7,6 +7,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: never limited (health probes and metrics, which load balancers and scrapers call). */
     rateLimit?: boolean;
+    /**
+     * A route counted under a policy of its own, per client address, whoever calls: `public-verify`
+     * (POST /verify, the public verification page's checks).
+     */
+    rateLimitPolicy?: 'public-verify';
   }
 }
 
@@ -19,6 +24,7 @@ interface Policies {
   session: RateLimitPolicy;
   recipient: RateLimitPolicy;
   anonymous: RateLimitPolicy;
+  publicVerify: RateLimitPolicy;
 }
 
 /** Who is counted, in the words of a 429's message (never the token, key or address itself). */
@@ -27,15 +33,19 @@ const COUNTED: Record<string, string> = {
   session: 'per session',
   recipient: 'per recipient link or session',
   anonymous: 'per client address without a credential',
+  'public-verify': 'per client address on the public verification page',
 };
 
 /**
  * Which bucket a request is counted in, once authentication has said who calls: the API key or
  * session token (by its id), the recipient session or share link (by the share), or, for a request
  * without a credential or whose credential was refused, the client's address. Refused credentials
- * count against the address, so made-up tokens do not each get a fresh allowance.
+ * count against the address, so made-up tokens do not each get a fresh allowance. A route with a
+ * policy of its own (`rateLimitPolicy`) counts the client's address under it.
  */
 function bucketOf(request: FastifyRequest, policies: Policies): { policy: RateLimitPolicy; key: string } {
+  if (request.routeOptions.config.rateLimitPolicy === 'public-verify')
+    return { policy: policies.publicVerify, key: request.ip };
   const { actor, recipient } = request;
   if (actor)
     return { policy: actor.tokenKind === 'api_key' ? policies.apiKey : policies.session, key: actor.tokenId };
@@ -65,6 +75,7 @@ export function rateLimitAdmission(
     session: { name: 'session', limit: config.perMinute },
     recipient: { name: 'recipient', limit: config.perMinute },
     anonymous: { name: 'anonymous', limit: config.anonymousPerMinute },
+    publicVerify: { name: 'public-verify', limit: config.publicVerifyPerMinute },
   };
   return async (request, reply) => {
     // A route that does not exist is not a limited route; it costs nothing to answer.

@@ -395,7 +395,18 @@ describe('issue 21: rate limits an integrator can see', () => {
     assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }), /RATE_LIMIT_PER_MINUTE/);
     assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), /REDIS_URL/);
     const defaults = loadConfig({}).rateLimits;
-    assert.deepEqual(defaults, { enabled: true, perMinute: 1000, anonymousPerMinute: 300, syncMs: 1000 });
+    // publicVerifyPerMinute: the public verification page's checks (issue 27).
+    assert.deepEqual(defaults, {
+      enabled: true,
+      perMinute: 1000,
+      anonymousPerMinute: 300,
+      publicVerifyPerMinute: 20,
+      syncMs: 1000,
+    });
+    assert.throws(() => loadConfig({ RATE_LIMIT_PUBLIC_VERIFY_PER_MINUTE: '0' }), /RATE_LIMIT_PUBLIC_VERIFY/);
+    assert.deepEqual(loadConfig({}).publicVerify, { enabled: true, maxBytes: 50 * 1024 * 1024 });
+    assert.throws(() => loadConfig({ PUBLIC_VERIFY: 'maybe' }), /PUBLIC_VERIFY must be on or off/);
+    assert.throws(() => loadConfig({ PUBLIC_VERIFY_MAX_MB: '0' }), /PUBLIC_VERIFY_MAX_MB/);
     assert.equal(loadConfig({ RATE_LIMIT: 'off' }).rateLimits.enabled, false);
   });
 });

@@ -192,6 +192,9 @@ const ROWS: Row[] = [
   { route: 'POST /pki/ocsp', kind: 'public', call: () => ({ path: '/pki/ocsp', body: {} }) },
   { route: 'GET /pki/ocsp/*', kind: 'public', call: () => ({ path: '/pki/ocsp/MAA%3D' }) },
   { route: 'GET /web/assets/:name', kind: 'public', call: () => ({ path: '/web/assets/none.js' }) },
+  // Issue 27: the public verification page and its check of an uploaded PDF, for anyone (nothing kept).
+  { route: 'GET /verify', kind: 'public', call: () => ({ path: '/verify' }) },
+  { route: 'POST /verify', kind: 'public', call: () => ({ path: '/verify', form: { file: pdf() } }) },
 
   // Sessions and keys.
   {

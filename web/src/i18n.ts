@@ -541,5 +541,10 @@ export function language(): string {
 export function t(key: MessageKey, values: Record<string, string | number> = {}): string {
   // A key built at run time (a purpose the server added) may be missing: show the key, not nothing.
   const text: string = (DICTIONARIES[current] ?? en)[key] ?? en[key] ?? key;
+  return interpolate(text, values);
+}
+
+/** `{name}` in `text` replaced from `values` (a name without a value stays as written). */
+export function interpolate(text: string, values: Record<string, string | number>): string {
   return text.replace(/\{(\w+)\}/g, (match, name: string) => (name in values ? String(values[name]) : match));
 }

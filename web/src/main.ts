@@ -9,8 +9,9 @@ import {
   showUnlock,
   type Note,
 } from './access-views.js';
+import { renderChrome } from './chrome.js';
 import { h, messageBox } from './dom.js';
-import { LANGUAGES, pickLanguage, setLanguage, supported, t, language } from './i18n.js';
+import { pickLanguage, setLanguage, supported, t, language } from './i18n.js';
 import { sessionStoreFor } from './recipient-session.js';
 import { describeError, SigningPage } from './signing-view.js';
 
@@ -34,24 +35,10 @@ function route(): { kind: 'share'; token: string } | { kind: 'inbox' } | { kind:
 }
 
 function chrome(): void {
-  const select = document.getElementById('language') as HTMLSelectElement | null;
-  const label = document.querySelector<HTMLLabelElement>('label[for="language"]');
-  const skip = document.querySelector<HTMLAnchorElement>('.skip-link');
-  if (label) label.textContent = t('language');
-  if (skip) skip.textContent = t('skip');
-  document.title = t('appName');
-  document.documentElement.lang = language();
-  if (!select) return;
-  if (select.options.length === 0) {
-    for (const [code, name] of Object.entries(LANGUAGES))
-      select.append(h('option', { value: code, lang: code }, name));
-    select.addEventListener('change', () => {
-      setLanguage(select.value);
-      chrome();
-      rerender();
-    });
-  }
-  select.value = language();
+  renderChrome(t('appName'), () => {
+    chrome();
+    rerender();
+  });
 }
 
 function loading(): void {

@@ -69,15 +69,20 @@ address into the browser. If it still does not work, ask the sender for a new li
 /**
  * The signer's page (issue 9), served from the API's origin: GET /s/:token (an external recipient's
  * share link, Contract), GET /sign and /sign/:documentId (internal users' pending documents) answer
- * the built index.html with its Content-Security-Policy; /web/assets/* are the built files, whose
+ * the built index.html with its Content-Security-Policy, GET /verify (with `verifyPage`: the public
+ * verification page, issue 27) the built verify.html with the same policy; /web/assets/* are the built files, whose
  * names carry content hashes, so they are cached for a year. The routes read no token: the page
  * itself calls the public API.
  */
-export function signerPageRoutes(options: { dir?: string } = {}) {
+export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean } = {}) {
   const dir = options.dir ?? BUILT_PAGE;
   return async (app: FastifyInstance) => {
-    const indexPath = join(dir, 'index.html');
-    const html = existsSync(indexPath) ? readFileSync(indexPath) : undefined;
+    const built = (name: string) => {
+      const path = join(dir, name);
+      return existsSync(path) ? readFileSync(path) : undefined;
+    };
+    const html = built('index.html');
+    const verifyHtml = built('verify.html');
     const assetsDir = join(dir, 'assets');
     // The served names are exactly the built ones: a request never becomes a path on disk.
     const assets = new Map<string, { path: string; size: number; type: string }>();
@@ -94,14 +99,16 @@ export function signerPageRoutes(options: { dir?: string } = {}) {
       }
     }
 
-    const page = async (_request: unknown, reply: FastifyReply) => {
-      if (!html) {
-        return reply
-          .status(503)
-          .send(errorBody(503, 'The signer page is not built: run npm run build', 'UNAVAILABLE'));
-      }
-      return reply.headers(HTML_HEADERS).send(html);
-    };
+    const serve =
+      (file: Buffer | undefined, what: string) => async (_request: unknown, reply: FastifyReply) => {
+        if (!file) {
+          return reply
+            .status(503)
+            .send(errorBody(503, `The ${what} is not built: run npm run build`, 'UNAVAILABLE'));
+        }
+        return reply.headers(HTML_HEADERS).send(file);
+      };
+    const page = serve(html, 'signer page');
     // An address under /s/ that is not a share link (none, a mistyped one, extra segments) is the
     // person's browser asking: a page that says so, not the API's JSON. The address is not repeated.
     const notALink = async (_request: unknown, reply: FastifyReply) =>
@@ -114,6 +121,8 @@ export function signerPageRoutes(options: { dir?: string } = {}) {
     app.get('/s/*', route, notALink);
     app.get('/sign', route, page);
     app.get('/sign/:documentId', route, page);
+    // The public verification page (issue 27): anyone checks a signed PDF (POST /verify, public-verify.ts).
+    if (options.verifyPage) app.get('/verify', route, serve(verifyHtml, 'verification page'));
 
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with
