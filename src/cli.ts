@@ -23,7 +23,8 @@ Commands:
   worker                        run the job worker only, no HTTP (beside API nodes with JOB_WORKER=false)
   migrate                       apply pending database migrations and exit
   create-admin <name> [tenant]  create a super-administrator; the password is read from
-                                ADMIN_PASSWORD or, when unset, from standard input
+                                ADMIN_PASSWORD or, when unset, asked for without being shown (or
+                                read from standard input when it is not a terminal)
   audit verify                  recompute every tenant's audit hash chain; exits 1 and names the
                                 first broken record of each tenant when one was changed or removed
   migrate-store --to postgres://… [--schema name] [--blobs s3://bucket/prefix] [--batch-size n]
@@ -42,7 +43,49 @@ Commands:
                                 report and exits 0 when intact, 1 when not (changed, invalid, or, with
                                 --trust, a chain that ends at none of the given roots)
 
+  --version                     print this release's version
+  help, -h, --help              print this help
+
 Configuration comes from the environment variables listed in the README.`;
+
+/**
+ * The password for create-admin: typed at a terminal without being shown (nothing is echoed, not
+ * even stars), or read from standard input when it is a pipe.
+ */
+async function readPassword(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) return readStdin();
+  const stdin = process.stdin;
+  // Echo off before the prompt shows: what is typed after it is never on the screen.
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.setEncoding('utf8');
+  process.stderr.write(prompt);
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let typed = '';
+      const onData = (chunk: string) => {
+        for (const char of chunk) {
+          if (char === '\r' || char === '\n' || char === '\u0004') {
+            stdin.off('data', onData);
+            process.stderr.write('\n');
+            resolve(typed);
+            return;
+          }
+          if (char === '\u0003') {
+            stdin.off('data', onData);
+            reject(new InvalidArguments('create-admin was interrupted'));
+            return;
+          }
+          typed = char === '\u007f' || char === '\b' ? typed.slice(0, -1) : typed + char;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+  }
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -76,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
-      const password = config.admin.password ?? (await readStdin());
+      const password = config.admin.password ?? (await readPassword(`Password for ${name}: `));
       if (password.length < 8) {
         console.error('The password must have at least 8 characters (ADMIN_PASSWORD or standard input).');
         return 2;
@@ -204,10 +247,29 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
+    case '--version':
+    case '-v':
+    case 'version':
+      console.log(await version());
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return 0;
     default:
-      console.error(USAGE);
-      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
   }
+}
+
+/** This release's version, from the package.json beside src/ (or dist/). */
+async function version(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
@@ -82,6 +83,69 @@ describe('the signery command', () => {
     });
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /Configuration error: JOB_CONCURRENCY must be an integer of at least 1/);
-    assert.match(signery(['help']).stderr, /worker +run the job worker only/);
+    assert.match(signery(['help']).stdout, /worker +run the job worker only/);
+  });
+
+  it('--version, help that -h and --help agree on, and an unknown command named (issue 25)', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const shown = signery([flag]);
+      assert.equal(shown.status, 0);
+      assert.equal(shown.stdout.trim(), version);
+    }
+    const help = ['help', '-h', '--help'].map((flag) => signery([flag]));
+    for (const shown of help) {
+      assert.equal(shown.status, 0);
+      assert.equal(shown.stdout, help[0]!.stdout);
+      assert.match(shown.stdout, /^Usage: signery <command>/);
+    }
+    const unknown = signery(['frobnicate']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /^Unknown command "frobnicate"\./);
+  });
+
+  it('create-admin at a terminal asks for the password without showing it', async () => {
+    // A pseudo-terminal (python's pty): what the terminal shows is everything the command writes.
+    const driver = `
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b''
+while b'Password for' not in out:
+    out += os.read(fd, 1024)
+os.write(fd, b'typed-secret-77\\r')
+while True:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+    const run = spawnSync(
+      'python3',
+      ['-c', driver, process.execPath, '--import', 'tsx', 'src/cli.ts', 'create-admin', 'tty@example.test'],
+      { env: env(), encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /Password for tty@example\.test: /);
+    assert.doesNotMatch(run.stdout, /typed-secret-77/, 'the password is never shown');
+    const config = loadConfig({ ...env(), PORT: '0', HOST: '127.0.0.1' });
+    const app = await buildApp(config, { logger: false });
+    try {
+      const login = await app.server.inject({
+        method: 'POST',
+        url: '/api/v1/login',
+        payload: { name: 'tty@example.test', password: 'typed-secret-77' },
+      });
+      assert.equal(login.statusCode, 200, login.body);
+    } finally {
+      await app.close();
+    }
   });
 });
