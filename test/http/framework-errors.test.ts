@@ -171,6 +171,22 @@ describe('issue 20: errors made before and around routing', () => {
       assert.match(response.text, /This link does not work/);
       assert.ok(!response.text.includes(SECRET), 'the address is not repeated');
       assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      assert.match(response.text, /<link rel="icon" href="\/favicon\.svg"/);
+    }
+  });
+
+  it('the service’s own address answers a page for people, not JSON, and the icon is served (issue 25)', async () => {
+    const home = await rawHttp(server.url, http('GET / HTTP/1.1'));
+    assert.equal(home.status, 200);
+    assert.match(home.headers['content-type'] ?? '', /^text\/html/);
+    assert.match(home.text, /This is a service for signing documents/);
+    assert.match(home.text, /href="\/verify"/);
+    assert.match(home.headers['content-security-policy'] ?? '', /default-src 'self'/);
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      const icon = await rawHttp(server.url, http(`GET ${path} HTTP/1.1`));
+      assert.equal(icon.status, 200, path);
+      assert.equal(icon.headers['content-type'], 'image/svg+xml');
+      assert.match(icon.text, /^<svg /);
     }
   });
 });

@@ -195,6 +195,10 @@ const ROWS: Row[] = [
   // Issue 27: the public verification page and its check of an uploaded PDF, for anyone (nothing kept).
   { route: 'GET /verify', kind: 'public', call: () => ({ path: '/verify' }) },
   { route: 'POST /verify', kind: 'public', call: () => ({ path: '/verify', form: { file: pdf() } }) },
+  // Issue 25: the service's own address and its icon, for anyone who opens them in a browser.
+  { route: 'GET /', kind: 'public', call: () => ({ path: '/' }) },
+  { route: 'GET /favicon.svg', kind: 'public', call: () => ({ path: '/favicon.svg' }) },
+  { route: 'GET /favicon.ico', kind: 'public', call: () => ({ path: '/favicon.ico' }) },
 
   // Sessions and keys.
   {

@@ -52,10 +52,37 @@ const HTML_HEADERS = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 };
 
+/** Signery's mark: a pen stroke on a page, in the page's accent colour (every page links it). */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M7 21c3-6 5-6 6-2s3 4 5-1 3-4 4 0 3 2 3 2" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"/><path d="M7 25h18" stroke="#fff" stroke-opacity=".6" stroke-width="1.5" stroke-linecap="round"/></svg>`;
+
+const ICON_LINK = '<link rel="icon" href="/favicon.svg" type="image/svg+xml">';
+
+/**
+ * What a person who opens the service's address sees: what it is and where to go, never the API's
+ * JSON. The address carries nothing secret; the page names no installation detail.
+ */
+const HOME_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Signery</title>${ICON_LINK}</head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5">
+<main>
+<h1>Signery</h1>
+<p>This is a service for signing documents.</p>
+<ul>
+<li>Asked to sign something? Open the link in the e-mail you received: it leads to your document.</li>
+<li>Have an account here? <a href="/sign">See the documents waiting for you</a>.</li>
+<li>Received a signed PDF? <a href="/verify">Check it</a>: who signed, when, and whether anything changed since.</li>
+</ul>
+</main>
+</body>
+</html>
+`;
+
 const NOT_A_LINK_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Link not found · Signery</title></head>
+<title>Link not found · Signery</title>${ICON_LINK}</head>
 <body>
 <main>
 <h1>This link does not work</h1>
@@ -120,6 +147,19 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     app.get('/s', route, notALink);
     app.get('/s/*', route, notALink);
     app.get('/sign', route, page);
+    app.get('/', route, async (_request, reply) => reply.headers(HTML_HEADERS).send(HOME_PAGE));
+    const icon = async (_request: unknown, reply: FastifyReply) =>
+      reply
+        .headers({
+          'content-type': 'image/svg+xml',
+          'cache-control': 'public, max-age=86400',
+          'x-content-type-options': 'nosniff',
+        })
+        .send(FAVICON);
+    // Like the page's own files, not counted against the client address.
+    const asset = { config: { ...route.config, rateLimit: false }, schema: route.schema };
+    app.get('/favicon.svg', asset, icon);
+    app.get('/favicon.ico', asset, icon);
     app.get('/sign/:documentId', route, page);
     // The public verification page (issue 27): anyone checks a signed PDF (POST /verify, public-verify.ts).
     if (options.verifyPage) app.get('/verify', route, serve(verifyHtml, 'verification page'));
@@ -127,7 +167,6 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with
     // many fonts behind an office's one address would use up everyone's allowance.
-    const asset = { config: { ...route.config, rateLimit: false }, schema: route.schema };
     app.get<{ Params: { name: string } }>('/web/assets/:name', asset, async (request, reply) => {
       const file = assets.get(request.params.name);
       if (!file) throw new NotFound('No such file');
