@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Download, Request } from 'playwright-core';
@@ -125,6 +127,36 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'statusCode']);
         assert.equal(body.code, 'NOT_FOUND');
       }
+    });
+
+    it('assets go out compressed when the browser takes it: brotli first, else gzip, byte for byte the same once decompressed (issue 25)', async () => {
+      const html = await (await fetch(`${server.url}/sign`)).text();
+      const script = /<script[^>]*src="([^"]+)"/.exec(html)?.[1] ?? '';
+      const get = (acceptEncoding?: string) =>
+        new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+          const request = httpGet(
+            `${server.url}${script}`,
+            { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } },
+            (response) => {
+              const chunks: Buffer[] = [];
+              response.on('data', (chunk: Buffer) => chunks.push(chunk));
+              response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+            },
+          );
+          request.on('error', reject);
+        });
+      const plain = await get();
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.headers.vary, 'accept-encoding');
+      const br = await get('gzip, deflate, br');
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(Number(br.headers['content-length']), br.body.length);
+      assert.ok(br.body.length < plain.body.length / 2, `${br.body.length} of ${plain.body.length} bytes`);
+      assert.equal(Buffer.compare(brotliDecompressSync(br.body), plain.body), 0);
+      const gz = await get('gzip, br;q=0');
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      assert.equal(Buffer.compare(gunzipSync(gz.body), plain.body), 0);
+      assert.equal((await get('identity')).headers['content-encoding'], undefined);
     });
 
     it('the share token reads its document’s files through GET /files/loadFile/hash (DESIGN Contract; the page needs it), nothing else', async () => {

@@ -1,5 +1,8 @@
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip as gzipCallback } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFound } from '../../core/errors.js';
@@ -27,6 +30,9 @@ export const SIGNER_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCallback);
+
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -39,6 +45,37 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.woff2': 'font/woff2',
 };
+
+/** The built files worth compressing: text (fonts, images and wasm are compressed already or barely shrink). */
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.svg', '.bcmap', '.wasm']);
+
+type Encoding = 'br' | 'gzip';
+
+/** The encoding to answer with: brotli when accepted, else gzip, else none (q=0 refuses one). */
+function preferredEncoding(header: string | string[] | undefined): Encoding | undefined {
+  const accepted = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const allowed = (name: Encoding) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (allowed('br')) return 'br';
+  if (allowed('gzip')) return 'gzip';
+  return undefined;
+}
+
+async function compress(bytes: Buffer, encoding: Encoding): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotli(bytes, {
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: 9,
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+        },
+      })
+    : gzip(bytes, { level: 9 });
+}
 
 const HTML_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -167,18 +204,36 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with
     // many fonts behind an office's one address would use up everyone's allowance.
+    // Text files go out compressed when the browser takes it (brotli, else gzip): compressed once, on
+    // first request, and kept; the built files are a few megabytes in all.
+    const compressed = new Map<string, Promise<Buffer>>();
+    const compressedAs = (name: string, path: string, encoding: Encoding) => {
+      const key = `${encoding}:${name}`;
+      let made = compressed.get(key);
+      if (!made) {
+        made = readFile(path).then((bytes) => compress(bytes, encoding));
+        compressed.set(key, made);
+      }
+      return made;
+    };
     app.get<{ Params: { name: string } }>('/web/assets/:name', asset, async (request, reply) => {
       const file = assets.get(request.params.name);
       if (!file) throw new NotFound('No such file');
-      return reply
-        .headers({
-          'content-type': file.type,
-          'content-length': file.size,
-          'cache-control': 'public, max-age=31536000, immutable',
-          'x-content-type-options': 'nosniff',
-          'cross-origin-resource-policy': 'same-origin',
-        })
-        .send(createReadStream(file.path));
+      void reply.headers({
+        'content-type': file.type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+        'cross-origin-resource-policy': 'same-origin',
+        vary: 'accept-encoding',
+      });
+      const encoding = COMPRESSIBLE.has(extname(request.params.name))
+        ? preferredEncoding(request.headers['accept-encoding'])
+        : undefined;
+      if (encoding) {
+        const body = await compressedAs(request.params.name, file.path, encoding);
+        return reply.headers({ 'content-encoding': encoding, 'content-length': body.length }).send(body);
+      }
+      return reply.header('content-length', file.size).send(createReadStream(file.path));
     });
   };
 }
