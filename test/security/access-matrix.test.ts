@@ -989,6 +989,13 @@ const ROWS: Row[] = [
     }),
   },
   {
+    route: `GET ${V}/events`,
+    kind: 'self',
+    call: () => ({ path: `${V}/events` }),
+    expect: { member: 'ok' },
+    why: 'issue 27 item 4: the feed lists the events of the caller’s own scope (tenant administrators the tenant, others their organization), never another tenant’s',
+  },
+  {
     route: `GET ${V}/webhooks`,
     kind: 'self',
     call: () => ({ path: `${V}/webhooks` }),

@@ -5,6 +5,7 @@ import { createWebhook } from '../../webhooks/create-webhook.js';
 import { deleteWebhook } from '../../webhooks/delete-webhook.js';
 import { EVENT_NAMES } from '../../core/events/emit-event.js';
 import { listDeliveries } from '../../webhooks/list-deliveries.js';
+import { DEFAULT_FEED_PAGE, listEvents, MAX_FEED_PAGE } from '../../webhooks/list-events.js';
 import { listWebhooks } from '../../webhooks/list-webhooks.js';
 import {
   MAX_REPLAY_EVENTS,
@@ -221,6 +222,55 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => replayDeliveries(deps, actorOf(request), request.params.webhookId, request.body),
+    );
+
+    app.get(
+      '/events',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'The events feed, for integrators who poll instead of receiving webhooks',
+          description: `The events webhooks deliver, in the order they became visible, after \`after\` (a \`cursor\` of an earlier answer; none: from the oldest kept). Ask again with the answer's \`cursor\` and every event comes exactly once, whichever node answers: an event written by a transaction still running is listed only once it has committed, after everything before it. \`more\` says a next page is already there. The right \`use_webhooks\` (403 without); global and super administrators see the whole tenant's events, everyone else their organization's. Events are kept 30 days.`,
+          querystring: Type.Object(
+            {
+              after: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 200,
+                  description: 'The `cursor` of the last answer.',
+                }),
+              ),
+              limit: Type.Optional(
+                Type.Integer({
+                  minimum: 1,
+                  maximum: MAX_FEED_PAGE,
+                  default: DEFAULT_FEED_PAGE,
+                  description: 'Events per page.',
+                }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: withErrors({
+            200: Type.Object({
+              events: Type.Array(
+                Type.Object({
+                  id: Type.String(),
+                  event: Type.String(),
+                  documentId: Type.String(),
+                  actor: Type.String(),
+                  timestamp: Type.String(),
+                }),
+              ),
+              cursor: Type.Union([Type.String(), Type.Null()], {
+                description: 'Where to ask from next (null: nothing was ever listed).',
+              }),
+              more: Type.Boolean(),
+            }),
+          }),
+        },
+      },
+      async (request) => listEvents(deps, actorOf(request), request.query),
     );
   };
 }

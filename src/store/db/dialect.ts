@@ -3,6 +3,9 @@ import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
 import { postgresJobChannel } from './postgres/job-channel.js';
 import { sqliteJobChannel } from './sqlite/job-channel.js';
 import { postgresOutbox } from './postgres/outbox.js';
+import { postgresEventFeed } from './postgres/event-feed.js';
+import { sqliteEventFeed } from './sqlite/event-feed.js';
+import type { EventFeed } from './event-feed.js';
 import { sqliteOutbox } from './sqlite/outbox.js';
 import type { Database } from './schema.js';
 import type { JobSettlement } from './job-rows.js';
@@ -41,6 +44,8 @@ export interface SqlDialect {
   readonly outbox: Outbox;
   /** How a batch of job settlements is written (store/db/<dialect>/job-settlement.ts). */
   readonly jobSettlement: JobSettlement;
+  /** How the events feed lists events after a cursor (store/db/<dialect>/event-feed.ts). */
+  readonly eventFeed: EventFeed;
 }
 
 /** An event as the outbox writes it, with what each covering webhook's delivery job carries. */
@@ -94,6 +99,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   jobChannel: sqliteJobChannel,
   outbox: sqliteOutbox,
   jobSettlement: sqliteSettlement,
+  eventFeed: sqliteEventFeed,
 });
 
 export const postgresDialect: SqlDialect = Object.freeze({
@@ -108,6 +114,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   jobChannel: postgresJobChannel,
   outbox: postgresOutbox,
   jobSettlement: postgresSettlement,
+  eventFeed: postgresEventFeed,
 });
 
 /**

@@ -16,6 +16,7 @@ import { recipientSessions } from './migrations/0012-recipient-sessions.js';
 import { devPki } from './migrations/0013-dev-pki.js';
 import { rateLimits } from './migrations/0014-rate-limits.js';
 import { archiveRenewal } from './migrations/0022-archive-renewal.js';
+import { eventFeed } from './migrations/0023-event-feed.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -42,6 +43,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0018-file-repairs': fileRepairs(dialect),
     '0021-webhook-rotation': webhookRotation(dialect),
     '0022-archive-renewal': archiveRenewal(dialect),
+    '0023-event-feed': eventFeed(dialect),
   };
 }
 
