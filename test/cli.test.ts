@@ -21,6 +21,16 @@ describe('the signery command', () => {
       encoding: 'utf8',
     });
 
+  /** POST /login on an app over the command's store: the answer. */
+  const logIn = async (name: string, password: string) => {
+    const app = await buildApp(loadConfig({ ...env(), PORT: '0', HOST: '127.0.0.1' }), { logger: false });
+    try {
+      return await app.server.inject({ method: 'POST', url: '/api/v1/login', payload: { name, password } });
+    } finally {
+      await app.close();
+    }
+  };
+
   it('migrate applies the migrations once, then reports the database up to date', () => {
     const first = signery(['migrate']);
     assert.equal(first.status, 0, first.stderr);
@@ -35,19 +45,9 @@ describe('the signery command', () => {
     assert.equal(created.status, 0, created.stderr);
     const again = signery(['create-admin', 'root@example.test'], 'other-password-1\n');
     assert.equal(again.status, 1);
-    const config = loadConfig({ ...env(), PORT: '0', HOST: '127.0.0.1' });
-    const app = await buildApp(config, { logger: false });
-    try {
-      const login = await app.server.inject({
-        method: 'POST',
-        url: '/api/v1/login',
-        payload: { name: 'root@example.test', password: 'root-password-1' },
-      });
-      assert.equal(login.statusCode, 200);
-      assert.equal(login.json<{ user: { role: string } }>().user.role, 'superAdmin');
-    } finally {
-      await app.close();
-    }
+    const login = await logIn('root@example.test', 'root-password-1');
+    assert.equal(login.statusCode, 200);
+    assert.equal(login.json<{ user: { role: string } }>().user.role, 'superAdmin');
   });
 
   it('a short password and unknown commands are refused with a usage message', () => {
@@ -135,17 +135,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
     assert.equal(run.status, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /Password for tty@example\.test: /);
     assert.doesNotMatch(run.stdout, /typed-secret-77/, 'the password is never shown');
-    const config = loadConfig({ ...env(), PORT: '0', HOST: '127.0.0.1' });
-    const app = await buildApp(config, { logger: false });
-    try {
-      const login = await app.server.inject({
-        method: 'POST',
-        url: '/api/v1/login',
-        payload: { name: 'tty@example.test', password: 'typed-secret-77' },
-      });
-      assert.equal(login.statusCode, 200, login.body);
-    } finally {
-      await app.close();
-    }
+    const login = await logIn('tty@example.test', 'typed-secret-77');
+    assert.equal(login.statusCode, 200, login.body);
   });
 });

@@ -135,6 +135,30 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
     assertError(notImage, 400, 'FILE_NOT_USABLE');
   });
 
+  /** A document shared with `email`, whose one field asks for a file (`customId`); its id and link. */
+  const aFileFieldShare = (
+    title: string,
+    email: string,
+    customId: string,
+    field: Record<string, unknown> = {},
+  ) =>
+    anExternalShare(server, owner, {
+      title,
+      email,
+      share: {
+        signatureFields: [
+          {
+            type: 'annotation',
+            subtype: 'annotation_submitted_file',
+            customId,
+            user: [email],
+            position: POSITION,
+            ...field,
+          },
+        ],
+      },
+    });
+
   it('Sharing rule 5: a submitted file answers one annotation_submitted_file field of the share; the recipient may replace it until they act (issue 25)', async () => {
     const email = 'submit@example.org';
     const { id, token } = await shareWith(email, {}, [
@@ -203,22 +227,7 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
   });
 
   it('a submission stays once its recipient has signed: a new file for the field is refused and the signed one is kept', async () => {
-    const email = 'kept@example.org';
-    const { id, link: token } = await anExternalShare(server, owner, {
-      title: 'Kept',
-      email,
-      share: {
-        signatureFields: [
-          {
-            type: 'annotation',
-            subtype: 'annotation_submitted_file',
-            customId: 'scan',
-            user: [email],
-            position: POSITION,
-          },
-        ],
-      },
-    });
+    const { id, link: token } = await aFileFieldShare('Kept', 'kept@example.org', 'scan');
     const pdf = { name: 'scan.pdf', type: 'application/pdf', bytes: Buffer.from('%PDF-1.4 scan') };
     const submitted = await send('/share/upload/submittedFile', token, { fieldId: 'scan' }, pdf);
     assert.equal(submitted.status, 200, submitted.text);
@@ -236,22 +245,8 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
   });
 
   it('a required annotation_submitted_file field must have its file before the recipient signs (required fields enforced)', async () => {
-    const email = 'required@example.org';
-    const { id, link: token } = await anExternalShare(server, owner, {
-      title: 'Needs proof',
-      email,
-      share: {
-        signatureFields: [
-          {
-            type: 'annotation',
-            subtype: 'annotation_submitted_file',
-            customId: 'proof',
-            required: true,
-            user: [email],
-            position: POSITION,
-          },
-        ],
-      },
+    const { id, link: token } = await aFileFieldShare('Needs proof', 'required@example.org', 'proof', {
+      required: true,
     });
     const version = (await server.api('GET', '/share/document', { token })).body.results[0]._version;
     const sign = (v: number) =>

@@ -12,15 +12,16 @@ type Scope = { tenantId: string; organizationId: string };
 
 describe('GET /events: the events feed for integrators who poll (issue 27, item 4)', () => {
   const server = useServer();
-  let admin: string;
-  let tenant: Scope;
-  let legal: Scope;
+  /** The administrator's token, their tenant, and the Legal organization's scope. */
+  const the = {} as { admin: string; tenant: Scope; legal: Scope };
   before(async () => {
-    admin = await server.adminToken();
     await createUser(server, { name: 'legal-admin', role: 'organizationAdmin', organization: 'Legal' });
     await createUser(server, { name: 'legal-rep', organization: 'Legal' });
-    tenant = await scopeOf(server, ADMIN.name);
-    legal = await scopeOf(server, 'legal-admin');
+    Object.assign(the, {
+      admin: await server.adminToken(),
+      tenant: await scopeOf(server, ADMIN.name),
+      legal: await scopeOf(server, 'legal-admin'),
+    });
   });
 
   /** Every event the feed gives `token` from `after` on, page by page; the ids and the last cursor. */
@@ -58,13 +59,13 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
   };
 
   it('pages through every event in order with the cursor, exactly once; nothing new keeps the cursor; another node continues it', async () => {
-    const start = await readAll(server, admin, null);
-    const emitted = await emitMany(tenant, 25, 'paged');
+    const start = await readAll(server, the.admin, null);
+    const emitted = await emitMany(the.tenant, 25, 'paged');
     const pages: { events: { id: string; event: string; documentId: string }[]; more: boolean }[] = [];
     let cursor = start.cursor;
     for (let i = 0; i < 3; i++) {
       const page = await server.api('GET', '/events', {
-        token: admin,
+        token: the.admin,
         query: { limit: '10', ...(cursor ? { after: cursor } : {}) },
       });
       assert.equal(page.status, 200, page.text);
@@ -89,10 +90,10 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
       ['actor', 'documentId', 'event', 'id', 'timestamp'],
       'what a webhook delivery says, with the event id',
     );
-    const idle = await server.api('GET', '/events', { token: admin, query: { after: cursor! } });
+    const idle = await server.api('GET', '/events', { token: the.admin, query: { after: cursor! } });
     assert.deepEqual([idle.body.events.length, idle.body.cursor, idle.body.more], [0, cursor, false]);
 
-    const later = await emitMany(tenant, 3, 'later');
+    const later = await emitMany(the.tenant, 3, 'later');
     const other = await startServer({ sameStoreAs: server, worker: false });
     try {
       const otherAdmin = await other.login(ADMIN.name, ADMIN.password);
@@ -107,7 +108,7 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
   });
 
   it('an event whose transaction commits after a later one is not skipped: polling during concurrent writes gets each event exactly once', async () => {
-    const { cursor: from } = await readAll(server, admin, null);
+    const { cursor: from } = await readAll(server, the.admin, null);
     // A transaction that writes its event, then waits before it commits…
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -117,11 +118,11 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
       await trx
         .updateTable('organizations')
         .set({ name: sql<string>`name` })
-        .where('id', '=', legal.organizationId)
+        .where('id', '=', the.legal.organizationId)
         .execute();
       heldId = (
         await emitEvent(trx, {
-          ...tenant,
+          ...the.tenant,
           documentId: 'held',
           event: 'documentEdited',
           actor: 'poller-test',
@@ -132,11 +133,11 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
     });
     while (!heldId) await new Promise((resolve) => setTimeout(resolve, 10));
     // …while others write and commit theirs (on SQLite they wait for the one writer), and a poller reads.
-    const quick = Promise.all([0, 1, 2, 3, 4].map((i) => emitIds(tenant, `quick-${i}`)));
+    const quick = Promise.all([0, 1, 2, 3, 4].map((i) => emitIds(the.tenant, `quick-${i}`)));
     const seen: string[] = [];
     let cursor = from;
     const poll = async () => {
-      const read = await readAll(server, admin, cursor);
+      const read = await readAll(server, the.admin, cursor);
       seen.push(...read.ids);
       cursor = read.cursor;
     };
@@ -152,21 +153,21 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
     await poll();
     assert.deepEqual(
       [...seen].sort(),
-      [heldId!, ...quickIds].sort(),
+      [heldId, ...quickIds].sort(),
       'every event once: none missed behind the cursor, none twice',
     );
   });
 
   it('who sees what: tenant administrators the tenant, an organization administrator the organization, no right no feed; a cursor not given by the feed is 400', async () => {
-    const { cursor: tenantFrom } = await readAll(server, admin, null);
+    const { cursor: tenantFrom } = await readAll(server, the.admin, null);
     const legalToken = await server.login('legal-admin', 'user-password-1');
     const { cursor: legalFrom } = await readAll(server, legalToken, null);
-    const inLegal = await emit(server, legal, 'documentCreated', 'legal-doc').then(() =>
-      readAll(server, admin, tenantFrom),
+    const inLegal = await emit(server, the.legal, 'documentCreated', 'legal-doc').then(() =>
+      readAll(server, the.admin, tenantFrom),
     );
-    await emitMany(tenant, 1, 'tenant-only');
+    await emitMany(the.tenant, 1, 'tenant-only');
     const asLegal = await readAll(server, legalToken, legalFrom);
-    const asAdmin = await readAll(server, admin, tenantFrom);
+    const asAdmin = await readAll(server, the.admin, tenantFrom);
     assert.equal(asLegal.ids.length, 1, 'the organization administrator: their organization’s event only');
     assert.equal(asLegal.ids[0], inLegal.ids[0]);
     assert.equal(asAdmin.ids.length, 2, 'the tenant administrator: both');
@@ -175,13 +176,13 @@ describe('GET /events: the events feed for integrators who poll (issue 27, item 
     assertError(await server.api('GET', '/events', { token: rep }), 403, 'FORBIDDEN');
     for (const after of ['not-a-cursor', Buffer.from('r-1').toString('base64url'), 'eA']) {
       assertError(
-        await server.api('GET', '/events', { token: admin, query: { after } }),
+        await server.api('GET', '/events', { token: the.admin, query: { after } }),
         400,
         'VALIDATION_ERROR',
       );
     }
     assertError(
-      await server.api('GET', '/events', { token: admin, query: { limit: '1001' } }),
+      await server.api('GET', '/events', { token: the.admin, query: { limit: '1001' } }),
       400,
       'VALIDATION_ERROR',
     );
