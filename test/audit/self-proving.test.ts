@@ -159,8 +159,8 @@ describe('documents that prove themselves: the audit trail inside the final PDF,
     for (const [n, [where, offset]] of places.entries()) {
       const changed = Buffer.from(pdf);
       changed[offset] = changed[offset] === 0x30 ? 0x31 : changed[offset]! ^ 0x01;
-      // The command for two of them (a process each is slow); the same check in this process for the rest.
-      if (n < 2) {
+      // The command for the first (a process each is slow); the same check in this process for the rest.
+      if (n < 1) {
         const checked = signeryVerify([await space.write(`changed-${offset}.pdf`, changed)]);
         assert.equal(checked.status, 1, `${where} (offset ${offset}): ${JSON.stringify(checked.report)}`);
         assert.notEqual(checked.report?.verdict, 'intact', where);
