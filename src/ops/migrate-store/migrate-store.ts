@@ -298,7 +298,11 @@ async function columnsOfBoth(
       .get(table)
       ?.columns.map((c) => c.name)
       .sort();
-    const inTarget = targetTables.get(table)?.columns;
+    // PostgreSQL keeps a few columns SQLite has no use for and fills them itself (the events feed's
+    // transaction id and sequence, migration 0023): those may be the target's alone.
+    const inTarget = targetTables
+      .get(table)
+      ?.columns.filter((c) => inSource?.includes(c.name) || !c.hasDefaultValue);
     const targetNames = inTarget?.map((c) => c.name).sort();
     if (!inSource || !inTarget || inSource.join() !== targetNames!.join()) {
       throw new OperationFailed(
