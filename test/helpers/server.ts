@@ -130,7 +130,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   });
   const app = await buildApp(config, {
     clock: options.clock,
-    logger: options.logger ?? false,
+    // Errors only (an answer 500, a crash in a job): the one kind of log line a passing suite has none
+    // of, and the one a failing run needs to say why.
+    logger: options.logger ?? { level: 'error' },
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
   });
   const address = await app.server.listen({ port: 0, host: '127.0.0.1' });
