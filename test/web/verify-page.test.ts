@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Download } from 'playwright-core';
+import type { Browser, Download, FileChooser } from 'playwright-core';
 import { aSignedDocument, mainFileOf } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
 import { useWorkspace } from '../pdf/oracles.js';
@@ -69,12 +69,12 @@ describe(
 
     /** Picks a file with the keyboard: Tab to the button, Enter opens the picker. */
     async function pick(s: Session, path: string): Promise<void> {
+      // Listening turns Chromium's file-chooser interception on (a message to the browser): listening
+      // before the Tabs, it is on by the time the key is pressed, however busy the machine.
+      const chooser = new Promise<FileChooser>((resolve) => s.page.once('filechooser', resolve));
       await s.tabTo(/^Choose a PDF/);
-      const [chooser] = await Promise.all([
-        s.page.waitForEvent('filechooser'),
-        s.page.keyboard.press('Enter'),
-      ]);
-      await chooser.setFiles(path);
+      await s.page.keyboard.press('Enter');
+      await (await chooser).setFiles(path);
     }
 
     const verdict = async (s: Session) => {
