@@ -7,7 +7,8 @@ import { serve, work } from './main.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { backUp } from './ops/backup/back-up.js';
 import { restore } from './ops/backup/restore.js';
-import { readCertificates, verifyFile } from './ops/verify-file.js';
+import { verifyFile } from './ops/verify-file.js';
+import { readCertificates } from './pki/read-certificates.js';
 import { migrateStore } from './ops/migrate-store/migrate-store.js';
 import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
 import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
@@ -159,7 +160,13 @@ async function main(argv: string[]): Promise<number> {
       try {
         pdf = new Uint8Array(await readFile(path));
         trustAnchors = (
-          await Promise.all((values.trust ?? []).map(async (file) => readCertificates(await readFile(file))))
+          await Promise.all(
+            (values.trust ?? []).map(async (file) => {
+              const certificates = readCertificates(await readFile(file));
+              if (!certificates) throw new Error(`${file}: not a PEM or DER X.509 certificate`);
+              return certificates;
+            }),
+          )
         ).flat();
       } catch (error) {
         console.error(`Cannot read ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { checkEmbeddedTrail, type TrailCheck } from '../core/audit/embedded-trail.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
@@ -115,14 +115,4 @@ function zeroPadded(pdf: Uint8Array, check: SignatureCheck): boolean {
   const hex = Buffer.from(pdf.subarray(gapStart + 1, gapEnd - 1)).toString('latin1');
   const used = check.evidence.contents.length * 2;
   return /^[0-9a-fA-F]*$/.test(hex) && /^0*$/.test(hex.slice(used));
-}
-
-/** Reads PEM or DER certificates (a file of several PEM blocks gives each). */
-export function readCertificates(bytes: Uint8Array): Uint8Array[] {
-  const text = Buffer.from(bytes).toString('latin1');
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  const ders = blocks
-    ? blocks.map((block) => new X509Certificate(block).raw)
-    : [new X509Certificate(bytes).raw];
-  return ders.map((der) => new Uint8Array(der));
 }

@@ -4,7 +4,7 @@ import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../core/errors.js';
 import { certificateFields } from '../pki/certificate-fields.js';
-import { derLength } from '../pki/der.js';
+import { readCertificates } from '../pki/read-certificates.js';
 import { writeJson } from '../store/db/json.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -106,46 +106,9 @@ async function assertMayManageCertificates(deps: Deps, actor: Actor, userId: str
   });
 }
 
-/**
- * The certificates of an upload, the user's own first: PEM (any number of blocks) or DER (one
- * certificate, or several one after another). Each must be a readable X.509 certificate.
- */
+/** The certificates of an upload, the user's own first (pki/read-certificates.ts). */
 function certificatesOf(file: Uint8Array): [Uint8Array, ...Uint8Array[]] {
-  const text = Buffer.from(file).toString('latin1');
-  const pem = [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)];
-  const ders: Uint8Array[] = [];
-  if (pem.length > 0) {
-    for (const block of pem) ders.push(new Uint8Array(Buffer.from(block[1] ?? '', 'base64')));
-  } else {
-    let rest = file;
-    while (rest.length > 0) {
-      const length = readableLength(rest);
-      if (length === undefined) break;
-      ders.push(rest.subarray(0, length));
-      rest = rest.subarray(length);
-    }
-  }
-  const [leaf, ...chain] = ders;
-  if (!leaf || !ders.every(isCertificate)) {
-    throw new ValidationError('file', 'must be a PEM or DER X.509 certificate');
-  }
+  const [leaf, ...chain] = readCertificates(file) ?? [];
+  if (!leaf) throw new ValidationError('file', 'must be a PEM or DER X.509 certificate');
   return [leaf, ...chain];
-}
-
-function readableLength(der: Uint8Array): number | undefined {
-  try {
-    const length = derLength(der);
-    return length > 0 && length <= der.length ? length : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isCertificate(der: Uint8Array): boolean {
-  try {
-    new X509Certificate(der);
-    return true;
-  } catch {
-    return false;
-  }
 }
