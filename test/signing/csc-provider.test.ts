@@ -199,6 +199,25 @@ describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
     );
   });
 
+  it('a token that runs out is taken again by client credentials; the service’s info is asked only once', async () => {
+    await withCsc({ csc: { tokenSeconds: 2 } }, async (server, admin, csc) => {
+      const sealAt = async (title: string) => {
+        const id = await aDocument(server, admin, { title });
+        const sealed = await seal(server, admin, id, { signatureProvider: 'csc', level: 'B-B' });
+        assert.equal(sealed.status, 200, sealed.text);
+      };
+      await sealAt('First token');
+      await new Promise((resolve) => setTimeout(resolve, 1_200)); // past half its two seconds
+      const before = csc.requests.length;
+      await sealAt('Second token');
+      assert.deepEqual(
+        csc.requests.slice(before).map((r) => r.method),
+        ['oauth2/token', 'credentials/authorize', 'signatures/signHash'],
+      );
+      assert.equal(csc.requests.filter((r) => r.method === 'info').length, 1);
+    });
+  });
+
   it('without a CSC service, `csc` is not a provider (400), and SEAL_PROVIDER=csc without CSC_URL does not start', async () => {
     const server = await startServer();
     try {

@@ -165,8 +165,10 @@ function cscClient(options: CscOptions): CscClient {
     return body;
   };
 
+  // The service's `info` is asked once, when the first token is taken; later tokens reuse its answer.
+  let discovered: string | undefined = options.tokenUrl;
   const tokenUrl = async (): Promise<string> => {
-    if (options.tokenUrl) return options.tokenUrl;
+    if (discovered) return discovered;
     const info = (await post(
       `${base}/info`,
       { headers: { 'content-type': 'application/json' }, body: '{}' },
@@ -175,7 +177,8 @@ function cscClient(options: CscOptions): CscClient {
     if (typeof info.oauth2 !== 'string') {
       throw new SignerUnavailable('CSC info names no OAuth2 server: set CSC_TOKEN_URL');
     }
-    return `${info.oauth2.replace(/\/+$/, '')}/oauth2/token`;
+    discovered = `${info.oauth2.replace(/\/+$/, '')}/oauth2/token`;
+    return discovered;
   };
 
   const bearer = async (): Promise<string> => {
