@@ -344,6 +344,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       sms: config.smsHttpUrl
         ? new HttpSmsSender({ url: config.smsHttpUrl, token: config.smsHttpToken })
         : new FileSmsSender({ dir: join(config.dataDir, 'sms') }),
+      readAttachment: async ({ tenantId, fileId }) => {
+        const file = await deps.files.find(tenantId, fileId);
+        return file ? deps.files.read(file) : undefined;
+      },
     });
     registerSharingJobs(worker, deps);
     registerSigningJobs(worker, deps);

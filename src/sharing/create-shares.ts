@@ -19,7 +19,7 @@ import { newShareToken } from '../core/sharing/recipient.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
-import { signerPageLink } from '../core/sharing/share-links.js';
+import { sharerOf, signerPageLink } from '../core/sharing/share-links.js';
 import { assignSignEntities, type SignEntityInput } from '../core/sharing/sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -235,12 +235,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   const firstActionPosition = ordered.find((r) => ACTION_PURPOSES.includes(r.input.sharePurpose))?.position;
   const now = deps.clock.now();
   const group = randomUUID();
-  const sender = await deps.db
-    .selectFrom('users')
-    .select(['display_name', 'name'])
-    .where('id', '=', actor.userId)
-    .executeTakeFirst();
-  const from = sender?.display_name ?? sender?.name ?? actor.name;
+  const sender = (await sharerOf(deps.db, actor.userId)) ?? { name: actor.name, email: null };
 
   const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The sharer signs before the shares go out: the recipients get the signed file.
@@ -323,10 +318,12 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
             to: r.email,
             language: r.input.language,
             documentTitle: current.title,
-            from,
+            from: sender.name,
+            sender,
             purpose: r.input.sharePurpose,
             link,
             note: r.input.message,
+            deadline: r.input.validUntil,
           }),
           now,
           actor.requestId,
