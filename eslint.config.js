@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs', 'eslint/*.js'] },
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs', 'eslint/*.js', 'scripts/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -34,6 +34,17 @@ function route(): { kind: 'share'; token: string } | { kind: 'inbox' } | { kind:
   return { kind: 'inbox' };
 }
 
+/**
+ * A document's address will show a PDF: the viewer's code (pdf.js and its worker, the bulk of the
+ * page) starts loading now, beside the calls that read the document, not after them.
+ */
+function preloadViewer(): void {
+  if (route().kind === 'inbox') return;
+  import('./pdf-viewer.js').catch(() => {
+    // Loaded again when the document is shown, where a failure is reported.
+  });
+}
+
 function chrome(): void {
   renderChrome(t('appName'), () => {
     chrome();
@@ -250,6 +261,7 @@ setLanguage(
   pickLanguage(new URLSearchParams(window.location.search).get('lang') ?? undefined, navigator.languages),
 );
 chrome();
+preloadViewer();
 const target = route();
 void (target.kind === 'share'
   ? startShare(target.token)
