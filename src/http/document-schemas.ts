@@ -51,12 +51,24 @@ export const MainFile = Type.Object(
 export const SignatureField = Type.Object(
   {
     type: Type.Enum(['signature', 'annotation', 'initials', 'stamp', 'wacom', 'image']),
-    subtype: Type.Optional(Type.String({ maxLength: 100 })),
+    subtype: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`.',
+      }),
+    ),
     pages: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })),
     multipage: Type.Optional(Type.Boolean()),
     position: Position,
     backgroundColor: Type.Optional(Type.String({ maxLength: 20 })),
-    config: Type.Optional(Type.String({ maxLength: 10_000 })),
+    config: Type.Optional(
+      Type.String({
+        maxLength: 10_000,
+        description:
+          'JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point).',
+      }),
+    ),
     required: Type.Optional(Type.Boolean()),
     order: Type.Optional(Type.Integer({ minimum: 0 })),
     tooltip: Type.Optional(Type.String({ maxLength: 1000 })),

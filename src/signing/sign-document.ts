@@ -92,10 +92,10 @@ export async function signDocument(
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);
   if (signer.doc.version !== options.version) throw new VersionMismatch();
-  // A recipient's read-only share fields (predefined texts, imported custom fields) are written with
-  // their signature (spec Signature field `readOnly`; Custom field).
+  // A recipient's answers to their share's fields, checked, and its read-only fields (predefined
+  // texts, imported custom fields) are written with their signature (spec Signature field; Custom field).
   const annotations = signer.share
-    ? await withShareFieldTexts(deps.db, signer.share, options.annotations)
+    ? await withShareFieldTexts(deps.db, signer.share, options)
     : options.annotations;
   const { signature, shareStateName } = await drawAndCommit(
     deps,

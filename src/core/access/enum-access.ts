@@ -38,15 +38,24 @@ export function mayChangeEnum(actor: Actor, row: EnumRow): boolean {
   return row.created_by === actor.userId || isAdmin(actor.role);
 }
 
-/** An enum of the caller's organization, by name. */
-export async function loadVisibleEnum(db: Kysely<Database>, actor: Actor, name: string): Promise<EnumRow> {
-  const row = await db
+/** An enum of the caller's organization, by name, or undefined. */
+export async function findVisibleEnum(
+  db: Kysely<Database>,
+  actor: Actor,
+  name: string,
+): Promise<EnumRow | undefined> {
+  return db
     .selectFrom('enums')
     .selectAll()
     .where('tenant_id', '=', actor.tenantId)
     .where('organization_id', '=', actor.organizationId)
     .where('name', '=', name)
     .executeTakeFirst();
+}
+
+/** An enum of the caller's organization, by name. */
+export async function loadVisibleEnum(db: Kysely<Database>, actor: Actor, name: string): Promise<EnumRow> {
+  const row = await findVisibleEnum(db, actor, name);
   if (!row) throw new NotFound('No such enum');
   return row;
 }
