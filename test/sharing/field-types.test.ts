@@ -4,8 +4,12 @@ import { before, describe, it } from 'node:test';
 import { aDocument, readDocument, writeMainFile } from '../helpers/documents.js';
 import { aUser, withMail } from '../helpers/people.js';
 import { anExternalShare } from '../helpers/sharing.js';
+import { mustSucceed } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { assertSignaturesValid, hasTool, pdfsig, tool, useWorkspace } from '../pdf/oracles.js';
+
+const germany = { value: 'DE', label: 'Germany' };
+const france = { value: 'FR', label: 'France' };
 
 /** The text of a PDF's first page as MuPDF extracts it, annotations' appearances included. */
 const pageText = (path: string) => tool('mutool', ['draw', '-F', 'txt', '-o', '-', path, '1']);
@@ -27,17 +31,8 @@ describe(
     let owner: string;
     before(async () => {
       owner = (await aUser(server, withMail('owner'))).token;
-      const countries = await server.api('POST', '/enums', {
-        token: owner,
-        body: {
-          name: 'countries',
-          records: [
-            { value: 'DE', label: 'Germany' },
-            { value: 'FR', label: 'France' },
-          ],
-        },
-      });
-      assert.equal(countries.status, 200, countries.text);
+      const countries = { name: 'countries', records: [germany, france] };
+      mustSucceed(await server.api('POST', '/enums', { token: owner, body: countries }), 'POST /enums');
     });
 
     /** One of each kind, for `email`; the date in the share's `dateFormat`. */
