@@ -53,6 +53,10 @@ export interface SignatureFieldSpec {
   /** The field's own identity (every field of a share has one; `customId` may be empty). */
   fieldId?: string;
   fontSize?: number;
+  /** JSON in a string: a number field's `min`, `max` and `decimals`. */
+  config?: string;
+  /** A select field's options (the server copies them in when the document is shared). */
+  options?: { value: string; label: string }[];
 }
 
 /** spec: Share (the fields the page reads; src/core/views/share-view.ts `ShareView`). */
@@ -64,6 +68,8 @@ export interface ShareView {
   status: string;
   rights: string[];
   language?: string;
+  /** How date fields are written (day, month and year numbers: `dd.MM.yyyy`); none: `yyyy-MM-dd`. */
+  dateFormat?: string;
   privateMessage: string;
   sharedBy: string;
   validUntil?: string | null;
