@@ -854,6 +854,34 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         });
       });
 
+      it('an internal user approving: the page says what an approval asks of them, they approve, and sign out (issue 25)', async () => {
+        const id = await newDoc('Budget 2027', 1);
+        await shareDocument(server, owner, id, { to: [{ sharePurpose: 'approve', shareTo: 'ivy' }] });
+        await inSession(browser, 'internal-approve', 'phone', async (s) => {
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByLabel('User name').fill('ivy');
+          await s.page.getByLabel('Password').fill('user-password-1');
+          await s.page.getByRole('button', { name: 'Sign in' }).click();
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          await s.page.getByRole('button', { name: 'Sign out' }).waitFor();
+          await s.page.getByRole('link', { name: 'Budget 2027' }).click();
+          await s.page.getByRole('heading', { name: 'Budget 2027' }).waitFor();
+          await waitForPdf(s);
+          await s.page
+            .getByText(/^You are asked to approve this document\. Read it, then approve it/)
+            .waitFor();
+          await s.capture('approval-asked');
+          await s.page.getByRole('button', { name: 'Approve' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you: your answer was recorded.' }).waitFor();
+          assert.equal(await s.page.getByText(/^You are asked to approve/).count(), 0, 'asked no more');
+          await s.page.getByRole('button', { name: 'Sign out' }).click();
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+          // The session is over on the server too: the list asks to sign in again.
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        });
+      });
+
       it('an internal user from their pending actions: sign in, open, move the box, draw with a mouse, initials on every page, sign (pdfsig: valid)', async () => {
         const id = await newDoc('Internal memo', 3);
         await shareDocument(server, owner, id, {

@@ -231,7 +231,7 @@ export function showTotp(main: HTMLElement, api: Api, onUnlocked: () => void): v
 }
 
 /** Internal users' pending actions (GET /inbox), each a link to its document page. */
-export function showInbox(main: HTMLElement, shares: ShareView[]): void {
+export function showInbox(main: HTMLElement, shares: ShareView[], signOut?: HTMLElement): void {
   const list = h('ul', { class: 'inbox' });
   for (const share of shares) {
     const purpose = `purpose.${share.shareType}` as MessageKey;
@@ -252,5 +252,11 @@ export function showInbox(main: HTMLElement, shares: ShareView[]): void {
       ),
     );
   }
-  card(main, 'inbox', t('inbox.title'), shares.length > 0 ? list : h('p', {}, t('inbox.empty')));
+  card(
+    main,
+    'inbox',
+    t('inbox.title'),
+    shares.length > 0 ? list : h('p', {}, t('inbox.empty')),
+    ...(signOut ? [h('p', { class: 'session-bar' }, signOut)] : []),
+  );
 }

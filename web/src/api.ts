@@ -339,6 +339,11 @@ export class Api {
     return this.json('POST', '/login/totp', { code });
   }
 
+  /** Ends this browser's session (its cookie is cleared by the answer). */
+  logOut(): Promise<unknown> {
+    return this.json('GET', '/logout');
+  }
+
   inbox(): Promise<{ total: number; results: ShareView[] }> {
     return this.json('GET', '/inbox');
   }

@@ -6,6 +6,15 @@
 
 const en = {
   appName: 'Signery',
+  'session.signOut': 'Sign out',
+  'ask.approve':
+    'You are asked to approve this document. Read it, then approve it or reject it with a reason. Your approval is recorded with your name and the time.',
+  'ask.review':
+    'You are asked to review this document. Read it, then mark it as reviewed or reject it with a reason.',
+  'ask.accept': 'You are asked to accept this document. Read it, then accept it or reject it with a reason.',
+  'ask.execute':
+    'You are asked to complete this document. Read it, then mark it as done or reject it with a reason.',
+  'ask.view': 'This document was shared with you to read. There is nothing for you to do.',
   skip: 'Skip to the main content',
   language: 'Language',
   loading: 'Loading…',
@@ -190,6 +199,16 @@ type Dictionary = Record<MessageKey, string>;
 
 const de: Dictionary = {
   appName: 'Signery',
+  'session.signOut': 'Abmelden',
+  'ask.approve':
+    'Sie werden gebeten, dieses Dokument zu genehmigen. Lesen Sie es, dann genehmigen Sie es oder lehnen es mit einer Begründung ab. Ihre Genehmigung wird mit Ihrem Namen und der Uhrzeit festgehalten.',
+  'ask.review':
+    'Sie werden gebeten, dieses Dokument zu prüfen. Lesen Sie es, dann markieren Sie es als geprüft oder lehnen es mit einer Begründung ab.',
+  'ask.accept':
+    'Sie werden gebeten, dieses Dokument anzunehmen. Lesen Sie es, dann nehmen Sie es an oder lehnen es mit einer Begründung ab.',
+  'ask.execute':
+    'Sie werden gebeten, dieses Dokument zu erledigen. Lesen Sie es, dann markieren Sie es als erledigt oder lehnen es mit einer Begründung ab.',
+  'ask.view': 'Dieses Dokument wurde Ihnen zum Lesen freigegeben. Sie müssen nichts tun.',
   skip: 'Zum Inhalt springen',
   language: 'Sprache',
   loading: 'Wird geladen…',
@@ -377,6 +396,16 @@ const de: Dictionary = {
 
 const fr: Dictionary = {
   appName: 'Signery',
+  'session.signOut': 'Se déconnecter',
+  'ask.approve':
+    'Vous êtes invité à approuver ce document. Lisez-le, puis approuvez-le ou refusez-le en donnant un motif. Votre approbation est enregistrée avec votre nom et l’heure.',
+  'ask.review':
+    'Vous êtes invité à relire ce document. Lisez-le, puis marquez-le comme relu ou refusez-le en donnant un motif.',
+  'ask.accept':
+    'Vous êtes invité à accepter ce document. Lisez-le, puis acceptez-le ou refusez-le en donnant un motif.',
+  'ask.execute':
+    'Vous êtes invité à traiter ce document. Lisez-le, puis marquez-le comme traité ou refusez-le en donnant un motif.',
+  'ask.view': 'Ce document a été partagé avec vous pour lecture. Vous n’avez rien à faire.',
   skip: 'Aller au contenu',
   language: 'Langue',
   loading: 'Chargement…',

@@ -79,7 +79,15 @@ async function openDocument(
   onInvalid: () => void = () => showInvalidLink(main),
 ) {
   followShareLanguage(doc);
-  const back = documentId ? h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`) : undefined;
+  // A signed-in user's way back to their list, and out.
+  const back = documentId
+    ? h(
+        'nav',
+        { class: 'session-bar', 'aria-label': t('inbox.title') },
+        h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`),
+        signOutButton(api),
+      )
+    : undefined;
   const page = new SigningPage(
     main,
     {
@@ -219,6 +227,19 @@ async function startShare(token: string): Promise<void> {
   await open(result !== undefined);
 }
 
+/** Ends a signed-in user's session, then shows the sign-in form. */
+function signOutButton(api: Api): HTMLElement {
+  const button = h('button', { type: 'button', class: 'button button--secondary' }, t('session.signOut'));
+  button.addEventListener('click', () => {
+    button.setAttribute('disabled', '');
+    void api
+      .logOut()
+      .catch(() => undefined)
+      .then(() => window.location.assign('/sign'));
+  });
+  return button;
+}
+
 async function startSession(documentId?: string): Promise<void> {
   const api = new Api({ kind: 'session' });
   const proceed = async (): Promise<void> => {
@@ -233,7 +254,7 @@ async function startSession(documentId?: string): Promise<void> {
       if (state.isUnlocked === false) return showTotpStep();
       if (!documentId) {
         const inbox = await api.inbox();
-        rerender = () => showInbox(main, inbox.results);
+        rerender = () => showInbox(main, inbox.results, signOutButton(api));
         rerender();
         return;
       }

@@ -80,6 +80,8 @@ export class SigningPage {
   /** The document could not be read again after the outcome (a protected share's session ends with it). */
   #unreadAfterOutcome = false;
   #delegatedTo = '';
+  /** The sentence saying what the share asks, while it is to be done. */
+  #ask: HTMLElement | undefined;
   #delegateRefused = false;
   #busy = false;
   #pdfBytes: ArrayBuffer | undefined;
@@ -127,6 +129,16 @@ export class SigningPage {
     return this.#purpose === 'sign' || SIMPLE_ACTIONS.includes(this.#purpose);
   }
 
+  /**
+   * What an approval (or a review, an acceptance, a task) asks of the reader, in words, while it is
+   * theirs to do; a view share says there is nothing to do. Signing explains itself by its fields.
+   */
+  #asked(): string | undefined {
+    if (this.#share && this.#purpose === 'view') return t('ask.view');
+    if (!this.#canAct || !SIMPLE_ACTIONS.includes(this.#purpose)) return undefined;
+    return t(`ask.${this.#purpose as 'approve' | 'review' | 'accept' | 'execute'}`);
+  }
+
   get #signing(): boolean {
     return this.#canAct && this.#purpose === 'sign';
   }
@@ -150,6 +162,9 @@ export class SigningPage {
       title,
       h('p', { class: 'doc-meta' }, t('doc.from', { owner: this.#share?.sharedBy || this.#doc.owner })),
     );
+    const ask = this.#asked();
+    this.#ask = ask ? h('p', { class: 'doc-ask' }, ask) : undefined;
+    if (this.#ask) append(header, this.#ask);
     const verified = this.#share?.identityVerified;
     if (verified) {
       const provider =
@@ -670,6 +685,8 @@ export class SigningPage {
   /** After an outcome: the new state, the notice (focused), the actions, and the new PDF when it changed. */
   async #finish(outcome: Outcome): Promise<void> {
     this.#outcome = outcome;
+    // Done: the page shows the outcome and what comes next, no longer what was asked.
+    this.#ask?.remove();
     this.#actionStatus.replaceChildren();
     try {
       await this.#refresh();
