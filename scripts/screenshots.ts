@@ -4,12 +4,12 @@
  * (1280×800) size, from the built server (`node dist/main.js`, SQLite, a fresh data directory) in
  * Debian's chromium. Scenarios are made through the API, as an integrator would make them.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { manyPagesPdf } from '../test/fixtures/pdf-fixtures.js';
-import { cpuPinning, installExitHandlers, runCleanups } from '../bench/api/processes.js';
-import { ensureBuilt, logIn, startServer } from '../bench/api/server.js';
+import { invitationLink, withServerAndBrowser } from '../bench/api/browser.js';
+import { logIn } from '../bench/api/server.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs', 'screenshots');
@@ -19,8 +19,6 @@ const SIZES = {
 } as const;
 type Size = keyof typeof SIZES;
 const PASSWORD = 'screenshot-password-1';
-
-installExitHandlers();
 
 class Api {
   constructor(
@@ -55,20 +53,6 @@ class Api {
   }
 }
 
-/** The share link in the newest invitation to `to` the server wrote under DATA_DIR/mail. */
-async function linkTo(dataDir: string, to: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const names = (await readdir(join(dataDir, 'mail')).catch(() => [] as string[])).sort().reverse();
-    for (const name of names) {
-      const mail = (await readFile(join(dataDir, 'mail', name), 'utf8')).replace(/=\r?\n/g, '');
-      const token = /\/s\/(shr_[A-Za-z0-9_-]{43})/.exec(mail)?.[1];
-      if (token && mail.includes(`To: ${to}`)) return token;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no invitation to ${to}`);
-}
-
 async function shot(page: Page, state: string, size: Size): Promise<void> {
   // Let the page settle (fonts, the PDF's canvases) before the picture.
   await page.waitForLoadState('networkidle');
@@ -99,7 +83,7 @@ async function journey(browser: Browser, size: Size, api: Api, dataDir: string):
         },
       ],
     });
-    await page.goto(`${api.base}/s/${await linkTo(dataDir, lockedTo)}`);
+    await page.goto(`${api.base}/s/${await invitationLink(dataDir, lockedTo)}`);
     await page.getByLabel('Password').waitFor();
     await shot(page, '1-unlock', size);
     await page.getByLabel('Password').fill('correct horse');
@@ -176,51 +160,25 @@ async function journey(browser: Browser, size: Size, api: Api, dataDir: string):
   }
 }
 
-async function main(): Promise<void> {
-  await ensureBuilt(ROOT, false);
+withServerAndBrowser(ROOT, async (server, browser) => {
   await mkdir(OUT, { recursive: true });
-  const server = await startServer({
-    root: ROOT,
-    placement: cpuPinning(false).server,
-    logLevel: 'warn',
-    databaseUrl: undefined,
-    databaseSchema: undefined,
-  });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
-  try {
-    const admin = new Api(server.baseUrl, await logIn(server.baseUrl));
-    for (const [name, displayName] of [
-      ['olivia', 'Olivia Owner'],
-      ['ivy', 'Ivy Internal'],
-    ])
-      await admin.call('POST', '/users', {
-        name,
-        email: `${name}@example.org`,
-        displayName,
-        password: PASSWORD,
-      });
-    const login = await fetch(`${server.baseUrl}/api/v1/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'olivia', password: PASSWORD }),
+  const admin = new Api(server.baseUrl, await logIn(server.baseUrl));
+  for (const [name, displayName] of [
+    ['olivia', 'Olivia Owner'],
+    ['ivy', 'Ivy Internal'],
+  ])
+    await admin.call('POST', '/users', {
+      name,
+      email: `${name}@example.org`,
+      displayName,
+      password: PASSWORD,
     });
-    const api = new Api(server.baseUrl, ((await login.json()) as { token: string }).token);
-    for (const size of Object.keys(SIZES) as Size[])
-      await journey(browser, size, api, dirname(server.logFile));
-    await writeFile(join(OUT, '.gitattributes'), '*.png binary\n');
-  } finally {
-    await browser.close();
-    await server.stop();
-    await runCleanups();
-  }
-}
-
-main().catch(async (error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  await runCleanups();
-  process.exit(1);
+  const login = await fetch(`${server.baseUrl}/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'olivia', password: PASSWORD }),
+  });
+  const api = new Api(server.baseUrl, ((await login.json()) as { token: string }).token);
+  for (const size of Object.keys(SIZES) as Size[]) await journey(browser, size, api, server.dataDir);
+  await writeFile(join(OUT, '.gitattributes'), '*.png binary\n');
 });

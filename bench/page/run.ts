@@ -16,14 +16,13 @@
  *   bounds what the profile alone costs a page.
  * Never asserted by tests: machines differ.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { manyPagesPdf } from '../../test/fixtures/pdf-fixtures.js';
-import { cpuPinning, installExitHandlers, runCleanups } from '../api/processes.js';
-import { ensureBuilt, logIn, startServer } from '../api/server.js';
+import { invitationLink, withServerAndBrowser } from '../api/browser.js';
+import { logIn } from '../api/server.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,9 +39,7 @@ const TARGET_MS = 2_000;
 /** Lighthouse's mobile profile ("slow 4G" on a mid-range phone). */
 const PROFILE = { latencyMs: 150, downBytesPerS: (1.6e6 * 0.9) / 8, upBytesPerS: (750e3 * 0.9) / 8, cpu: 4 };
 const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = '/usr/bin/chromium';
 
-installExitHandlers();
 
 interface Visit {
   ms: number;
@@ -151,35 +148,13 @@ async function shareLink(baseUrl: string, dataDir: string): Promise<string> {
   });
   const id = (created.results as { documentId: string }[])[0]?.documentId;
   await api('POST', '/share', { id, data: [{ sharePurpose: 'sign', shareTo: 'phone@example.org' }] });
-  for (let i = 0; i < 100; i++) {
-    for (const name of await readdir(join(dataDir, 'mail')).catch(() => [] as string[])) {
-      const mail = (await readFile(join(dataDir, 'mail', name), 'utf8')).replace(/=\r?\n/g, '');
-      const token = /\/s\/(shr_[A-Za-z0-9_-]{43})/.exec(mail)?.[1];
-      if (token) return `${baseUrl}/s/${token}`;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('no invitation mail was written');
+  return `${baseUrl}/s/${await invitationLink(dataDir, 'phone@example.org')}`;
 }
 
-async function main(): Promise<void> {
-  await ensureBuilt(ROOT, values.rebuild);
-  const pinning = cpuPinning(false);
-  const server = await startServer({
-    root: ROOT,
-    placement: pinning.server,
-    logLevel: 'warn',
-    databaseUrl: undefined,
-    databaseSchema: undefined,
-  });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    env: { ...process.env },
-  });
-  try {
-    const link = await shareLink(server.baseUrl, dirname(server.logFile));
+withServerAndBrowser(
+  ROOT,
+  async (server, browser) => {
+    const link = await shareLink(server.baseUrl, server.dataDir);
     const ready = '[data-page="1"][data-rendered="true"]';
     const cold: Visit[] = [];
     const warm: Visit[] = [];
@@ -209,7 +184,7 @@ async function main(): Promise<void> {
     console.log(
       `\nSigner page, first PDF page painted (median of ${RUNS}; ${PAGES}-page PDF; phone 390×844; ` +
         `${PROFILE.latencyMs} ms RTT, ${((PROFILE.downBytesPerS * 8) / 1e6).toFixed(2)} Mbit/s down, CPU ÷${PROFILE.cpu}; ` +
-        `load ${loadavg()[0]?.toFixed(2)}${pinning.pinned ? '; server on CPU 0' : ''})\n`,
+        `load ${loadavg()[0]?.toFixed(2)})\n`,
     );
     console.log(
       [
@@ -224,15 +199,6 @@ async function main(): Promise<void> {
     console.log(row('signer page, new visitor (cold cache)', cold, `${TARGET_MS} ms`));
     console.log(row('signer page, returning (warm cache)', warm, `${TARGET_MS} ms`));
     console.log(row('static page / (same profile)', plain, '—'));
-  } finally {
-    await browser.close();
-    await server.stop();
-    await runCleanups();
-  }
-}
-
-main().catch(async (error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  await runCleanups();
-  process.exit(1);
-});
+  },
+  { rebuild: values.rebuild },
+);
