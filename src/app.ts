@@ -1,7 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './core/clock.js';
@@ -48,7 +47,7 @@ import { publicVerifyRoutes } from './http/routes/public-verify.js';
 import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
-import { openApiOptions } from './http/openapi.js';
+import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
 import { readQueueStats } from './jobs/queue-stats.js';
@@ -255,10 +254,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   server.addHook('onRoute', (route) => {
     if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, auth: 'none' };
   });
-  await server.register(fastifySwaggerUi, {
-    routePrefix: `${API_PREFIX}/docs`,
-    uiConfig: { deepLinking: false },
-  });
+  await registerDocsPage(server, `${API_PREFIX}/docs`);
   registerMetrics(server, deps.metrics.registry);
   const rateLimiter =
     rateLimitStore &&
