@@ -60,6 +60,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
       },
       security: credentials,
     },
+    // Shared schemas keep their names (`ErrorBody`), which the generated client's types show.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
       const documented = { ...schema };
