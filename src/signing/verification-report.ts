@@ -193,7 +193,7 @@ export const VerificationReport = Type.Object(
         {
           additionalProperties: false,
           description:
-            'Only with `dss=true`: the ETSI TS 119 102-2 reports as XML strings (spec Versioning 4).',
+            'Only with `dss=true`: the ETSI TS 119 102-2 reports as XML strings.',
         },
       ),
     ),
