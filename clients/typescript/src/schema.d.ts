@@ -4604,7 +4604,7 @@ export interface paths {
                 subtype?: string;
               }[];
               annotations?: {
-                /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+                /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
                 fieldId?: string;
                 subtype?: string;
                 /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -6098,7 +6098,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -7033,6 +7033,7 @@ export interface paths {
                   signFields?: {
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -7044,6 +7045,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -7097,6 +7099,7 @@ export interface paths {
                   signFields?: {
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -7108,6 +7111,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -7306,6 +7310,7 @@ export interface paths {
               signFields?: {
                 /** @enum {unknown} */
                 type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                 subtype?: string;
                 pages?: number[];
                 multipage?: boolean;
@@ -7317,6 +7322,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
+                /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -7511,6 +7517,7 @@ export interface paths {
               signFields?: {
                 /** @enum {unknown} */
                 type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                 subtype?: string;
                 pages?: number[];
                 multipage?: boolean;
@@ -7522,6 +7529,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
+                /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -8956,6 +8964,7 @@ export interface paths {
               signatureFields: ({
                 /** @enum {unknown} */
                 type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                 subtype?: string;
                 pages?: number[];
                 multipage?: boolean;
@@ -8967,6 +8976,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
+                /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -9070,7 +9080,9 @@ export interface paths {
      *
      *     The workflow: a sign share moves the document to `inprogress` from any state, also `completed`, `cancelled`, `rejected` or `expired`: a new round on the current file, earlier signatures stay. The document is `completed` when no mandatory action (sign, approve, review, accept, execute) is pending; a recipient with `isMandatory: false` may act but is never waited for (not in `waitingFor`; still pending at completion, their share becomes `notRequired`). Only a mandatory action share whose `validUntil` passes expires the process (`signExpired`, the share named in the audit); any other share (a view share, an optional action) expires alone (audit `shareExpired`). `automaticReminder` applies to sign, approve and review shares, while the document is in progress.
      *
-     *     Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action).
+     *     Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action); a `required` stamp or image field (the signer’s page cannot ask for one).
+     *
+     *     Field types: `annotation` fields ask for a value of a kind by `subtype`, with settings in `config` (JSON in a string). `annotation_date`: a date written in the recipient’s `dateFormat` (day `d`/`dd`, month `M`/`MM`, year `yy`/`yyyy` and separators, such as `dd.MM.yyyy`; default `yyyy-MM-dd`), a predefined `text` in it prefills the field. `annotation_checkbox`: `"true"` or `"false"`, a required box must be checked, a checked one is written as `X`. `annotation_select`: options from `config` `{"options":["A",{"value":"b","label":"B"}]}` or `{"enum":"<name>"}` (an enum of your organization, GET /enums/{name}); they are copied into the field as `options: [{value, label}]`, the answer is a `value` and its `label` is written. `annotation_number`: a number such as `1250` or `-12.5`, `config` `{"min", "max", "decimals"}`. `initials` fields are signed with a `signatures` entry of type `initials` (required ones must be). 400 naming the field for what the signer’s page could not show: a select without options or with an unknown enum, a number field with `min` above `max` or `decimals` not a whole number from 0 to 10, a date field whose recipient’s `dateFormat` is not made of day, month and year numbers or whose `text` is not a date in it.
      *
      *     Answers the Share objects, each with the recipient’s `signatureFields` (with their `fieldId`).
      */
@@ -9163,6 +9175,7 @@ export interface paths {
             signatureFields?: {
               /** @enum {unknown} */
               type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+              /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
               subtype?: string;
               pages?: number[];
               multipage?: boolean;
@@ -9174,6 +9187,7 @@ export interface paths {
                 percentHeight: number;
               };
               backgroundColor?: string;
+              /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
               config?: string;
               required?: boolean;
               order?: number;
@@ -9241,7 +9255,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -9394,6 +9408,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -9405,6 +9420,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -9969,6 +9985,7 @@ export interface paths {
                 signatureFields?: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -9980,6 +9997,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -10122,6 +10140,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -10133,6 +10152,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -10298,7 +10318,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -10480,7 +10500,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -10760,6 +10780,7 @@ export interface paths {
               signatureFields: ({
                 /** @enum {unknown} */
                 type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                 subtype?: string;
                 pages?: number[];
                 multipage?: boolean;
@@ -10771,6 +10792,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
+                /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -11220,6 +11242,7 @@ export interface paths {
                 signatureFields: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -11231,6 +11254,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -11413,7 +11437,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -11616,7 +11640,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -11808,7 +11832,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -12014,7 +12038,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -12352,7 +12376,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -13502,7 +13526,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -13719,7 +13743,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -15275,6 +15299,7 @@ export interface paths {
                 signatureFields?: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -15286,6 +15311,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -15428,6 +15454,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -15439,6 +15466,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -15721,6 +15749,7 @@ export interface paths {
                 signatureFields?: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -15732,6 +15761,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -15874,6 +15904,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -15885,6 +15916,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -16172,6 +16204,7 @@ export interface paths {
                 signatureFields?: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -16183,6 +16216,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -16325,6 +16359,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -16336,6 +16371,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -16750,6 +16786,7 @@ export interface paths {
                 signatureFields?: ({
                   /** @enum {unknown} */
                   type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                  /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                   subtype?: string;
                   pages?: number[];
                   multipage?: boolean;
@@ -16761,6 +16798,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
+                  /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -16903,6 +16941,7 @@ export interface paths {
                   signatureFields: ({
                     /** @enum {unknown} */
                     type: 'signature' | 'annotation' | 'initials' | 'stamp' | 'wacom' | 'image';
+                    /** @description For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`. */
                     subtype?: string;
                     pages?: number[];
                     multipage?: boolean;
@@ -16914,6 +16953,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
+                    /** @description JSON in a string (spec: keys seen multipageType, multiPageCustom, placeholder, group). Ours: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
