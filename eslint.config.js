@@ -20,7 +20,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs', 'eslint/*.js', 'scripts/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['*.js', '*.mjs', 'test/*.mjs', 'eslint/*.js', 'scripts/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

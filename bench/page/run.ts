@@ -40,7 +40,6 @@ const TARGET_MS = 2_000;
 const PROFILE = { latencyMs: 150, downBytesPerS: (1.6e6 * 0.9) / 8, upBytesPerS: (750e3 * 0.9) / 8, cpu: 4 };
 const ROOT = join(import.meta.dirname, '..', '..');
 
-
 interface Visit {
   ms: number;
   bytes: number;
