@@ -70,7 +70,7 @@ export const SignatureField = Type.Object(
       Type.String({
         maxLength: 10_000,
         description:
-          'Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point).',
+          'A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point).',
       }),
     ),
     required: Type.Optional(Type.Boolean()),

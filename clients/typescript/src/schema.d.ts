@@ -7045,7 +7045,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -7111,7 +7111,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -7322,7 +7322,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
-                /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -7529,7 +7529,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
-                /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -8976,7 +8976,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
-                /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -9187,7 +9187,7 @@ export interface paths {
                 percentHeight: number;
               };
               backgroundColor?: string;
-              /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+              /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
               config?: string;
               required?: boolean;
               order?: number;
@@ -9420,7 +9420,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -9997,7 +9997,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -10152,7 +10152,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -10792,7 +10792,7 @@ export interface paths {
                   percentHeight: number;
                 };
                 backgroundColor?: string;
-                /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                 config?: string;
                 required?: boolean;
                 order?: number;
@@ -11254,7 +11254,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -15311,7 +15311,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -15466,7 +15466,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -15761,7 +15761,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -15916,7 +15916,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -16216,7 +16216,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -16371,7 +16371,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;
@@ -16798,7 +16798,7 @@ export interface paths {
                     percentHeight: number;
                   };
                   backgroundColor?: string;
-                  /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                  /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                   config?: string;
                   required?: boolean;
                   order?: number;
@@ -16953,7 +16953,7 @@ export interface paths {
                       percentHeight: number;
                     };
                     backgroundColor?: string;
-                    /** @description Settings of the field, as JSON in a string. Keys: `multipageType`, `multiPageCustom`, `placeholder`, `group`; `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
+                    /** @description A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point). */
                     config?: string;
                     required?: boolean;
                     order?: number;

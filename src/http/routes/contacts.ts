@@ -27,12 +27,15 @@ const Photo = Type.String({
   description: 'File id of an unused upload from POST /files/photo; a photo id is used once',
 });
 
-const CONTACT_EXAMPLE = {
-  id: '0b6f2d8e-4a1c-4e7b-9f3d-5c8a2e1b7d94',
+const NEW_CONTACT_EXAMPLE = {
   name: 'Ivy Signer',
   email: 'ivy@example.com',
   phone: '+49 30 1234567',
   organisation: 'Example Ltd',
+};
+const CONTACT_EXAMPLE = {
+  id: '0b6f2d8e-4a1c-4e7b-9f3d-5c8a2e1b7d94',
+  ...NEW_CONTACT_EXAMPLE,
   photo: null,
   createDate: '2026-03-01T08:00:00.000Z',
   modifyDate: '2026-03-01T08:00:00.000Z',
@@ -64,12 +67,6 @@ const NewContact = Type.Object(
   },
   { additionalProperties: false },
 );
-const NEW_CONTACT_EXAMPLE = {
-  name: 'Ivy Signer',
-  email: 'ivy@example.com',
-  phone: '+49 30 1234567',
-  organisation: 'Example Ltd',
-};
 
 const Page = Type.Object(
   {
