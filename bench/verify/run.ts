@@ -244,7 +244,10 @@ async function startBuild(label: string, root: string, source: string, placement
     databaseUrl: undefined,
     databaseSchema: undefined,
     dataDir,
-    ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {}),
+    // The profile is written when node exits: SIGTERM's drain must end before the kill that follows it.
+    ...(profile
+      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`], env: { SHUTDOWN_DRAIN_SECONDS: '0' } }
+      : {}),
   });
   return {
     label,
