@@ -154,3 +154,8 @@ export function runInherited(command: string, args: string[], cwd: string): Prom
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
 }
+
+/** Moves every thread of this process to `cpus` (taskset's list: `1`, `0,1`); nothing where taskset is missing. */
+export function pinThisProcess(cpus: string): void {
+  spawnSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+}

@@ -79,6 +79,12 @@ export interface ServerOptions {
    * reaches, so its cost is in the figures (the default); `off`: RATE_LIMIT=off, to measure that cost.
    */
   rateLimit?: 'on' | 'off';
+  /** Options for node itself (`--cpu-prof`, …), before dist/main.js. */
+  nodeArgs?: string[];
+  /** More environment for the server (a TSA_URL, …). */
+  env?: Record<string, string>;
+  /** A data directory to start on (one made by an earlier server), kept at the end; else a fresh one, removed. */
+  dataDir?: string;
 }
 
 export interface RunningServer {
@@ -97,8 +103,11 @@ export interface RunningServer {
  * LOG_LEVEL=info would put a second process's CPU time into the figures.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'signery-bench-'));
-  const removeDataDir = onCleanup(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const fresh = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'signery-bench-'));
+  const removeDataDir = onCleanup(async () => {
+    if (fresh) rmSync(dataDir, { recursive: true, force: true });
+  });
   const logFile = join(dataDir, 'server.log');
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -112,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.rateLimit === 'off'
       ? { RATE_LIMIT: 'off' }
       : { RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000000' }),
+    ...options.env,
   };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;
@@ -121,7 +131,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawnPlaced(options.placement, process.execPath, [join(options.root, 'dist', 'main.js')], {
+    const args = [...(options.nodeArgs ?? []), join(options.root, 'dist', 'main.js')];
+    child = spawnPlaced(options.placement, process.execPath, args, {
       cwd: options.root,
       env,
       stdio: ['ignore', out, out],
@@ -152,7 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopServer();
       await stopChild(child);
       removeDataDir();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (fresh) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   try {

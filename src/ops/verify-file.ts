@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkEmbeddedTrail, type TrailCheck } from '../core/audit/embedded-trail.js';
+import { openPdf, type OpenedPdf } from '../pdf/open-pdf.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
 
@@ -50,8 +51,10 @@ export async function verifyFile(
   const problems: string[] = [];
   const file = { size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') };
   let signatures: SignatureCheck[];
+  let opened: OpenedPdf;
   try {
-    ({ signatures } = await verifyPdf({ pdf, trustAnchors: options.trustAnchors }));
+    opened = await openPdf({ bytes: pdf });
+    ({ signatures } = await verifyPdf({ pdf: opened, trustAnchors: options.trustAnchors }));
   } catch (error) {
     return {
       verdict: 'invalid',
@@ -61,7 +64,7 @@ export async function verifyFile(
       problems: [`The file cannot be read as a PDF (${(error as Error).message})`],
     };
   }
-  const auditTrail = await checkEmbeddedTrail(pdf, signatures);
+  const auditTrail = await checkEmbeddedTrail(opened, signatures);
   const reported = signatures.map((check) => {
     const intact = check.byteRangeValid && check.digestValid && check.signatureValid;
     const own = [...check.problems];

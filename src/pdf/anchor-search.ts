@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/worker-module.js';
 import type { AppError } from '../core/errors.js';
 import { LimitExceeded, ValidationError } from '../core/errors.js';
 import type { AnchorPosition, AnchorRequest } from './anchors.js';
@@ -132,13 +131,6 @@ export class AnchorSearch {
   }
 }
 
-// The worker's module beside this one, as this one runs: built (.js), or under tsx (.ts: tests and
-// development), where a worker thread must register tsx's loader itself before importing it.
-const HERE = fileURLToPath(import.meta.url);
-const WORKER = new URL(`./anchor-worker${extname(HERE)}`, import.meta.url);
-
 function newWorker(): Worker {
-  if (extname(HERE) !== '.ts') return new Worker(WORKER);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER.href)}); })`;
-  return new Worker(bootstrap, { eval: true });
+  return startModuleWorker(import.meta.url, 'anchor-worker');
 }

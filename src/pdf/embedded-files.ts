@@ -106,14 +106,14 @@ export async function attachFiles(options: { pdf: Uint8Array; files: FileToEmbed
 
 /**
  * The files of a PDF's EmbeddedFiles name tree, in name order; a specification whose stream cannot
- * be read is left out.
+ * be read is left out. `pdf` is the bytes, or the PDF opened from them (openPdf).
  *
  * ```ts
  * const trail = (await readEmbeddedFiles({ pdf })).find((f) => f.name === 'audit-trail.json');
  * ```
  */
-export async function readEmbeddedFiles(options: { pdf: Uint8Array }): Promise<EmbeddedFile[]> {
-  const opened = await openPdf({ bytes: options.pdf });
+export async function readEmbeddedFiles(options: { pdf: Uint8Array | OpenedPdf }): Promise<EmbeddedFile[]> {
+  const opened = options.pdf instanceof Uint8Array ? await openPdf({ bytes: options.pdf }) : options.pdf;
   const files: EmbeddedFile[] = [];
   for (const { name, spec } of embeddedFileEntries(opened)) {
     const dict = opened.resolve(spec);

@@ -3,7 +3,8 @@ import { certificateFields, type CertificateFields } from '../pki/certificate-fi
 import { readSignedData, type SignedDataContents } from '../pki/cms/read-signed-data.js';
 import { verifySignedData } from '../pki/cms/verify-signed-data.js';
 import { bytesEqual } from '../pki/der.js';
-import { readTimestampToken } from '../pki/timestamp-token.js';
+import { readTimestampToken, type TimestampTokenInfo } from '../pki/timestamp-token.js';
+import { ValidationCache } from '../pki/validation-cache.js';
 import {
   validateCertificateChain,
   type ChainValidation,
@@ -18,10 +19,11 @@ import {
 import { openPdf, type OpenedPdf } from './open-pdf.js';
 import type { PadesLevel } from './sign-pdf.js';
 import { validationReports, type ValidationReports } from './validation-report.js';
-import { signedBytes, type ByteRange } from './writer/signature-placeholder.js';
+import type { ByteRange } from './writer/signature-placeholder.js';
 
 export interface VerifyPdfOptions {
-  pdf: Uint8Array;
+  /** The bytes, or the PDF opened from them (openPdf), when more than this check reads it. */
+  pdf: Uint8Array | OpenedPdf;
   /** Trusted roots (e.g. the dev CA's root certificate). Without them no chain is trusted. */
   trustAnchors?: Uint8Array[];
   /** Adds `dss`: the XML reports (spec: Versioning 4, `dss` query parameter). */
@@ -151,18 +153,19 @@ export interface PdfVerification {
  */
 export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerification> {
   const validationTime = options.validationTime ?? new Date();
-  const opened = await openPdf({ bytes: options.pdf });
+  const opened = options.pdf instanceof Uint8Array ? await openPdf({ bytes: options.pdf }) : options.pdf;
   const found = findSignatures({ opened });
   const securityStore = readDss({ opened });
   const dss = securityStore ?? { certificates: [], crls: [], ocsps: [] };
-  const eofs = eofOffsets(options.pdf);
+  const eofs = eofOffsets(opened.bytes);
   const trustAnchors = options.trustAnchors ?? [];
+  const cache = new ValidationCache();
 
   const checks: SignatureCheck[] = [];
   for (const signature of found) {
-    checks.push(await checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime }));
+    checks.push(await checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime, cache }));
   }
-  await detectLevels({ checks, opened, trustAnchors, validationTime, eofs });
+  await detectLevels({ checks, opened, trustAnchors, validationTime, eofs, cache });
   return {
     signatures: checks,
     validationTime: validationTime.toISOString(),
@@ -187,6 +190,7 @@ async function checkOne(context: {
   eofs: number[];
   trustAnchors: Uint8Array[];
   validationTime: Date;
+  cache: ValidationCache;
 }): Promise<SignatureCheck> {
   const { signature, opened, dss } = context;
   const bytes = opened.bytes;
@@ -204,7 +208,8 @@ async function checkOne(context: {
     isHexRun(bytes, br[1]! + 1, br[2]! - 1);
   if (!byteRangeValid) problems.push('The byte range is malformed or does not frame /Contents exactly');
   const coverEnd = br.length === 4 ? br[2]! + br[3]! : 0;
-  const content = byteRangeValid ? signedBytes(bytes, br as ByteRange) : new Uint8Array();
+  // The two signed ranges, hashed where they lie rather than copied into one buffer first.
+  const content = byteRangeValid ? signedRanges(bytes, br as ByteRange) : [];
   const base: Omit<
     SignatureCheck,
     'digestValid' | 'signatureValid' | 'certificate' | 'indication' | 'evidence' | 'documentTimestamps'
@@ -234,7 +239,7 @@ async function checkOne(context: {
       certificates = info.certificates;
       const coversData =
         info.hashAlgorithm !== undefined &&
-        bytesEqual(info.hashedMessage, digest(info.hashAlgorithm, content));
+        bytesEqual(info.hashedMessage, digest(info.hashAlgorithm, ...content));
       timestamp = {
         genTime: info.genTime.toISOString(),
         valid: info.valid,
@@ -257,6 +262,7 @@ async function checkOne(context: {
           at: timestamp ? new Date(timestamp.genTime) : context.validationTime,
           crls: dss.crls,
           ocsps: dss.ocsps,
+          cache: context.cache,
         })
       : undefined;
     const intact = byteRangeValid && timestamp !== undefined && timestamp.valid && timestamp.coversData;
@@ -302,9 +308,13 @@ async function checkOne(context: {
     warnings.push('The CMS carries a signing-time attribute, which PAdES baseline forbids');
 
   let timestamp: TimestampCheck | undefined;
+  /** The last token, read (for its TSA's chain). */
+  let lastToken: TimestampTokenInfo | undefined;
   for (const token of cms.timestampTokens) {
+    lastToken = undefined;
     try {
       const info = readTimestampToken({ token });
+      lastToken = info;
       const coversData =
         info.hashAlgorithm !== undefined &&
         bytesEqual(info.hashedMessage, digest(info.hashAlgorithm, cms.signatureValue));
@@ -329,7 +339,8 @@ async function checkOne(context: {
   let timestampRevocation: RevocationEvidence[] = [];
   const timestampToken = cms.timestampTokens[cms.timestampTokens.length - 1];
   if (timestamp?.valid && timestampToken) {
-    const token = readTimestampToken({ token: timestampToken });
+    // The last token as the loop read it; one it could not read throws again here.
+    const token = lastToken ?? readTimestampToken({ token: timestampToken });
     if (token.tsaCertificate) {
       const tsaChain = await validateCertificateChain({
         certificate: token.tsaCertificate,
@@ -338,6 +349,7 @@ async function checkOne(context: {
         at: new Date(timestamp.genTime),
         crls: [...cms.crls, ...dss.crls],
         ocsps: dss.ocsps,
+        cache: context.cache,
       });
       timestamp.revocation = tsaChain.chain.length > 1 ? tsaChain.revocation : 'unknown';
       timestampRevocation = revocationEvidence(tsaChain, cms.crls);
@@ -355,6 +367,7 @@ async function checkOne(context: {
         at: timestamp?.valid ? new Date(timestamp.genTime) : context.validationTime,
         crls: [...cms.crls, ...dss.crls],
         ocsps: dss.ocsps,
+        cache: context.cache,
       })
     : undefined;
   const intact =
@@ -469,6 +482,7 @@ async function detectLevels(context: {
   trustAnchors: Uint8Array[];
   validationTime: Date;
   eofs: number[];
+  cache: ValidationCache;
 }): Promise<void> {
   const docTimestamps = context.checks.filter(
     (c) => c.kind === 'document-timestamp' && c.indication !== 'TOTAL_FAILED',
@@ -517,6 +531,7 @@ async function detectLevels(context: {
         chain: check.evidence.chain,
         trustAnchors: context.trustAnchors,
         at: context.validationTime,
+        cache: context.cache,
       });
     // Both chains' revocation is evidence of B-LT: the signer's, and the signature timestamp's TSA's.
     const timestampProved = !check.timestamp?.valid || check.timestamp.revocation === 'good';
@@ -540,6 +555,7 @@ async function dssCoversChain(options: {
   chain: Uint8Array[];
   trustAnchors: Uint8Array[];
   at: Date;
+  cache: ValidationCache;
 }): Promise<boolean> {
   const { dss, chain } = options;
   if (!dss || chain.length === 0) return false;
@@ -554,17 +570,25 @@ async function dssCoversChain(options: {
     at: options.at,
     crls: dss.crls,
     ocsps: dss.ocsps,
+    cache: options.cache,
   });
   return revocation.revocation === 'good';
 }
 
+/** Whether bytes `start` to `end` are hex digits, spaces and line ends only (none: true). */
 function isHexRun(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = bytes[i]!;
-    const hex = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
-    if (!hex && b !== 0x20 && b !== 0x0a && b !== 0x0d) return false;
-  }
-  return true;
+  if (end <= start) return true;
+  return !NOT_HEX_RUN.test(
+    Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'),
+  );
+}
+
+const NOT_HEX_RUN = /[^0-9A-Fa-f \n\r]/;
+
+/** The two ranges a well-formed byte range signs, as views of the file. */
+function signedRanges(bytes: Uint8Array, byteRange: ByteRange): Uint8Array[] {
+  const [a, b, c, d] = byteRange;
+  return [bytes.subarray(a, a + b), bytes.subarray(c, c + d)];
 }
 
 /** Offsets of every `%%EOF` (one per revision; linearized files have an extra one up front). */

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { CertificateInvalid } from './errors.js';
 import { childAt, childrenOf, isContext, octetsOf, originalBytes, parseDer } from './der.js';
 import { digest } from './algorithms.js';
+import { BytesMemo } from './bytes-memo.js';
 import { children, readTlv } from './der-bytes.js';
 
 export interface CertificateFields {
@@ -30,15 +31,11 @@ export interface CertificateFields {
  * ```
  */
 export function certificateFields(der: Uint8Array): CertificateFields {
-  const cached = memo.get(der);
-  if (cached) return cached;
-  const fields = readFields(der);
-  memo.set(der, fields);
-  return fields;
+  return fields.get(der);
 }
 
-// Validation reads the same certificates many times (CMS, DSS, chains); callers never mutate them.
-const memo = new WeakMap<Uint8Array, CertificateFields>();
+// Validation reads the same certificates many times (CMS, DSS, chains).
+const fields = new BytesMemo(readFields);
 
 function readFields(der: Uint8Array): CertificateFields {
   let x509: X509Certificate;

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import * as pkijs from 'pkijs';
 import { bytesEqual, childAt, oidOf, originalBytes, parseDer } from './der.js';
+import { ValidationCache } from './validation-cache.js';
 import { signatureMatches } from './verify-signature-value.js';
 
 export interface ValidateCertificateChainOptions {
@@ -16,6 +17,8 @@ export interface ValidateCertificateChainOptions {
   at: Date;
   crls?: Uint8Array[];
   ocsps?: Uint8Array[];
+  /** Parses and checks shared with the other chains of the same file (verifyPdf makes one per file). */
+  cache?: ValidationCache;
 }
 
 export type RevocationStatus = 'good' | 'revoked' | 'unknown';
@@ -56,31 +59,32 @@ export interface RevocationAnswer {
 export async function validateCertificateChain(
   options: ValidateCertificateChainOptions,
 ): Promise<ChainValidation> {
+  const cache = options.cache ?? new ValidationCache();
   const problems: string[] = [];
   const pool = [...options.intermediates, ...options.trustAnchors].map((der) => ({
     der,
-    cert: new X509Certificate(der),
+    cert: cache.certificate(der),
   }));
   const isAnchor = (der: Uint8Array): boolean =>
     options.trustAnchors.some((anchor) => bytesEqual(anchor, der));
   const chain: Uint8Array[] = [options.certificate];
-  let current = new X509Certificate(options.certificate);
+  let current = cache.certificate(options.certificate);
   let trusted = false;
   for (let depth = 0; depth < 10; depth++) {
     if (!validAt(current, options.at))
       problems.push(`${subject(current)} is not valid at ${options.at.toISOString()}`);
-    if (isAnchor(chain[chain.length - 1]!)) {
+    const currentDer = chain[chain.length - 1]!;
+    if (isAnchor(currentDer)) {
       trusted = true;
       break;
     }
     const issuer = pool.find(
       (candidate) =>
         candidate.cert.fingerprint256 !== current.fingerprint256 &&
-        current.checkIssued(candidate.cert) &&
-        current.verify(candidate.cert.publicKey),
+        issuedBy(currentDer, candidate.der, cache),
     );
     if (!issuer) {
-      const selfSigned = current.checkIssued(current) && current.verify(current.publicKey);
+      const selfSigned = issuedBy(currentDer, currentDer, cache);
       problems.push(
         selfSigned
           ? `The chain ends at ${subject(current)}, which is not a trusted root`
@@ -98,14 +102,14 @@ export async function validateCertificateChain(
   const revocationAnswers: RevocationAnswer[] = [];
   let revocation: RevocationStatus = 'good';
   for (let i = 0; i < chain.length - 1; i++) {
-    const answer = await revocationOf(chain[i]!, chain[i + 1]!, options);
+    const answer = await revocationOf(chain[i]!, chain[i + 1]!, options, cache);
     const status = answer?.status ?? 'unknown';
     if (answer) {
       revocationSources.add(answer.source);
       revocationAnswers.push(answer);
     }
     if (status === 'revoked') {
-      problems.push(`${subject(new X509Certificate(chain[i]!))} is revoked`);
+      problems.push(`${subject(cache.certificate(chain[i]!))} is revoked`);
       revocation = 'revoked';
     } else if (status === 'unknown' && revocation === 'good') revocation = 'unknown';
   }
@@ -137,8 +141,20 @@ export async function revocationStatus(options: {
   ocsps?: Uint8Array[];
   at: Date;
 }): Promise<{ status: RevocationStatus; source?: 'crl' | 'ocsp' }> {
-  const answer = await revocationOf(options.certificate, options.issuer, options);
+  const answer = await revocationOf(options.certificate, options.issuer, options, new ValidationCache());
   return answer ? { status: answer.status, source: answer.source } : { status: 'unknown' };
+}
+
+/**
+ * Whether `issuer` issued `certificate`: its name is the certificate's issuer and its key verifies the
+ * certificate's signature.
+ */
+function issuedBy(certificate: Uint8Array, issuer: Uint8Array, cache: ValidationCache): boolean {
+  return cache.remember('issued', [certificate, issuer], () => {
+    const child = cache.certificate(certificate);
+    const parent = cache.certificate(issuer);
+    return child.checkIssued(parent) && child.verify(parent.publicKey);
+  });
 }
 
 /** The first CRL or OCSP response that speaks for `certificate`, checked against `issuer`; undefined when none does. */
@@ -146,46 +162,83 @@ async function revocationOf(
   certificate: Uint8Array,
   issuer: Uint8Array,
   options: Pick<ValidateCertificateChainOptions, 'crls' | 'ocsps' | 'at'>,
+  cache: ValidationCache,
 ): Promise<RevocationAnswer | undefined> {
-  const cert = new x509.X509Certificate(certificate);
+  const cert = cache.remember('x509', [certificate], () => new x509.X509Certificate(certificate));
   for (const der of options.crls ?? []) {
-    try {
-      const crl = new x509.X509Crl(der);
-      if (crl.issuer !== cert.issuer) continue;
-      if (!crlSignedBy(der, issuer)) continue;
-      const entry = crl.findRevoked(cert);
-      const status = entry && entry.revocationDate <= options.at ? 'revoked' : 'good';
-      return { certificate, status, source: 'crl', der, issuedAt: crl.thisUpdate };
-    } catch {
-      continue;
-    }
+    const entry = cache.remember('crl', [der, certificate, issuer], () => crlEntry(der, cert, issuer));
+    if (!entry) continue;
+    const status = entry.revokedAt && entry.revokedAt <= options.at ? 'revoked' : 'good';
+    return { certificate, status, source: 'crl', der, issuedAt: entry.thisUpdate };
   }
   for (const der of options.ocsps ?? []) {
-    try {
-      const response = pkijs.OCSPResponse.fromBER(der);
-      const bytes = response.responseBytes;
-      if (!bytes) continue;
-      const basic = pkijs.BasicOCSPResponse.fromBER(bytes.response.valueBlock.valueHexView);
-      // The responder is the issuer itself or a delegate it certified (RFC 6960 4.2.2.2).
-      if (!ocspSignedBy(basic, issuer)) continue;
-      const status = await response.getCertificateStatus(
-        pkijs.Certificate.fromBER(certificate),
-        pkijs.Certificate.fromBER(issuer),
-      );
-      if (!status.isForCertificate) continue;
-      // pkijs: 0 good, 1 revoked, 2 unknown.
-      return {
-        certificate,
-        status: status.status === 0 ? 'good' : status.status === 1 ? 'revoked' : 'unknown',
-        source: 'ocsp',
-        der,
-        issuedAt: basic.tbsResponseData.producedAt,
-      };
-    } catch {
-      continue;
-    }
+    const answer = await cache.remember('ocsp', [der, certificate, issuer], () =>
+      ocspAnswer(der, certificate, issuer, cache),
+    );
+    if (answer) return { certificate, status: answer.status, source: 'ocsp', der, issuedAt: answer.issuedAt };
   }
   return undefined;
+}
+
+/**
+ * What the CRL `der` says of the certificate `cert`, when `issuer` signed it: when it was revoked (if it is
+ * listed) and the CRL's thisUpdate; undefined when the CRL cannot be read or does not speak for it.
+ */
+function crlEntry(
+  der: Uint8Array,
+  cert: x509.X509Certificate,
+  issuer: Uint8Array,
+): { revokedAt?: Date; thisUpdate: Date } | undefined {
+  try {
+    const crl = new x509.X509Crl(der);
+    if (crl.issuer !== cert.issuer) return undefined;
+    if (!crlSignedBy(der, issuer)) return undefined;
+    const entry = crl.findRevoked(cert);
+    return { ...(entry ? { revokedAt: entry.revocationDate } : {}), thisUpdate: crl.thisUpdate };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the OCSP response `der` says of `certificate`, when `issuer` (or its delegate) signed it and it
+ * is about this certificate: the status and the producedAt; undefined otherwise.
+ */
+async function ocspAnswer(
+  der: Uint8Array,
+  certificate: Uint8Array,
+  issuer: Uint8Array,
+  cache: ValidationCache,
+): Promise<{ status: RevocationStatus; issuedAt: Date } | undefined> {
+  try {
+    const ocsp = cache.remember('ocsp-response', [der], () => readOcspResponse(der));
+    if (!ocsp) return undefined;
+    // The responder is the issuer itself or a delegate it certified (RFC 6960 4.2.2.2).
+    if (!cache.remember('ocsp-signer', [der, issuer], () => ocspSignedBy(ocsp.basic, issuer, cache)))
+      return undefined;
+    const status = await ocsp.response.getCertificateStatus(
+      pkijs.Certificate.fromBER(certificate),
+      pkijs.Certificate.fromBER(issuer),
+    );
+    if (!status.isForCertificate) return undefined;
+    // pkijs: 0 good, 1 revoked, 2 unknown.
+    return {
+      status: status.status === 0 ? 'good' : status.status === 1 ? 'revoked' : 'unknown',
+      issuedAt: ocsp.basic.tbsResponseData.producedAt,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An OCSP response and its basic response; undefined when it carries none. */
+function readOcspResponse(
+  der: Uint8Array,
+): { response: pkijs.OCSPResponse; basic: pkijs.BasicOCSPResponse } | undefined {
+  const response = pkijs.OCSPResponse.fromBER(der);
+  const bytes = response.responseBytes;
+  if (!bytes) return undefined;
+  return { response, basic: pkijs.BasicOCSPResponse.fromBER(bytes.response.valueBlock.valueHexView) };
 }
 
 /**
@@ -193,12 +246,12 @@ async function revocationOf(
  * certificate the issuer signed for OCSP signing (id-kp-OCSPSigning) that the answer carries. pkijs's
  * own check wants the issuer's whole chain up to a root, which the answer does not hold.
  */
-function ocspSignedBy(basic: pkijs.BasicOCSPResponse, issuer: Uint8Array): boolean {
-  const issuerCert = new X509Certificate(issuer);
+function ocspSignedBy(basic: pkijs.BasicOCSPResponse, issuer: Uint8Array, cache: ValidationCache): boolean {
+  const issuerCert = cache.certificate(issuer);
   const candidates: Uint8Array[] = [issuer];
   for (const cert of basic.certs ?? []) {
     const der = new Uint8Array(cert.toSchema().toBER(false));
-    const delegate = new X509Certificate(der);
+    const delegate = cache.certificate(der);
     const forOcsp = (delegate.keyUsage ?? []).includes('1.3.6.1.5.5.7.3.9');
     if (forOcsp && delegate.checkIssued(issuerCert) && delegate.verify(issuerCert.publicKey))
       candidates.push(der);

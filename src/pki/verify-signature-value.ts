@@ -1,6 +1,7 @@
 import { X509Certificate, constants, verify, type KeyObject } from 'node:crypto';
 import { OID, digestFromOid, nodeHashName, type DigestAlgorithm } from './algorithms.js';
 import { childAt, childrenOf, integerOf, isContext, oidOf, type Asn1 } from './der.js';
+import { BytesMemo } from './bytes-memo.js';
 import { SignatureValueInvalid } from './errors.js';
 
 export interface VerifySignatureValueOptions {
@@ -157,15 +158,10 @@ function readPssParameters(parameters: Asn1 | undefined): {
   return { hash, saltLength };
 }
 
-// Seal signers and validation check against the same certificate arrays again and again.
-const publicKeys = new WeakMap<Uint8Array, KeyObject>();
-
-/** The certificate's public key, parsed once per certificate array (a seal signer passes the same one). */
+/** The certificate's public key, parsed once per certificate (a seal signer passes the same array each time). */
 export function publicKeyOf(certificate: Uint8Array): KeyObject {
-  let key = publicKeys.get(certificate);
-  if (!key) {
-    key = new X509Certificate(certificate).publicKey;
-    publicKeys.set(certificate, key);
-  }
-  return key;
+  return publicKeys.get(certificate);
 }
+
+// Seal signers and validation check against the same certificates again and again.
+const publicKeys = new BytesMemo((certificate) => new X509Certificate(certificate).publicKey);

@@ -2,6 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadVisible } from '../core/access/document-access.js';
 import { checkEmbeddedTrail } from '../core/audit/embedded-trail.js';
+import { openPdf } from '../pdf/open-pdf.js';
 import { verifyPdf } from '../pdf/verify-pdf.js';
 import { mainFileBytes } from './sign-document.js';
 import { verificationReport, type VerificationReport } from './verification-report.js';
@@ -20,30 +21,28 @@ export async function verifyDocument(
 ): Promise<VerificationReport> {
   const doc = await loadVisible(deps.db, actor, options.id);
   const { bytes, file } = await mainFileBytes(deps, doc);
-  const { trustAnchors } = await deps.seal();
-  const verification = await verifyPdf({
-    pdf: bytes,
-    trustAnchors,
-    dss: options.dss,
-    documentName: file.name,
-  });
-  return verificationReport(verification, options, await checkEmbeddedTrail(bytes, verification.signatures));
+  return verifyBytes(deps, { ...options, pdf: bytes, name: file.name });
 }
 
-export async function verifyUpload(
+export function verifyUpload(
+  deps: Deps,
+  options: { pdf: Uint8Array; name: string; dss: boolean; evidence: boolean },
+): Promise<VerificationReport> {
+  return verifyBytes(deps, options);
+}
+
+/** The report on a PDF's bytes: its signatures and its audit trail, from one parse of the file. */
+async function verifyBytes(
   deps: Deps,
   options: { pdf: Uint8Array; name: string; dss: boolean; evidence: boolean },
 ): Promise<VerificationReport> {
   const { trustAnchors } = await deps.seal();
+  const opened = await openPdf({ bytes: options.pdf });
   const verification = await verifyPdf({
-    pdf: options.pdf,
+    pdf: opened,
     trustAnchors,
     dss: options.dss,
     documentName: options.name,
   });
-  return verificationReport(
-    verification,
-    options,
-    await checkEmbeddedTrail(options.pdf, verification.signatures),
-  );
+  return verificationReport(verification, options, await checkEmbeddedTrail(opened, verification.signatures));
 }

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
-import { manyObjectsPdf, manyPagesHostilePdf, textPdf, zipBombPdf } from '../fixtures/hostile-pdfs.js';
+import {
+  digitRunPdf,
+  manyObjectsPdf,
+  manyPagesHostilePdf,
+  textPdf,
+  zipBombPdf,
+} from '../fixtures/hostile-pdfs.js';
 import { upload } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -86,6 +92,20 @@ describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413,
     const pages = await searchAnchors(manyPagesHostilePdf(PDF_LIMITS.pages));
     assert.equal(pages.status, 200, pages.text);
     assert.equal(pages.body.anchorPositions[0].fields.length, PDF_LIMITS.pages);
+  });
+
+  it('a long run of digits (a signature’s zero-padded /Contents, 1 MiB of them) is counted in one pass: the upload is read, its page counted, and it verifies', async () => {
+    // Counting object headers from every digit of such a run was quadratic: this one would take hours.
+    const pdf = digitRunPdf(1024 * 1024);
+    const uploaded = await server.api('POST', '/files/saveFile', {
+      token,
+      form: { file: { name: 'padded.pdf', type: 'application/pdf', bytes: pdf } },
+    });
+    assert.equal(uploaded.status, 200, uploaded.text);
+    assert.equal(uploaded.body.file.pages, 1);
+    const verified = await verify(pdf);
+    assert.equal(verified.status, 200, verified.text);
+    assert.deepEqual(verified.body.signatures, []);
   });
 
   it('truncated PDFs, bombs included, are 400 VALIDATION_ERROR naming the problem', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { text } from 'node:stream/consumers';
+import { Readable } from 'node:stream';
+import { buffer, text } from 'node:stream/consumers';
 import type { BlobStore } from '../../src/store/blobs/blob-store.js';
 import { FileStore } from '../../src/store/files/file-store.js';
 import { useServer } from '../helpers/use-server.js';
@@ -15,6 +16,33 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
     const tenant = await server.app.deps.db.selectFrom('tenants').select('id').executeTakeFirstOrThrow();
     tenantId = tenant.id;
   });
+
+  /** The real blob store, with its puts held until `release` and their progress logged. */
+  function heldBlobs(log: string[], fail = false) {
+    const blobs = server.app.blobs;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const store: BlobStore = {
+      get: (key, range) => blobs.get(key, range),
+      read: (key) => blobs.read(key),
+      stat: (key) => blobs.stat(key),
+      delete: (key) => blobs.delete(key),
+      list: () => blobs.list(),
+      deleteIfOlderThan: (key, olderThan) => blobs.deleteIfOlderThan(key, olderThan),
+      sweepTemporary: (olderThan) => blobs.sweepTemporary(olderThan),
+      ping: () => blobs.ping(),
+      close: () => blobs.close(),
+      put: async (source, options) => {
+        log.push('put started');
+        await released;
+        if (fail) throw new Error('disk full');
+        const stored = await blobs.put(source, options);
+        log.push('blob durable');
+        return stored;
+      },
+    };
+    return { files: new FileStore(server.app.deps.db, store), release };
+  }
 
   it('each upload gets a new random id, never the content hash; identical bytes are stored once', async () => {
     const meta = { tenantId, ownerId: null, name: 'a.txt', mimetype: 'text/plain', kind: 'saveFile' };
@@ -58,33 +86,6 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       mimetype: 'text/plain',
       kind: 'signed',
     });
-
-    /** The real blob store, with its puts held until `release` and their progress logged. */
-    function heldBlobs(log: string[], fail = false) {
-      const blobs = server.app.blobs;
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const store: BlobStore = {
-        get: (key, range) => blobs.get(key, range),
-        read: (key) => blobs.read(key),
-        stat: (key) => blobs.stat(key),
-        delete: (key) => blobs.delete(key),
-        list: () => blobs.list(),
-        deleteIfOlderThan: (key, olderThan) => blobs.deleteIfOlderThan(key, olderThan),
-        sweepTemporary: (olderThan) => blobs.sweepTemporary(olderThan),
-        ping: () => blobs.ping(),
-        close: () => blobs.close(),
-        put: async (source, options) => {
-          log.push('put started');
-          await released;
-          if (fail) throw new Error('disk full');
-          const stored = await blobs.put(source, options);
-          log.push('blob durable');
-          return stored;
-        },
-      };
-      return { files: new FileStore(server.app.deps.db, store), release };
-    }
 
     it('the rest of the transaction runs before the blob is durable; the row commits after it', async () => {
       const log: string[] = [];
@@ -134,5 +135,110 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
         .execute();
       assert.equal(rows.length, 0);
     });
+  });
+
+  describe('streamed bytes: the SHA-512 on a worker thread while the blob store writes (issue 26, item 3)', () => {
+    const MiB = 1024 * 1024;
+
+    it('the checksum is the SHA-512 of the bytes and the key their SHA-256, whatever the size and the chunks', async () => {
+      // Around the 512 KiB slots the bytes are copied into for the worker, in chunks that straddle them.
+      for (const size of [0, 1, 512 * 1024 - 1, 512 * 1024, 512 * 1024 + 1, 5 * MiB + 7]) {
+        const source = counted(size);
+        const stored = await files.storeBytes(source.stream);
+        const bytes = pattern(0, size);
+        assert.equal(
+          stored.checksum,
+          createHash('sha512').update(bytes).digest('hex'),
+          `SHA-512, ${size} bytes`,
+        );
+        assert.equal(
+          stored.sha256,
+          createHash('sha256').update(bytes).digest('hex'),
+          `SHA-256, ${size} bytes`,
+        );
+        assert.equal(stored.size, size);
+        assert.deepEqual(await buffer(await files.open(stored)), bytes, `the stored bytes, ${size}`);
+      }
+    });
+
+    it('a blob store that stops reading holds the source back: the upload is not buffered in memory', async () => {
+      const { files: held, release } = heldBlobs([]);
+      const source = counted(64 * MiB);
+      const storing = held.storeBytes(source.stream);
+      await settled(() => source.produced());
+      assert.ok(
+        source.produced() <= 4 * MiB,
+        `${source.produced()} bytes read ahead of a store that reads none`,
+      );
+      release();
+      const stored = await storing;
+      assert.equal(stored.size, 64 * MiB);
+      assert.equal(
+        stored.checksum,
+        createHash('sha512')
+          .update(pattern(0, 64 * MiB))
+          .digest('hex'),
+      );
+    });
+
+    it('a source that fails midway leaves no blob and no temporary file, and the next upload is hashed as ever', async () => {
+      const source = counted(8 * MiB, 3 * MiB);
+      await assert.rejects(files.storeBytes(source.stream), /client went away/);
+      assert.equal(
+        await server.app.blobs.stat(
+          createHash('sha256')
+            .update(pattern(0, 8 * MiB))
+            .digest('hex'),
+        ),
+        undefined,
+      );
+      assert.equal(
+        await server.app.blobs.sweepTemporary(new Date(Date.now() + 60_000)),
+        0,
+        'no temporary file',
+      );
+      const next = await files.storeBytes(counted(2 * MiB).stream);
+      assert.equal(
+        next.checksum,
+        createHash('sha512')
+          .update(pattern(0, 2 * MiB))
+          .digest('hex'),
+      );
+    });
+
+    /** `size` bytes of a fixed pattern from `start`, as `counted` sends them. */
+    function pattern(start: number, size: number): Buffer {
+      const bytes = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) bytes[i] = ((start + i) * 131 + ((start + i) >> 12)) & 0xff;
+      return bytes;
+    }
+
+    /**
+     * A source of `size` pattern bytes in chunks of 65,537 (straddling every slot boundary), read on
+     * demand and counted; with `failAt`, it fails there like a client dropping mid-upload.
+     */
+    function counted(size: number, failAt = Infinity): { stream: Readable; produced(): number } {
+      const CHUNK = 65_537;
+      let sent = 0;
+      const stream = new Readable({
+        read() {
+          if (sent >= failAt) return void this.destroy(new Error('client went away'));
+          if (sent >= size) return void this.push(null);
+          const chunk = pattern(sent, Math.min(CHUNK, size - sent));
+          sent += chunk.length;
+          this.push(chunk);
+        },
+      });
+      return { stream, produced: () => sent };
+    }
+
+    /** Resolves once `value` has stayed the same for 20 turns of the event loop, 10 ms apart. */
+    async function settled(value: () => number): Promise<void> {
+      for (let last = -1, same = 0; same < 20;) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        same = value() === last ? same + 1 : 0;
+        last = value();
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { attachFiles, readEmbeddedFiles } from '../../pdf/embedded-files.js';
+import type { OpenedPdf } from '../../pdf/open-pdf.js';
 import type { SignatureCheck } from '../../pdf/verify-pdf.js';
 import { chainHash } from './chain.js';
 import { TRAIL_FORMAT, trailPages, type DocumentTrail } from './document-trail.js';
@@ -62,15 +63,20 @@ export interface TrailCheck {
  * each event's chain hash recomputes from its fields and the hash before it (a changed event breaks
  * its own hash), and that the document's revisions are in the file (each stored revision of an
  * incrementally signed document is a prefix of it; one replaced by a non-incremental change is
- * listed as not in the file). `signatures` are the file's verified signatures (verifyPdf).
+ * listed as not in the file). `signatures` are the file's verified signatures (verifyPdf), read from
+ * the same opened PDF: it is parsed once for both.
  *
  * ```ts
- * const trail = await checkEmbeddedTrail(pdf, (await verifyPdf({ pdf })).signatures);
+ * const opened = await openPdf({ bytes });
+ * const trail = await checkEmbeddedTrail(opened, (await verifyPdf({ pdf: opened })).signatures);
  * ```
  */
-export async function checkEmbeddedTrail(pdf: Uint8Array, signatures: SignatureCheck[]): Promise<TrailCheck> {
+export async function checkEmbeddedTrail(
+  opened: OpenedPdf,
+  signatures: SignatureCheck[],
+): Promise<TrailCheck> {
   const absent: TrailCheck = { present: false, intact: false, problems: [], events: [], revisions: [] };
-  const json = await trailJson(pdf);
+  const json = await trailJson(opened);
   if (!json) return absent;
   const problems: string[] = [];
   let trail: DocumentTrail;
@@ -87,7 +93,7 @@ export async function checkEmbeddedTrail(pdf: Uint8Array, signatures: SignatureC
     };
   }
 
-  const coveredBy = await coveringSignature(pdf, json, signatures);
+  const coveredBy = await coveringSignature(opened, json, signatures);
   if (!coveredBy)
     problems.push('No valid signature covers the audit trail: it may have been added or changed since');
 
@@ -113,7 +119,7 @@ export async function checkEmbeddedTrail(pdf: Uint8Array, signatures: SignatureC
     return { occurredAt: e.occurredAt, activityType: e.activityType, actor: e.actorId, hash: e.hash, intact };
   });
 
-  const prefixes = revisionDigests(pdf);
+  const prefixes = revisionDigests(opened.bytes);
   const revisions = trail.revisions.map((r) => ({
     revision: r.revision,
     reason: r.reason,
@@ -139,7 +145,7 @@ export async function checkEmbeddedTrail(pdf: Uint8Array, signatures: SignatureC
   };
 }
 
-async function trailJson(pdf: Uint8Array): Promise<Uint8Array | undefined> {
+async function trailJson(pdf: Uint8Array | OpenedPdf): Promise<Uint8Array | undefined> {
   try {
     return (await readEmbeddedFiles({ pdf })).find((f) => f.name === TRAIL_FILES.json)?.bytes;
   } catch {
@@ -149,10 +155,11 @@ async function trailJson(pdf: Uint8Array): Promise<Uint8Array | undefined> {
 
 /**
  * The newest intact signature whose signed revision already holds these exact trail bytes: the
- * file cut where that signature's signed bytes end is an earlier revision of it, read on its own.
+ * file cut where that signature's signed bytes end is an earlier revision of it, read on its own
+ * (the file itself, already read, when the signature covers all of it).
  */
 async function coveringSignature(
-  pdf: Uint8Array,
+  opened: OpenedPdf,
   json: Uint8Array,
   signatures: SignatureCheck[],
 ): Promise<string | undefined> {
@@ -160,25 +167,33 @@ async function coveringSignature(
   for (const signature of intact.reverse()) {
     const [, , start, length] = signature.byteRange;
     if (start === undefined || length === undefined) continue;
-    const signed = await trailJson(pdf.subarray(0, start + length));
+    const end = start + length;
+    const signed = await trailJson(end >= opened.bytes.length ? opened : opened.bytes.subarray(0, end));
     if (signed && Buffer.compare(signed, json) === 0) return signature.fieldName;
   }
   return undefined;
 }
 
-/** The SHA-256 of every revision of the file: each prefix ending at an end-of-file marker. */
+/**
+ * The SHA-256 of every revision of the file: each prefix ending at an end-of-file marker. One hash
+ * runs along the file, and a copy of it is finished at each end (the prefixes grow one from the
+ * other), so the file is hashed once rather than once per revision.
+ */
 function revisionDigests(pdf: Uint8Array): Set<string> {
   const digests = new Set<string>();
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  const running = createHash('sha256');
+  let hashed = 0;
+  const digestOfPrefix = (end: number): string => {
+    running.update(bytes.subarray(hashed, end));
+    hashed = end;
+    return running.copy().digest('hex');
+  };
   for (let at = bytes.indexOf('%%EOF'); at !== -1; at = bytes.indexOf('%%EOF', at + 5)) {
     let end = at + 5;
-    digests.add(sha256(bytes.subarray(0, end)));
-    if (bytes[end] === 0x0d) digests.add(sha256(bytes.subarray(0, ++end)));
-    if (bytes[end] === 0x0a) digests.add(sha256(bytes.subarray(0, end + 1)));
+    digests.add(digestOfPrefix(end));
+    if (bytes[end] === 0x0d) digests.add(digestOfPrefix(++end));
+    if (bytes[end] === 0x0a) digests.add(digestOfPrefix(end + 1));
   }
   return digests;
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

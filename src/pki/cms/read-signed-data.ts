@@ -55,7 +55,7 @@ export interface SignedDataContents {
  * ```
  */
 export function readSignedData(options: { der: Uint8Array }): SignedDataContents {
-  const contentInfo = parseDer(options.der, 'CMS');
+  const contentInfo = tokenNodes.get(options.der) ?? parseDer(options.der, 'CMS');
   if (oidOf(childAt(contentInfo, 0, 'content type'), 'content type') !== OID.signedData) {
     throw new Error('The CMS is not SignedData');
   }
@@ -101,8 +101,11 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
     for (const attribute of childrenOf(unsigned!)) {
       if (oidOf(childAt(attribute, 0, 'attribute type'), 'attribute type') !== OID.signatureTimeStampToken)
         continue;
-      for (const token of childrenOf(childAt(attribute, 1, 'attribute values')))
-        timestampTokens.push(originalBytes(token));
+      for (const token of childrenOf(childAt(attribute, 1, 'attribute values'))) {
+        const bytes = originalBytes(token);
+        if (!(token as asn1js.BaseBlock).error) tokenNodes.set(bytes, token);
+        timestampTokens.push(bytes);
+      }
     }
   }
 
@@ -133,6 +136,11 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
     timestampTokens,
   };
 }
+
+// Each timestamp token cut out of a signature's CMS, with the value it was read as: reading the
+// token (readTimestampToken) then does not parse again what was parsed with the signature. A value
+// read within a CMS is the one its bytes read alone would give.
+const tokenNodes = new WeakMap<Uint8Array, Asn1>();
 
 function findSigner(sid: Asn1, certificates: Uint8Array[]): Uint8Array | undefined {
   if (!(sid instanceof asn1js.Sequence)) return undefined; // [0] subjectKeyIdentifier: matched by verification

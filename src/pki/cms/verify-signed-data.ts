@@ -1,12 +1,12 @@
-import { bytesEqual } from '../der.js';
+import { bytesEqual, concatBytes } from '../der.js';
 import { digest } from '../algorithms.js';
 import { signatureMatches } from '../verify-signature-value.js';
 import type { SignedDataContents } from './read-signed-data.js';
 
 export interface VerifySignedDataOptions {
   cms: SignedDataContents;
-  /** The signed content: a PDF's byte ranges, or the token's own eContent. */
-  content: Uint8Array;
+  /** The signed content: a PDF's byte ranges (in parts), or the token's own eContent. */
+  content: Uint8Array | Uint8Array[];
   /** More certificates to look for the signer in (a PDF's DSS). */
   extraCertificates?: Uint8Array[];
 }
@@ -40,7 +40,8 @@ export function verifySignedData(options: VerifySignedDataOptions): SignedDataVe
     problems.push(`Unsupported digest algorithm ${cms.digestAlgorithmOid}`);
     return { digestMatches, signatureValid: false, signingCertificateMatches: false, problems };
   }
-  const contentDigest = digest(algorithm, options.content);
+  const parts = options.content instanceof Uint8Array ? [options.content] : options.content;
+  const contentDigest = digest(algorithm, ...parts);
   if (cms.signedAttributes) {
     digestMatches = cms.messageDigest !== undefined && bytesEqual(cms.messageDigest, contentDigest);
     if (!digestMatches) problems.push('The message digest does not match the signed content');
@@ -48,7 +49,7 @@ export function verifySignedData(options: VerifySignedDataOptions): SignedDataVe
   } else {
     // Without signed attributes the signature covers the content itself (old PKCS#7 signatures).
     digestMatches = true;
-    signedData = options.content;
+    signedData = parts.length === 1 ? parts[0]! : concatBytes(...parts);
   }
   const candidates = cms.signerCertificate
     ? [cms.signerCertificate]

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
 import type { BlobStore, ByteRange, StoredBlob } from '../blobs/blob-store.js';
 import { writeJson } from '../db/json.js';
+import { Sha512Tap } from './parallel-sha512.js';
 import type { Database, FileTable } from '../db/schema.js';
 
 export type FileRecord = Selectable<FileTable>;
@@ -79,27 +80,26 @@ export class FileStore {
    * the transaction that also writes what comes with it). Bytes never inserted stay unreferenced.
    */
   async storeBytes(source: Readable | Buffer, maxBytes?: number): Promise<StoredBytes> {
-    // The SHA-512 checksum (Contract: File record) is computed on the way, like the blob's SHA-256.
-    const sha512 = createHash('sha512');
-    let body: Readable | Buffer = source;
-    if (Buffer.isBuffer(source)) sha512.update(source);
-    else {
-      const tap = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          sha512.update(chunk);
-          done(null, chunk);
-        },
-      });
-      source.on('error', (error) => tap.destroy(error));
-      // A source that failed before this point (a truncated upload, while the caller was still
-      // checking rights) emits nothing more: fail the blob write now rather than leave it waiting.
-      if (source.destroyed && !source.readableEnded) {
-        tap.destroy(source.errored ?? new Error('The upload stream closed before its end'));
-      }
-      body = source.pipe(tap);
+    const options = maxBytes !== undefined ? { maxBytes } : {};
+    // The SHA-512 checksum (Contract: File record) is computed on the way, like the blob's SHA-256;
+    // for a stream, on a worker thread while the blob store writes (Sha512Tap).
+    if (Buffer.isBuffer(source)) {
+      const blob = await this.#blobs.put(source, options);
+      return { ...blob, checksum: createHash('sha512').update(source).digest('hex') };
     }
-    const blob = await this.#blobs.put(body, maxBytes !== undefined ? { maxBytes } : {});
-    return { ...blob, checksum: sha512.digest('hex') };
+    const tap = new Sha512Tap();
+    source.on('error', (error) => tap.destroy(error));
+    // A source that failed before this point (a truncated upload, while the caller was still
+    // checking rights) emits nothing more: fail the blob write now rather than leave it waiting.
+    if (source.destroyed && !source.readableEnded) {
+      tap.destroy(source.errored ?? new Error('The upload stream closed before its end'));
+    }
+    try {
+      const blob = await this.#blobs.put(source.pipe(tap), options);
+      return { ...blob, checksum: await tap.digest() };
+    } finally {
+      tap.destroy();
+    }
   }
 
   /** Makes a file of stored bytes: its row, written in `db` (the caller's transaction). */
