@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { KyselyPlugin } from 'kysely';
 import { authenticate } from '../../src/auth/authenticate.js';
 import type { Actor } from '../../src/core/access/actor.js';
 import { getDocument } from '../../src/documents/get-document.js';
@@ -8,6 +7,7 @@ import { aDocument } from '../helpers/documents.js';
 import { aUser, type AUser } from '../helpers/people.js';
 import { shareDocument } from '../helpers/sharing.js';
 import { mustSucceed } from '../helpers/server.js';
+import { countingStatements } from '../helpers/statements.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -18,19 +18,17 @@ import { useServer } from '../helpers/use-server.js';
  */
 describe('document reads: one statement for the reads of a turn, each answered as its own caller, never stale', () => {
   const server = useServer();
-  let alice: AUser;
-  let bob: AUser;
-  let carol: AUser;
-  let dave: AUser;
+  /** alice, bob and carol of one organization, dave of another. */
+  const people = {} as Record<'alice' | 'bob' | 'carol' | 'dave', AUser>;
   /** alice's: in her organization's shared folder, and at the root shared with carol for signing. */
   let inTeamFolder: string;
   let sharedWithCarol: string;
 
   before(async () => {
-    alice = await aUser(server, { name: 'alice', organization: 'Team' });
-    bob = await aUser(server, { name: 'bob', organization: 'Team' });
-    carol = await aUser(server, { name: 'carol', organization: 'Team' });
-    dave = await aUser(server, { name: 'dave', organization: 'Elsewhere' });
+    for (const name of ['alice', 'bob', 'carol'] as const)
+      people[name] = await aUser(server, { name, organization: 'Team' });
+    people.dave = await aUser(server, { name: 'dave', organization: 'Elsewhere' });
+    const { alice } = people;
     const folder = mustSucceed(
       await server.api('POST', '/folders', { token: alice.token, body: { name: 'Team', isShared: true } }),
       'POST /folders',
@@ -46,15 +44,9 @@ describe('document reads: one statement for the reads of a turn, each answered a
   const read = (user: AUser, id: string) => server.api('GET', `/documents/${id}`, { token: user.token });
 
   it('reads by four callers of two documents, made together, take one statement and answer each caller as GET /documents/:id does', async () => {
-    let statements = 0;
-    const counting: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        statements++;
-        return args.result;
-      },
-    };
-    const deps = { ...server.app.deps, db: server.app.deps.db.withPlugin(counting) };
+    const { alice, bob, carol, dave } = people;
+    const counted = countingStatements(server.app.deps.db);
+    const deps = { ...server.app.deps, db: counted.db };
     const actors = new Map<AUser, Actor>();
     for (const user of [alice, bob, carol, dave]) {
       const authenticated = await authenticate(server.app.deps, user.token, 'test');
@@ -64,7 +56,7 @@ describe('document reads: one statement for the reads of a turn, each answered a
     const reads = [alice, bob, carol, dave].flatMap((user) =>
       [inTeamFolder, sharedWithCarol].map((id) => ({ user, id })),
     );
-    statements = 0;
+    counted.reset();
     const answers = await Promise.all(
       reads.map(({ user, id }) =>
         getDocument(deps, actors.get(user)!, id).then(
@@ -73,7 +65,7 @@ describe('document reads: one statement for the reads of a turn, each answered a
         ),
       ),
     );
-    assert.equal(statements, 1);
+    assert.equal(counted.statements, 1);
     for (const [i, { user, id }] of reads.entries()) {
       const overHttp = await read(user, id);
       const answer = answers[i];
@@ -89,6 +81,7 @@ describe('document reads: one statement for the reads of a turn, each answered a
   });
 
   it('a document moved out of the shared folder is gone from the very next read and search of a colleague', async () => {
+    const { alice, bob } = people;
     assert.equal((await read(bob, inTeamFolder)).status, 200);
     const found = async () =>
       mustSucceed(
@@ -109,6 +102,7 @@ describe('document reads: one statement for the reads of a turn, each answered a
   });
 
   it('a cancelled share leaves the recipient’s inbox and `waitingFor` at once; a suspended reader is refused at the next read', async () => {
+    const { alice, carol } = people;
     const inbox = async () =>
       mustSucceed(await server.api('GET', '/inbox', { token: carol.token }), 'GET /inbox').body.results.map(
         (r: { sharedObjectEsId: string }) => r.sharedObjectEsId,
