@@ -89,18 +89,18 @@ export function withViewParts<O>(
   const dialect = dialectOf(db);
   return query
     .leftJoin('files as main', 'main.id', 'd.main_file_id')
-    .leftJoin('users as owner', 'owner.id', 'd.owner_id')
-    .leftJoin('users as creator', 'creator.id', 'd.created_by')
+    .select(['main.id as main_id', 'main.mimetype as main_mimetype', 'main.size as main_size'])
+    .select('main.pages as main_pages')
     .leftJoin('documents as folder', 'folder.id', 'd.folder_id')
     .select([
-      'main.id as main_id',
-      'main.mimetype as main_mimetype',
-      'main.size as main_size',
-      'main.pages as main_pages',
-      'owner.name as owner_name',
-      'creator.name as creator_name',
       'folder.title as folder_title',
       folderLevel(db, sql.ref<string | null>('d.folder_id')).as('folder_level'),
+    ])
+    .leftJoin('users as owner', 'owner.id', 'd.owner_id')
+    .leftJoin('users as creator', 'creator.id', 'd.created_by')
+    .select([
+      'owner.name as owner_name',
+      'creator.name as creator_name',
       dialect
         .jsonArrayFrom(
           db
