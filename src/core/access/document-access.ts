@@ -64,8 +64,12 @@ export async function canEdit(
 export interface VisibilityFacts {
   /** The caller holds a share of the document, in any state. */
   sharedWithCaller: boolean;
-  /** The top of the folder chain above it (`outermostFolderId`), when the chain reaches one. */
-  outermostFolder: Pick<DocumentRow, 'is_shared' | 'organization_id'> | undefined;
+  /**
+   * The organization of the top of the folder chain above it, when that top is shared (its members
+   * see everything below it); undefined when it sits in no folder, the top is private, or the chain
+   * is cut (`sharedTopOrganization`).
+   */
+  folderOpenTo: string | undefined;
 }
 
 /**
@@ -97,90 +101,91 @@ function seenByRow(actor: Actor, doc: DocumentRow): boolean | undefined {
 
 function seenByFacts(actor: Actor, doc: DocumentRow, facts: VisibilityFacts): boolean {
   // Internal recipients see what was shared with them (spec Sharing), whatever the share's state.
-  if (facts.sharedWithCaller) return true;
-  const outermost = outermostOf(doc, facts);
-  return outermost?.is_shared === 1 && outermost.organization_id === actor.organizationId;
+  return facts.sharedWithCaller || openTo(doc, facts.folderOpenTo) === actor.organizationId;
 }
 
-/** The top of the chain a document or folder sits in: a top-level folder is its own top. */
-function outermostOf(doc: FolderLink, facts: Pick<VisibilityFacts, 'outermostFolder'>) {
-  if (doc.folder_id === null) return doc.kind === 'folder' ? doc : undefined;
-  return facts.outermostFolder;
+/**
+ * The organization whose members see a document or folder through a shared folder tree: that of the
+ * shared top of its chain (`above`, read by `sharedTopOrganization`); a top-level folder is its own top.
+ */
+function openTo(doc: FolderLink, above: string | undefined): string | undefined {
+  if (doc.folder_id !== null) return above;
+  return doc.kind === 'folder' && doc.is_shared === 1 ? doc.organization_id : undefined;
 }
 
 type FolderLink = Pick<DocumentRow, 'folder_id' | 'is_shared' | 'organization_id' | 'kind'>;
 
 /**
- * The id of the top of the folder chain above `folderId` (a column of the outer query, or a value):
- * the first folder up the chain without a parent, or NULL when the chain is cut by a deleted or
- * missing folder or a loop (MAX_FOLDER_DEPTH steps from the document). One recursive subquery
- * instead of a statement per folder.
+ * The organization of the top of the folder chain above `folderId` (a column of the outer query, or a
+ * value) when that top is shared: the first folder up the chain without a parent. NULL when it is
+ * private, or the chain is cut by a deleted or missing folder or a loop (MAX_FOLDER_DEPTH steps from
+ * the document). One recursive subquery instead of a statement per folder. A deleted folder is
+ * marked (`cut`) rather than filtered out of the join: PostgreSQL, unsure how many rows have no
+ * `deleted_at` (a young table without statistics), would scan the table at each step.
  */
-export function outermostFolderId(db: Kysely<Database>, folderId: Expression<string | null>) {
+function sharedTopOrganization(db: Kysely<Database>, folderId: Expression<string | null>) {
   return db
-    .withRecursive('chain(id, folder_id, kind, depth)', (qb) =>
+    .withRecursive('chain(folder_id, kind, is_shared, organization_id, cut, depth)', (qb) =>
       qb
         .selectFrom('documents')
-        .select(['id', 'folder_id', 'kind', sql<number>`1`.as('depth')])
+        .select([
+          'folder_id',
+          'kind',
+          'is_shared',
+          'organization_id',
+          sql<number>`case when deleted_at is null then 0 else 1 end`.as('cut'),
+          sql<number>`1`.as('depth'),
+        ])
         .where('id', '=', folderId)
-        .where('deleted_at', 'is', null)
         .unionAll((step) =>
           step
             .selectFrom('chain')
             .innerJoin('documents as parent', 'parent.id', 'chain.folder_id')
             .select([
-              'parent.id',
               'parent.folder_id',
               'parent.kind',
+              'parent.is_shared',
+              'parent.organization_id',
+              sql<number>`case when ${sql.ref('chain.cut')} = 0 and ${sql.ref('parent.deleted_at')} is null then 0 else 1 end`.as(
+                'cut',
+              ),
               sql<number>`${sql.ref('chain.depth')} + 1`.as('depth'),
             ])
-            .where('parent.deleted_at', 'is', null)
             .where('chain.depth', '<', MAX_FOLDER_DEPTH - 1),
         ),
     )
     .selectFrom('chain')
-    .select('chain.id')
+    .select('chain.organization_id')
     .where('chain.folder_id', 'is', null)
-    .where('chain.kind', '=', 'folder');
+    .where('chain.cut', '=', 0)
+    .where('chain.kind', '=', 'folder')
+    .where('chain.is_shared', '=', 1);
 }
 
 /**
- * Adds what `visibilityFacts` reads to a query of `documents as d`, for the caller `userId`: the
- * left-joined top of its folder chain (`top`), and whether the caller holds a share of it. Read the
- * row's facts with `factsOf`.
+ * Adds what `visibilityFacts` reads to a query of `documents as d`, for the caller `userId`: whether
+ * they hold a share of it, and whom its folder tree opens it to. Read the row's facts with `factsOf`.
  */
 export function withVisibilityFacts<O>(
   db: Kysely<Database>,
   query: SelectQueryBuilder<Database & { d: DocumentTable }, 'd', O>,
   userId: Expression<string>,
 ) {
-  return query
-    .leftJoin('documents as top', (join) =>
-      join.on('top.id', '=', outermostFolderId(db, sql.ref<string | null>('d.folder_id'))),
-    )
-    .select([
-      sql<number>`case when exists ${db
-        .selectFrom('shares')
-        .select(sql.lit(1).as('one'))
-        .whereRef('shares.document_id', '=', sql.ref('d.id'))
-        .where('shares.user_id', '=', userId)} then 1 else 0 end`.as('shared_with_caller'),
-      'top.is_shared as top_is_shared',
-      'top.organization_id as top_organization_id',
-    ]);
+  return query.select([
+    sql<number>`case when exists ${db
+      .selectFrom('shares')
+      .select(sql.lit(1).as('one'))
+      .whereRef('shares.document_id', '=', sql.ref('d.id'))
+      .where('shares.user_id', '=', userId)} then 1 else 0 end`.as('shared_with_caller'),
+    sharedTopOrganization(db, sql.ref<string | null>('d.folder_id')).as('folder_open_to'),
+  ]);
 }
 
 /** The facts of a row read `withVisibilityFacts`. */
-export function factsOf(row: {
-  shared_with_caller: number;
-  top_is_shared: number | null;
-  top_organization_id: string | null;
-}): VisibilityFacts {
+export function factsOf(row: { shared_with_caller: number; folder_open_to: string | null }): VisibilityFacts {
   return {
     sharedWithCaller: Number(row.shared_with_caller) === 1,
-    outermostFolder:
-      row.top_is_shared === null || row.top_organization_id === null
-        ? undefined
-        : { is_shared: row.top_is_shared, organization_id: row.top_organization_id },
+    folderOpenTo: row.folder_open_to ?? undefined,
   };
 }
 
@@ -199,21 +204,20 @@ async function visibilityFacts(
   doc: DocumentRow,
 ): Promise<VisibilityFacts> {
   const [row] = await factsOfOne.execute(db, { documentId: doc.id, userId });
-  return row ? factsOf(row) : { sharedWithCaller: false, outermostFolder: undefined };
+  return row ? factsOf(row) : { sharedWithCaller: false, folderOpenTo: undefined };
 }
 
-const outermostOfFolder = new QueryTemplate((db, p: { folderId: string }) =>
-  db
-    .selectFrom('documents as top')
-    .select(['top.is_shared', 'top.organization_id'])
-    .where('top.id', '=', outermostFolderId(db, sql.val(p.folderId))),
+const sharedTopOfFolder = new QueryTemplate((db, p: { folderId: string }) =>
+  db.selectNoFrom(sharedTopOrganization(db, sql.val(p.folderId)).as('folder_open_to')),
 );
 
 /** Whether a folder is shared with its organization: its own setting at the top, its parent's below (see `canView`). */
 export async function isEffectivelyShared(db: Kysely<Database>, folder: FolderLink): Promise<boolean> {
   const above =
-    folder.folder_id === null ? [] : await outermostOfFolder.execute(db, { folderId: folder.folder_id });
-  return outermostOf(folder, { outermostFolder: above[0] })?.is_shared === 1;
+    folder.folder_id === null
+      ? undefined
+      : (await sharedTopOfFolder.execute(db, { folderId: folder.folder_id }))[0]?.folder_open_to;
+  return openTo(folder, above ?? undefined) !== undefined;
 }
 
 export type WithOpenFolders = Database & { open_folders: { id: string } };
