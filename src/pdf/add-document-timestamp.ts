@@ -1,17 +1,18 @@
 import type { PdfRef } from '@libpdf/core';
-import { digest, type DigestAlgorithm } from '../pki/algorithms.js';
+import type { DigestAlgorithm } from '../pki/algorithms.js';
 import { requestTimestamp } from '../pki/tsa-client.js';
 import { appendPageAnnotations } from './annotations.js';
+import { updatePdf } from './appendable-pdf.js';
 import type { TsaOptions } from './finish-signature.js';
 import { pageGeometries } from './geometry.js';
-import { openPdf } from './open-pdf.js';
+import { appendedSource, memorySource } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { IncrementalUpdate, wholeFile } from './writer/incremental-writer.js';
 import {
-  embedContents,
+  byteRangeDigest,
+  embedInUpdate,
   fillByteRange,
   signatureDictionary,
-  signedBytes,
 } from './writer/signature-placeholder.js';
 
 export interface AddDocumentTimestampOptions {
@@ -44,30 +45,35 @@ export interface DocumentTimestamp {
  */
 export async function addDocumentTimestamp(options: AddDocumentTimestampOptions): Promise<DocumentTimestamp> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
-  const opened = await openPdf({ bytes: options.pdf });
-  const update = new IncrementalUpdate(opened);
-  const pages = pageGeometries(opened);
-  const dictionary = signatureDictionary({
-    type: 'DocTimeStamp',
-    subFilter: 'ETSI.RFC3161',
-    contentsSize: options.placeholderSize ?? 16 * 1024,
+  const { written, byteRange } = await updatePdf(memorySource(options.pdf), (opened) => {
+    const update = new IncrementalUpdate(opened);
+    const pages = pageGeometries(opened);
+    const dictionary = signatureDictionary({
+      type: 'DocTimeStamp',
+      subFilter: 'ETSI.RFC3161',
+      contentsSize: options.placeholderSize ?? 16 * 1024,
+    });
+    const signatureRef = update.add(dictionary.body);
+    const byPage = new Map<number, PdfRef[]>();
+    addSignatureField({ opened, update, pages, signature: signatureRef, namePrefix: 'DocTimeStamp', byPage });
+    appendPageAnnotations({ opened, update, pages, additions: byPage });
+    const laidOut = update.write();
+    return {
+      written: laidOut,
+      byteRange: fillByteRange({ written: laidOut, objectNumber: signatureRef.objectNumber, dictionary }),
+    };
   });
-  const signatureRef = update.add(dictionary.body);
-  const byPage = new Map<number, PdfRef[]>();
-  addSignatureField({ opened, update, pages, signature: signatureRef, namePrefix: 'DocTimeStamp', byPage });
-  appendPageAnnotations({ opened, update, pages, additions: byPage });
-  const written = update.write();
-  const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
   const { token, info } = await requestTimestamp({
     url: options.tsa.url,
     timeoutMs: options.tsa.timeoutMs,
     headers: options.tsa.headers,
     observe: options.tsa.observe,
-    digest: digest(digestAlgorithm, signedBytes(written.bytes, byteRange)),
+    digest: byteRangeDigest(digestAlgorithm, appendedSource(written.base, written.tail), byteRange),
     digestAlgorithm,
   });
+  embedInUpdate({ written, byteRange, der: token });
   return {
-    pdf: embedContents({ pdf: written.bytes, byteRange, der: token }),
+    pdf: wholeFile(written),
     genTime: info.genTime,
     tsaCertificates: info.certificates,
     ...(info.tsaCertificate ? { tsaCertificate: info.tsaCertificate } : {}),

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
+import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { PdfInvalid } from './errors.js';
-import { openPdf, type OpenedPdf } from './open-pdf.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { memorySource } from './reader/byte-source.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 
 export interface AddValidationDataOptions {
   pdf: Uint8Array;
@@ -31,7 +32,10 @@ export interface AddValidationDataOptions {
  * ```
  */
 export async function addValidationData(options: AddValidationDataOptions): Promise<Uint8Array> {
-  const opened = await openPdf({ bytes: options.pdf });
+  return updatePdf(memorySource(options.pdf), (opened) => wholeFile(validationDataUpdate(opened, options)));
+}
+
+function validationDataUpdate(opened: AppendablePdf, options: AddValidationDataOptions): WrittenUpdate {
   const update = new IncrementalUpdate(opened);
   const catalog = opened.resolve(opened.trailer.root);
   if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
@@ -81,7 +85,7 @@ export async function addValidationData(options: AddValidationDataOptions): Prom
   catalog.set('DSS', dssRef);
   declareExtension(opened, catalog);
   update.set(opened.trailer.root, catalog);
-  return update.write().bytes;
+  return update.write();
 }
 
 /**
@@ -93,7 +97,7 @@ export async function addValidationData(options: AddValidationDataOptions): Prom
  * update.set(opened.trailer.root, catalog);
  * ```
  */
-export function declareExtension(opened: OpenedPdf, catalog: PdfDict): void {
+export function declareExtension(opened: AppendablePdf, catalog: PdfDict): void {
   const extensions = opened.resolve(catalog.get('Extensions'));
   const dict = extensions instanceof PdfDict ? extensions : new PdfDict();
   if (!dict.has('ESIC')) {
@@ -102,7 +106,7 @@ export function declareExtension(opened: OpenedPdf, catalog: PdfDict): void {
   }
 }
 
-function streamKey(opened: OpenedPdf, item: PdfObject): string {
+function streamKey(opened: AppendablePdf, item: PdfObject): string {
   const stream = opened.resolve(item);
   if (!(stream instanceof PdfStream)) return '';
   try {

@@ -11,7 +11,8 @@ import { addValidationData } from './add-validation-data.js';
 import { PdfInvalid } from './errors.js';
 import { findSignatures, readDss } from './find-signatures.js';
 import type { TsaOptions } from './finish-signature.js';
-import { openPdf } from './open-pdf.js';
+import { updatePdf } from './appendable-pdf.js';
+import { memorySource } from './reader/byte-source.js';
 
 /** Where the revocation data of a chain comes from: fetched (RevocationFetcher.collect), or given. */
 export interface RevocationSource {
@@ -77,14 +78,16 @@ export async function renewArchive(
     now: Date;
   },
 ): Promise<{ pdf: Uint8Array; archive: ArchiveExpiry }> {
-  const opened = await openPdf({ bytes: options.pdf });
-  const newest = findSignatures({ opened })
-    .filter((s) => s.type === 'DocTimeStamp')
-    .at(-1);
+  const { newest, dss } = await updatePdf(memorySource(options.pdf), (opened) => ({
+    newest: findSignatures({ opened })
+      .filter((s) => s.type === 'DocTimeStamp')
+      .at(-1),
+    dss: readDss({ opened }),
+  }));
   if (!newest) throw new PdfInvalid('The file has no archive (document) timestamp to renew');
   const token = readTimestampToken({ token: newest.contents });
   if (!token.tsaCertificate) throw new PdfInvalid('The newest document timestamp names no TSA certificate');
-  const pool = [...token.certificates, ...(readDss({ opened })?.certificates ?? [])];
+  const pool = [...token.certificates, ...(dss?.certificates ?? [])];
   const chain = certificateChain(token.tsaCertificate, pool);
   const material = await validationMaterial([chain], options, options.now);
   const withDss = await addValidationData({ pdf: options.pdf, ...material, vriFor: [newest.contents] });

@@ -7,7 +7,8 @@ import { requestTimestamp, type TsaObserver } from '../pki/tsa-client.js';
 import { verifySignatureValue } from '../pki/verify-signature-value.js';
 import { PreparedSignatureMismatch } from './errors.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
-import { embedContents, signedBytes } from './writer/signature-placeholder.js';
+import { memorySource } from './reader/byte-source.js';
+import { byteRangeDigest, embedContents } from './writer/signature-placeholder.js';
 
 export interface TsaOptions {
   /** RFC 3161 endpoint (TSA_URL). */
@@ -64,7 +65,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
   if (
     !bytesEqual(
       expectedDigest(prepared.signedAttributes),
-      digest(prepared.digestAlgorithm, signedBytes(pdf, prepared.byteRange)),
+      byteRangeDigest(prepared.digestAlgorithm, memorySource(pdf), prepared.byteRange),
     )
   ) {
     throw new PreparedSignatureMismatch(

@@ -19,8 +19,8 @@ export type PdfInspection = { ok: true; pages: number } | { ok: false; problem: 
 export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
   try {
     const opened = await openPdf({ bytes });
-    assertChangesAllowed(opened.pdf);
-    return { ok: true, pages: opened.pdf.getPageCount() };
+    assertChangesAllowed(opened);
+    return { ok: true, pages: opened.pageCount };
   } catch (error) {
     if (error instanceof PdfInvalid || error instanceof PdfEncrypted || error instanceof PdfRestricted)
       return { ok: false, problem: lowerFirst(error.message) };
