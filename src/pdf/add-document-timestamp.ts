@@ -5,9 +5,9 @@ import { appendPageAnnotations } from './annotations.js';
 import { updatePdf } from './appendable-pdf.js';
 import type { TsaOptions } from './finish-signature.js';
 import { pageGeometries } from './geometry.js';
-import { appendedSource, memorySource } from './reader/byte-source.js';
+import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
-import { IncrementalUpdate, wholeFile } from './writer/incremental-writer.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 import {
   byteRangeDigest,
   embedInUpdate,
@@ -16,7 +16,7 @@ import {
 } from './writer/signature-placeholder.js';
 
 export interface AddDocumentTimestampOptions {
-  pdf: Uint8Array;
+  pdf: PdfBytes;
   tsa: TsaOptions;
   digestAlgorithm?: DigestAlgorithm;
   /** Bytes reserved for the token (default 16 KB). */
@@ -34,6 +34,11 @@ export interface DocumentTimestamp {
   token: Uint8Array;
 }
 
+/** A document timestamp's update as laid out after the file it extends (documentTimestampUpdate). */
+export interface DocumentTimestampUpdate extends Omit<DocumentTimestamp, 'pdf'> {
+  written: WrittenUpdate;
+}
+
 /**
  * Adds a document timestamp (/Type /DocTimeStamp, SubFilter ETSI.RFC3161) in a new revision: the
  * archive timestamp of PAdES B-LTA, covering every earlier signature and the DSS. Throws
@@ -44,8 +49,23 @@ export interface DocumentTimestamp {
  * ```
  */
 export async function addDocumentTimestamp(options: AddDocumentTimestampOptions): Promise<DocumentTimestamp> {
+  const { written, ...timestamp } = await documentTimestampUpdate(options);
+  return { ...timestamp, pdf: wholeFile(written) };
+}
+
+/**
+ * `addDocumentTimestamp` without the copy: the update as laid out after the file it extends, the file
+ * hashed as it is read.
+ *
+ * ```ts
+ * const { written, token } = await documentTimestampUpdate({ pdf: appendedSource(original, appended), tsa });
+ * ```
+ */
+export async function documentTimestampUpdate(
+  options: AddDocumentTimestampOptions,
+): Promise<DocumentTimestampUpdate> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
-  const { written, byteRange } = await updatePdf(memorySource(options.pdf), (opened) => {
+  const { written, byteRange } = await updatePdf(sourceOf(options.pdf), (opened) => {
     const update = new IncrementalUpdate(opened);
     const pages = pageGeometries(opened);
     const dictionary = signatureDictionary({
@@ -73,7 +93,7 @@ export async function addDocumentTimestamp(options: AddDocumentTimestampOptions)
   });
   embedInUpdate({ written, byteRange, der: token });
   return {
-    pdf: wholeFile(written),
+    written,
     genTime: info.genTime,
     tsaCertificates: info.certificates,
     ...(info.tsaCertificate ? { tsaCertificate: info.tsaCertificate } : {}),

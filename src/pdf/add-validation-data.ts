@@ -3,11 +3,11 @@ import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
 import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { PdfInvalid } from './errors.js';
-import { memorySource } from './reader/byte-source.js';
+import { sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 
 export interface AddValidationDataOptions {
-  pdf: Uint8Array;
+  pdf: PdfBytes;
   /** Certificates of the signers' chains and of the TSAs (DER). */
   certificates?: Uint8Array[];
   /** CRLs (DER). */
@@ -32,10 +32,21 @@ export interface AddValidationDataOptions {
  * ```
  */
 export async function addValidationData(options: AddValidationDataOptions): Promise<Uint8Array> {
-  return updatePdf(memorySource(options.pdf), (opened) => wholeFile(validationDataUpdate(opened, options)));
+  return wholeFile(await validationDataUpdate(options));
 }
 
-function validationDataUpdate(opened: AppendablePdf, options: AddValidationDataOptions): WrittenUpdate {
+/**
+ * `addValidationData` without the copy: the update as laid out after the file it extends.
+ *
+ * ```ts
+ * const { tail } = await validationDataUpdate({ pdf: appendedSource(original, signed), crls });
+ * ```
+ */
+export function validationDataUpdate(options: AddValidationDataOptions): Promise<WrittenUpdate> {
+  return updatePdf(sourceOf(options.pdf), (opened) => dssUpdate(opened, options));
+}
+
+function dssUpdate(opened: AppendablePdf, options: AddValidationDataOptions): WrittenUpdate {
   const update = new IncrementalUpdate(opened);
   const catalog = opened.resolve(opened.trailer.root);
   if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');

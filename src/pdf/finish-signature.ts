@@ -32,9 +32,13 @@ export interface FinishSignatureOptions {
   timestamp?: TsaOptions & { onFailure?: 'fail' | 'fallback' };
 }
 
-export interface FinishedSignature {
+export interface FinishedSignature extends SignatureContents {
   pdf: Uint8Array;
-  /** The embedded CMS (DER). */
+}
+
+/** What goes into a prepared signature's /Contents, and what the TSA said. */
+export interface SignatureContents {
+  /** The CMS to embed (DER). */
   cms: Uint8Array;
   timestamped: boolean;
   /** A timestamp was asked for, the TSA failed and the signature was finished without one. */
@@ -72,6 +76,24 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
       'The PDF is not the prepared file of this signature (its content differs)',
     );
   }
+  const contents = await signatureContents(options);
+  return { ...contents, pdf: embedContents({ pdf, byteRange: prepared.byteRange, der: contents.cms }) };
+}
+
+/**
+ * What `finishSignature` embeds, without the file: the signature value checked against the
+ * certificate (`SignatureValueInvalid`), the optional signature timestamp, the CMS. For a caller that
+ * holds the prepared update itself (signPdf), so the file is neither hashed again nor copied.
+ *
+ * ```ts
+ * const { cms } = await signatureContents({ prepared: state, signatureValue });
+ * embedInUpdate({ written, byteRange: state.byteRange, der: cms });
+ * ```
+ */
+export async function signatureContents(
+  options: Omit<FinishSignatureOptions, 'pdf'>,
+): Promise<SignatureContents> {
+  const { prepared } = options;
   const signatureValue = verifySignatureValue({
     certificate: prepared.certificate,
     data: prepared.signedAttributes,
@@ -113,7 +135,6 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
     timestampToken,
   });
   return {
-    pdf: embedContents({ pdf, byteRange: prepared.byteRange, der: cms }),
     cms,
     timestamped: timestampToken !== undefined,
     fellBack: options.timestamp !== undefined && timestampToken === undefined,

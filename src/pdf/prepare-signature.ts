@@ -9,7 +9,7 @@ import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { settleNeedAppearances } from './form-appearances.js';
 import { pageGeometries } from './geometry.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
-import { appendedSource, memorySource } from './reader/byte-source.js';
+import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
 import { buildAnnotations } from './visuals/build-annotations.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
@@ -25,7 +25,8 @@ import {
 export const MIN_PLACEHOLDER_SIZE = 16 * 1024;
 
 export interface PrepareSignatureOptions {
-  pdf: Uint8Array;
+  /** The file, in memory or read where it is (a stored file on disk, read lazily). */
+  pdf: PdfBytes;
   /** The signer's certificate (DER) and chain, embedded in the CMS. */
   certificate: Uint8Array;
   chain?: Uint8Array[];
@@ -66,9 +67,25 @@ export interface PreparedSignature {
  * ```
  */
 export async function prepareSignature(options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  const { written, state } = await prepareSignatureUpdate(options);
+  return { pdf: wholeFile(written), state };
+}
+
+/**
+ * `prepareSignature` without the copy: the update as laid out after the file it extends, for a caller
+ * that finishes it in place (signPdf). A file read from disk is never held whole: the byte ranges are
+ * hashed as they are read.
+ *
+ * ```ts
+ * const { written, state } = await prepareSignatureUpdate({ pdf: fileSource(fd, size), certificate, signerName, signingTime });
+ * ```
+ */
+export async function prepareSignatureUpdate(
+  options: PrepareSignatureOptions,
+): Promise<{ written: WrittenUpdate; state: PreparedSignatureState }> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
   const keyAlgorithm = keyAlgorithmOfCertificate(options.certificate);
-  const { written, byteRange, fieldName } = await updatePdf(memorySource(options.pdf), (opened) =>
+  const { written, byteRange, fieldName } = await updatePdf(sourceOf(options.pdf), (opened) =>
     signatureUpdate(opened, options),
   );
   const messageDigest = byteRangeDigest(
@@ -78,7 +95,7 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
   );
   const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
   return {
-    pdf: wholeFile(written),
+    written,
     state: {
       byteRange,
       signedAttributes,

@@ -70,3 +70,17 @@ export function appendedSource(base: ByteSource, tail: Uint8Array): ByteSource {
     },
   };
 }
+
+/** A PDF given to the engine: its bytes in memory, or a source that reads them where they are. */
+export type PdfBytes = Uint8Array | ByteSource;
+
+/**
+ * The source of a PDF given either way.
+ *
+ * ```ts
+ * const source = sourceOf(options.pdf);
+ * ```
+ */
+export function sourceOf(pdf: PdfBytes): ByteSource {
+  return pdf instanceof Uint8Array ? memorySource(pdf) : pdf;
+}
