@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
-import type { BlobStore, ByteRange, StoredBlob } from '../blobs/blob-store.js';
+import type { BlobStore, ByteRange, LocalFile, StoredBlob } from '../blobs/blob-store.js';
 import { writeJson } from '../db/json.js';
 import type { Database, FileTable } from '../db/schema.js';
 
@@ -202,6 +202,11 @@ export class FileStore {
   /** A file's bytes, or a range of them; also the bytes just stored (StoredBytes), before their row. */
   async open(file: Pick<FileRecord, 'sha256'>, range?: ByteRange): Promise<Readable> {
     return this.#blobs.get(file.sha256, range);
+  }
+
+  /** The file as a local file open for reading at any offset (BlobStore.openFile); close it when done. */
+  openFile(file: Pick<FileRecord, 'sha256'>): Promise<LocalFile> {
+    return this.#blobs.openFile(file.sha256);
   }
 
   /** The file's bytes in one buffer. */
