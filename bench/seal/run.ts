@@ -44,7 +44,8 @@ import { loadConfig } from '../../src/core/config.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { openDevCa } from '../../src/pki/dev-ca.js';
 import { manyPagesPdf, onePagePdf } from '../../test/fixtures/pdf-fixtures.js';
-import { diskCopySpeed, writeBigPdf } from './big-pdf.js';
+import { writeBigPdf } from '../../test/fixtures/big-pdf.js';
+import { diskCopySpeed } from './disk-speed.js';
 
 const { values } = parseArgs({
   options: {
