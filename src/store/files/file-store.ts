@@ -210,7 +210,7 @@ export class FileStore {
   }
 
   /** The file's bytes in one buffer. */
-  read(file: FileRecord): Promise<Buffer> {
+  read(file: Pick<FileRecord, 'sha256'>): Promise<Buffer> {
     return this.#blobs.read(file.sha256);
   }
 }
