@@ -194,9 +194,9 @@ function writeContents(
   ) {
     throw new PreparedSignatureMismatch('The prepared PDF does not match its signature placeholder');
   }
-  for (let i = start; i < end; i++) {
-    if (target[i] !== 0x30) throw new PreparedSignatureMismatch('The prepared PDF is already signed');
-  }
+  const gap = Buffer.from(target.buffer, target.byteOffset + start, end - start);
+  if (!gap.equals(Buffer.alloc(end - start, 0x30)))
+    throw new PreparedSignatureMismatch('The prepared PDF is already signed');
   const hex = Buffer.from(der).toString('hex');
   if (hex.length > end - start) {
     throw new PlaceholderTooSmall(
