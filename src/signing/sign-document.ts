@@ -59,10 +59,16 @@ export async function mainFileBytes(
   deps: Deps,
   doc: DocumentRow,
 ): Promise<{ file: FileRecord; bytes: Uint8Array }> {
+  const file = await mainFile(deps, doc);
+  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
+}
+
+/** The record of a document's main file, for a caller that reads the bytes its own way (sealStoredFile). */
+export async function mainFile(deps: Deps, doc: DocumentRow): Promise<FileRecord> {
   if (!doc.main_file_id) throw new ValidationError('The document has no main file to sign');
   const file = await deps.files.find(doc.tenant_id, doc.main_file_id);
   if (!file) throw new ValidationError('The document’s main file is missing');
-  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
+  return file;
 }
 
 /**
