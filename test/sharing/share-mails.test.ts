@@ -100,6 +100,15 @@ describe('issue 25: the mails signers receive', () => {
     assert.equal((await signDocument(server, ivy, id, at(0.5), owner)).status, 200);
     assert.equal((await readDocument(server, owner, id)).workflow.shareStateName, 'completed');
     const final = await mainFileOf(server, owner, id);
+    // A signer with an account finds it again among what they did (GET /inbox?state=done), complete.
+    const done = await server.api('GET', '/inbox?state=done', { token: ivy });
+    assert.deepEqual(
+      (done.body.results as { sharedObjectEsId: string; documentShareState: string }[])
+        .filter((share) => share.sharedObjectEsId === id)
+        .map((share) => share.documentShareState),
+      ['completed'],
+    );
+    assert.equal((await server.api('GET', '/inbox', { token: ivy })).body.total, 0, 'nothing pending');
 
     const completed = {
       ext: shown(await smtp.waitFor('ext@example.org', /est termin/, 20_000)),

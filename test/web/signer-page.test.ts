@@ -874,6 +874,15 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('button', { name: 'Approve' }).click();
           await s.page.getByRole('heading', { name: 'Thank you: your answer was recorded.' }).waitFor();
           assert.equal(await s.page.getByText(/^You are asked to approve/).count(), 0, 'asked no more');
+          // Their list keeps what they did: the completed document, to open and download again.
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          const done = s.page.getByRole('region', { name: 'Done by you' });
+          await done.getByRole('link', { name: 'Budget 2027' }).waitFor();
+          // An approval alone starts no signing round: no round state to tell, only who sent it.
+          assert.equal(await done.locator('.inbox-meta').innerText(), 'owner');
+          assert.equal(await s.page.getByText('Nothing is waiting for you.').count(), 1);
+          await s.capture('inbox-done');
           await s.page.getByRole('button', { name: 'Sign out' }).click();
           await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
           // The session is over on the server too: the list asks to sign in again.

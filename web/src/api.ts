@@ -79,8 +79,9 @@ export interface ShareView {
   otpPhone?: string;
   identityProviders?: { name: string; label: string }[];
   identityVerified?: { provider: string; at: string };
-  /** GET /inbox adds the document's title. */
+  /** GET /inbox adds the document's title (and its share state). */
   documentTitle?: string;
+  documentShareState?: string | null;
   signatureFields: SignatureFieldSpec[];
 }
 
@@ -344,7 +345,8 @@ export class Api {
     return this.json('GET', '/logout');
   }
 
-  inbox(): Promise<{ total: number; results: ShareView[] }> {
-    return this.json('GET', '/inbox');
+  /** The user's pending actions, or (`done`) what they acted on, each with its document's state. */
+  inbox(state: 'pending' | 'done' = 'pending'): Promise<{ total: number; results: ShareView[] }> {
+    return this.json('GET', `/inbox?state=${state}`);
   }
 }

@@ -253,8 +253,8 @@ async function startSession(documentId?: string): Promise<void> {
       }
       if (state.isUnlocked === false) return showTotpStep();
       if (!documentId) {
-        const inbox = await api.inbox();
-        rerender = () => showInbox(main, inbox.results, signOutButton(api));
+        const [inbox, done] = await Promise.all([api.inbox(), api.inbox('done')]);
+        rerender = () => showInbox(main, inbox.results, done.results, signOutButton(api));
         rerender();
         return;
       }

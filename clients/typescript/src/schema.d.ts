@@ -11125,12 +11125,14 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Your pending actions
-     * @description The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action.
+     * Your pending actions, or what you acted on
+     * @description The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action. With `state=done`, the shares the caller acted on (signed, approved, ...), the latest first, each with its document’s `documentShareState` (`completed` once everyone has acted): read or download the document with GET /documents/{id}.
      */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          state?: 'pending' | 'done';
+        };
         header?: never;
         path?: never;
         cookie?: never;
@@ -11179,7 +11181,8 @@ export interface paths {
              *           "allowedOAuths": [],
              *           "identityProviders": [],
              *           "signatureFields": [],
-             *           "documentTitle": "Service agreement"
+             *           "documentTitle": "Service agreement",
+             *           "documentShareState": "inprogress"
              *         }
              *       ]
              *     }
@@ -11284,6 +11287,8 @@ export interface paths {
                   [key: string]: unknown;
                 })[];
                 documentTitle: string;
+                /** @description The document’s share state: `inprogress`, `completed`, `rejected`, … */
+                documentShareState: string | null;
               } & {
                 [key: string]: unknown;
               })[];

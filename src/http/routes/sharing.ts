@@ -542,16 +542,25 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
-          summary: 'Your pending actions',
+          summary: 'Your pending actions, or what you acted on',
           description:
-            'The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action.',
+            'The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action. With `state=done`, the shares the caller acted on (signed, approved, ...), the latest first, each with its document’s `documentShareState` (`completed` once everyone has acted): read or download the document with GET /documents/{id}.',
+          querystring: Type.Object({
+            state: Type.Optional(Type.Enum(['pending', 'done'], { default: 'pending' })),
+          }),
           response: withErrors({
             200: Type.Object(
               {
                 total: Type.Integer(),
                 results: Type.Array(
                   Type.Object(
-                    { ...ShareObject.properties, documentTitle: Type.String() },
+                    {
+                      ...ShareObject.properties,
+                      documentTitle: Type.String(),
+                      documentShareState: Type.Union([Type.String(), Type.Null()], {
+                        description: 'The document’s share state: `inprogress`, `completed`, `rejected`, …',
+                      }),
+                    },
                     { additionalProperties: true },
                   ),
                 ),
@@ -568,6 +577,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                         oauthFactors: [],
                         signatureFields: [],
                         documentTitle: 'Service agreement',
+                        documentShareState: 'inprogress',
                       },
                     ],
                   },
@@ -577,7 +587,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           }),
         },
       },
-      async (request) => listInbox(deps, actorOf(request)),
+      async (request) => listInbox(deps, actorOf(request), request.query.state),
     );
 
     app.post(
