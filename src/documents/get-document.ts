@@ -1,9 +1,19 @@
 import { sql } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { canViewWith, factsOf, withVisibilityFacts } from '../core/access/document-access.js';
+import {
+  VISIBILITY_COLUMNS,
+  canViewWith,
+  factsOf,
+  withVisibilityFacts,
+} from '../core/access/document-access.js';
 import { NotFound } from '../core/errors.js';
-import { shapeDocument, withViewParts, type DocumentView } from '../core/views/document-view.js';
+import {
+  SHOWN_COLUMNS,
+  shapeDocument,
+  withViewParts,
+  type DocumentView,
+} from '../core/views/document-view.js';
 import { BatchedLookup } from '../store/db/batched-lookup.js';
 import { QueryTemplate } from '../store/db/query-template.js';
 
@@ -19,7 +29,7 @@ const readDocuments = new QueryTemplate((db, p: { pairs: string }, dialect) =>
     .innerJoin(dialect.jsonElements(p.pairs).as('reader'), (join) =>
       join.on('d.id', '=', sql<string>`${sql.ref('reader.value')} ->> 0`),
     )
-    .selectAll('d')
+    .select([...new Set([...SHOWN_COLUMNS, ...VISIBILITY_COLUMNS])].map((column) => `d.${column}` as const))
     .select(sql<string>`${sql.ref('reader.value')} ->> 1`.as('reader_id')),
 );
 

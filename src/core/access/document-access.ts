@@ -18,7 +18,21 @@ export type DocumentRow = Selectable<DocumentTable>;
 // Folders nest; a loop (never written by us, but cheap to guard) must not hang a request.
 const MAX_FOLDER_DEPTH = 64;
 
-function administers(actor: Actor, doc: DocumentRow): boolean {
+/** The columns of a document's row that `canView` reads. */
+export const VISIBILITY_COLUMNS = [
+  'tenant_id',
+  'organization_id',
+  'deleted_at',
+  'owner_id',
+  'created_by',
+  'folder_id',
+  'kind',
+  'is_shared',
+] as const satisfies readonly (keyof DocumentTable)[];
+
+type VisibilityRow = Pick<DocumentRow, (typeof VISIBILITY_COLUMNS)[number]>;
+
+function administers(actor: Actor, doc: Pick<DocumentRow, 'organization_id'>): boolean {
   return isAdmin(actor.role) && (isTenantWide(actor.role) || doc.organization_id === actor.organizationId);
 }
 
@@ -87,19 +101,19 @@ export async function canView(db: Kysely<Database>, actor: Actor, doc: DocumentR
 }
 
 /** `canView` with its facts already read. */
-export function canViewWith(actor: Actor, doc: DocumentRow, facts: VisibilityFacts): boolean {
+export function canViewWith(actor: Actor, doc: VisibilityRow, facts: VisibilityFacts): boolean {
   return seenByRow(actor, doc) ?? seenByFacts(actor, doc, facts);
 }
 
 /** What the row alone decides of `canView`: undefined when the facts must. */
-function seenByRow(actor: Actor, doc: DocumentRow): boolean | undefined {
+function seenByRow(actor: Actor, doc: VisibilityRow): boolean | undefined {
   if (doc.tenant_id !== actor.tenantId || doc.deleted_at !== null) return false;
   if (doc.owner_id === actor.userId || doc.created_by === actor.userId || administers(actor, doc))
     return true;
   return undefined;
 }
 
-function seenByFacts(actor: Actor, doc: DocumentRow, facts: VisibilityFacts): boolean {
+function seenByFacts(actor: Actor, doc: VisibilityRow, facts: VisibilityFacts): boolean {
   // Internal recipients see what was shared with them (spec Sharing), whatever the share's state.
   return facts.sharedWithCaller || openTo(doc, facts.folderOpenTo) === actor.organizationId;
 }
