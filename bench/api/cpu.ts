@@ -40,7 +40,8 @@ function parseStat(stat: string): { command: string; ticks: number } {
   };
 }
 
-function processTicks(pid: number): number {
+/** utime + stime of a process (every thread of it), in ticks. */
+export function processTicks(pid: number): number {
   return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).ticks;
 }
 

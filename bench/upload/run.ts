@@ -27,6 +27,7 @@ import { request } from 'node:http';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { processTicks, TICKS_PER_SECOND } from '../api/cpu.js';
 import {
   installExitHandlers,
   pinThisProcess,
@@ -35,6 +36,7 @@ import {
   type Placement,
 } from '../api/processes.js';
 import { ensureBuilt, freePort, logIn, startServer, type RunningServer } from '../api/server.js';
+import { markdownTable } from '../markdown-table.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const MB = 1024 * 1024;
@@ -152,13 +154,6 @@ function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-/** CPU seconds a process has used, all its threads (user + system). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /**
  * A Node HTTP server that only counts the bytes of each request: what this machine's loopback and
  * Node's HTTP parser allow, the ceiling of any upload through HTTP. Placed like the servers.
@@ -237,9 +232,9 @@ async function measureBuild(build: Build): Promise<string[]> {
   const pid = build.server.pid!;
   const before = memory(pid);
   resetPeak(pid);
-  const cpuBefore = cpuSeconds(pid);
+  const cpuBefore = processTicks(pid) / TICKS_PER_SECOND;
   const uploaded = await upload(build.server, build.token, sizeMb * MB);
-  const cpu = cpuSeconds(pid) - cpuBefore;
+  const cpu = processTicks(pid) / TICKS_PER_SECOND - cpuBefore;
   const afterUpload = memory(pid);
   if (uploaded.checksum !== uploaded.expected) throw new Error(`${build.label}: wrong SHA-512 checksum`);
   resetPeak(pid);
@@ -259,12 +254,6 @@ async function measureBuild(build: Build): Promise<string[]> {
       growth < TARGET.rssGrowthMb ? 'RSS met' : 'RSS MISSED',
     ].join(', '),
   ];
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -303,7 +292,7 @@ async function main(): Promise<void> {
     }
     console.log(`\nuploads of ${sizeMb} MB through HTTP (load average now ${loadavg()[0]!.toFixed(2)})`);
     console.log(
-      table(
+      markdownTable(
         [
           'round',
           'build',
@@ -319,7 +308,7 @@ async function main(): Promise<void> {
     );
     console.log(`\nfloors measured in the same rounds (${sizeMb} MB each)`);
     console.log(
-      table(
+      markdownTable(
         [
           'round',
           'HTTP sink MB/s (no parsing, no storage)',

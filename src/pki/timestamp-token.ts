@@ -1,6 +1,7 @@
 import * as asn1js from 'asn1js';
 import { X509Certificate } from 'node:crypto';
 import { OID, digestFromOid, type DigestAlgorithm } from './algorithms.js';
+import { BytesMemo } from './bytes-memo.js';
 import { readSignedData, readTime } from './cms/read-signed-data.js';
 import { verifySignedData } from './cms/verify-signed-data.js';
 import { childAt, childrenOf, octetsOf, oidOf, parseDer } from './der.js';
@@ -62,9 +63,14 @@ export function readTimestampToken(options: { token: Uint8Array }): TimestampTok
 }
 
 function hasTimeStampingUsage(der: Uint8Array): boolean {
+  return timeStampingUsage.get(der);
+}
+
+// A document's signature timestamps mostly come from one TSA, each token carrying its certificate anew.
+const timeStampingUsage = new BytesMemo((der) => {
   try {
     return new X509Certificate(der).keyUsage?.includes(OID.extKeyUsageTimeStamping) ?? false;
   } catch {
     return false;
   }
-}
+});

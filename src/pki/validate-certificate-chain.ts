@@ -166,7 +166,7 @@ async function revocationOf(
 ): Promise<RevocationAnswer | undefined> {
   const cert = cache.remember('x509', [certificate], () => new x509.X509Certificate(certificate));
   for (const der of options.crls ?? []) {
-    const entry = cache.remember('crl', [der, certificate, issuer], () => crlEntry(der, cert, issuer));
+    const entry = cache.remember('crl', [der, certificate, issuer], () => crlEntry(der, cert, issuer, cache));
     if (!entry) continue;
     const status = entry.revokedAt && entry.revokedAt <= options.at ? 'revoked' : 'good';
     return { certificate, status, source: 'crl', der, issuedAt: entry.thisUpdate };
@@ -188,9 +188,10 @@ function crlEntry(
   der: Uint8Array,
   cert: x509.X509Certificate,
   issuer: Uint8Array,
+  cache: ValidationCache,
 ): { revokedAt?: Date; thisUpdate: Date } | undefined {
   try {
-    const crl = new x509.X509Crl(der);
+    const crl = cache.remember('x509-crl', [der], () => new x509.X509Crl(der));
     if (crl.issuer !== cert.issuer) return undefined;
     if (!crlSignedBy(der, issuer)) return undefined;
     const entry = crl.findRevoked(cert);
@@ -217,8 +218,8 @@ async function ocspAnswer(
     if (!cache.remember('ocsp-signer', [der, issuer], () => ocspSignedBy(ocsp.basic, issuer, cache)))
       return undefined;
     const status = await ocsp.response.getCertificateStatus(
-      pkijs.Certificate.fromBER(certificate),
-      pkijs.Certificate.fromBER(issuer),
+      cache.remember('pkijs-certificate', [certificate], () => pkijs.Certificate.fromBER(certificate)),
+      cache.remember('pkijs-certificate', [issuer], () => pkijs.Certificate.fromBER(issuer)),
     );
     if (!status.isForCertificate) return undefined;
     // pkijs: 0 good, 1 revoked, 2 unknown.
