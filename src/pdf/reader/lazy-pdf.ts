@@ -8,6 +8,7 @@ import {
   PdfString,
   type PdfObject,
 } from '@libpdf/core';
+import type { AppendablePdf } from '../appendable-pdf.js';
 import type { DocumentEncryption } from '../encryption.js';
 import { damagedPdf, PdfEncrypted, PdfInvalid, XREF_DAMAGE } from '../errors.js';
 import { assertPageCount, PDF_LIMITS } from '../pdf-limits.js';
@@ -51,7 +52,7 @@ interface ObjectStream {
  * with 1 to `PDF_LIMITS.pages` pages, and the empty password. Damage is found where it is read: an
  * object that is not where its cross-reference entry says (the shifted offsets of issue 23) is
  * `PdfInvalid` naming the damage. Damage in parts a signature never reads goes unnoticed here, as it
- * does in viewers; such files were repaired at upload, where the whole file is read. The decoded
+ * does in viewers (files up to 32 MiB are read whole at upload, and repaired there). The decoded
  * size of the file's streams is not measured either: the reader decodes only the structural streams
  * it needs, each within `PDF_LIMITS.streamBytes`.
  *
@@ -61,7 +62,7 @@ interface ObjectStream {
  * const { ref, dict } = pdf.page(0);
  * ```
  */
-export class LazyPdf {
+export class LazyPdf implements AppendablePdf {
   readonly source: ByteSource;
   readonly startxref: number;
   readonly xrefIsStream: boolean;
