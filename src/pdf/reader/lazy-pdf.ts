@@ -106,8 +106,8 @@ export class LazyPdf implements AppendablePdf {
       this.encryption = {
         entry: encrypt,
         forObject: (ref) => ({
-          string: (bytes) => security.encryptString(bytes, ref.objectNumber, ref.generation),
-          stream: (data, type) => security.encryptStream(data, type, ref.objectNumber, ref.generation),
+          string: (bytes) => security.string('encrypt', bytes, ref),
+          stream: (data, type) => security.stream('encrypt', data, type, ref),
         }),
       };
     }
@@ -242,14 +242,12 @@ export class LazyPdf implements AppendablePdf {
         object instanceof PdfDict && syntax.atKeyword('stream') ? offset + streamDataStart(syntax) : -1;
       return { object, generation: header.generation, dataStart };
     });
-    let { object } = parsed;
-    if (parsed.dataStart >= 0)
-      object = this.#stream(object as PdfDict, parsed.dataStart, number, parsed.generation);
-    else if (this.#security) object = this.#decryptStrings(object, number, parsed.generation);
-    return object;
+    const ref = PdfRef.of(number, parsed.generation);
+    if (parsed.dataStart >= 0) return this.#stream(parsed.object as PdfDict, parsed.dataStart, ref);
+    return this.#security ? this.#decryptStrings(parsed.object, ref) : parsed.object;
   }
 
-  #stream(dict: PdfDict, dataStart: number, number: number, generation: number): PdfStream {
+  #stream(dict: PdfDict, dataStart: number, ref: PdfRef): PdfStream {
     const length = this.resolve(dict.get('Length'));
     let data: Uint8Array;
     if (length instanceof PdfNumber && this.#endsAt(dataStart + length.value)) {
@@ -259,14 +257,9 @@ export class LazyPdf implements AppendablePdf {
     }
     const security = this.#security;
     if (security) {
-      const decrypted = this.#decryptStrings(dict, number, generation) as PdfDict;
+      const decrypted = this.#decryptStrings(dict, ref) as PdfDict;
       const type = decrypted.get('Type');
-      data = security.decryptStream(
-        data,
-        type instanceof PdfName ? type.value : undefined,
-        number,
-        generation,
-      );
+      data = security.stream('decrypt', data, type instanceof PdfName ? type.value : undefined, ref);
       return streamObject(decrypted, data);
     }
     return streamObject(dict, data);
@@ -333,12 +326,12 @@ export class LazyPdf implements AppendablePdf {
    * The object with its strings decrypted (7.6.2), except a signature dictionary's /Contents, which
    * is written in the clear (ISO 32000-2 7.6.2) so that validators read what the byte range leaves out.
    */
-  #decryptStrings(object: PdfObject, number: number, generation: number): PdfObject {
+  #decryptStrings(object: PdfObject, ref: PdfRef): PdfObject {
     const security = this.#security!;
     const decrypt = (item: PdfObject): PdfObject => {
       if (item instanceof PdfString) {
         try {
-          return new PdfString(security.decryptString(item.bytes, number, generation), item.format);
+          return new PdfString(security.string('decrypt', item.bytes, ref), item.format);
         } catch {
           // Not encrypted after all (a producer that left it clear): kept as written, as viewers do.
           return item;
