@@ -28,7 +28,13 @@ export const ENGINES = ['pdf', 'pki', 'store', 'jobs', 'notify', 'rate-limits'];
 export const COMPOSITION = ['http', 'ops', 'app', 'cli', 'main'];
 
 /** The files of core/ that import nothing of Signery's: engines may use them. */
-export const CORE_LEAVES = ['core/errors', 'core/clock', 'core/config', 'core/deadline', 'core/worker-module'];
+export const CORE_LEAVES = [
+  'core/errors',
+  'core/clock',
+  'core/config',
+  'core/deadline',
+  'core/worker-module',
+];
 
 /** Where a module under src/ lives: its room (first folder, or the file at the top) and its path without extension. */
 function place(srcDir, file) {

@@ -1,7 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './core/clock.js';
@@ -48,6 +47,7 @@ import { publicVerifyRoutes } from './http/routes/public-verify.js';
 import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
 import { readQueueStats } from './jobs/queue-stats.js';
@@ -242,25 +242,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     fileHwm: 1024 * 1024,
     limits: MULTIPART_LIMITS,
   });
-  await server.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Signery API',
-        version: '1.0.0',
-        description:
-          'Document signing service. Every call except login takes the session token or API key in the `token` query parameter (or the session cookie, or `Authorization: Bearer`). Every error is `{statusCode, error, message, code}`, also those made before routing (a malformed URL or request, headers over the limit), and none repeats the URL or a token; a route that does not exist is 404 with or without a token. Limits of one request: request line and headers 16 KiB (431); JSON bodies 10 MiB (413) and 64 levels of nesting (400); multipart: one file, 20 fields of at most 1 MiB, 25 parts (413), and a boundary of 1 to 70 characters (400). Calls are rate limited per API key, session, recipient link or session, and (without a valid credential) client address: every answer carries the IETF `RateLimit-Policy` and `RateLimit` fields (`"api-key";q=1000;w=60`, `"api-key";r=998;t=42`), and a caller over its limit gets 429 RATE_LIMITED with `Retry-After`.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          token: { type: 'apiKey', in: 'query', name: 'token' },
-          cookie: { type: 'apiKey', in: 'cookie', name: 'signery_token' },
-        },
-      },
-      security: [{ token: [] }, { cookie: [] }],
-    },
-  });
+  await server.register(fastifySwagger, openApiOptions(config));
   server.addHook('onSend', async (request, reply, payload) => {
     // The id the logs, the audit records and the jobs of this request carry: the caller can quote it.
     void reply.header('x-request-id', request.id);
@@ -272,10 +254,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   server.addHook('onRoute', (route) => {
     if (route.url.startsWith(`${API_PREFIX}/docs`)) route.config = { ...route.config, auth: 'none' };
   });
-  await server.register(fastifySwaggerUi, {
-    routePrefix: `${API_PREFIX}/docs`,
-    uiConfig: { deepLinking: false },
-  });
+  await registerDocsPage(server, `${API_PREFIX}/docs`);
   registerMetrics(server, deps.metrics.registry);
   const rateLimiter =
     rateLimitStore &&
@@ -344,6 +323,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       sms: config.smsHttpUrl
         ? new HttpSmsSender({ url: config.smsHttpUrl, token: config.smsHttpToken })
         : new FileSmsSender({ dir: join(config.dataDir, 'sms') }),
+      readAttachment: async ({ tenantId, fileId }) => {
+        const file = await deps.files.find(tenantId, fileId);
+        return file ? deps.files.read(file) : undefined;
+      },
     });
     registerSharingJobs(worker, deps);
     registerSigningJobs(worker, deps);

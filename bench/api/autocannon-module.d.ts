@@ -5,6 +5,8 @@ declare module 'autocannon' {
     path?: string;
     body?: string;
     headers?: Record<string, string>;
+    /** Called with each answer to this request. */
+    onResponse?: (status: number, body: string) => void;
   }
   interface Options {
     url: string;
@@ -16,5 +18,7 @@ declare module 'autocannon' {
   }
   /** Resolves with the result object that the CLI prints with --json. */
   // eslint-disable-next-line no-restricted-syntax -- the package's own export is a default one
-  export default function autocannon(options: Options): Promise<Record<string, unknown>>;
+  export default function autocannon(
+    options: Options,
+  ): Promise<Record<string, unknown> & { mismatches: number }>;
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { AutocannonJob } from './autocannon.js';
+import type { AutocannonJob, LoadRequest } from './autocannon.js';
 import { spawnPlaced, type Placement } from './processes.js';
 
 export interface LoadOptions {
@@ -7,15 +7,16 @@ export interface LoadOptions {
   placement: Placement;
   /** The server's origin, http://127.0.0.1:port. */
   origin: string;
-  /** One path, or several (one per token) that the connections go through from different offsets. */
-  paths: string[];
+  /**
+   * One request, or several (one per token or document) that the connections go through from
+   * different offsets; each may carry the exact answer it must get.
+   */
+  requests: LoadRequest[];
   /** A text every answer's body must contain (others count as mismatches). */
   expect?: string;
   connections: number;
   seconds: number;
   method?: 'GET' | 'POST';
-  /** JSON request body (sent with content-type: application/json). */
-  body?: string;
 }
 
 /** The figures of one autocannon run that the report uses. */
@@ -28,7 +29,7 @@ export interface LoadResult {
   non2xx: number;
   /** Connection errors, resets and timeouts (autocannon counts timeouts among errors). */
   errors: number;
-  /** Answers whose body lacked the expected text. */
+  /** Answers whose body lacked the expected text or was not the request's expected answer. */
   mismatches: number;
   timeouts: number;
   statusCodes: Record<string, number>;
@@ -52,21 +53,21 @@ interface AutocannonJson {
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const job: AutocannonJob = {
     origin: options.origin,
-    paths: options.paths,
+    requests: options.requests,
     connections: options.connections,
     seconds: options.seconds,
     method: options.method ?? 'GET',
-    ...(options.body !== undefined ? { body: options.body } : {}),
     ...(options.expect !== undefined ? { expect: options.expect } : {}),
   };
   const script = fileURLToPath(new URL('./autocannon.ts', import.meta.url));
-  const args = ['--import', 'tsx', script, JSON.stringify(job)];
+  const args = ['--import', 'tsx', script];
 
   return new Promise((resolve, reject) => {
     const child = spawnPlaced(options.placement, process.execPath, args, {
       cwd: options.root,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin?.end(JSON.stringify(job));
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { cpuSnapshot, cpuUsage, machineBusy } from './cpu.js';
+import type { LoadRequest } from './autocannon.js';
 import { runLoad, type LoadOptions } from './load.js';
 import { cpuPinning, installExitHandlers, onCleanup, runCleanups, type Pinning } from './processes.js';
 import {
@@ -23,17 +24,25 @@ import {
   type Measurement,
   type Target,
 } from './report.js';
+import { prepareReads, type ReadFixture } from './reads.js';
 import { ADMIN, ensureBuilt, logIn, makeApiKeys, startServer, type RunningServer } from './server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** The authenticated GET and GET /documents/:id (issue 26). */
 const TARGETS: Record<DatabaseKind, Target> = {
   sqlite: { minRequestsPerSecond: 10_000, maxP99Ms: 20 },
   postgres: { minRequestsPerSecond: 5_000, maxP99Ms: 20 },
 };
 
-const CASE_IDS = ['healthz', 'get', 'login', 'get-info', 'get-nolimit'] as const;
+/** POST /search, a page of 20 (issue 26: a throughput only). */
+const SEARCH_TARGETS: Record<DatabaseKind, Target> = {
+  sqlite: { minRequestsPerSecond: 5_000 },
+  postgres: { minRequestsPerSecond: 2_500 },
+};
+
+const CASE_IDS = ['healthz', 'get', 'document', 'search', 'login', 'get-info', 'get-nolimit'] as const;
 type CaseId = (typeof CASE_IDS)[number];
 
 const USAGE = `Usage: npm run bench:api -- [options]
@@ -41,7 +50,9 @@ const USAGE = `Usage: npm run bench:api -- [options]
   --connections N        concurrent connections (default 50)
   --tokens N             the authenticated GET spreads its requests over N tokens of the administrator
                          (its session and N-1 API keys; default: one per connection), as many callers'
-                         requests would arrive
+                         requests would arrive; the document and search cases over N tokens of the
+                         integrator who made the documents
+  --documents N          documents made before the document and search cases (default 200)
   --warmup S             warm-up seconds before each measurement (default 3)
   --seconds S            measured seconds for the GET cases (default 10)
   --login-seconds S      measured seconds for POST /login (default 5; argon2 makes it slow anyway)
@@ -64,6 +75,7 @@ interface Settings {
   explicitDatabase: boolean;
   connections: number;
   tokens: number | undefined;
+  documents: number;
   warmup: number;
   seconds: number;
   loginSeconds: number;
@@ -96,6 +108,7 @@ function readSettings(): Settings {
       db: { type: 'string' },
       connections: { type: 'string' },
       tokens: { type: 'string' },
+      documents: { type: 'string' },
       warmup: { type: 'string' },
       seconds: { type: 'string' },
       'login-seconds': { type: 'string' },
@@ -126,6 +139,7 @@ function readSettings(): Settings {
     explicitDatabase: values.db !== undefined,
     connections: positive(values.connections, 'connections', 50),
     tokens: values.tokens === undefined ? undefined : positive(values.tokens, 'tokens', 1),
+    documents: positive(values.documents, 'documents', 200),
     warmup: positive(values.warmup, 'warmup', 3),
     seconds: positive(values.seconds, 'seconds', 10),
     loginSeconds: positive(values['login-seconds'], 'login-seconds', 5),
@@ -218,18 +232,29 @@ async function awaitQuiet(maxSeconds: number, raisedPriority: boolean): Promise<
   );
 }
 
+/** What the cases' requests are made of: the administrator's tokens, and the documents to read. */
+interface Fixture {
+  tokens: string[];
+  /** Made only when a read case (document, search) is measured. */
+  reads: ReadFixture | undefined;
+}
+
 interface BenchCase {
   id: CaseId;
   name: string;
   method: 'GET' | 'POST';
-  path: (token: string) => string;
-  /** One path per token (the authenticated GET), rather than the first token's alone. */
-  everyToken?: boolean;
+  /** The requests the connections go through, each connection from its own offset. */
+  requests: (fixture: Fixture) => LoadRequest[];
   /** A text every answer's body must contain. */
   expect?: string;
-  body?: string;
   seconds: number;
   target: Target | undefined;
+}
+
+/** The fixture's documents, for the cases that read them. */
+function readsOf(fixture: Fixture): ReadFixture {
+  if (!fixture.reads) throw new Error('the documents of the read cases were not made');
+  return fixture.reads;
 }
 
 async function measure(
@@ -239,18 +264,17 @@ async function measure(
   database: DatabaseKind,
   logLevel: string,
   benchCase: BenchCase,
-  tokens: string[],
+  fixture: Fixture,
 ): Promise<Measurement> {
   const load: LoadOptions = {
     root: ROOT,
     placement: pinning.load,
     origin: server.baseUrl,
-    paths: (benchCase.everyToken ? tokens : tokens.slice(0, 1)).map((token) => benchCase.path(token)),
+    requests: benchCase.requests(fixture),
     ...(benchCase.expect !== undefined ? { expect: benchCase.expect } : {}),
     connections: settings.connections,
     seconds: settings.warmup,
     method: benchCase.method,
-    ...(benchCase.body !== undefined ? { body: benchCase.body } : {}),
   };
   const attempts = 1 + settings.retryNoisy;
   let best: Measurement | undefined;
@@ -325,8 +349,13 @@ async function withServer(
     const count = settings.tokens ?? settings.connections;
     progress(`${database}: making ${count - 1} API keys, for ${count} tokens in all`);
     const tokens = [token, ...(await makeApiKeys(server.baseUrl, token, count - 1))];
+    let reads: ReadFixture | undefined;
+    if (cases.some((c) => c.id === 'document' || c.id === 'search')) {
+      progress(`${database}: making ${settings.documents} documents and ${count} tokens of an integrator`);
+      reads = await prepareReads(server.baseUrl, token, { documents: settings.documents, tokens: count });
+    }
     for (const benchCase of cases) {
-      into.push(await measure(settings, pinning, server, database, logLevel, benchCase, tokens));
+      into.push(await measure(settings, pinning, server, database, logLevel, benchCase, { tokens, reads }));
     }
   } catch (error) {
     console.error(`    server log (last lines):\n${indent(server.logTail(20))}`);
@@ -344,17 +373,33 @@ function casesFor(database: DatabaseKind, settings: Settings): BenchCase[] {
       id: 'healthz',
       name: 'GET /healthz (ceiling)',
       method: 'GET',
-      path: () => '/healthz',
+      requests: () => [{ path: '/healthz' }],
       seconds: settings.seconds,
       target: undefined,
     },
     authenticatedGet(database, settings),
     {
+      id: 'document',
+      name: 'GET /documents/:id',
+      method: 'GET',
+      // Document i with the integrator's token i: every answer must be that document, byte for byte.
+      requests: (fixture) => readsOf(fixture).documents,
+      seconds: settings.seconds,
+      target: TARGETS[database],
+    },
+    {
+      id: 'search',
+      name: 'POST /search, page of 20',
+      method: 'POST',
+      requests: (fixture) => readsOf(fixture).search,
+      seconds: settings.seconds,
+      target: SEARCH_TARGETS[database],
+    },
+    {
       id: 'login',
       name: 'POST /login',
       method: 'POST',
-      path: () => '/api/v1/login',
-      body: JSON.stringify(ADMIN),
+      requests: () => [{ path: '/api/v1/login', body: JSON.stringify(ADMIN) }],
       seconds: settings.loginSeconds,
       target: undefined,
     },
@@ -367,8 +412,8 @@ function authenticatedGet(database: DatabaseKind, settings: Settings): BenchCase
     id: 'get',
     name: 'authenticated GET',
     method: 'GET',
-    path: (token) => `/api/v1/login?token=${encodeURIComponent(token)}`,
-    everyToken: true,
+    requests: ({ tokens }) =>
+      tokens.map((token) => ({ path: `/api/v1/login?token=${encodeURIComponent(token)}` })),
     // GET /login answers 200 {logged:false} to a token it did not accept: the body tells.
     expect: '"logged":true',
     seconds: settings.seconds,

@@ -195,12 +195,15 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs = 6
   throw new Error(`GET /healthz did not answer 200 within ${timeoutMs / 1000} s`);
 }
 
-/** Logs in as the bootstrap administrator and checks that the token really authenticates. */
-export async function logIn(baseUrl: string): Promise<string> {
+/** Logs in (as the bootstrap administrator by default) and checks that the token really authenticates. */
+export async function logIn(
+  baseUrl: string,
+  credentials: { name: string; password: string } = ADMIN,
+): Promise<string> {
   const response = await fetch(`${baseUrl}/api/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
+    body: JSON.stringify(credentials),
   });
   const body = (await response.json()) as { token?: unknown };
   if (!response.ok || typeof body.token !== 'string') {

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { FileNotUsable, ValidationError } from '../core/errors.js';
 import { FROM_SAVE_FILE } from '../core/changes/file-usage.js';
-import { inspectPdf } from '../pdf/inspect-pdf.js';
+import { inspectStoredPdf } from '../core/files/stored-pdf.js';
 import { canView, type DocumentRow } from '../core/access/document-access.js';
 
 /**
@@ -23,7 +23,7 @@ export async function assertUsablePdf(
   if (!(FROM_SAVE_FILE as readonly string[]).includes(file.kind)) {
     throw new FileNotUsable(`${field}: the file must be uploaded with POST /files/saveFile`);
   }
-  const inspection = await inspectPdf(await deps.files.read(file));
+  const inspection = await inspectStoredPdf(deps, file);
   if (!inspection.ok) throw new ValidationError(`${field}: ${inspection.problem}`);
   return inspection.pages;
 }

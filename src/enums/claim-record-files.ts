@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { claimFile, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
-import type { EnumRecord } from './enum-view.js';
+import type { EnumRecord } from '../core/access/enum-access.js';
 
 export interface RecordInput {
   value: string;

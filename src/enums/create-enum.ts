@@ -5,7 +5,7 @@ import type { Deps } from '../core/deps.js';
 import { Conflict, ValidationError } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
-import { assertMayCreateEnum } from './enum-access.js';
+import { assertMayCreateEnum } from '../core/access/enum-access.js';
 import { enumView, type EnumView } from './enum-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import { deleteRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { loadChangeableEnum } from './enum-access.js';
+import { loadChangeableEnum } from '../core/access/enum-access.js';
 
 /**
  * DELETE /enums/:name: its creator or the organization's administrators. Its files stay used (a

@@ -1,20 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
-import { readJson } from '../store/db/json.js';
+import type { Kysely } from 'kysely';
 import { oneView } from '../core/views/one-view.js';
 import { loginNames } from '../core/views/user-view.js';
-import type { Database, EnumTable } from '../store/db/schema.js';
-
-export type EnumRow = Selectable<EnumTable>;
-
-/** One value of an enum, as stored and as shown. */
-export interface EnumRecord {
-  value: string;
-  label: string;
-  /** File id of a POST /files/photo upload (spec Files usage rule 1), or null. */
-  photo: string | null;
-  /** File ids of POST /files/saveFile uploads (spec Files usage rule 1: other files in enums). */
-  files: string[];
-}
+import { enumRecords, type EnumRecord, type EnumRow } from '../core/access/enum-access.js';
+import type { Database } from '../store/db/schema.js';
 
 /** An enum as the API shows it (spec: Other resources; the shape is ours, DESIGN Contract). */
 export interface EnumView {
@@ -29,10 +17,6 @@ export interface EnumView {
   createDate: string;
   modifyDate: string;
   _version: number;
-}
-
-export function enumRecords(row: Pick<EnumRow, 'records'>): EnumRecord[] {
-  return readJson<EnumRecord[]>(row.records, []);
 }
 
 /** Shapes enums for an answer, looking their creators' names up in one query. */

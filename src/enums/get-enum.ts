@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { loadVisibleEnum } from './enum-access.js';
+import { loadVisibleEnum } from '../core/access/enum-access.js';
 import { enumView, type EnumView } from './enum-view.js';
 
 /** GET /enums/:name: an enum of the caller's organization (another organization's is 404). */

@@ -4,8 +4,8 @@ import type { Deps } from '../core/deps.js';
 import { LimitExceeded } from '../core/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
-import { loadChangeableEnum } from './enum-access.js';
-import { enumRecords, enumView, type EnumView } from './enum-view.js';
+import { enumRecords, loadChangeableEnum } from '../core/access/enum-access.js';
+import { enumView, type EnumView } from './enum-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /** Records one enum may hold (the schema of POST /enums says the same). */

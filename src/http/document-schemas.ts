@@ -1,6 +1,7 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
+import { DOCUMENT_EXAMPLE, FILE_RECORD_EXAMPLE, SHARE_EXAMPLE } from './examples.js';
 
-/** Schemas of the document resources (spec: Resources and their fields), shared by their routes. */
+/** Schemas of the document resources, shared by their routes. */
 export const FileId = Type.String({
   minLength: 1,
   maxLength: 100,
@@ -19,7 +20,10 @@ export const Position = Type.Object(
     percentWidth: Type.Number({ minimum: 0, maximum: 1 }),
     percentHeight: Type.Number({ minimum: 0, maximum: 1 }),
   },
-  { additionalProperties: false, description: 'Fractions of the page, origin top left (spec: Position).' },
+  {
+    additionalProperties: false,
+    description: 'Fractions of the page (0 to 1), from its top-left corner.',
+  },
 );
 
 export const CustomField = Type.Object(
@@ -51,12 +55,24 @@ export const MainFile = Type.Object(
 export const SignatureField = Type.Object(
   {
     type: Type.Enum(['signature', 'annotation', 'initials', 'stamp', 'wacom', 'image']),
-    subtype: Type.Optional(Type.String({ maxLength: 100 })),
+    subtype: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'For `annotation` fields: `annotation_generic` (text), `annotation_submitted_file` (the recipient submits a file), `annotation_date` (a date in the share’s `dateFormat`, default `yyyy-MM-dd`), `annotation_checkbox` (`"true"`/`"false"`; written as `X` when checked; a `required` box must be checked), `annotation_select` (one of its options, by `value`; its `label` is written), `annotation_number` (a number such as `1250` or `-12.5`). The recipient answers in the sign call with an `annotations` entry naming the field by `fieldId`.',
+      }),
+    ),
     pages: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })),
     multipage: Type.Optional(Type.Boolean()),
     position: Position,
     backgroundColor: Type.Optional(Type.String({ maxLength: 20 })),
-    config: Type.Optional(Type.String({ maxLength: 10_000 })),
+    config: Type.Optional(
+      Type.String({
+        maxLength: 10_000,
+        description:
+          'A JSON object in a string. Kept as given: `multipageType`, `multiPageCustom`, `placeholder`, `group`. Read by Signery: `importedField` (an `annotation` showing a custom field of the document); for `annotation_select`, `options` (`["A","B"]` or `[{"value":"a","label":"A"}]`) or `enum` (the name of an enum of the sharer’s organization; its records become the options); for `annotation_number`, `min`, `max` and `decimals` (digits allowed after the point).',
+      }),
+    ),
     required: Type.Optional(Type.Boolean()),
     order: Type.Optional(Type.Integer({ minimum: 0 })),
     tooltip: Type.Optional(Type.String({ maxLength: 1000 })),
@@ -74,7 +90,11 @@ export const SignatureField = Type.Object(
     numberOfLines: Type.Optional(Type.Integer({ minimum: -1 })),
     customId: Type.Optional(Type.String({ maxLength: 200 })),
   },
-  { additionalProperties: false, description: 'spec: Signature field.' },
+  {
+    additionalProperties: false,
+    description:
+      'A field a recipient fills: `signature`, `initials`, `stamp`, `image`, `wacom`, or `annotation` (a text field; subtype `annotation_submitted_file`: the recipient submits a file). `user` names the recipients (of the same share call) who fill it; `config` is a JSON object in a string.',
+  },
 );
 
 export const SignEntity = Type.Object(
@@ -86,12 +106,176 @@ export const SignEntity = Type.Object(
     shareType: Type.Optional(Type.String({ maxLength: 50 })),
     order: Type.Optional(Type.Integer({ minimum: 0 })),
   },
-  { additionalProperties: false, description: 'spec: Sign entity.' },
+  {
+    additionalProperties: false,
+    description:
+      'A group of sign recipients by role: a recipient with its `userRoleId` (or `userRoleName`) is a member; the entity is satisfied once `quorum` members signed.',
+  },
 );
 
-export const DocumentResult = Type.Object({}, { additionalProperties: true, description: 'spec: Document.' });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** The File record of upload answers (spec: File record; Contract: `hash`, `fileId`, `checksum`, ...). */
+const AttachmentResult = Type.Object(
+  {
+    content: Type.String({ description: 'The file id (GET /files/loadFile/hash/{hash}).' }),
+    documentname: Type.String(),
+    mimetype: Type.String(),
+    size: Type.Integer(),
+    public: Type.Boolean({ description: 'Shown to external recipients.' }),
+    field: Type.Optional(
+      Type.String({ description: 'A submitted file: the signature field (`fieldId`) it answers.' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** A document as every answer shows it (GET /documents/{id}, searches, the create and change calls). */
+const DocumentProperties = {
+  documentId: Type.String(),
+  documentTitle: Type.String(),
+  documentType: Type.String({ description: 'Its document definition (`d_default` unless chosen).' }),
+  definitionType: Nullable(Type.String()),
+  pdfFile: Type.Optional(
+    Type.Object(
+      {
+        content: Type.String({
+          description:
+            'The id of the current main file: download it with GET /files/loadFile/hash/{content}. Every signature makes a new one, so read it again after signing.',
+        }),
+        mimetype: Type.String(),
+        size: Type.Integer(),
+        pages: Type.Optional(Type.Integer()),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+  file: Type.Optional(
+    Type.Array(AttachmentResult, { description: 'Attachments (shown with the right `view_attachments`).' }),
+  ),
+  submittedFiles: Type.Array(AttachmentResult, { description: 'Files recipients submitted for fields.' }),
+  customTemplate: Nullable(Type.String()),
+  customFields: Type.Array(
+    Type.Object(
+      {
+        key: Type.String(),
+        displayName: Type.Optional(Type.String()),
+        type: Type.String(),
+        value: Type.Union([Type.String(), Type.Number()]),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+  barcode: Nullable(
+    Type.String({ description: 'File id of the QR code (PNG) pointing at its verification.' }),
+  ),
+  _version: Type.Integer({ description: 'Send it in the path of change calls; a stale one answers 409.' }),
+  isSigned: Type.Boolean(),
+  workflow: Type.Object(
+    {
+      workflowType: Type.String(),
+      shareStateName: Type.Optional(
+        Type.String({
+          description:
+            '`inprogress`, `completed`, `cancelled`, `rejected` or `expired`; absent before any share.',
+        }),
+      ),
+    },
+    { additionalProperties: true },
+  ),
+  folder: Type.Optional(
+    Type.Object({
+      global: Type.Object({ level: Type.Integer(), parentFolderId: Type.String(), name: Type.String() }),
+    }),
+  ),
+  owner: Type.String({ description: 'Login name of the owner.' }),
+  createName: Type.Object({ id: Type.String(), name: Type.String() }),
+  createDate: Type.String(),
+  modifyDate: Type.String(),
+  waitingFor: Type.Array(Type.String(), {
+    description: 'The recipients (login name or e-mail) who still owe an action, in order.',
+  }),
+};
+
+export const DocumentResult = Type.Object(DocumentProperties, {
+  additionalProperties: true,
+  description: 'A document (or folder).',
+  examples: [DOCUMENT_EXAMPLE],
+});
+
+/** A signature field as a share shows it: with its own `fieldId`, and the value of an imported field. */
+export const SignatureFieldResult = Type.Object(
+  {
+    ...SignatureField.properties,
+    fieldId: Type.String({ description: 'The field’s id (`fld_…`): answer the field with it.' }),
+    text: Type.Optional(Type.String()),
+    readOnly: Type.Optional(Type.Boolean()),
+    importedField: Type.Optional(
+      Type.Object({ key: Type.String(), displayName: Type.String(), type: Type.String() }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** A share: one recipient's part in a document's workflow. */
+export const ShareObject = Type.Object(
+  {
+    shareId: Type.String(),
+    isActive: Type.Boolean(),
+    isPermanentViewToken: Type.Boolean(),
+    messageRead: Type.Boolean(),
+    passwordRequired: Type.Boolean(),
+    otpEnabled: Type.Boolean(),
+    sequential: Type.Boolean(),
+    isDelegated: Type.Boolean(),
+    sendAttachmentsOnComplete: Type.Boolean(),
+    isMandatory: Type.Boolean(),
+    tokenGenerated: Type.Boolean(),
+    shareDate: Type.String(),
+    validUntil: Nullable(Type.String()),
+    shareType: Type.String({
+      description: 'The purpose: view, edit, sign, execute, approve, review, accept.',
+    }),
+    status: Type.String({
+      description:
+        '`active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`.',
+    }),
+    sharedBy: Type.String(),
+    sharedUsername: Type.String(),
+    sharedObjectEsId: Type.String({ description: 'The document id.' }),
+    sharedObjectEsType: Type.String({ description: 'The document type.' }),
+    sharedObjectType: Type.Literal('document'),
+    sharedWith: Type.Array(Type.String()),
+    otpPhone: Type.Optional(Type.String({ description: 'The SMS number, masked.' })),
+    privateMessage: Type.String(),
+    language: Type.Optional(Type.String()),
+    shareGroup: Type.String({ description: 'The shares made by one call share it.' }),
+    rights: Type.Array(Type.String()),
+    dateFormat: Type.Optional(Type.String()),
+    timeFormat: Type.Optional(Type.String()),
+    order: Type.Integer(),
+    oauthFactors: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    allowedOAuths: Type.Array(Type.String()),
+    identityProviders: Type.Array(Type.Object({ name: Type.String(), label: Type.String() })),
+    identityVerified: Type.Optional(Type.Object({ provider: Type.String(), at: Type.String() })),
+    userRoleId: Type.Optional(Type.Integer()),
+    userRoleName: Type.Optional(Type.String()),
+    quorum: Type.Optional(Type.Integer()),
+    signatureFields: Type.Array(SignatureFieldResult),
+  },
+  { additionalProperties: true, examples: [SHARE_EXAMPLE] },
+);
+
+/** What GET /share/document answers: the document, with the recipient's share and fields. */
+export const SharedDocumentResult = Type.Object(
+  {
+    ...DocumentProperties,
+    signatureFields: Type.Optional(Type.Array(SignatureFieldResult)),
+    share: Type.Optional(ShareObject),
+  },
+  { additionalProperties: true },
+);
+
+/** The File record of upload answers: `id` is the file id to use in other calls (`hash` and `fileId` repeat it). */
 export const FileView = Type.Object({
   id: Type.String(),
   hash: Type.String(),
@@ -118,4 +302,43 @@ export const FileView = Type.Object({
   ),
 });
 
-export const StorageUse = Type.Object({ used: Type.Integer(), limit: Type.Integer() });
+export const StorageUse = Type.Object(
+  { used: Type.Integer(), limit: Type.Integer() },
+  { description: 'The organization’s storage: bytes used and allowed.' },
+);
+
+/** What an upload answers. */
+export const FileRecordSchema = Type.Object(
+  {
+    file: FileView,
+    storage: StorageUse,
+    anchorPositions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          id: Type.String(),
+          fields: Type.Array(
+            Type.Object({
+              page: Type.Integer(),
+              position: Type.Object(
+                {
+                  percentX: Type.Number(),
+                  percentY: Type.Number(),
+                  percentWidth: Type.Number(),
+                  percentHeight: Type.Number(),
+                },
+                { description: 'May lie outside 0..1; such a position is refused where it is used.' },
+              ),
+            }),
+          ),
+        }),
+        { description: 'Where each anchor (`signatureAnchors`) was found: one entry per anchor.' },
+      ),
+    ),
+  },
+  { examples: [FILE_RECORD_EXAMPLE] },
+);
+
+/** The bytes of a file, as a download answers them. */
+export function Bytes(description: string, mediaType = 'application/octet-stream') {
+  return { description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } };
+}

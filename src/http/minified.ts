@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { Type, type TSchema } from 'typebox';
 
 /**
- * The minified interface (spec Versioning 1): the most used endpoints answer a reduced representation
+ * The minified interface: the most used endpoints answer a reduced representation
  * with fewer properties, at the same URLs, when asked with `minified=true`. The reduced form is a
  * subset of the full one: the same property paths, fewer of them, so a client reads both alike. Each
  * reduced shape is one TypeBox schema below; it says what is kept (the answer is cut down to it), it
@@ -129,7 +129,7 @@ function minifiedParameter(schema: TSchema): TSchema {
   return Type.Optional(
     Type.Boolean({
       default: false,
-      description: `Minified interface (spec Versioning 1): \`true\` answers a reduced representation with only ${paths.join(', ')} (the same paths as the full answer, fewer properties).`,
+      description: `Minified interface: \`true\` answers a reduced representation with only ${paths.join(', ')} (the same paths as the full answer, fewer properties).`,
     }),
   );
 }
@@ -146,10 +146,15 @@ function withMinifiedQuery(querystring: unknown, parameter: TSchema): TSchema {
 
 /** The 200 answer: the full representation, or (with `minified=true`) the reduced one. */
 function withMinifiedAnswer(full: TSchema | undefined, minified: TSchema): TSchema {
-  return Type.Union([
-    full ?? Type.Object({}, { additionalProperties: true }),
-    { ...minified, description: 'The minified representation (`minified=true`).' },
-  ]);
+  // The full answer's examples stay the answer's examples in the OpenAPI description.
+  const { examples } = (full ?? {}) as { examples?: unknown[] };
+  return Type.Union(
+    [
+      full ?? Type.Object({}, { additionalProperties: true }),
+      { ...minified, description: 'The minified representation (`minified=true`).' },
+    ],
+    examples ? { examples } : {},
+  );
 }
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;

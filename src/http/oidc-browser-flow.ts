@@ -16,7 +16,10 @@ export const ProviderParams = Type.Object({
   provider: Type.String({ minLength: 1, maxLength: 63, description: 'The provider’s `name`.' }),
 });
 
-export const Redirect = Type.Null({ description: 'Redirect: see `Location`.' });
+export const Redirect = Type.Null({
+  description: 'Redirect: the browser goes on to `Location`.',
+  headers: { location: Type.String({ format: 'uri', description: 'Where the browser goes next.' }) },
+});
 
 /** A start's query: where the browser goes once the flow is done (checked by the flow's use case). */
 export const StartQuery = Type.Object(

@@ -1,18 +1,18 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 
 /**
- * Create calls that take one object or an array of them (Contract: bulk calls): an array is created
- * all or none and answered `{results}` in its order; one object is answered as the one created.
+ * Create calls that take one object or an array of them (at most 100): an array is created all or
+ * none and answered `{results}` in its order; one object is answered as the one created.
  */
 
 /** The body: one object, or a non-empty array of them. */
-export function OneOrMany<T extends TSchema>(item: T) {
-  return Type.Union([item, Type.Array(item, { minItems: 1 })]);
+export function OneOrMany<T extends TSchema>(item: T, options: TSchemaOptions = {}) {
+  return Type.Union([item, Type.Array(item, { minItems: 1 })], options);
 }
 
 /** The answer: the one created, or `{results}` for an array. */
-export function CreatedOneOrMany<T extends TSchema>(created: T) {
-  return Type.Union([created, Type.Object({ results: Type.Array(created) })]);
+export function CreatedOneOrMany<T extends TSchema>(created: T, options: TSchemaOptions = {}) {
+  return Type.Union([created, Type.Object({ results: Type.Array(created) })], options);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { enqueue } from './queue.js';
 import type { Worker } from './worker.js';
 import type { Database } from '../store/db/schema.js';
-import type { Mailer, MailMessage } from '../notify/mail/mailer.js';
+import type { Mailer, MailMessage, OutgoingMail, StoredAttachment } from '../notify/mail/mailer.js';
 import type { SmsMessage, SmsSender } from '../notify/sms/sms-sender.js';
 
 const MAIL_JOB = 'mail.send';
@@ -41,10 +41,33 @@ function queueSending<M extends MailMessage | SmsMessage>(type: string) {
   };
 }
 
-/** Gives a worker the sending jobs. */
-export function registerNotificationJobs(worker: Worker, senders: { mailer: Mailer; sms: SmsSender }): void {
+/** Reads a message's attachment when it goes out; undefined when the file is gone (its document deleted). */
+export type AttachmentReader = (attachment: StoredAttachment) => Promise<Buffer | undefined>;
+
+/**
+ * Gives a worker the sending jobs. A message whose attachment is gone by the time it goes out (its
+ * document was deleted meanwhile) is not sent: it would promise a file it cannot carry.
+ */
+export function registerNotificationJobs(
+  worker: Worker,
+  senders: { mailer: Mailer; sms: SmsSender; readAttachment: AttachmentReader },
+): void {
   worker.register(MAIL_JOB, async (job) => {
-    await senders.mailer.send(job.payload as unknown as MailMessage);
+    const { attachments, ...message } = job.payload as unknown as MailMessage;
+    const outgoing: OutgoingMail = { ...message };
+    if (attachments?.length) {
+      outgoing.attachments = [];
+      for (const attachment of attachments) {
+        const content = await senders.readAttachment(attachment);
+        if (!content) return;
+        outgoing.attachments.push({
+          filename: attachment.filename,
+          contentType: attachment.contentType,
+          content,
+        });
+      }
+    }
+    await senders.mailer.send(outgoing);
   });
   worker.register(SMS_JOB, async (job) => {
     await senders.sms.send(job.payload as unknown as SmsMessage);

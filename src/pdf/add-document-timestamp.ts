@@ -1,21 +1,22 @@
 import type { PdfRef } from '@libpdf/core';
-import { digest, type DigestAlgorithm } from '../pki/algorithms.js';
+import type { DigestAlgorithm } from '../pki/algorithms.js';
 import { requestTimestamp } from '../pki/tsa-client.js';
 import { appendPageAnnotations } from './annotations.js';
+import { updatePdf } from './appendable-pdf.js';
 import type { TsaOptions } from './finish-signature.js';
 import { pageGeometries } from './geometry.js';
-import { openPdf } from './open-pdf.js';
+import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 import {
-  embedContents,
+  byteRangeDigest,
+  embedInUpdate,
   fillByteRange,
   signatureDictionary,
-  signedBytes,
 } from './writer/signature-placeholder.js';
 
 export interface AddDocumentTimestampOptions {
-  pdf: Uint8Array;
+  pdf: PdfBytes;
   tsa: TsaOptions;
   digestAlgorithm?: DigestAlgorithm;
   /** Bytes reserved for the token (default 16 KB). */
@@ -33,6 +34,11 @@ export interface DocumentTimestamp {
   token: Uint8Array;
 }
 
+/** A document timestamp's update as laid out after the file it extends (documentTimestampUpdate). */
+export interface DocumentTimestampUpdate extends Omit<DocumentTimestamp, 'pdf'> {
+  written: WrittenUpdate;
+}
+
 /**
  * Adds a document timestamp (/Type /DocTimeStamp, SubFilter ETSI.RFC3161) in a new revision: the
  * archive timestamp of PAdES B-LTA, covering every earlier signature and the DSS. Throws
@@ -43,31 +49,51 @@ export interface DocumentTimestamp {
  * ```
  */
 export async function addDocumentTimestamp(options: AddDocumentTimestampOptions): Promise<DocumentTimestamp> {
+  const { written, ...timestamp } = await documentTimestampUpdate(options);
+  return { ...timestamp, pdf: wholeFile(written) };
+}
+
+/**
+ * `addDocumentTimestamp` without the copy: the update as laid out after the file it extends, the file
+ * hashed as it is read.
+ *
+ * ```ts
+ * const { written, token } = await documentTimestampUpdate({ pdf: appendedSource(original, appended), tsa });
+ * ```
+ */
+export async function documentTimestampUpdate(
+  options: AddDocumentTimestampOptions,
+): Promise<DocumentTimestampUpdate> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
-  const opened = await openPdf({ bytes: options.pdf });
-  const update = new IncrementalUpdate(opened);
-  const pages = pageGeometries(opened);
-  const dictionary = signatureDictionary({
-    type: 'DocTimeStamp',
-    subFilter: 'ETSI.RFC3161',
-    contentsSize: options.placeholderSize ?? 16 * 1024,
+  const { written, byteRange } = await updatePdf(sourceOf(options.pdf), (opened) => {
+    const update = new IncrementalUpdate(opened);
+    const pages = pageGeometries(opened);
+    const dictionary = signatureDictionary({
+      type: 'DocTimeStamp',
+      subFilter: 'ETSI.RFC3161',
+      contentsSize: options.placeholderSize ?? 16 * 1024,
+    });
+    const signatureRef = update.add(dictionary.body);
+    const byPage = new Map<number, PdfRef[]>();
+    addSignatureField({ opened, update, pages, signature: signatureRef, namePrefix: 'DocTimeStamp', byPage });
+    appendPageAnnotations({ opened, update, pages, additions: byPage });
+    const laidOut = update.write();
+    return {
+      written: laidOut,
+      byteRange: fillByteRange({ written: laidOut, objectNumber: signatureRef.objectNumber, dictionary }),
+    };
   });
-  const signatureRef = update.add(dictionary.body);
-  const byPage = new Map<number, PdfRef[]>();
-  addSignatureField({ opened, update, pages, signature: signatureRef, namePrefix: 'DocTimeStamp', byPage });
-  appendPageAnnotations({ opened, update, pages, additions: byPage });
-  const written = update.write();
-  const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
   const { token, info } = await requestTimestamp({
     url: options.tsa.url,
     timeoutMs: options.tsa.timeoutMs,
     headers: options.tsa.headers,
     observe: options.tsa.observe,
-    digest: digest(digestAlgorithm, signedBytes(written.bytes, byteRange)),
+    digest: byteRangeDigest(digestAlgorithm, appendedSource(written.base, written.tail), byteRange),
     digestAlgorithm,
   });
+  embedInUpdate({ written, byteRange, der: token });
   return {
-    pdf: embedContents({ pdf: written.bytes, byteRange, der: token }),
+    written,
     genTime: info.genTime,
     tsaCertificates: info.certificates,
     ...(info.tsaCertificate ? { tsaCertificate: info.tsaCertificate } : {}),

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
+import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { PdfInvalid } from './errors.js';
-import { openPdf, type OpenedPdf } from './open-pdf.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { sourceOf, type PdfBytes } from './reader/byte-source.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 
 export interface AddValidationDataOptions {
-  pdf: Uint8Array;
+  pdf: PdfBytes;
   /** Certificates of the signers' chains and of the TSAs (DER). */
   certificates?: Uint8Array[];
   /** CRLs (DER). */
@@ -31,7 +32,21 @@ export interface AddValidationDataOptions {
  * ```
  */
 export async function addValidationData(options: AddValidationDataOptions): Promise<Uint8Array> {
-  const opened = await openPdf({ bytes: options.pdf });
+  return wholeFile(await validationDataUpdate(options));
+}
+
+/**
+ * `addValidationData` without the copy: the update as laid out after the file it extends.
+ *
+ * ```ts
+ * const { tail } = await validationDataUpdate({ pdf: appendedSource(original, signed), crls });
+ * ```
+ */
+export function validationDataUpdate(options: AddValidationDataOptions): Promise<WrittenUpdate> {
+  return updatePdf(sourceOf(options.pdf), (opened) => dssUpdate(opened, options));
+}
+
+function dssUpdate(opened: AppendablePdf, options: AddValidationDataOptions): WrittenUpdate {
   const update = new IncrementalUpdate(opened);
   const catalog = opened.resolve(opened.trailer.root);
   if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
@@ -81,7 +96,7 @@ export async function addValidationData(options: AddValidationDataOptions): Prom
   catalog.set('DSS', dssRef);
   declareExtension(opened, catalog);
   update.set(opened.trailer.root, catalog);
-  return update.write().bytes;
+  return update.write();
 }
 
 /**
@@ -93,7 +108,7 @@ export async function addValidationData(options: AddValidationDataOptions): Prom
  * update.set(opened.trailer.root, catalog);
  * ```
  */
-export function declareExtension(opened: OpenedPdf, catalog: PdfDict): void {
+export function declareExtension(opened: AppendablePdf, catalog: PdfDict): void {
   const extensions = opened.resolve(catalog.get('Extensions'));
   const dict = extensions instanceof PdfDict ? extensions : new PdfDict();
   if (!dict.has('ESIC')) {
@@ -102,7 +117,7 @@ export function declareExtension(opened: OpenedPdf, catalog: PdfDict): void {
   }
 }
 
-function streamKey(opened: OpenedPdf, item: PdfObject): string {
+function streamKey(opened: AppendablePdf, item: PdfObject): string {
   const stream = opened.resolve(item);
   if (!(stream instanceof PdfStream)) return '';
   try {

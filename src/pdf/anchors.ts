@@ -83,7 +83,7 @@ export async function findAnchors(options: {
         }
         results[a]!.fields.push({
           page: index + 1,
-          position: fieldPosition(pages[index]!, first, matched, options.anchors[a]!.offset ?? {}),
+          position: fieldPosition(pages.at(index), first, matched, options.anchors[a]!.offset ?? {}),
         });
       }
       await nextTurn();

@@ -1,9 +1,10 @@
 import { appendPageAnnotations } from './annotations.js';
+import { updatePdf } from './appendable-pdf.js';
 import { pageGeometries } from './geometry.js';
-import { openPdf } from './open-pdf.js';
+import { memorySource } from './reader/byte-source.js';
 import { buildAnnotations } from './visuals/build-annotations.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { IncrementalUpdate, wholeFile } from './writer/incremental-writer.js';
 
 export interface AnnotatePdfOptions {
   pdf: Uint8Array;
@@ -28,22 +29,22 @@ export interface AnnotatePdfOptions {
  * ```
  */
 export async function annotatePdf(options: AnnotatePdfOptions): Promise<Uint8Array> {
-  const opened = await openPdf({ bytes: options.pdf });
-  const update = new IncrementalUpdate(opened);
-  const pages = pageGeometries(opened);
-  const { byPage } = buildAnnotations({
-    opened,
-    update,
-    pages,
-    signatures: options.signatures,
-    images: options.images,
-    annotations: options.annotations,
-    signerName: options.author,
-    time: options.time ?? new Date(),
-    locked: false,
-    reserveWidget: false,
+  return updatePdf(memorySource(options.pdf), (opened) => {
+    const update = new IncrementalUpdate(opened);
+    const pages = pageGeometries(opened);
+    const { byPage } = buildAnnotations({
+      update,
+      pages,
+      signatures: options.signatures,
+      images: options.images,
+      annotations: options.annotations,
+      signerName: options.author,
+      time: options.time ?? new Date(),
+      locked: false,
+      reserveWidget: false,
+    });
+    if (byPage.size === 0) return options.pdf;
+    appendPageAnnotations({ opened, update, pages, additions: byPage });
+    return wholeFile(update.write());
   });
-  if (byPage.size === 0) return options.pdf;
-  appendPageAnnotations({ opened, update, pages, additions: byPage });
-  return update.write().bytes;
 }

@@ -1,6 +1,6 @@
 import { PdfArray, PdfRef, PdfString } from '@libpdf/core';
-import type { PageGeometry } from './geometry.js';
-import type { OpenedPdf } from './open-pdf.js';
+import type { AppendablePdf } from './appendable-pdf.js';
+import type { PageGeometries } from './geometry.js';
 import type { IncrementalUpdate } from './writer/incremental-writer.js';
 
 /**
@@ -12,15 +12,15 @@ import type { IncrementalUpdate } from './writer/incremental-writer.js';
  * ```
  */
 export function appendPageAnnotations(options: {
-  opened: OpenedPdf;
+  opened: AppendablePdf;
   update: IncrementalUpdate;
-  pages: PageGeometry[];
+  pages: PageGeometries;
   additions: Map<number, PdfRef[]>;
 }): void {
   const { opened, update } = options;
   for (const [pageIndex, refs] of options.additions) {
     if (refs.length === 0) continue;
-    const page = options.pages[pageIndex]!;
+    const page = options.pages.at(pageIndex);
     const current = page.dict.get('Annots');
     if (current instanceof PdfRef) {
       const array = opened.resolve(current);

@@ -6,12 +6,13 @@ import { CertificateRevoked, RevocationUnavailable, TimestampUnavailable } from 
 import type { ValidationMaterial } from '../pki/revocation-fetcher.js';
 import { readTimestampToken } from '../pki/timestamp-token.js';
 import { revocationStatus } from '../pki/validate-certificate-chain.js';
-import { addDocumentTimestamp } from './add-document-timestamp.js';
-import { addValidationData } from './add-validation-data.js';
+import { documentTimestampUpdate } from './add-document-timestamp.js';
+import { validationDataUpdate } from './add-validation-data.js';
 import { PdfInvalid } from './errors.js';
 import { findSignatures, readDss } from './find-signatures.js';
 import type { TsaOptions } from './finish-signature.js';
-import { openPdf } from './open-pdf.js';
+import { updatePdf } from './appendable-pdf.js';
+import { appendedSource, memorySource, type ByteSource } from './reader/byte-source.js';
 
 /** Where the revocation data of a chain comes from: fetched (RevocationFetcher.collect), or given. */
 export interface RevocationSource {
@@ -34,15 +35,16 @@ export interface ArchiveExpiry {
 
 /**
  * The document timestamp of PAdES B-LTA over a file whose DSS already holds `material`, and the
- * validation data of the timestamp's own chain when it is not in the DSS yet (usually the same TSA).
- * Throws `TimestampUnavailable` or `RevocationUnavailable`; callers fall back or fail.
+ * validation data of the timestamp's own chain when it is not in the DSS yet (usually the same TSA):
+ * answers the bytes those updates append to `pdf`. Throws `TimestampUnavailable` or
+ * `RevocationUnavailable`; callers fall back or fail.
  */
 export async function archiveTimestamp(
-  pdf: Uint8Array,
+  pdf: ByteSource,
   material: ValidationMaterial,
   options: RevocationSource & { tsa: TsaOptions; digestAlgorithm: DigestAlgorithm; now: Date },
-): Promise<{ pdf: Uint8Array; archive: ArchiveExpiry }> {
-  const archived = await addDocumentTimestamp({
+): Promise<{ appended: Buffer; archive: ArchiveExpiry }> {
+  const archived = await documentTimestampUpdate({
     pdf,
     tsa: options.tsa,
     digestAlgorithm: options.digestAlgorithm,
@@ -51,9 +53,15 @@ export async function archiveTimestamp(
     throw new TimestampUnavailable('The document timestamp names no TSA certificate');
   const archive = archiveExpiry(archived.token);
   const archiveChain = certificateChain(archived.tsaCertificate, archived.tsaCertificates);
-  if (proved(archiveChain, material)) return { pdf: archived.pdf, archive };
+  const timestamped = archived.written.tail;
+  if (proved(archiveChain, material)) return { appended: timestamped, archive };
   const more = await validationMaterial([archiveChain], options, options.now);
-  return { pdf: await addValidationData({ pdf: archived.pdf, ...more, vriFor: [archived.token] }), archive };
+  const { tail } = await validationDataUpdate({
+    pdf: appendedSource(pdf, timestamped),
+    ...more,
+    vriFor: [archived.token],
+  });
+  return { appended: Buffer.concat([timestamped, tail]), archive };
 }
 
 /**
@@ -77,21 +85,25 @@ export async function renewArchive(
     now: Date;
   },
 ): Promise<{ pdf: Uint8Array; archive: ArchiveExpiry }> {
-  const opened = await openPdf({ bytes: options.pdf });
-  const newest = findSignatures({ opened })
-    .filter((s) => s.type === 'DocTimeStamp')
-    .at(-1);
+  const source = memorySource(options.pdf);
+  const { newest, dss } = await updatePdf(source, (opened) => ({
+    newest: findSignatures({ opened })
+      .filter((s) => s.type === 'DocTimeStamp')
+      .at(-1),
+    dss: readDss({ opened }),
+  }));
   if (!newest) throw new PdfInvalid('The file has no archive (document) timestamp to renew');
   const token = readTimestampToken({ token: newest.contents });
   if (!token.tsaCertificate) throw new PdfInvalid('The newest document timestamp names no TSA certificate');
-  const pool = [...token.certificates, ...(readDss({ opened })?.certificates ?? [])];
+  const pool = [...token.certificates, ...(dss?.certificates ?? [])];
   const chain = certificateChain(token.tsaCertificate, pool);
   const material = await validationMaterial([chain], options, options.now);
-  const withDss = await addValidationData({ pdf: options.pdf, ...material, vriFor: [newest.contents] });
-  return archiveTimestamp(withDss, material, {
+  const { tail } = await validationDataUpdate({ pdf: source, ...material, vriFor: [newest.contents] });
+  const { appended, archive } = await archiveTimestamp(appendedSource(source, tail), material, {
     ...options,
     digestAlgorithm: options.digestAlgorithm ?? 'SHA-256',
   });
+  return { pdf: new Uint8Array(Buffer.concat([options.pdf, tail, appended])), archive };
 }
 
 /** Until when a document timestamp token proves what it covers (see ArchiveExpiry). */

@@ -11,9 +11,11 @@ import {
   type PdfObject,
 } from '@libpdf/core';
 import { pdfDate } from './annotations.js';
+import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { PdfInvalid } from './errors.js';
 import { openPdf, type OpenedPdf } from './open-pdf.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
+import { memorySource } from './reader/byte-source.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 
 /** A file to carry inside a PDF (ISO 32000-2 7.11.4, an associated file as PDF/A-3 has them). */
 export interface FileToEmbed {
@@ -48,7 +50,10 @@ const MAX_DEPTH = 16;
  * ```
  */
 export async function attachFiles(options: { pdf: Uint8Array; files: FileToEmbed[] }): Promise<Uint8Array> {
-  const opened = await openPdf({ bytes: options.pdf });
+  return updatePdf(memorySource(options.pdf), (opened) => wholeFile(attachmentUpdate(opened, options.files)));
+}
+
+function attachmentUpdate(opened: AppendablePdf, files: FileToEmbed[]): WrittenUpdate {
   const update = new IncrementalUpdate(opened);
   const catalog = opened.resolve(opened.trailer.root);
   if (!(catalog instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
@@ -56,7 +61,7 @@ export async function attachFiles(options: { pdf: Uint8Array; files: FileToEmbed
   const entries = new Map(embeddedFileEntries(opened).map((e) => [e.name, e.spec] as const));
   const associated = opened.resolve(catalog.get('AF'));
   const af = associated instanceof PdfArray ? associated : new PdfArray();
-  for (const file of options.files) {
+  for (const file of files) {
     const stream = update.add(
       PdfStream.fromDict(
         {
@@ -101,7 +106,7 @@ export async function attachFiles(options: { pdf: Uint8Array; files: FileToEmbed
   if (afEntry instanceof PdfRef) update.set(afEntry, af);
   else catalog.set('AF', af);
   update.set(opened.trailer.root, catalog);
-  return update.write().bytes;
+  return update.write();
 }
 
 /**
@@ -137,7 +142,7 @@ export async function readEmbeddedFiles(options: { pdf: Uint8Array | OpenedPdf }
 }
 
 /** The (name, file specification) pairs of the catalog's EmbeddedFiles name tree. */
-function embeddedFileEntries(opened: OpenedPdf): { name: string; spec: PdfObject }[] {
+function embeddedFileEntries(opened: AppendablePdf): { name: string; spec: PdfObject }[] {
   const catalog = opened.resolve(opened.trailer.root);
   if (!(catalog instanceof PdfDict)) return [];
   const names = opened.resolve(catalog.get('Names'));

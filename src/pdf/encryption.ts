@@ -1,4 +1,5 @@
 import { PdfDict, PdfRef, type PDF } from '@libpdf/core';
+import type { AppendablePdf } from './appendable-pdf.js';
 import { PdfEncrypted, PdfRestricted } from './errors.js';
 
 type SecurityHandler = NonNullable<PDF['context']['info']['securityHandler']>;
@@ -26,6 +27,7 @@ export interface DocumentEncryption {
  * nobody can show without it serves no one. Files encrypted with an empty user password (bank and
  * government statements) open in every viewer without asking, and are signed in place: the engine
  * authenticated with the empty password when it loaded them, and its key encrypts our new objects.
+ * (The lazy reader does the same with its own handler, reader/standard-security.ts.)
  *
  * ```ts
  * const encryption = documentEncryption(pdf);
@@ -61,11 +63,11 @@ function objectEncryption(handler: SecurityHandler, ref: PdfRef): ObjectEncrypti
  * restrictions (printing, copying, assembling) do not stand in the way of a signature.
  *
  * ```ts
- * assertChangesAllowed(opened.pdf); // before writing an incremental update
+ * assertChangesAllowed(opened); // before writing an incremental update
  * ```
  */
-export function assertChangesAllowed(pdf: PDF): void {
-  if (!pdf.getPermissions().annotate) throw new PdfRestricted();
+export function assertChangesAllowed(opened: Pick<AppendablePdf, 'mayAnnotate'>): void {
+  if (!opened.mayAnnotate) throw new PdfRestricted();
 }
 
 const DECRYPTION_WARNING = 'Failed to decrypt object';

@@ -15,6 +15,27 @@ import { appError, LimitExceeded, ValidationError } from '../core/errors.js';
 /** Not a PDF, or a damaged/truncated one we cannot append to safely. */
 export class PdfInvalid extends ValidationError {}
 
+/**
+ * What is wrong with a file whose cross-reference data cannot be trusted. Such files are repaired at
+ * upload (repair-pdf.ts) and never signed as they are: an update appended to them would point back
+ * into the damage.
+ */
+export const XREF_DAMAGE = {
+  startxrefNowhere: 'its startxref does not point to a cross-reference section',
+  xrefBroken: 'its cross-reference table does not match where its objects are',
+} as const;
+
+/**
+ * The refusal of a damaged file, naming the damage.
+ *
+ * ```ts
+ * throw damagedPdf(XREF_DAMAGE.xrefBroken);
+ * ```
+ */
+export function damagedPdf(problem: string): PdfInvalid {
+  return new PdfInvalid(`The PDF is damaged: ${problem}; repair it before signing`);
+}
+
 /** A PDF over one of `PDF_LIMITS` (pages, objects, decoded stream bytes): 413 LIMIT_EXCEEDED. */
 export class PdfTooLarge extends LimitExceeded {}
 

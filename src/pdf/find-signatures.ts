@@ -2,7 +2,8 @@ import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfOb
 import { derLength } from '../pki/der.js';
 import { parsePdfDate } from './annotations.js';
 import { withoutDecryptionWarnings } from './encryption.js';
-import type { OpenedPdf } from './open-pdf.js';
+import type { AppendablePdf } from './appendable-pdf.js';
+import type { ByteSource } from './reader/byte-source.js';
 
 export interface FoundSignature {
   fieldName: string;
@@ -33,7 +34,7 @@ export interface DocumentSecurityStore {
  * for (const signature of findSignatures({ opened })) console.log(signature.fieldName, signature.byteRange);
  * ```
  */
-export function findSignatures(options: { opened: OpenedPdf }): FoundSignature[] {
+export function findSignatures(options: { opened: AppendablePdf }): FoundSignature[] {
   const { opened } = options;
   const catalog = opened.resolve(opened.trailer.root);
   const acroForm = catalog instanceof PdfDict ? opened.resolve(catalog.get('AcroForm')) : undefined;
@@ -67,12 +68,13 @@ export function findSignatures(options: { opened: OpenedPdf }): FoundSignature[]
  * The hex string a byte range leaves out, decoded, when it is one and holds a DER value in the clear
  * (a SEQUENCE); undefined otherwise (a producer that encrypted /Contents: the engine's decryption stands).
  */
-function clearContents(bytes: Uint8Array, byteRange: number[]): Uint8Array | undefined {
+function clearContents(source: ByteSource, byteRange: number[]): Uint8Array | undefined {
   const [, start, end] = byteRange;
-  if (start === undefined || end === undefined || !(start >= 0 && end <= bytes.length && end - start > 2))
+  if (start === undefined || end === undefined || !(start >= 0 && end <= source.length && end - start > 2))
     return undefined;
-  if (bytes[start] !== 0x3c || bytes[end - 1] !== 0x3e) return undefined;
-  const hex = Buffer.from(bytes.subarray(start + 1, end - 1)).toString('latin1');
+  const bytes = source.read(start, end);
+  if (bytes[0] !== 0x3c || bytes[bytes.length - 1] !== 0x3e) return undefined;
+  const hex = Buffer.from(bytes.subarray(1, -1)).toString('latin1');
   if (!/^[0-9A-Fa-f\s]*$/.test(hex)) return undefined;
   const decoded = new Uint8Array(Buffer.from(hex.replace(/\s/g, ''), 'hex'));
   return decoded[0] === 0x30 ? decoded : undefined;
@@ -83,7 +85,7 @@ function end(byteRange: number[]): number {
 }
 
 function readSignatureDictionary(
-  opened: OpenedPdf,
+  opened: AppendablePdf,
   dict: PdfDict,
   fieldName: string,
 ): FoundSignature | undefined {
@@ -94,7 +96,7 @@ function readSignatureDictionary(
   // In an encrypted file /Contents is in the clear (ISO 32000-2 7.6.2) while the engine decrypts every
   // string (into noise, or not at all with AES): read it where the byte range leaves it out.
   const contents =
-    (opened.encryption ? clearContents(opened.bytes, byteRange) : undefined) ?? contentsEntry.bytes;
+    (opened.encryption ? clearContents(opened.source, byteRange) : undefined) ?? contentsEntry.bytes;
   const text = (key: string): string | undefined => {
     const value = opened.resolve(dict.get(key));
     return value instanceof PdfString ? value.asString() : undefined;
@@ -125,7 +127,7 @@ function readSignatureDictionary(
  * const { certificates, crls, ocsps } = readDss({ opened }) ?? { certificates: [], crls: [], ocsps: [] };
  * ```
  */
-export function readDss(options: { opened: OpenedPdf }): DocumentSecurityStore | undefined {
+export function readDss(options: { opened: AppendablePdf }): DocumentSecurityStore | undefined {
   const { opened } = options;
   const catalog = opened.resolve(opened.trailer.root);
   const dss = catalog instanceof PdfDict ? opened.resolve(catalog.get('DSS')) : undefined;

@@ -7,7 +7,8 @@ import { requestTimestamp, type TsaObserver } from '../pki/tsa-client.js';
 import { verifySignatureValue } from '../pki/verify-signature-value.js';
 import { PreparedSignatureMismatch } from './errors.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
-import { embedContents, signedBytes } from './writer/signature-placeholder.js';
+import { memorySource } from './reader/byte-source.js';
+import { byteRangeDigest, embedContents } from './writer/signature-placeholder.js';
 
 export interface TsaOptions {
   /** RFC 3161 endpoint (TSA_URL). */
@@ -31,9 +32,13 @@ export interface FinishSignatureOptions {
   timestamp?: TsaOptions & { onFailure?: 'fail' | 'fallback' };
 }
 
-export interface FinishedSignature {
+export interface FinishedSignature extends SignatureContents {
   pdf: Uint8Array;
-  /** The embedded CMS (DER). */
+}
+
+/** What goes into a prepared signature's /Contents, and what the TSA said. */
+export interface SignatureContents {
+  /** The CMS to embed (DER). */
   cms: Uint8Array;
   timestamped: boolean;
   /** A timestamp was asked for, the TSA failed and the signature was finished without one. */
@@ -64,13 +69,31 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
   if (
     !bytesEqual(
       expectedDigest(prepared.signedAttributes),
-      digest(prepared.digestAlgorithm, signedBytes(pdf, prepared.byteRange)),
+      byteRangeDigest(prepared.digestAlgorithm, memorySource(pdf), prepared.byteRange),
     )
   ) {
     throw new PreparedSignatureMismatch(
       'The PDF is not the prepared file of this signature (its content differs)',
     );
   }
+  const contents = await signatureContents(options);
+  return { ...contents, pdf: embedContents({ pdf, byteRange: prepared.byteRange, der: contents.cms }) };
+}
+
+/**
+ * What `finishSignature` embeds, without the file: the signature value checked against the
+ * certificate (`SignatureValueInvalid`), the optional signature timestamp, the CMS. For a caller that
+ * holds the prepared update itself (signPdf), so the file is neither hashed again nor copied.
+ *
+ * ```ts
+ * const { cms } = await signatureContents({ prepared: state, signatureValue });
+ * embedInUpdate({ written, byteRange: state.byteRange, der: cms });
+ * ```
+ */
+export async function signatureContents(
+  options: Omit<FinishSignatureOptions, 'pdf'>,
+): Promise<SignatureContents> {
+  const { prepared } = options;
   const signatureValue = verifySignatureValue({
     certificate: prepared.certificate,
     data: prepared.signedAttributes,
@@ -112,7 +135,6 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
     timestampToken,
   });
   return {
-    pdf: embedContents({ pdf, byteRange: prepared.byteRange, der: cms }),
     cms,
     timestamped: timestampToken !== undefined,
     fellBack: options.timestamp !== undefined && timestampToken === undefined,

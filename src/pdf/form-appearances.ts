@@ -1,6 +1,7 @@
 import { PdfBool, PdfDict } from '@libpdf/core';
+import { hasEngine, type AppendablePdf } from './appendable-pdf.js';
 import { findSignatures } from './find-signatures.js';
-import type { OpenedPdf } from './open-pdf.js';
+import { NotReadableLazily } from './reader/stream-data.js';
 import type { IncrementalUpdate } from './writer/incremental-writer.js';
 
 /**
@@ -16,12 +17,19 @@ import type { IncrementalUpdate } from './writer/incremental-writer.js';
  * Once a document carries a signature the form is left as it is: a later change to field
  * appearances would be a change after that signature, which its signer did not allow.
  *
+ * Drawing them is the engine's work, on its full parse of the file: read lazily, such a file is
+ * `NotReadableLazily` here, and `updatePdf` starts again on the full parse (a form's first signature
+ * only; later ones find the flag off).
+ *
  * ```ts
  * const update = new IncrementalUpdate(opened);
  * settleNeedAppearances({ opened, update }); // first, before anything is allocated in the update
  * ```
  */
-export function settleNeedAppearances(options: { opened: OpenedPdf; update: IncrementalUpdate }): boolean {
+export function settleNeedAppearances(options: {
+  opened: AppendablePdf;
+  update: IncrementalUpdate;
+}): boolean {
   const { opened, update } = options;
   const catalog = opened.resolve(opened.trailer.root);
   const acroFormDict = catalog instanceof PdfDict ? opened.resolve(catalog.get('AcroForm')) : undefined;
@@ -29,6 +37,7 @@ export function settleNeedAppearances(options: { opened: OpenedPdf; update: Incr
   const needAppearances = opened.resolve(acroFormDict.get('NeedAppearances'));
   if (!(needAppearances instanceof PdfBool) || !needAppearances.value) return false;
   if (findSignatures({ opened }).length > 0) return false;
+  if (!hasEngine(opened)) throw new NotReadableLazily('form field appearances to draw');
   const acroForm = opened.pdf.getForm()?.acroForm();
   if (!acroForm) return false;
   // The engine draws appearances the way viewers do for NeedAppearances (its own generator, the
@@ -36,6 +45,6 @@ export function settleNeedAppearances(options: { opened: OpenedPdf; update: Incr
   acroForm.markAllNeedAppearanceUpdate();
   acroForm.updateAppearances();
   acroForm.getDict().set('NeedAppearances', PdfBool.of(false));
-  update.includeEngineChanges();
+  update.includeEngineChanges(opened.pdf);
   return true;
 }

@@ -1,5 +1,5 @@
 import { PdfArray, PdfDict, PdfNumber, type PdfObject, type PdfRef } from '@libpdf/core';
-import type { OpenedPdf } from './open-pdf.js';
+import type { AppendablePdf } from './appendable-pdf.js';
 import { PositionOutOfRange } from './errors.js';
 
 /** spec: Position. Fractions of the visible page, origin top left. */
@@ -26,52 +26,74 @@ export interface PageGeometry {
   height: number;
 }
 
+/** The pages of a document, each read and measured when first asked for. */
+export interface PageGeometries {
+  readonly count: number;
+  /** The page at a 0-based index (a RangeError past the last). */
+  at(index: number): PageGeometry;
+}
+
 /**
- * The geometry of every page: boxes and /Rotate are read with inheritance from the page tree
- * (ISO 32000-1 7.7.3.4), the CropBox is clipped to the MediaBox (14.11.2), rotation normalised.
+ * The geometry of the pages, computed for a page when it is first asked for (a signature touches one
+ * page of however many): boxes and /Rotate are read with inheritance from the page tree (ISO 32000-1
+ * 7.7.3.4), the CropBox is clipped to the MediaBox (14.11.2), rotation normalised.
  *
  * ```ts
  * const pages = pageGeometries(opened);
- * const { rect } = positionToRect({ page: pages[0], position });
+ * const { rect } = positionToRect({ page: pages.at(0), position });
  * ```
  */
-export function pageGeometries(opened: OpenedPdf): PageGeometry[] {
-  return opened.pdf.getPages().map((page, index) => {
-    const inherited = (key: string): PdfObject | undefined => {
-      let node: PdfDict | undefined = page.dict;
-      for (let depth = 0; node && depth < 64; depth++) {
-        const value = opened.resolve(node.get(key));
-        if (value !== undefined) return value;
-        const parent = opened.resolve(node.get('Parent'));
-        node = parent instanceof PdfDict ? parent : undefined;
+export function pageGeometries(opened: AppendablePdf): PageGeometries {
+  const measured = new Map<number, PageGeometry>();
+  return {
+    count: opened.pageCount,
+    at(index) {
+      let page = measured.get(index);
+      if (!page) {
+        page = pageGeometry(opened, index);
+        measured.set(index, page);
       }
-      return undefined;
-    };
-    const media = readBox(inherited('MediaBox')) ?? [0, 0, 612, 792];
-    const crop = readBox(inherited('CropBox')) ?? media;
-    const box: [number, number, number, number] = [
-      Math.max(media[0], crop[0]),
-      Math.max(media[1], crop[1]),
-      Math.min(media[2], crop[2]),
-      Math.min(media[3], crop[3]),
-    ];
-    if (box[2] <= box[0] || box[3] <= box[1]) box.splice(0, 4, ...media);
-    const rotateObject = inherited('Rotate');
-    const raw = rotateObject instanceof PdfNumber ? Math.round(rotateObject.value / 90) * 90 : 0;
-    const rotation = (((raw % 360) + 360) % 360) as Rotation;
-    const w = box[2] - box[0];
-    const h = box[3] - box[1];
-    const swapped = rotation === 90 || rotation === 270;
-    return {
-      index,
-      ref: page.ref,
-      dict: page.dict,
-      box,
-      rotation,
-      width: swapped ? h : w,
-      height: swapped ? w : h,
-    };
-  });
+      return page;
+    },
+  };
+}
+
+function pageGeometry(opened: AppendablePdf, index: number): PageGeometry {
+  const page = opened.page(index);
+  const inherited = (key: string): PdfObject | undefined => {
+    let node: PdfDict | undefined = page.dict;
+    for (let depth = 0; node && depth < 64; depth++) {
+      const value = opened.resolve(node.get(key));
+      if (value !== undefined) return value;
+      const parent = opened.resolve(node.get('Parent'));
+      node = parent instanceof PdfDict ? parent : undefined;
+    }
+    return undefined;
+  };
+  const media = readBox(inherited('MediaBox')) ?? [0, 0, 612, 792];
+  const crop = readBox(inherited('CropBox')) ?? media;
+  const box: [number, number, number, number] = [
+    Math.max(media[0], crop[0]),
+    Math.max(media[1], crop[1]),
+    Math.min(media[2], crop[2]),
+    Math.min(media[3], crop[3]),
+  ];
+  if (box[2] <= box[0] || box[3] <= box[1]) box.splice(0, 4, ...media);
+  const rotateObject = inherited('Rotate');
+  const raw = rotateObject instanceof PdfNumber ? Math.round(rotateObject.value / 90) * 90 : 0;
+  const rotation = (((raw % 360) + 360) % 360) as Rotation;
+  const w = box[2] - box[0];
+  const h = box[3] - box[1];
+  const swapped = rotation === 90 || rotation === 270;
+  return {
+    index,
+    ref: page.ref,
+    dict: page.dict,
+    box,
+    rotation,
+    width: swapped ? h : w,
+    height: swapped ? w : h,
+  };
 }
 
 function readBox(object: PdfObject | undefined): [number, number, number, number] | undefined {

@@ -1,22 +1,18 @@
 import { PDF, PdfDict, PdfRef, PdfString, type PdfObject } from '@libpdf/core';
-import { documentEncryption, type DocumentEncryption } from './encryption.js';
-import { PdfEncrypted, PdfInvalid } from './errors.js';
+import type { AppendablePdf } from './appendable-pdf.js';
+import { documentEncryption } from './encryption.js';
+import { damagedPdf, PdfEncrypted, PdfInvalid, XREF_DAMAGE } from './errors.js';
 import { assertPageCount, assertWithinPdfLimits } from './pdf-limits.js';
+import { memorySource } from './reader/byte-source.js';
+import { endsWithEofMarker, findStartxref } from './reader/read-cross-reference.js';
 
-/** A PDF read for an incremental update: the library's view plus what the writer needs from the file. */
-export interface OpenedPdf {
+/**
+ * A PDF read whole by @libpdf/core (the full parse), for what only the engine does: drawing form
+ * appearances, extracting text, verifying. Signing reads lazily (reader/lazy-pdf.ts).
+ */
+export interface OpenedPdf extends AppendablePdf {
   bytes: Uint8Array;
   pdf: PDF;
-  /** Offset of the last cross-reference section (the next update's /Prev). */
-  startxref: number;
-  /** The last section is a cross-reference stream (PDF 1.5); the update writes the same kind. */
-  xrefIsStream: boolean;
-  /** Entries carried into the next trailer. */
-  trailer: { size: number; root: PdfRef; info?: PdfRef; id?: Uint8Array };
-  /** Set when the file is encrypted (with an empty user password): new objects are encrypted too. */
-  encryption?: DocumentEncryption;
-  /** Dereferences an object (follows PdfRef). */
-  resolve(object: PdfObject | undefined): PdfObject | undefined;
 }
 
 const EDGE = 1024;
@@ -51,9 +47,7 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
   }
   const startxref = readStartxref(bytes);
   if (startxref === undefined || pdf.recoveredViaBruteForce) {
-    throw new PdfInvalid(
-      `The PDF is damaged: ${startxref === undefined ? STARTXREF_NOWHERE : XREF_BROKEN}; repair it before signing`,
-    );
+    throw damagedPdf(startxref === undefined ? XREF_DAMAGE.startxrefNowhere : XREF_DAMAGE.xrefBroken);
   }
   const encryption = documentEncryption(pdf);
   let pageCount = 0;
@@ -73,9 +67,11 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
   if (!root || !(resolve(root) instanceof PdfDict)) throw new PdfInvalid('The PDF has no catalog');
   const idArray = trailerDict.getArray('ID');
   const firstId = idArray?.at(0);
+  let pages: ReturnType<PDF['getPages']> | undefined;
   return {
     bytes,
     pdf,
+    source: memorySource(bytes),
     startxref,
     xrefIsStream: !Buffer.from(bytes.subarray(startxref, startxref + 4))
       .toString('latin1')
@@ -87,19 +83,21 @@ export async function openPdf(options: { bytes: Uint8Array }): Promise<OpenedPdf
       id: firstId instanceof PdfString ? firstId.bytes : undefined,
     },
     ...(encryption ? { encryption } : {}),
+    mayAnnotate: pdf.getPermissions().annotate,
+    pageCount,
+    page(index) {
+      pages ??= pdf.getPages();
+      const page = pages[index];
+      if (!page) throw new RangeError(`No page ${index + 1} in ${pageCount}`);
+      return page;
+    },
     resolve,
   };
 }
 
-/** What is wrong with a file whose last startxref is unusable, and with one read only by reconstruction. */
-const STARTXREF_NOWHERE = 'its startxref does not point to a cross-reference section';
-const XREF_BROKEN = 'its cross-reference table does not match where its objects are';
-
 /** Whether the file ends with `%%EOF` (possibly followed by a little whitespace); a cut-off upload does not. */
 export function hasEndMarker(bytes: Uint8Array): boolean {
-  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE)))
-    .toString('latin1')
-    .includes('%%EOF');
+  return endsWithEofMarker(memorySource(bytes));
 }
 
 /**
@@ -107,10 +105,5 @@ export function hasEndMarker(bytes: Uint8Array): boolean {
  * (a table, or a stream object); undefined when it does not.
  */
 export function readStartxref(bytes: Uint8Array): number | undefined {
-  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - EDGE))).toString('latin1');
-  const match = /startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(tail.lastIndexOf('startxref')));
-  const offset = match ? Number(match[1]) : NaN;
-  if (!Number.isSafeInteger(offset) || offset <= 0 || offset >= bytes.length) return undefined;
-  const at = Buffer.from(bytes.subarray(offset, offset + 32)).toString('latin1');
-  return /^(xref|\d+\s+\d+\s+obj)/.test(at) ? offset : undefined;
+  return findStartxref(memorySource(bytes));
 }

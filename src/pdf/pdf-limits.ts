@@ -10,6 +10,8 @@ import { PdfTooLarge } from './errors.js';
  * sees them, and a file over any limit is refused with 413 LIMIT_EXCEEDED (`PdfTooLarge`).
  */
 export const PDF_LIMITS = {
+  /** A file read whole (larger ones are signed read lazily, never parsed whole: reader/lazy-pdf.ts). */
+  fileBytes: 256 * 1024 * 1024,
   pages: 2_000,
   objects: 100_000,
   /** The decoded size of one stream. */
@@ -34,6 +36,11 @@ const MIB = 1024 * 1024;
  * ```
  */
 export async function assertWithinPdfLimits(bytes: Uint8Array): Promise<void> {
+  if (bytes.length > PDF_LIMITS.fileBytes) {
+    throw new PdfTooLarge(
+      `The PDF is larger than ${PDF_LIMITS.fileBytes / MIB} MiB, the most Signery reads whole`,
+    );
+  }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let objects = count(text, OBJECT_HEADER, PDF_LIMITS.objects);
   checkObjects(objects);

@@ -5,21 +5,28 @@ import { CertificateInvalid } from '../pki/errors.js';
 import type { KeyAlgorithm } from '../pki/signers/signer.js';
 import { publicKeyOf } from '../pki/verify-signature-value.js';
 import { appendPageAnnotations, pdfDate } from './annotations.js';
+import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { settleNeedAppearances } from './form-appearances.js';
 import { pageGeometries } from './geometry.js';
-import { openPdf } from './open-pdf.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
+import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
 import { buildAnnotations } from './visuals/build-annotations.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
-import { IncrementalUpdate } from './writer/incremental-writer.js';
-import { fillByteRange, signatureDictionary, signedBytes } from './writer/signature-placeholder.js';
+import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
+import {
+  byteRangeDigest,
+  fillByteRange,
+  signatureDictionary,
+  type ByteRange,
+} from './writer/signature-placeholder.js';
 
 /** DESIGN: reserve 16 KB or more; B-T adds a timestamp token with the TSA's chain. */
 export const MIN_PLACEHOLDER_SIZE = 16 * 1024;
 
 export interface PrepareSignatureOptions {
-  pdf: Uint8Array;
+  /** The file, in memory or read where it is (a stored file on disk, read lazily). */
+  pdf: PdfBytes;
   /** The signer's certificate (DER) and chain, embedded in the CMS. */
   certificate: Uint8Array;
   chain?: Uint8Array[];
@@ -60,15 +67,59 @@ export interface PreparedSignature {
  * ```
  */
 export async function prepareSignature(options: PrepareSignatureOptions): Promise<PreparedSignature> {
+  const { written, state } = await prepareSignatureUpdate(options);
+  return { pdf: wholeFile(written), state };
+}
+
+/**
+ * `prepareSignature` without the copy: the update as laid out after the file it extends, for a caller
+ * that finishes it in place (signPdf). A file read from disk is never held whole: the byte ranges are
+ * hashed as they are read.
+ *
+ * ```ts
+ * const { written, state } = await prepareSignatureUpdate({ pdf: fileSource(fd, size), certificate, signerName, signingTime });
+ * ```
+ */
+export async function prepareSignatureUpdate(
+  options: PrepareSignatureOptions,
+): Promise<{ written: WrittenUpdate; state: PreparedSignatureState }> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
   const keyAlgorithm = keyAlgorithmOfCertificate(options.certificate);
-  const opened = await openPdf({ bytes: options.pdf });
+  const { written, byteRange, fieldName } = await updatePdf(sourceOf(options.pdf), (opened) =>
+    signatureUpdate(opened, options),
+  );
+  const messageDigest = byteRangeDigest(
+    digestAlgorithm,
+    appendedSource(written.base, written.tail),
+    byteRange,
+  );
+  const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
+  return {
+    written,
+    state: {
+      byteRange,
+      signedAttributes,
+      digest: digest(digestAlgorithm, signedAttributes),
+      digestAlgorithm,
+      certificate: options.certificate,
+      chain: options.chain ?? [],
+      keyAlgorithm,
+      fieldName,
+      signingTime: options.signingTime.toISOString(),
+    },
+  };
+}
+
+/** The signer's revision, laid out with its byte range filled in and /Contents still zeros. */
+function signatureUpdate(
+  opened: AppendablePdf,
+  options: PrepareSignatureOptions,
+): { written: WrittenUpdate; byteRange: ByteRange; fieldName: string } {
   const update = new IncrementalUpdate(opened);
   settleNeedAppearances({ opened, update });
   const pages = pageGeometries(opened);
 
   const built = buildAnnotations({
-    opened,
     update,
     pages,
     signatures: options.signatures,
@@ -110,22 +161,7 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
 
   const written = update.write();
   const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
-  const messageDigest = digest(digestAlgorithm, signedBytes(written.bytes, byteRange));
-  const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
-  return {
-    pdf: written.bytes,
-    state: {
-      byteRange,
-      signedAttributes,
-      digest: digest(digestAlgorithm, signedAttributes),
-      digestAlgorithm,
-      certificate: options.certificate,
-      chain: options.chain ?? [],
-      keyAlgorithm,
-      fieldName,
-      signingTime: options.signingTime.toISOString(),
-    },
-  };
+  return { written, byteRange, fieldName };
 }
 
 function keyAlgorithmOfCertificate(certificate: Uint8Array): KeyAlgorithm {

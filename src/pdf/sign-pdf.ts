@@ -3,16 +3,18 @@ import { certificateFields } from '../pki/certificate-fields.js';
 import { RevocationUnavailable, TimestampUnavailable } from '../pki/errors.js';
 import type { ValidationMaterial } from '../pki/revocation-fetcher.js';
 import type { Signer } from '../pki/signers/signer.js';
-import { addValidationData } from './add-validation-data.js';
+import { validationDataUpdate } from './add-validation-data.js';
 import {
   archiveTimestamp,
   certificateChain,
   validationMaterial,
   type ArchiveExpiry,
 } from './archive-timestamp.js';
-import { finishSignature, type TsaOptions } from './finish-signature.js';
-import { prepareSignature } from './prepare-signature.js';
+import { signatureContents, type TsaOptions } from './finish-signature.js';
+import { prepareSignatureUpdate } from './prepare-signature.js';
+import { appendedSource, memorySource, type ByteSource } from './reader/byte-source.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
+import { embedInUpdate } from './writer/signature-placeholder.js';
 
 /** PAdES baseline levels (ETSI EN 319 142-1). */
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
@@ -53,8 +55,15 @@ export interface SignPdfOptions {
   placeholderSize?: number;
 }
 
-export interface SignPdfResult {
+export interface SignPdfResult extends SignedUpdate {
+  /** The signed file: the original, then `appended`. */
   pdf: Uint8Array;
+}
+
+/** What signing did to a file, without the file: the bytes its revisions append to it. */
+export interface SignedUpdate {
+  /** The incremental updates (the signature's revision, and at B-LT and B-LTA the ones after it). */
+  appended: Uint8Array;
   fieldName: string;
   levelRequested: PadesLevel;
   levelAchieved: PadesLevel;
@@ -85,6 +94,22 @@ const PLACEHOLDER: Record<PadesLevel, number> = {
  * ```
  */
 export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
+  const signed = await signPdfUpdate({ ...options, pdf: memorySource(options.pdf) });
+  return { ...signed, pdf: new Uint8Array(Buffer.concat([options.pdf, signed.appended])) };
+}
+
+/**
+ * `signPdf` on a file read where it is (a stored file on disk, say): it is read lazily, its byte
+ * ranges hashed as they are read, and never held whole; answers what the signature's revisions append
+ * to it. Memory stays flat whatever the file's size.
+ *
+ * ```ts
+ * const { appended } = await signPdfUpdate({ pdf: fileSource(handle.fd, size), signer });
+ * ```
+ */
+export async function signPdfUpdate(
+  options: Omit<SignPdfOptions, 'pdf'> & { pdf: ByteSource },
+): Promise<SignedUpdate> {
   const levelRequested = options.level ?? 'B-B';
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
   const wantsTimestamp = levelRequested !== 'B-B';
@@ -96,7 +121,7 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
     }
   }
   const { signer } = options;
-  const prepared = await prepareSignature({
+  const prepared = await prepareSignatureUpdate({
     pdf: options.pdf,
     certificate: signer.certificate,
     chain: signer.chain,
@@ -113,17 +138,18 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
   });
   const signatureValue = await signer.sign({ data: prepared.state.signedAttributes, digestAlgorithm });
   const fallback = options.onTimestampFailure === 'fallback';
-  const finished = await finishSignature({
-    pdf: prepared.pdf,
+  const finished = await signatureContents({
     prepared: prepared.state,
     signatureValue,
     ...(wantsTimestamp && options.tsa
       ? { timestamp: { ...options.tsa, onFailure: options.onTimestampFailure } }
       : {}),
   });
+  embedInUpdate({ written: prepared.written, byteRange: prepared.state.byteRange, der: finished.cms });
+  const signed = prepared.written.tail;
   const warnings: string[] = [];
-  const result = (pdf: Uint8Array, levelAchieved: PadesLevel, reason?: string): SignPdfResult => ({
-    pdf,
+  const result = (appended: Uint8Array, levelAchieved: PadesLevel, reason?: string): SignedUpdate => ({
+    appended,
     fieldName: prepared.state.fieldName,
     levelRequested,
     levelAchieved,
@@ -131,11 +157,11 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
     ...(reason ? { reason } : {}),
     warnings,
   });
-  if (!wantsTimestamp) return result(finished.pdf, 'B-B');
+  if (!wantsTimestamp) return result(signed, 'B-B');
   if (!finished.timestamped) {
-    return result(finished.pdf, 'B-B', finished.reason ?? 'No time-stamp authority is configured');
+    return result(signed, 'B-B', finished.reason ?? 'No time-stamp authority is configured');
   }
-  if (levelRequested === 'B-T') return result(finished.pdf, 'B-T');
+  if (levelRequested === 'B-T') return result(signed, 'B-T');
 
   // A level is claimed only with its evidence in the file (issue 23): revocation data proving every
   // certificate of the signer's and the timestamp's chains good, or the level stays B-T.
@@ -151,18 +177,23 @@ export async function signPdf(options: SignPdfOptions): Promise<SignPdfResult> {
     material = await validationMaterial(chains, options, now);
   } catch (error) {
     if (!(error instanceof RevocationUnavailable) || !fallback) throw error;
-    return result(finished.pdf, 'B-T', error.message);
+    return result(signed, 'B-T', error.message);
   }
-  const withDss = await addValidationData({ pdf: finished.pdf, ...material, vriFor: [finished.cms] });
+  const dss = await validationDataUpdate({
+    pdf: appendedSource(options.pdf, signed),
+    ...material,
+    vriFor: [finished.cms],
+  });
+  const withDss = Buffer.concat([signed, dss.tail]);
   if (levelRequested === 'B-LT') return result(withDss, 'B-LT');
   try {
-    const archived = await archiveTimestamp(withDss, material, {
+    const archived = await archiveTimestamp(appendedSource(options.pdf, withDss), material, {
       ...options,
       tsa: options.tsa!,
       digestAlgorithm,
       now,
     });
-    return { ...result(archived.pdf, 'B-LTA'), archive: archived.archive };
+    return { ...result(Buffer.concat([withDss, archived.appended]), 'B-LTA'), archive: archived.archive };
   } catch (error) {
     if (!(error instanceof TimestampUnavailable || error instanceof RevocationUnavailable) || !fallback)
       throw error;

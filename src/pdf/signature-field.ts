@@ -1,14 +1,14 @@
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString } from '@libpdf/core';
 import { PdfInvalid } from './errors.js';
-import { rectArray, type PageGeometry } from './geometry.js';
-import type { OpenedPdf } from './open-pdf.js';
+import type { AppendablePdf } from './appendable-pdf.js';
+import { rectArray, type PageGeometries } from './geometry.js';
 import type { BuiltAnnotations } from './visuals/build-annotations.js';
 import type { IncrementalUpdate } from './writer/incremental-writer.js';
 
 export interface AddSignatureFieldOptions {
-  opened: OpenedPdf;
+  opened: AppendablePdf;
   update: IncrementalUpdate;
-  pages: PageGeometry[];
+  pages: PageGeometries;
   /** The signature dictionary (its /Contents holds the CMS or the timestamp token). */
   signature: PdfRef;
   /** Prefix of the generated field name, e.g. `Signature` or `DocTimeStamp`. */
@@ -52,7 +52,7 @@ export function addSignatureField(options: AddSignatureFieldOptions): { fieldNam
     Type: PdfName.of('Annot'),
     Subtype: PdfName.of('Widget'),
     F: PdfNumber.of(PRINT_LOCKED),
-    P: pages[pageIndex]!.ref,
+    P: pages.at(pageIndex).ref,
     Rect: rectArray(widget ? widget.placed.rect : [0, 0, 0, 0]),
   });
   if (widget) {
@@ -83,7 +83,7 @@ export function addSignatureField(options: AddSignatureFieldOptions): { fieldNam
 }
 
 function collectNames(
-  opened: OpenedPdf,
+  opened: AppendablePdf,
   kids: PdfArray,
   prefix: string,
   names: Set<string>,

@@ -8,9 +8,16 @@ import {
   withOpenFolders,
   type WithOpenFolders,
 } from '../core/access/document-access.js';
-import { documentView, type DocumentView } from '../core/views/document-view.js';
+import {
+  SHOWN_COLUMNS,
+  shapeDocument,
+  withViewParts,
+  type DocumentView,
+} from '../core/views/document-view.js';
 import { countRows } from '../store/db/count-rows.js';
-import type { Database } from '../store/db/schema.js';
+import { readJson } from '../store/db/json.js';
+import { QueryTemplate } from '../store/db/query-template.js';
+import type { Database, DocumentTable } from '../store/db/schema.js';
 
 export interface DocumentSearch {
   from?: number | undefined;
@@ -37,9 +44,137 @@ export interface SearchAnswer {
 export const DEFAULT_SEARCH_SIZE = 20;
 
 type Eb = ExpressionBuilder<Database, 'documents'>;
+
+/** What varies between two searches of one shape (`SearchShape`): the values of its statement. */
+interface SearchValues {
+  tenantId: string;
+  organizationId: string;
+  userId: string;
+  folderId: string;
+  kind: DocumentTable['kind'];
+  shareStateName: string;
+  isSigned: number;
+  size: number;
+  from: number;
+  /** The `LIKE` pattern of each word (`word0`, `word1`, …). */
+  [word: `word${number}`]: string;
+}
+
+/** What decides the text of a search's statement: the caller's reach, the filters given, the order. */
+interface SearchShape {
+  role: Actor['role'];
+  folderId: boolean;
+  kind: boolean;
+  shareStateName: boolean;
+  isSigned: boolean;
+  words: number;
+  sort: 'created_at' | 'updated_at' | 'title';
+  order: 'asc' | 'desc';
+}
+
+const SORT_COLUMNS = { createDate: 'created_at', modifyDate: 'updated_at', documentTitle: 'title' } as const;
+
+/** The filter of a search of `shape`, over `documents`, its values taken from `p`. */
+function matching(shape: SearchShape, p: SearchValues) {
+  // Only the role is read from the actor here (who sees what); its ids are the statement's values.
+  const reader = {
+    role: shape.role,
+    tenantId: p.tenantId,
+    organizationId: p.organizationId,
+    userId: p.userId,
+  };
+  return (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
+    const parts: Expression<SqlBool>[] = [visibleTo(reader)(eb)];
+    if (shape.folderId) parts.push(eb('documents.folder_id', '=', p.folderId));
+    if (shape.kind) parts.push(eb('documents.kind', '=', p.kind));
+    if (shape.shareStateName) parts.push(eb('documents.share_state', '=', p.shareStateName));
+    if (shape.isSigned) parts.push(eb('documents.is_signed', '=', p.isSigned));
+    for (let i = 0; i < shape.words; i++) {
+      const pattern = p[`word${i}`];
+      parts.push(
+        eb.or([
+          sql<SqlBool>`lower(${eb.ref('documents.title')}) like ${pattern} escape '\\'`,
+          sql<SqlBool>`lower(cast(${eb.ref('documents.custom_fields')} as text)) like ${pattern} escape '\\'`,
+        ]),
+      );
+    }
+    return eb.and(parts);
+  };
+}
+
+/**
+ * A page of a search of `shape` in one statement: the documents (with what their view shows), the
+ * count of all that match, and the users the page names (owners and creators, by name), the last two
+ * repeated on every row. Over an empty page there is no row to carry the count: `countOf` then.
+ */
+function pageStatement(shape: SearchShape) {
+  return new QueryTemplate((db, p: SearchValues, dialect) => {
+    const where = matching(shape, p);
+    const reader = { tenantId: p.tenantId, organizationId: p.organizationId };
+    return withOpenFolders(db, reader)
+      .with('page', (qc) =>
+        qc
+          .selectFrom('documents')
+          .select(SHOWN_COLUMNS.map((column) => `documents.${column}` as const))
+          .where(where)
+          .orderBy(`documents.${shape.sort}`, shape.order)
+          .orderBy('documents.id', shape.order)
+          .limit(p.size)
+          .offset(p.from),
+      )
+      .selectFrom('page as d')
+      .selectAll('d')
+      .select((eb) => [
+        eb.selectFrom('documents').select(eb.fn.countAll<number>().as('count')).where(where).as('total'),
+        dialect
+          .jsonArrayFrom(
+            eb
+              .selectFrom('page')
+              .innerJoin('users', (join) =>
+                join.on((on) => on('users.id', 'in', [on.ref('page.owner_id'), on.ref('page.created_by')])),
+              )
+              .select(['users.id', 'users.name', 'users.display_name'])
+              .distinct()
+              .where('users.tenant_id', '=', p.tenantId)
+              .orderBy('users.name'),
+          )
+          .as('users'),
+      ])
+      .$call((query) => withViewParts(db, query))
+      .orderBy(`d.${shape.sort}`, shape.order)
+      .orderBy('d.id', shape.order);
+  });
+}
+
+function countStatement(shape: SearchShape) {
+  return new QueryTemplate((db, p: SearchValues) =>
+    withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId })
+      .selectFrom('documents')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where(matching(shape, p)),
+  );
+}
+
+/** The statements of each shape, built once: their number is bounded by the shapes' combinations. */
+const statements = new Map<
+  string,
+  { page: ReturnType<typeof pageStatement>; count: ReturnType<typeof countStatement> }
+>();
+
+function statementsOf(shape: SearchShape) {
+  const key = JSON.stringify(shape);
+  let found = statements.get(key);
+  if (!found) {
+    found = { page: pageStatement(shape), count: countStatement(shape) };
+    statements.set(key, found);
+  }
+  return found;
+}
+
 /**
  * POST /search (spec: `{from, size}` → `{from, total, results, users, ...}`): the documents and folders
- * the caller may see, filtered and sorted, with each result shaped like GET /documents/:id.
+ * the caller may see, filtered and sorted, with each result shaped like GET /documents/:id. One
+ * statement reads the page, its count and its users (two when the page is past the end).
  */
 export async function searchDocuments(
   deps: Deps,
@@ -53,53 +188,46 @@ export async function searchDocuments(
     .split(/\s+/)
     .filter((w) => w.length > 0)
     .slice(0, 10);
-  const where = (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
-    const parts: Expression<SqlBool>[] = [visibleTo(actor)(eb)];
-    if (search.folderId !== undefined) parts.push(eb('documents.folder_id', '=', search.folderId));
-    if (search.kind) parts.push(eb('documents.kind', '=', search.kind));
-    if (search.shareStateName) parts.push(eb('documents.share_state', '=', search.shareStateName));
-    if (search.isSigned !== undefined) parts.push(eb('documents.is_signed', '=', search.isSigned ? 1 : 0));
-    for (const word of words) {
-      const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      parts.push(
-        eb.or([
-          sql<SqlBool>`lower(${eb.ref('documents.title')}) like ${pattern} escape '\\'`,
-          sql<SqlBool>`lower(cast(${eb.ref('documents.custom_fields')} as text)) like ${pattern} escape '\\'`,
-        ]),
-      );
-    }
-    return eb.and(parts);
+  const shape: SearchShape = {
+    role: actor.role,
+    folderId: search.folderId !== undefined,
+    kind: search.kind !== undefined,
+    shareStateName: Boolean(search.shareStateName),
+    isSigned: search.isSigned !== undefined,
+    words: words.length,
+    sort: SORT_COLUMNS[search.sort ?? 'createDate'],
+    order: search.order ?? (search.sort === 'documentTitle' ? 'asc' : 'desc'),
   };
-
-  const total = await countRows(withOpenFolders(deps.db, actor).selectFrom('documents').where(where));
-  const column = { createDate: 'created_at', modifyDate: 'updated_at', documentTitle: 'title' } as const;
-  const order = search.order ?? (search.sort === 'documentTitle' ? 'asc' : 'desc');
-  const rows = await withOpenFolders(deps.db, actor)
-    .selectFrom('documents')
-    .selectAll('documents')
-    .where(where)
-    .orderBy(`documents.${column[search.sort ?? 'createDate']}`, order)
-    .orderBy('documents.id', order)
-    .limit(size)
-    .offset(from)
-    .execute();
-  const results = await Promise.all(rows.map((row) => documentView(deps.db, actor, row)));
-  const userIds = [...new Set(rows.flatMap((row) => [row.owner_id, row.created_by]))];
-  const users =
-    userIds.length === 0
-      ? []
-      : await deps.db
-          .selectFrom('users')
-          .select(['id', 'name', 'display_name'])
-          .where('id', 'in', userIds)
-          .where('tenant_id', '=', actor.tenantId)
-          .orderBy('name')
-          .execute();
+  const values: SearchValues = {
+    tenantId: actor.tenantId,
+    organizationId: actor.organizationId,
+    userId: actor.userId,
+    folderId: search.folderId ?? '',
+    kind: search.kind ?? 'document',
+    shareStateName: search.shareStateName ?? '',
+    isSigned: search.isSigned ? 1 : 0,
+    size,
+    from,
+    ...Object.fromEntries(
+      words.map((word, i) => [`word${i}`, `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]),
+    ),
+  };
+  const { page, count } = statementsOf(shape);
+  const rows = await page.execute(deps.db, values);
+  const first = rows[0];
+  const total = first
+    ? Number(first.total)
+    : from === 0
+      ? 0
+      : Number((await count.execute(deps.db, values))[0]?.count ?? 0);
+  const users = first
+    ? readJson<{ id: string; name: string; display_name: string | null }[]>(first.users, [])
+    : [];
   return {
     from,
     size,
     total,
-    results,
+    results: rows.map((row) => shapeDocument(actor, row, row)),
     users: users.map((u) => ({ id: u.id, name: u.name, displayName: u.display_name })),
   };
 }

@@ -19,7 +19,8 @@ import { newShareToken } from '../core/sharing/recipient.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
-import { signerPageLink } from '../core/sharing/share-links.js';
+import { prepareValueFields } from '../core/sharing/field-types.js';
+import { sharerOf, signerPageLink } from '../core/sharing/share-links.js';
 import { assignSignEntities, type SignEntityInput } from '../core/sharing/sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -198,13 +199,17 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   const mainFile = doc.main_file_id
     ? await deps.db.selectFrom('files').select('pages').where('id', '=', doc.main_file_id).executeTakeFirst()
     : undefined;
+  const recipientsOf = (field: FieldInput) => recipients.filter((r) => fieldIsFor(field, r.key, r.input));
   checkFieldsCompletable(request.signatureFields, {
     pageCount: mainFile?.pages ?? null,
-    purposesOf: (field) =>
-      recipients.filter((r) => fieldIsFor(field, r.key, r.input)).map((r) => r.input.sharePurpose),
+    purposesOf: (field) => recipientsOf(field).map((r) => r.input.sharePurpose),
   });
+  // Date, checkbox, select and number fields the signer's page can show; selects get their options.
+  const valueFields = await prepareValueFields(deps.db, actor, request.signatureFields ?? [], (field) =>
+    recipientsOf(field).map((r) => r.input.dateFormat),
+  );
   // Each field gets its own identity, the same in every share it goes to (share-fields.ts).
-  const fields = withFieldIds(request.signatureFields ?? []);
+  const fields = withFieldIds(valueFields);
   const entities = assignSignEntities(request.signEntities, request.data);
   // DESIGN "Signing inside other calls": loaded and checked before the transaction, reading only.
   const visuals = await prepareVisualsInCall(deps, actor, {
@@ -235,12 +240,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   const firstActionPosition = ordered.find((r) => ACTION_PURPOSES.includes(r.input.sharePurpose))?.position;
   const now = deps.clock.now();
   const group = randomUUID();
-  const sender = await deps.db
-    .selectFrom('users')
-    .select(['display_name', 'name'])
-    .where('id', '=', actor.userId)
-    .executeTakeFirst();
-  const from = sender?.display_name ?? sender?.name ?? actor.name;
+  const sender = (await sharerOf(deps.db, actor.userId)) ?? { name: actor.name, email: null };
 
   const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The sharer signs before the shares go out: the recipients get the signed file.
@@ -323,10 +323,12 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
             to: r.email,
             language: r.input.language,
             documentTitle: current.title,
-            from,
+            from: sender.name,
+            sender,
             purpose: r.input.sharePurpose,
             link,
             note: r.input.message,
+            deadline: r.input.validUntil,
           }),
           now,
           actor.requestId,

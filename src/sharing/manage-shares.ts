@@ -11,8 +11,7 @@ import {
   RateLimited,
   ValidationError,
 } from '../core/errors.js';
-import { queueMail, queueSms } from '../jobs/notification-jobs.js';
-import { shareMail } from '../notify/mail/share-mail.js';
+import { queueSms } from '../jobs/notification-jobs.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { ShareTable } from '../store/db/schema.js';
@@ -27,7 +26,7 @@ import {
 } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
-import { reminderLink } from '../core/sharing/share-links.js';
+import { queueReminderMail } from './reminder-mail.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
@@ -155,20 +154,7 @@ export async function sendReminders(
           actor.requestId,
         );
       } else if (share.email) {
-        await queueMail(
-          trx,
-          shareMail({
-            kind: 'reminder',
-            to: share.email,
-            language: shareOptions(share).language,
-            documentTitle: doc.title,
-            from: actor.name,
-            purpose: share.purpose,
-            link: reminderLink(deps.config.publicUrl, share),
-          }),
-          now,
-          actor.requestId,
-        );
+        await queueReminderMail(trx, deps, { ...share, email: share.email }, doc.title, now, actor.requestId);
       }
       await trx
         .updateTable('shares')

@@ -1,12 +1,11 @@
 import type { Deps } from '../core/deps.js';
 import type { Worker } from '../jobs/worker.js';
-import { queueMail } from '../jobs/notification-jobs.js';
-import { shareMail } from '../notify/mail/share-mail.js';
 import { record } from '../core/audit/record.js';
 import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from '../core/sharing/share-types.js';
-import { reminderLink } from '../core/sharing/share-links.js';
+import { queueReminderMail } from './reminder-mail.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { COMPLETION_MAILS_JOB, sendCompletionMails } from '../core/sharing/completion.js';
 
 const SYSTEM = { name: 'system', requestId: 'scheduler' };
 const BATCH = 200;
@@ -92,17 +91,11 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     while (next <= now.getTime()) next += interval;
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
       if (share.email) {
-        await queueMail(
+        await queueReminderMail(
           trx,
-          shareMail({
-            kind: 'reminder',
-            to: share.email,
-            language: options.language,
-            documentTitle: share.title,
-            from: 'Signery',
-            purpose: share.purpose,
-            link: reminderLink(deps.config.publicUrl, share),
-          }),
+          deps,
+          { ...share, email: share.email },
+          share.title,
           now,
           // No request asked for it: the schedule did.
           undefined,
@@ -126,5 +119,12 @@ export function registerSharingJobs(worker: Worker, deps: Deps): void {
   });
   worker.every('sharing.remind', 60_000, async () => {
     await sendAutomaticReminders(deps, deps.clock.now());
+  });
+  worker.register(COMPLETION_MAILS_JOB, async (job) => {
+    await sendCompletionMails(
+      deps,
+      job.payload as { documentId: string; requestId?: string },
+      deps.clock.now(),
+    );
   });
 }

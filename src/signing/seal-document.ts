@@ -5,8 +5,8 @@ import { loadManageable } from '../core/access/document-access.js';
 import { VersionMismatch } from '../core/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { mainFileBytes, type SignOutcome } from './sign-document.js';
-import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
+import { mainFile, type SignOutcome } from './sign-document.js';
+import { sealStoredFile, tenantDefaultLevel } from '../core/signing/seal.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**
@@ -29,10 +29,10 @@ export async function sealDocument(
   const doc = await loadManageable(deps.db, actor, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
-  const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const sealed = await sealBytes(deps, {
+  const previous = await mainFile(deps, doc);
+  const { sealed, next } = await sealStoredFile(deps, {
     operation: 'seal',
-    pdf: bytes,
+    file: previous,
     signerName: 'Organisation seal',
     level: options.level ?? (await tenantDefaultLevel(deps, doc.tenant_id)),
     reason: 'Sealed',
@@ -43,7 +43,7 @@ export async function sealDocument(
     replaceMainFile(trx, deps, {
       doc,
       previous,
-      bytes: sealed.pdf,
+      bytes: next,
       by: actor,
       expectedVersion: options.version,
       signed: true,

@@ -12,6 +12,7 @@ import { mainFileBytes } from './sign-document.js';
 import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
 import { documentTrail } from '../core/audit/document-trail.js';
 import { embedTrail } from '../core/audit/embedded-trail.js';
+import { sealOnCompleteJobId, wakeCompletionMails } from '../core/sharing/completion.js';
 
 export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
 /** A worker takes the seal over when the request that queued it has not run it by then (it died). */
@@ -44,6 +45,7 @@ export async function queueSealOnComplete(
   };
   const job = await enqueue(trx, {
     type: SEAL_ON_COMPLETE_JOB,
+    id: sealOnCompleteJobId(doc.id, doc.version),
     payload: { ...payload },
     now,
     runAt: new Date(now.getTime() + WORKER_TAKES_OVER_MS),
@@ -104,7 +106,10 @@ async function sealCompleted(
     .where('id', '=', payload.documentId)
     .executeTakeFirst();
   const nothingToSeal = async (): Promise<false> => {
-    await writeTransaction(deps.db, deps.dialect, settle);
+    await writeTransaction(deps.db, deps.dialect, async (trx) => {
+      await settle(trx);
+      await wakeCompletionMails(trx, payload.documentId, deps.clock.now());
+    });
     return false;
   };
   if (!doc || doc.deleted_at !== null || doc.version !== payload.version) return nothingToSeal();
@@ -135,6 +140,8 @@ async function sealCompleted(
         now,
       });
       await settle(trx);
+      // The completion messages waited for this file.
+      await wakeCompletionMails(trx, doc.id, now);
     });
   } catch (error) {
     // Changed between the read and the commit: the sealed file is discarded, as the version says.

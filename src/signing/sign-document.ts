@@ -59,10 +59,16 @@ export async function mainFileBytes(
   deps: Deps,
   doc: DocumentRow,
 ): Promise<{ file: FileRecord; bytes: Uint8Array }> {
+  const file = await mainFile(deps, doc);
+  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
+}
+
+/** The record of a document's main file, for a caller that reads the bytes its own way (sealStoredFile). */
+export async function mainFile(deps: Deps, doc: DocumentRow): Promise<FileRecord> {
   if (!doc.main_file_id) throw new ValidationError('The document has no main file to sign');
   const file = await deps.files.find(doc.tenant_id, doc.main_file_id);
   if (!file) throw new ValidationError('The document’s main file is missing');
-  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
+  return file;
 }
 
 /**
@@ -92,10 +98,10 @@ export async function signDocument(
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);
   if (signer.doc.version !== options.version) throw new VersionMismatch();
-  // A recipient's read-only share fields (predefined texts, imported custom fields) are written with
-  // their signature (spec Signature field `readOnly`; Custom field).
+  // A recipient's answers to their share's fields, checked, and its read-only fields (predefined
+  // texts, imported custom fields) are written with their signature (spec Signature field; Custom field).
   const annotations = signer.share
-    ? await withShareFieldTexts(deps.db, signer.share, options.annotations)
+    ? await withShareFieldTexts(deps.db, signer.share, options)
     : options.annotations;
   const { signature, shareStateName } = await drawAndCommit(
     deps,

@@ -192,8 +192,7 @@ export const VerificationReport = Type.Object(
         },
         {
           additionalProperties: false,
-          description:
-            'Only with `dss=true`: the ETSI TS 119 102-2 reports as XML strings (spec Versioning 4).',
+          description: 'Only with `dss=true`: the ETSI TS 119 102-2 reports as XML strings.',
         },
       ),
     ),

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { KyselyPlugin } from 'kysely';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createUser } from '../helpers/server.js';
+import { countingStatements } from '../helpers/statements.js';
 import { useServer } from '../helpers/use-server.js';
 
 const DAY = 86_400_000;
@@ -91,21 +91,13 @@ describe('authentication of requests that arrive together (one lookup statement 
   });
 
   it('the tokens of calls made in one turn are read by a single statement', async () => {
-    // Observes every statement run through this Kysely instance (the real database underneath).
-    let statements = 0;
-    const counting: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        statements++;
-        return args.result;
-      },
-    };
-    const deps = { ...server.app.deps, db: server.app.deps.db.withPlugin(counting) };
+    const counted = countingStatements(server.app.deps.db);
+    const deps = { ...server.app.deps, db: counted.db };
     // Once each first: a token's first use records last_used_at, a statement of its own.
     for (const { token } of expected) await authenticate(deps, token, 'warm-up');
-    statements = 0;
+    counted.reset();
     const results = await Promise.all(expected.map(({ token }) => authenticate(deps, token, 'together')));
-    assert.equal(statements, 1);
+    assert.equal(counted.statements, 1);
     assert.deepEqual(
       results.map((result) => (result.outcome === 'ok' ? result.actor.name : result.outcome)),
       ['ann', 'ann', 'bob', 'eve', 'suspended', 'expired', 'unknown'],

@@ -67,3 +67,60 @@ export function shareTokenOf(mail: ReceivedMail): string {
   if (!match?.[1]) throw new Error('no share link in the mail');
   return match[1];
 }
+
+/** One leaf of a MIME message: its headers (lower-case names) and its decoded body. */
+export interface MimePart {
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * The leaves of a message (multipart bodies opened, base64 and quoted-printable decoded), and its
+ * top-level headers: enough to read what a mail client shows (the text and HTML parts, attachments).
+ */
+export function mimeOf(mail: ReceivedMail): { headers: Record<string, string>; parts: MimePart[] } {
+  const split = (raw: string) => {
+    const at = raw.search(/\r?\n\r?\n/);
+    const head = at < 0 ? raw : raw.slice(0, at);
+    const headers: Record<string, string> = {};
+    for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+      const colon = line.indexOf(':');
+      if (colon > 0)
+        headers[line.slice(0, colon).trim().toLowerCase()] = encodedWords(line.slice(colon + 1).trim());
+    }
+    return {
+      headers,
+      body: at < 0 ? '' : raw.slice(raw.slice(at).search(/\n\r?\n/) + at + 1).replace(/^\r?\n/, ''),
+    };
+  };
+  const leaves = (raw: string): MimePart[] => {
+    const { headers, body } = split(raw);
+    const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+    if (/^multipart\//i.test(headers['content-type'] ?? '') && boundary) {
+      const pieces = body.split(`--${boundary}`).slice(1);
+      return pieces
+        .filter((piece) => !piece.startsWith('--'))
+        .flatMap((piece) => leaves(piece.replace(/^\r?\n/, '')));
+    }
+    const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
+    const decoded =
+      encoding === 'base64'
+        ? Buffer.from(body.replace(/\s+/g, ''), 'base64')
+        : encoding === 'quoted-printable'
+          ? Buffer.from(decode(body), 'latin1')
+          : Buffer.from(body, 'utf8');
+    return [{ headers, body: decoded }];
+  };
+  return { headers: split(mail.raw).headers, parts: leaves(mail.raw) };
+}
+
+/** A header value with its RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) decoded. */
+function encodedWords(value: string): string {
+  return value
+    .replace(/(\?=)\s+(=\?)/g, '$1$2')
+    .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_m, _charset: string, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(decode(text.replace(/_/g, ' ')), 'latin1').toString('utf8'),
+    );
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
+import { PdfTooLarge } from '../../src/pdf/errors.js';
+import { assertWithinPdfLimits, PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
 import {
   digitRunPdf,
   manyObjectsPdf,
@@ -106,6 +107,13 @@ describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413,
     const verified = await verify(pdf);
     assert.equal(verified.status, 200, verified.text);
     assert.deepEqual(verified.body.signatures, []);
+  });
+
+  it(`a file over ${PDF_LIMITS.fileBytes / MIB} MiB is refused before the full parse reads it whole (LIMIT_EXCEEDED; past 512 MiB its text was longer than V8's longest string, a 500)`, async () => {
+    await assert.rejects(
+      assertWithinPdfLimits(new Uint8Array(PDF_LIMITS.fileBytes + 1)),
+      (error: unknown) => error instanceof PdfTooLarge && /larger than 256 MiB/.test(error.message),
+    );
   });
 
   it('truncated PDFs, bombs included, are 400 VALIDATION_ERROR naming the problem', async () => {

@@ -181,6 +181,12 @@ const ROWS: Row[] = [
     kind: 'public',
     call: () => ({ path: `${V}/docs/static/swagger-initializer.js` }),
   },
+  // Issue 25: the docs page's style sheet (phones).
+  {
+    route: `GET ${V}/docs/static/theme/signery.css`,
+    kind: 'public',
+    call: () => ({ path: `${V}/docs/static/theme/signery.css` }),
+  },
   { route: 'GET /s/:token', kind: 'public', call: (w) => ({ path: `/s/${w.tokens.recipientLocked}` }) },
   // Issue 20 item 10: the signer page's unknown addresses answer an HTML page, for everyone.
   { route: 'GET /s', kind: 'public', call: () => ({ path: '/s' }) },

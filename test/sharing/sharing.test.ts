@@ -7,7 +7,7 @@ import { configuredProviders } from '../helpers/oidc.js';
 import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { smsCodeTo } from '../helpers/sharing.js';
-import { decode, shareTokenOf } from '../helpers/smtp.js';
+import { decode, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('spec Sharing: POST /share, recipients, protection and the workflow', () => {
@@ -402,8 +402,9 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     await share(id, [
       { sharePurpose: 'review', shareTo: 'auto@example.org', automaticReminder: { start, intervalDays: 1 } },
     ]);
-    const token = shareTokenOf(await smtp.waitFor('auto@example.org'));
-    const count = () => smtp.messages.filter((m) => m.to.includes('auto@example.org')).length;
+    await smtp.waitFor('auto@example.org');
+    const mails = () => smtp.messages.filter((m) => m.to.includes('auto@example.org'));
+    const count = () => mails().length;
     assert.equal(count(), 1);
     clock.advance(2 * 60_000);
     for (let i = 0; i < 100 && count() < 2; i++) await sleep(100);
@@ -411,6 +412,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     clock.advance(86_400_000);
     for (let i = 0; i < 100 && count() < 3; i++) await sleep(100);
     assert.equal(count(), 3, 'the next one a day later');
+    // Each reminder carries a new link, which replaces the earlier ones (issue 25).
+    const token = shareTokenOf(mails().at(-1) as ReceivedMail);
     assert.equal((await server.api('POST', '/share/execute', { token, body: { id } })).status, 200);
     clock.advance(2 * 86_400_000);
     await sleep(1500);

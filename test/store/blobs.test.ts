@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -290,6 +291,24 @@ for (const kind of ['fs', 's3'] as const) {
       const { sha256: key } = await store.put(bytes);
       assert.deepEqual(await store.read(key), bytes);
       assert.deepEqual(await store.read((await store.put(Buffer.alloc(0))).sha256), Buffer.alloc(0));
+    });
+
+    it('openFile gives the blob through a local file descriptor, read at any offset until closed (a large PDF is signed from it)', async () => {
+      const bytes = Buffer.alloc(3 * CHUNK + 17, 'open as a file ');
+      const { sha256: key } = await store.put(bytes);
+      const file = await store.openFile(key);
+      try {
+        assert.equal(file.size, bytes.length);
+        const middle = Buffer.alloc(100);
+        assert.equal(readSync(file.fd, middle, 0, 100, CHUNK + 5), 100);
+        assert.deepEqual(middle, bytes.subarray(CHUNK + 5, CHUNK + 105));
+        const last = Buffer.alloc(17);
+        assert.equal(readSync(file.fd, last, 0, 17, 3 * CHUNK), 17);
+        assert.deepEqual(last, bytes.subarray(3 * CHUNK));
+      } finally {
+        await file.close();
+      }
+      await assert.rejects(store.openFile('f'.repeat(64)), BlobNotFound);
     });
 
     it('a key that is not a SHA-256 (path traversal) is BlobNotFound', async () => {

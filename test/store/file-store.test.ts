@@ -25,6 +25,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
     const store: BlobStore = {
       get: (key, range) => blobs.get(key, range),
       read: (key) => blobs.read(key),
+      openFile: (key) => blobs.openFile(key),
       stat: (key) => blobs.stat(key),
       delete: (key) => blobs.delete(key),
       list: () => blobs.list(),

@@ -16,8 +16,9 @@ import { makePdf } from '../helpers/pdf.js';
 import { aUser, OWNER, someUsers } from '../helpers/people.js';
 import { anExternalShare, linkOf, shareDocument, signByLink, smsCodeTo } from '../helpers/sharing.js';
 import { decode } from '../helpers/smtp.js';
+import { mustSucceed } from '../helpers/server.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
-import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { assertSignaturesValid, tool, useWorkspace } from '../pdf/oracles.js';
 import { ensureBuiltPage, hasChromium, inSession, launchChromium, type Session } from './browser.js';
 import { startProxy } from './proxy.js';
 
@@ -66,6 +67,15 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
       { name: 'ivy', email: 'ivy@example.test', displayName: 'Ivy Internal' },
       { name: 'jon', email: 'jon@example.test', displayName: 'Jon Schmidt' },
     ]);
+    // The choices of select fields that name this enum (issue 25).
+    const countries = {
+      name: 'countries',
+      records: [
+        { value: 'DE', label: 'Germany' },
+        { value: 'FR', label: 'France' },
+      ],
+    };
+    mustSucceed(await server.api('POST', '/enums', { token: owner, body: countries }), 'POST /enums');
   });
 
   const lines = ['This agreement is made between the parties named below.', 'Signed in good faith.'];
@@ -844,6 +854,43 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         });
       });
 
+      it('an internal user approving: the page says what an approval asks of them, they approve, and sign out (issue 25)', async () => {
+        const id = await newDoc('Budget 2027', 1);
+        await shareDocument(server, owner, id, { to: [{ sharePurpose: 'approve', shareTo: 'ivy' }] });
+        await inSession(browser, 'internal-approve', 'phone', async (s) => {
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByLabel('User name').fill('ivy');
+          await s.page.getByLabel('Password').fill('user-password-1');
+          await s.page.getByRole('button', { name: 'Sign in' }).click();
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          await s.page.getByRole('button', { name: 'Sign out' }).waitFor();
+          await s.page.getByRole('link', { name: 'Budget 2027' }).click();
+          await s.page.getByRole('heading', { name: 'Budget 2027' }).waitFor();
+          await waitForPdf(s);
+          await s.page
+            .getByText(/^You are asked to approve this document\. Read it, then approve it/)
+            .waitFor();
+          await s.capture('approval-asked');
+          await s.page.getByRole('button', { name: 'Approve' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you: your answer was recorded.' }).waitFor();
+          assert.equal(await s.page.getByText(/^You are asked to approve/).count(), 0, 'asked no more');
+          // Their list keeps what they did: the completed document, to open and download again.
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+          const done = s.page.getByRole('region', { name: 'Done by you' });
+          await done.getByRole('link', { name: 'Budget 2027' }).waitFor();
+          // An approval alone starts no signing round: no round state to tell, only who sent it.
+          assert.equal(await done.locator('.inbox-meta').innerText(), 'owner');
+          assert.equal(await s.page.getByText('Nothing is waiting for you.').count(), 1);
+          await s.capture('inbox-done');
+          await s.page.getByRole('button', { name: 'Sign out' }).click();
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+          // The session is over on the server too: the list asks to sign in again.
+          await s.page.goto(`${server.url}/sign`);
+          await s.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        });
+      });
+
       it('an internal user from their pending actions: sign in, open, move the box, draw with a mouse, initials on every page, sign (pdfsig: valid)', async () => {
         const id = await newDoc('Internal memo', 3);
         await shareDocument(server, owner, id, {
@@ -987,7 +1034,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('button', { name: /^Unterschrift, erledigt/ }).waitFor();
           await s.expectFocus(/^Textfeld, Pflichtfeld, Seite 1\. Ort/); // then order 2
           await s.page.keyboard.press('Enter');
-          await s.expectFocus('Text');
+          await s.expectFocus('Text (Pflichtfeld)');
           await s.page.keyboard.type('Berlin');
           await s.capture('text');
           await s.page.keyboard.press('Enter');
@@ -1000,7 +1047,7 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await s.page.getByRole('button', { name: /^Kürzel, erledigt/ }).waitFor();
           await s.expectFocus(/^Anzuhängende Datei, Pflichtfeld, Seite 2/); // then order 4
           await s.page.keyboard.press('Enter');
-          await s.expectFocus('Datei');
+          await s.expectFocus('Datei (Pflichtfeld)');
           // Choosing the file is the system's own (keyboard-accessible) dialog: handed over here.
           await s.page.locator('dialog input[type=file]').setInputFiles({
             name: 'ausweis.pdf',
@@ -1046,6 +1093,268 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           const file = await download(s, () => s.page.keyboard.press('Enter'));
           await assertSignedPdf(file, 2);
         });
+      });
+
+      /**
+       * A share with one field of every type the API accepts (issue 25), on two pages: text, date,
+       * number, select from an enum, select from a list (optional), checkbox, initials, a requested
+       * file, signature, in this order. Dates are written dd.MM.yyyy.
+       */
+      async function aShareOfEveryType(email: string): Promise<{ id: string; link: string }> {
+        const box = (page: number, y: number, w = 0.35) => ({
+          pages: [page],
+          position: { percentX: 0.1, percentY: y, percentWidth: w, percentHeight: 0.04 },
+        });
+        const value = (subtype: string, order: number, y: number, more: Record<string, unknown>) => ({
+          type: 'annotation',
+          subtype,
+          user: [email],
+          order,
+          required: true,
+          ...box(1, y),
+          ...more,
+        });
+        return anExternalShare(server, owner, {
+          title: `Every field type (${email})`,
+          pdf: { pages: 2, lines },
+          email,
+          recipient: { dateFormat: 'dd.MM.yyyy' },
+          share: {
+            signatureFields: [
+              value('annotation_generic', 1, 0.2, { tooltip: 'City' }),
+              value('annotation_date', 2, 0.28, { tooltip: 'Start date' }),
+              value('annotation_number', 3, 0.36, {
+                tooltip: 'Amount in euros',
+                config: JSON.stringify({ min: 0, max: 100000, decimals: 2 }),
+              }),
+              value('annotation_select', 4, 0.44, { tooltip: 'Country', config: '{"enum":"countries"}' }),
+              value('annotation_select', 5, 0.52, {
+                tooltip: 'Plan',
+                required: false,
+                config: JSON.stringify({ options: ['Basic', { value: 'pro', label: 'Professional' }] }),
+              }),
+              value('annotation_checkbox', 6, 0.6, { tooltip: 'I agree to the terms', ...box(1, 0.6, 0.04) }),
+              { type: 'initials', user: [email], order: 7, required: true, ...box(2, 0.2, 0.12) },
+              value('annotation_submitted_file', 8, 0.3, { tooltip: 'Proof of address', ...box(2, 0.3) }),
+              { type: 'signature', user: [email], order: 9, required: true, ...box(2, 0.8) },
+            ],
+          },
+        });
+      }
+
+      /**
+       * The next step stays in view and the window itself never scrolls: one scroll area (the
+       * document's), scrolled here to its top, middle and end, with the wheel too; every field box is
+       * at least 24 px both ways (WCAG 2.2 target size).
+       */
+      async function assertOneScrollAreaAndDockInView(s: Session): Promise<void> {
+        const viewport = s.page.viewportSize()!;
+        await s.page.mouse.move(viewport.width / 2, viewport.height / 2);
+        await s.page.mouse.wheel(0, 600);
+        for (let i = 0; i < 40; i++) {
+          if (await s.page.evaluate<boolean>(`document.querySelector('.viewer-scroll').scrollTop > 0`)) break;
+          await sleep(50);
+        }
+        for (const at of [0, 0.5, 1]) {
+          const seen = await s.page.evaluate<{
+            windowScrolls: boolean;
+            areaScrolled: number;
+            dock: { top: number; bottom: number };
+            onTop: string;
+            smallest: number;
+          }>(`(() => {
+            const area = document.querySelector('.viewer-scroll');
+            area.scrollTop = (area.scrollHeight - area.clientHeight) * ${at};
+            const dock = document.querySelector('.action-dock').getBoundingClientRect();
+            const primary = document.querySelector('.action-bar .button--primary').getBoundingClientRect();
+            const hit = document.elementFromPoint(primary.x + primary.width / 2, primary.y + primary.height / 2);
+            const sizes = [...document.querySelectorAll('.field')].map((f) => {
+              const r = f.getBoundingClientRect();
+              return Math.min(r.width, r.height);
+            });
+            return {
+              windowScrolls: document.scrollingElement.scrollHeight > window.innerHeight || window.scrollY !== 0,
+              areaScrolled: area.scrollTop,
+              dock: { top: dock.top, bottom: dock.bottom },
+              onTop: hit?.closest('.button--primary')?.textContent ?? hit?.outerHTML ?? '',
+              smallest: Math.min(...sizes),
+            };
+          })()`);
+          assert.equal(seen.windowScrolls, false, 'the window does not scroll: one scroll area');
+          assert.ok(seen.dock.top >= 0 && seen.dock.bottom <= viewport.height, `dock in view at ${at}`);
+          assert.match(seen.onTop, /^(Next field|Sign the document)$/, `the next step is visible at ${at}`);
+          assert.ok(seen.smallest >= 24, `field boxes ${seen.smallest}px, at least 24px`);
+        }
+        await s.page.evaluate(`document.querySelector('.viewer-scroll').scrollTop = 0`);
+      }
+
+      /** What the signer wrote, as the signed revision has it (MuPDF's text of page 1). */
+      async function assertWrittenOnPage1(id: string, texts: string[]): Promise<void> {
+        const path = await writeMainFile(server, owner, id, space);
+        const page = await tool('mutool', ['draw', '-F', 'txt', '-o', '-', path, '1']);
+        for (const text of texts) assert.ok(page.includes(text), `"${text}" on page 1:\n${page}`);
+        assert.match(page, /^\s*X\s*$/m, 'the checked box');
+      }
+
+      const today = () => {
+        const now = new Date();
+        const pad = (n: number) => String(n).padStart(2, '0');
+        return `${pad(now.getDate())}.${pad(now.getMonth() + 1)}.${now.getFullYear()}`;
+      };
+
+      const proof = { name: 'bill.pdf', mimeType: 'application/pdf', buffer: makePdf({ lines: ['Bill'] }) };
+
+      it('every field type on a phone, by touch: native date picker, number checked on the field, select from an enum, checkbox, initials, file; the action bar stays in view (issue 25)', async () => {
+        const { id, link: token } = await aShareOfEveryType('types-phone@example.org');
+        await inSession(browser, 'field-types-phone', 'phone', async (s) => {
+          let signBody: { annotations: { fieldId: string; text: string }[] } | undefined;
+          s.page.on('request', (request: Request) => {
+            if (request.method() === 'PUT' && request.url().includes('/share/document/sign/'))
+              signBody = request.postDataJSON();
+          });
+          await s.page.goto(link(token));
+          await waitForPdf(s);
+          // The date is prefilled with today, in the share's format; 7 of the other 8 are required.
+          await s.page
+            .getByRole('button', { name: new RegExp(`^Date, done, page 1\\. Start date\\. ${today()}`) })
+            .waitFor();
+          await s.page.locator('.progress', { hasText: '1 of 9 fields completed' }).waitFor();
+          await s.page.getByRole('button', { name: 'Next field' }).waitFor();
+          await s.capture('opened');
+          await assertOneScrollAreaAndDockInView(s);
+
+          const fill = async (name: RegExp, act: () => Promise<void>, confirm = 'Save') => {
+            await s.page.getByRole('button', { name }).click();
+            await act();
+            await s.page.getByRole('button', { name: confirm, exact: true }).click();
+            await s.page.locator('dialog').waitFor({ state: 'detached' });
+          };
+          await fill(/^Text field, required/, () => s.page.getByLabel('Text (required)').fill('Berlin'));
+          await fill(/^Date, done/, () => s.page.getByLabel('Start date (required)').fill('2026-03-01'));
+          await s.page.getByRole('button', { name: /^Date, done.*01\.03\.2026/ }).waitFor();
+          // A number the server would refuse is refused on the field, before anything is sent.
+          await s.page.getByRole('button', { name: /^Number, required/ }).click();
+          const amount = s.page.getByLabel('Amount in euros (required)');
+          await amount.fill('1250.555');
+          await s.page.getByRole('button', { name: 'Save', exact: true }).click();
+          await s.page
+            .getByRole('alert')
+            .filter({ hasText: 'Use at most 2 digits after the decimal point.' })
+            .waitFor();
+          assert.equal(await amount.getAttribute('aria-invalid'), 'true');
+          assert.match((await amount.getAttribute('aria-describedby')) ?? '', /error/);
+          await s.capture('number-refused');
+          await amount.fill('1250.5');
+          await s.page.getByRole('button', { name: 'Save', exact: true }).click();
+          await s.page.getByRole('button', { name: /^Number, done.*1250\.5$/ }).waitFor();
+          await fill(/^Choice, required, page 1\. Country/, async () => {
+            await s.page.getByLabel('Country (required)').selectOption('FR');
+            await s.capture('select-from-enum');
+          });
+          await s.page.getByRole('button', { name: /^Choice, done.*Country\. France$/ }).waitFor();
+          await fill(/^Choice, optional, page 1\. Plan/, async () => {
+            await s.page.getByLabel('Plan', { exact: true }).selectOption('pro');
+          });
+          await s.page
+            .getByRole('checkbox', { name: /^Checkbox, required, page 1\. I agree to the terms/ })
+            .check();
+          await s.page.getByRole('button', { name: /^Initials, required/ }).click();
+          await s.page.getByRole('tab', { name: 'Type' }).click();
+          await s.page.getByRole('textbox', { name: 'Your initials' }).fill('TP');
+          await s.page.getByRole('button', { name: 'Use it' }).click();
+          await fill(
+            /^File to attach, required/,
+            () => s.page.locator('dialog input[type=file]').setInputFiles(proof),
+            'Attach',
+          );
+          await s.page.locator('.progress', { hasText: '8 of 9 fields completed' }).waitFor();
+          await drawSignature(s, 'touch');
+          await s.page.locator('.progress', { hasText: '9 of 9 fields completed' }).waitFor();
+          await s.capture('fields-done');
+          await assertOneScrollAreaAndDockInView(s);
+          await s.page.getByRole('button', { name: 'Sign the document' }).click();
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+          assert.deepEqual(
+            signBody?.annotations.map((a) => a.text),
+            ['Berlin', '01.03.2026', '1250.5', 'FR', 'pro', 'true'],
+            'the answers as the API takes them: the date in the share’s format, the options’ values',
+          );
+        });
+        await assertWrittenOnPage1(id, ['Berlin', '01.03.2026', '1250.5', 'France', 'Professional']);
+      });
+
+      it('every field type on a desktop with the keyboard only: Next field, Enter, the controls, Space for the box (issue 25)', async () => {
+        const { id, link: token } = await aShareOfEveryType('types-desktop@example.org');
+        let picked = '';
+        await inSession(browser, 'field-types-keyboard', 'desktop', async (s) => {
+          await s.page.goto(link(token));
+          await waitForPdf(s);
+          await s.capture('opened');
+          await assertOneScrollAreaAndDockInView(s);
+          const enter = async (field: RegExp, control: string) => {
+            await s.expectFocus(field);
+            await s.page.keyboard.press('Enter');
+            await s.expectFocus(control);
+          };
+          await s.tabTo(/^Next field$/);
+          await s.page.keyboard.press('Enter');
+          await enter(/^Text field, required/, 'Text (required)');
+          await s.page.keyboard.type('Hamburg');
+          await s.page.keyboard.press('Enter');
+          // The date was done already (today): on to the number; back to the date with Shift+Tab.
+          await s.expectFocus(/^Number, required/);
+          await s.page.keyboard.press('Shift+Tab');
+          await enter(/^Date, done/, 'Start date (required)');
+          // The picker's own parts (their order is the browser's locale): the first one up by one.
+          await s.page.keyboard.press('ArrowUp');
+          const [year, month, day] = (await s.page.evaluate<string>('document.activeElement.value')).split(
+            '-',
+          );
+          picked = `${day}.${month}.${year}`;
+          await s.page.keyboard.press('Enter');
+          await s.page
+            .getByRole('button', { name: new RegExp(`^Date, done.*${picked.replaceAll('.', '\\.')}$`) })
+            .waitFor();
+          await enter(/^Number, required/, 'Amount in euros (required)');
+          await s.page.keyboard.type('-3');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('alert').filter({ hasText: 'Enter a number from 0 to 100000.' }).waitFor();
+          await s.expectFocus('Amount in euros (required)'); // the refused control keeps the focus
+          await s.capture('number-refused');
+          await s.page.keyboard.press('Control+A');
+          await s.page.keyboard.type('99');
+          await s.page.keyboard.press('Enter');
+          await enter(/^Choice, required, page 1\. Country/, 'Country (required)');
+          await s.page.keyboard.press('ArrowDown'); // from "Choose…" to the enum's first record
+          await s.tabTo(/^Save$/, 3);
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('button', { name: /^Choice, done.*Germany$/ }).waitFor();
+          // The optional plan is left as it is; the box is next among the required fields.
+          await s.expectFocus(/^Checkbox, required, page 1\. I agree to the terms/);
+          await s.page.keyboard.press('Space');
+          assert.equal(
+            await s.page.getByRole('checkbox', { name: /I agree to the terms/ }).isChecked(),
+            true,
+          );
+          await s.tabTo(/^Initials, required/, 3);
+          await enter(/^Initials, required/, 'Your initials');
+          await s.page.keyboard.type('TD');
+          await s.page.keyboard.press('Enter');
+          await enter(/^File to attach, required/, 'File (required)');
+          await s.page.locator('dialog input[type=file]').setInputFiles(proof);
+          await s.tabTo(/^Attach$/, 3);
+          await s.page.keyboard.press('Enter');
+          await enter(/^Signature, required/, 'Your full name');
+          await s.page.keyboard.type('Tess Desktop');
+          await s.page.keyboard.press('Enter');
+          await s.expectFocus('Sign the document');
+          await s.capture('fields-done');
+          await s.page.keyboard.press('Enter');
+          await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
+          await s.capture('signed');
+        });
+        await assertWrittenOnPage1(id, ['Hamburg', picked, '99', 'Germany']);
       });
 
       it('a requested file survives a reload: the page shows what was attached, the recipient replaces it, then signs (issue 25, 1)', async () => {

@@ -230,11 +230,10 @@ export function showTotp(main: HTMLElement, api: Api, onUnlocked: () => void): v
   card(main, 'totp', t('totp.title'), form);
 }
 
-/** Internal users' pending actions (GET /inbox), each a link to its document page. */
-export function showInbox(main: HTMLElement, shares: ShareView[]): void {
+/** A list of shares, each a link to its document page with a line saying what it is. */
+function shareList(shares: ShareView[], meta: (share: ShareView) => string): HTMLElement {
   const list = h('ul', { class: 'inbox' });
   for (const share of shares) {
-    const purpose = `purpose.${share.shareType}` as MessageKey;
     list.append(
       h(
         'li',
@@ -244,13 +243,45 @@ export function showInbox(main: HTMLElement, shares: ShareView[]): void {
           { href: `/sign/${encodeURIComponent(share.sharedObjectEsId)}` },
           share.documentTitle ?? share.sharedObjectEsId,
         ),
-        h(
-          'span',
-          { class: 'inbox-meta' },
-          `${t(purpose)} · ${share.sharedBy ?? ''}${share.status === 'waiting' ? ` · ${t('inbox.notYet')}` : ''}`,
-        ),
+        h('span', { class: 'inbox-meta' }, meta(share)),
       ),
     );
   }
-  card(main, 'inbox', t('inbox.title'), shares.length > 0 ? list : h('p', {}, t('inbox.empty')));
+  return list;
+}
+
+/**
+ * Internal users' pending actions (GET /inbox), then what they acted on (GET /inbox?state=done):
+ * completed documents among them, to read and download again.
+ */
+export function showInbox(
+  main: HTMLElement,
+  shares: ShareView[],
+  done: ShareView[] = [],
+  signOut?: HTMLElement,
+): void {
+  const pending = shareList(
+    shares,
+    (share) =>
+      `${t(`purpose.${share.shareType}` as MessageKey)} · ${share.sharedBy ?? ''}${share.status === 'waiting' ? ` · ${t('inbox.notYet')}` : ''}`,
+  );
+  const round: Record<string, MessageKey> = {
+    completed: 'inbox.completed',
+    inprogress: 'inbox.othersPending',
+  };
+  const acted = shareList(done, (share) => {
+    const state = round[share.documentShareState ?? ''];
+    return [share.sharedBy ?? '', ...(state ? [t(state)] : [])].join(' · ');
+  });
+  const doneHeading = h('h2', { id: 'inbox-done' }, t('inbox.done'));
+  card(
+    main,
+    'inbox',
+    t('inbox.title'),
+    shares.length > 0 ? pending : h('p', {}, t('inbox.empty')),
+    ...(done.length > 0
+      ? [h('section', { 'aria-labelledby': doneHeading.id, class: 'inbox-done' }, doneHeading, acted)]
+      : []),
+    ...(signOut ? [h('p', { class: 'session-bar' }, signOut)] : []),
+  );
 }

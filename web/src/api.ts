@@ -53,6 +53,10 @@ export interface SignatureFieldSpec {
   /** The field's own identity (every field of a share has one; `customId` may be empty). */
   fieldId?: string;
   fontSize?: number;
+  /** JSON in a string: a number field's `min`, `max` and `decimals`. */
+  config?: string;
+  /** A select field's options (the server copies them in when the document is shared). */
+  options?: { value: string; label: string }[];
 }
 
 /** spec: Share (the fields the page reads; src/core/views/share-view.ts `ShareView`). */
@@ -64,6 +68,8 @@ export interface ShareView {
   status: string;
   rights: string[];
   language?: string;
+  /** How date fields are written (day, month and year numbers: `dd.MM.yyyy`); none: `yyyy-MM-dd`. */
+  dateFormat?: string;
   privateMessage: string;
   sharedBy: string;
   validUntil?: string | null;
@@ -73,8 +79,9 @@ export interface ShareView {
   otpPhone?: string;
   identityProviders?: { name: string; label: string }[];
   identityVerified?: { provider: string; at: string };
-  /** GET /inbox adds the document's title. */
+  /** GET /inbox adds the document's title (and its share state). */
   documentTitle?: string;
+  documentShareState?: string | null;
   signatureFields: SignatureFieldSpec[];
 }
 
@@ -333,7 +340,13 @@ export class Api {
     return this.json('POST', '/login/totp', { code });
   }
 
-  inbox(): Promise<{ total: number; results: ShareView[] }> {
-    return this.json('GET', '/inbox');
+  /** Ends this browser's session (its cookie is cleared by the answer). */
+  logOut(): Promise<unknown> {
+    return this.json('GET', '/logout');
+  }
+
+  /** The user's pending actions, or (`done`) what they acted on, each with its document's state. */
+  inbox(state: 'pending' | 'done' = 'pending'): Promise<{ total: number; results: ShareView[] }> {
+    return this.json('GET', `/inbox?state=${state}`);
   }
 }

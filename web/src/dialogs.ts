@@ -181,17 +181,64 @@ export function signatureDialog(
 export interface FormInput {
   name: string;
   label: string;
-  kind: 'text' | 'email' | 'textarea' | 'file' | 'password';
+  kind: 'text' | 'email' | 'textarea' | 'file' | 'password' | 'date' | 'number' | 'select';
+  /** Marked in the label, and an empty value is refused on the control. */
   required?: boolean;
   value?: string;
   maxLength?: number;
   accept?: string;
   autocomplete?: string;
+  /** Under the label, tied to the control (aria-describedby). */
+  hint?: string;
+  /** A select's choices (an empty first choice asks to choose, unless `value` is one of them). */
+  options?: { value: string; label: string }[];
+  /** A number's or a date's bounds and step, as the native control takes them. */
+  min?: string;
+  max?: string;
+  step?: string;
+  /**
+   * Why the value cannot be taken, shown on the control (the control is passed too: a number input
+   * whose text is no number has the value '' and `validity.badInput`), or undefined.
+   */
+  validate?: (
+    value: string,
+    control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
+  ) => string | undefined;
+}
+
+type Control = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/** The native control of an input: a select with its choices, a textarea, or an input of its type. */
+function controlFor(input: FormInput): Control {
+  if (input.kind === 'select') {
+    const select = h('select', { class: 'input' });
+    const chosen = input.options?.some((o) => o.value === input.value);
+    if (!chosen) select.append(h('option', { value: '' }, t('select.placeholder')));
+    for (const option of input.options ?? [])
+      select.append(h('option', { value: option.value }, option.label));
+    return select;
+  }
+  if (input.kind === 'textarea')
+    return h('textarea', { rows: 4, class: 'input', maxlength: input.maxLength });
+  return h('input', {
+    type: input.kind,
+    class: 'input',
+    maxlength:
+      input.kind === 'file' || input.kind === 'date' || input.kind === 'number' ? undefined : input.maxLength,
+    accept: input.accept,
+    autocomplete: input.autocomplete,
+    min: input.min,
+    max: input.max,
+    step: input.step,
+    inputmode: input.kind === 'number' ? 'decimal' : undefined,
+  });
 }
 
 /**
- * A small form in a dialog (reject, delegate, a text field, a requested file). `check` may refuse
- * the values with a message; the dialog then stays open. Resolves to the values, or undefined.
+ * A small form in a dialog (reject, delegate, a field's value, a requested file). Each input's problem
+ * (empty while required, or its `validate`) shows on the control itself, which gets the focus; `check`
+ * may refuse the values as a whole with a message. The dialog then stays open. Resolves to the
+ * values, or undefined.
  */
 export function formDialog(options: {
   title: string;
@@ -206,22 +253,17 @@ export function formDialog(options: {
     openDialog(options.title, (dialog, body) => {
       const form = h('form', { class: 'dialog-form', novalidate: true });
       if (options.intro) form.append(h('p', {}, options.intro));
-      const controls = new Map<string, HTMLInputElement | HTMLTextAreaElement>();
+      const controls = new Map<string, { control: Control; error: HTMLElement }>();
       for (const input of options.inputs) {
-        const control =
-          input.kind === 'textarea'
-            ? h('textarea', { rows: 4, class: 'input', maxlength: input.maxLength })
-            : h('input', {
-                type: input.kind,
-                class: 'input',
-                maxlength: input.kind === 'file' ? undefined : input.maxLength,
-                accept: input.accept,
-                autocomplete: input.autocomplete,
-              });
+        const control = controlFor(input);
         if (input.required) control.setAttribute('aria-required', 'true');
         if (input.value) control.value = input.value;
-        controls.set(input.name, control);
-        form.append(field(input.label, control));
+        const label = input.required ? t('form.requiredLabel', { label: input.label }) : input.label;
+        const wrapper = field(label, control, input.hint);
+        const error = h('p', { class: 'field-error', id: uid('error'), role: 'alert', hidden: true });
+        wrapper.append(error);
+        controls.set(input.name, { control, error });
+        form.append(wrapper);
       }
       const error = h('div', { class: 'dialog-error' });
       form.append(error);
@@ -230,22 +272,29 @@ export function formDialog(options: {
         event.preventDefault();
         const values: Record<string, string> = {};
         const files: Record<string, File | undefined> = {};
+        let firstProblem: Control | undefined;
         for (const input of options.inputs) {
-          const control = controls.get(input.name);
-          if (!control) continue;
+          const found = controls.get(input.name);
+          if (!found) continue;
+          const { control } = found;
           if (control instanceof HTMLInputElement && input.kind === 'file')
             files[input.name] = control.files?.[0];
           else values[input.name] = control.value.trim();
+          const empty = input.kind === 'file' ? !files[input.name] : !values[input.name];
+          const badInput = control instanceof HTMLInputElement && control.validity.badInput;
+          const problem =
+            empty && input.required && !badInput
+              ? t('form.empty')
+              : empty && !badInput
+                ? undefined
+                : input.validate?.(values[input.name] ?? '', control);
+          showProblem(control, found.error, problem);
+          if (problem) firstProblem ??= control;
         }
-        const missing = options.inputs.find(
-          (i) => i.required && (i.kind === 'file' ? !files[i.name] : !values[i.name]),
-        );
-        const problem = missing ? t('dialog.empty') : options.check?.(values, files);
-        if (problem) {
-          error.replaceChildren(messageBox('error', problem));
-          const target = missing ? controls.get(missing.name) : undefined;
-          target?.setAttribute('aria-invalid', 'true');
-          target?.focus();
+        const problem = firstProblem ? undefined : options.check?.(values, files);
+        error.replaceChildren(...(problem ? [messageBox('error', problem)] : []));
+        if (firstProblem || problem) {
+          firstProblem?.focus();
           return;
         }
         result = { values, files };
@@ -253,7 +302,25 @@ export function formDialog(options: {
       });
       body.append(form);
       dialog.addEventListener('close', () => resolve(result));
-      form.querySelector('input, textarea')?.setAttribute('autofocus', '');
+      form.querySelector('input, textarea, select')?.setAttribute('autofocus', '');
     });
   });
+}
+
+/**
+ * A control's problem, shown under it and read with it (aria-invalid, aria-describedby), or cleared.
+ * Its element is an alert: the message is read out when it appears, not only with the control.
+ */
+function showProblem(control: Control, error: HTMLElement, problem: string | undefined): void {
+  const described = (control.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter((id) => id && id !== error.id);
+  error.textContent = problem ?? '';
+  error.hidden = !problem;
+  if (problem) {
+    control.setAttribute('aria-invalid', 'true');
+    described.push(error.id);
+  } else control.removeAttribute('aria-invalid');
+  if (described.length > 0) control.setAttribute('aria-describedby', described.join(' '));
+  else control.removeAttribute('aria-describedby');
 }

@@ -1,6 +1,26 @@
 import type { Position, SignatureFieldSpec, SignEntry, TextEntry } from './api.js';
+import { DEFAULT_DATE_FORMAT, formatIsoDate, isoDateOf, todayIso } from './date-format.js';
 
-export type FieldKind = 'signature' | 'initials' | 'text' | 'file';
+export type FieldKind =
+  'signature' | 'initials' | 'text' | 'file' | 'date' | 'checkbox' | 'select' | 'number';
+/** Kinds answered by a text in the sign call's `annotations` (the server checks each, field-types.ts). */
+export type ValueKind = 'text' | 'date' | 'checkbox' | 'select' | 'number';
+
+export interface FieldOption {
+  value: string;
+  label: string;
+}
+
+/** The messages (i18n.ts) of a number the field cannot take. */
+export type NumberProblem =
+  'number.invalid' | 'number.whole' | 'number.decimals' | 'number.range' | 'number.min' | 'number.max';
+
+/** A number field's limits, from its `config`. */
+export interface NumberRules {
+  min?: number;
+  max?: number;
+  decimals?: number;
+}
 
 /** One thing the recipient fills in, on one or more pages. */
 export interface Field {
@@ -15,14 +35,32 @@ export interface Field {
   answerId?: string;
   tooltip?: string;
   fontSize?: number;
-  /** Filled in: the uploaded image's file id, the text, or the attached file's name. */
+  /** Filled in: the uploaded image's file id, or the attached file's name. */
   fileId?: string;
   previewUrl?: string;
-  text?: string;
   fileName?: string;
+  /**
+   * The answer of a value field, as the sign call sends it: the text, the date in the share's
+   * format, `true`/`false`, the chosen option's value, the number.
+   */
+  text?: string;
+  /** A date field's pattern (the share's `dateFormat`). */
+  dateFormat?: string;
+  options?: FieldOption[];
+  numberRules?: NumberRules;
 }
 
 export const SUBMITTED_FILE = 'annotation_submitted_file';
+const VALUE_SUBTYPES: Record<string, ValueKind> = {
+  annotation_date: 'date',
+  annotation_checkbox: 'checkbox',
+  annotation_select: 'select',
+  annotation_number: 'number',
+};
+
+export function isValueKind(kind: FieldKind): kind is ValueKind {
+  return kind === 'text' || Object.values(VALUE_SUBTYPES).includes(kind as ValueKind);
+}
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 
@@ -48,33 +86,69 @@ function kindOf(spec: SignatureFieldSpec): FieldKind | undefined {
   if (spec.type === 'annotation') {
     if (spec.subtype === SUBMITTED_FILE) return 'file';
     // Read-only text is annotated by the server with its predefined text: nothing to fill in.
-    return spec.readOnly ? undefined : 'text';
+    if (spec.readOnly) return undefined;
+    return VALUE_SUBTYPES[spec.subtype ?? ''] ?? 'text';
   }
+  return undefined;
+}
+
+/** A number field's `min`, `max` and `decimals` (the server refused a share whose config had others). */
+function numberRules(config: string | undefined): NumberRules {
+  try {
+    const parsed = JSON.parse(config ?? '{}') as Record<string, unknown>;
+    const rules: NumberRules = {};
+    for (const key of ['min', 'max', 'decimals'] as const)
+      if (typeof parsed[key] === 'number') rules[key] = parsed[key];
+    return rules;
+  } catch {
+    return {};
+  }
+}
+
+/** What a value field starts with: a date its predefined date, else today; a box unchecked. */
+function initialAnswer(spec: SignatureFieldSpec, kind: FieldKind, dateFormat: string): string | undefined {
+  if (kind === 'date') {
+    const given = spec.text ? isoDateOf(spec.text, dateFormat) : undefined;
+    return formatIsoDate(given ?? todayIso(), dateFormat);
+  }
+  if (kind === 'checkbox') return 'false';
+  if (kind === 'text' && spec.text) return spec.text;
   return undefined;
 }
 
 /**
  * The recipient's fields from the share's signature fields (spec: Signature field), in the order they
- * are visited: `order` first, then page, then top to bottom, left to right.
+ * are visited: `order` first, then page, then top to bottom, left to right. Signatures and initials
+ * are required unless a field says `required: false`; other fields only when they say
+ * `required: true`, as the server has it.
  */
-export function fieldsFromShare(specs: SignatureFieldSpec[], pageCount: number): Field[] {
+export function fieldsFromShare(
+  specs: SignatureFieldSpec[],
+  pageCount: number,
+  dateFormat: string = DEFAULT_DATE_FORMAT,
+): Field[] {
   const fields: Field[] = [];
   specs.forEach((spec, index) => {
     const kind = kindOf(spec);
     if (!kind || !spec.position) return;
     const pages = (spec.pages?.length ? spec.pages : [1]).filter((p) => p >= 1 && p <= pageCount);
     if (pages.length === 0) return;
+    const answer = initialAnswer(spec, kind, dateFormat);
     fields.push({
       id: `field-${index}`,
       kind,
       pages,
       position: clampPosition(spec.position),
-      required: spec.required !== false,
+      required:
+        kind === 'signature' || kind === 'initials' ? spec.required !== false : spec.required === true,
       movable: false,
       ...(spec.fieldId || spec.customId ? { answerId: spec.fieldId || spec.customId } : {}),
       ...(spec.tooltip ? { tooltip: spec.tooltip } : {}),
       ...(spec.fontSize ? { fontSize: spec.fontSize } : {}),
-      ...(kind === 'text' && spec.text ? { text: spec.text } : {}),
+      ...(answer !== undefined ? { text: answer } : {}),
+      ...(kind === 'date' ? { dateFormat } : {}),
+      ...(kind === 'select' ? { options: spec.options ?? [] } : {}),
+      ...(kind === 'number' ? { numberRules: numberRules(spec.config) } : {}),
     });
   });
   const order = new Map(specs.map((s, i) => [`field-${i}`, s.order ?? Number.MAX_SAFE_INTEGER]));
@@ -136,18 +210,51 @@ export function initialsOnEveryPage(pageCount: number): Field {
 
 export function isDone(field: Field): boolean {
   if (field.kind === 'signature' || field.kind === 'initials') return field.fileId !== undefined;
-  if (field.kind === 'text') return (field.text ?? '').trim() !== '';
-  return field.fileName !== undefined;
+  if (field.kind === 'file') return field.fileName !== undefined;
+  if (field.kind === 'checkbox') return field.text === 'true';
+  return (field.text ?? '').trim() !== '';
 }
 
-/** The body of the sign call for what was filled in (text fields become text annotations). */
+/** What a filled-in value field shows on the page: its text, date or number, or the option's label. */
+export function shownAnswer(field: Field): string {
+  if (field.kind === 'select') return field.options?.find((o) => o.value === field.text)?.label ?? '';
+  return field.text ?? '';
+}
+
+/**
+ * Why a number the signer typed cannot be the field's answer (as the server would refuse it), or
+ * undefined: a decimal number, within `min` and `max`, with at most `decimals` digits after the point.
+ */
+export function numberProblem(
+  value: string,
+  { min, max, decimals }: NumberRules,
+): { key: NumberProblem; values?: Record<string, number> } | undefined {
+  if (!/^-?\d+(\.\d+)?$/.test(value)) return { key: 'number.invalid' };
+  if (decimals !== undefined && (value.split('.')[1]?.length ?? 0) > decimals)
+    return decimals === 0 ? { key: 'number.whole' } : { key: 'number.decimals', values: { count: decimals } };
+  const n = Number(value);
+  if ((min === undefined || n >= min) && (max === undefined || n <= max)) return undefined;
+  if (min !== undefined && max !== undefined) return { key: 'number.range', values: { min, max } };
+  return min !== undefined
+    ? { key: 'number.min', values: { min } }
+    : { key: 'number.max', values: { max: max! } };
+}
+
+/**
+ * The body of the sign call for what was filled in: signatures and initials as entries, the value
+ * fields as text annotations naming their field (a box checked or not, `true`/`false`).
+ */
 export function signBody(fields: Field[]): { signatures: SignEntry[]; annotations: TextEntry[] } {
   const signatures: SignEntry[] = [];
   const annotations: TextEntry[] = [];
   for (const field of fields) {
     if ((field.kind === 'signature' || field.kind === 'initials') && field.fileId) {
       signatures.push({ type: field.kind, blob: field.fileId, pages: field.pages, position: field.position });
-    } else if (field.kind === 'text' && field.text?.trim()) {
+    } else if (
+      isValueKind(field.kind) &&
+      field.text?.trim() &&
+      (field.kind !== 'checkbox' || field.answerId)
+    ) {
       annotations.push({
         ...(field.answerId ? { fieldId: field.answerId } : {}),
         text: field.text.trim(),

@@ -34,6 +34,17 @@ function route(): { kind: 'share'; token: string } | { kind: 'inbox' } | { kind:
   return { kind: 'inbox' };
 }
 
+/**
+ * A document's address will show a PDF: the viewer's code (pdf.js and its worker, the bulk of the
+ * page) starts loading now, beside the calls that read the document, not after them.
+ */
+function preloadViewer(): void {
+  if (route().kind === 'inbox') return;
+  import('./pdf-viewer.js').catch(() => {
+    // Loaded again when the document is shown, where a failure is reported.
+  });
+}
+
 function chrome(): void {
   renderChrome(t('appName'), () => {
     chrome();
@@ -68,7 +79,15 @@ async function openDocument(
   onInvalid: () => void = () => showInvalidLink(main),
 ) {
   followShareLanguage(doc);
-  const back = documentId ? h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`) : undefined;
+  // A signed-in user's way back to their list, and out.
+  const back = documentId
+    ? h(
+        'nav',
+        { class: 'session-bar', 'aria-label': t('inbox.title') },
+        h('a', { href: '/sign', class: 'back-link' }, `← ${t('inbox.back')}`),
+        signOutButton(api),
+      )
+    : undefined;
   const page = new SigningPage(
     main,
     {
@@ -208,6 +227,19 @@ async function startShare(token: string): Promise<void> {
   await open(result !== undefined);
 }
 
+/** Ends a signed-in user's session, then shows the sign-in form. */
+function signOutButton(api: Api): HTMLElement {
+  const button = h('button', { type: 'button', class: 'button button--secondary' }, t('session.signOut'));
+  button.addEventListener('click', () => {
+    button.setAttribute('disabled', '');
+    void api
+      .logOut()
+      .catch(() => undefined)
+      .then(() => window.location.assign('/sign'));
+  });
+  return button;
+}
+
 async function startSession(documentId?: string): Promise<void> {
   const api = new Api({ kind: 'session' });
   const proceed = async (): Promise<void> => {
@@ -221,8 +253,8 @@ async function startSession(documentId?: string): Promise<void> {
       }
       if (state.isUnlocked === false) return showTotpStep();
       if (!documentId) {
-        const inbox = await api.inbox();
-        rerender = () => showInbox(main, inbox.results);
+        const [inbox, done] = await Promise.all([api.inbox(), api.inbox('done')]);
+        rerender = () => showInbox(main, inbox.results, done.results, signOutButton(api));
         rerender();
         return;
       }
@@ -250,6 +282,7 @@ setLanguage(
   pickLanguage(new URLSearchParams(window.location.search).get('lang') ?? undefined, navigator.languages),
 );
 chrome();
+preloadViewer();
 const target = route();
 void (target.kind === 'share'
   ? startShare(target.token)

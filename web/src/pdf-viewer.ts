@@ -8,6 +8,10 @@ import { t } from './i18n.js';
 // The legacy build: the modern one needs the newest browsers (Map#getOrInsertComputed), and signers
 // open their link on whatever phone they have.
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+// The worker's code is the page's largest download (≈ 310 KB compressed): it starts as soon as this
+// module loads, which the page asks for at start-up on a document's address, so it arrives while the
+// document and its PDF are fetched rather than after them (issue 25, first page on a slow phone).
+pdfjs.GlobalWorkerOptions.workerPort = new Worker(workerUrl, { type: 'module' });
 
 /**
  * pdf.js asks for fonts, CMaps and decoders by file name; ours carry content hashes, so the names are
@@ -37,6 +41,10 @@ class HashedBinaryDataFactory {
 }
 
 const ZOOM_STEPS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3];
+/** The widest a page fitted to the width gets: the width of the title and notices above it. */
+const MAX_FIT_WIDTH = 1120;
+/** Room kept above a page scrolled to (the scroll area's padding, styles.css). */
+const PAGE_MARGIN = 12;
 
 interface PageView {
   number: number;
@@ -59,6 +67,10 @@ interface PageView {
  * The document: pages rendered by pdf.js onto canvases (only those near the screen), zoom, fit to
  * width, a page indicator, and an overlay per page where the recipient's fields are drawn. Each page
  * also carries its text, visually hidden, for screen readers.
+ *
+ * The pages scroll in the page's one scroll area (issue 25: not a scroll box inside a scrolling page);
+ * what the page shows above the document (its title, notices) scrolls with them (`lead`), while the
+ * toolbar stays above the area.
  */
 export class PdfViewer {
   readonly element: HTMLElement;
@@ -80,7 +92,8 @@ export class PdfViewer {
   /** Renders in flight, shown as `data-pending` so tests can wait for a still picture. */
   #pending = 0;
 
-  constructor() {
+  /** `lead`: shown above the pages, scrolling with them. */
+  constructor(lead?: HTMLElement) {
     const button = (label: string, text: string, onClick: () => void) =>
       h(
         'button',
@@ -114,7 +127,9 @@ export class PdfViewer {
       this.#fitButton,
     );
     this.#pagesBox = h('div', { class: 'pages' });
-    this.#scroller = h('div', { class: 'viewer-scroll' }, this.#pagesBox);
+    // A tab stop of its own: with nothing to fill in (a completed document), keyboard users still
+    // scroll the pages with the arrow keys (WCAG 2.1.1; axe: scrollable-region-focusable).
+    this.#scroller = h('div', { class: 'viewer-scroll', tabindex: '0' }, lead ?? null, this.#pagesBox);
     this.element = h(
       'section',
       { class: 'viewer', 'aria-label': t('doc.document') },
@@ -144,12 +159,12 @@ export class PdfViewer {
         useWorkerFetch: false,
         enableXfa: false,
       }).promise;
-      for (let n = 1; n <= this.#pdf.numPages; n++) {
-        const page = await this.#pdf.getPage(n);
-        const view = this.#pageView(page, this.#pdf.numPages);
-        this.#pages.push(view);
-        await this.#markSignatures(page, view);
-      }
+      // Every page asked of the worker at once: one after the other, a slow phone waits a round trip
+      // to the worker per page before it shows the first.
+      const pdf = this.#pdf;
+      const pages = await Promise.all(Array.from({ length: pdf.numPages }, (_, i) => pdf.getPage(i + 1)));
+      for (const page of pages) this.#pages.push(this.#pageView(page, pdf.numPages));
+      await Promise.all(pages.map((page, i) => this.#markSignatures(page, this.#pages[i] as PageView)));
     } catch (error) {
       this.element.dataset.state = 'failed';
       throw error;
@@ -219,7 +234,8 @@ export class PdfViewer {
   goTo(page: number): void {
     const target = this.#pages[Math.min(Math.max(page, 1), this.#pages.length) - 1];
     if (!target) return;
-    this.#scroller.scrollTop = target.element.offsetTop - this.#pagesBox.offsetTop;
+    // The scroll area is the pages' offset parent (styles.css): a page's offsetTop is its place in it.
+    this.#scroller.scrollTop = target.element.offsetTop - PAGE_MARGIN;
     this.#setCurrent(target.number);
   }
 
@@ -288,7 +304,8 @@ export class PdfViewer {
 
   #fitScale(): number {
     const widest = Math.max(...this.#pages.map((p) => p.width), 1);
-    const available = this.#scroller.clientWidth - 24;
+    // On a wide screen the page stays as wide as the text above it (styles.css `.doc-lead`).
+    const available = Math.min(this.#scroller.clientWidth, MAX_FIT_WIDTH) - 24;
     return Math.max(0.25, Math.min(4, available / widest));
   }
 

@@ -1,19 +1,25 @@
 import { ApiFailure, NetworkFailure, type Api, type DocumentView, type ShareView } from './api.js';
 import { formDialog, signatureDialog } from './dialogs.js';
+import { answerOf, valueForm } from './field-forms.js';
 import { announce, append, focusHeading, h, messageBox } from './dom.js';
 import {
   clampPosition,
   fieldsFromShare,
   initialsOnEveryPage,
   isDone,
+  isValueKind,
   placedSignature,
+  shownAnswer,
   signBody,
   type Field,
+  type FieldKind,
 } from './fields.js';
 import { t, type MessageKey } from './i18n.js';
 import type { PdfViewer } from './pdf-viewer.js';
 
 const SIMPLE_ACTIONS = ['approve', 'review', 'accept', 'execute'];
+/** A field on the page: a button opening its dialog, or a checkbox. */
+type FieldControl = HTMLButtonElement | HTMLInputElement;
 /** The share's own statuses that end the recipient's part, with what the page says about each. */
 const SHARE_ENDED: Record<string, [MessageKey, MessageKey]> = {
   done: ['share.done', 'share.doneBody'],
@@ -67,12 +73,15 @@ export class SigningPage {
   #fieldsFromShare: boolean;
   #initialsEverywhere = false;
   #images: Partial<Record<'signature' | 'initials', { fileId: string; url: string }>> = {};
-  #buttons = new Map<string, HTMLButtonElement[]>();
+  /** Each field's controls, one per page it is on. */
+  #buttons = new Map<string, FieldControl[]>();
   #visited = -1;
   #outcome: Outcome | undefined;
   /** The document could not be read again after the outcome (a protected share's session ends with it). */
   #unreadAfterOutcome = false;
   #delegatedTo = '';
+  /** The sentence saying what the share asks, while it is to be done. */
+  #ask: HTMLElement | undefined;
   #delegateRefused = false;
   #busy = false;
   #pdfBytes: ArrayBuffer | undefined;
@@ -80,6 +89,8 @@ export class SigningPage {
   #viewer: PdfViewer | undefined;
   #notice!: HTMLElement;
   #progress!: HTMLElement;
+  /** Under the scroll area: the progress, the action status and the actions; hidden with none. */
+  #dock!: HTMLElement;
   #actions!: HTMLElement;
   /** Beside the action buttons: what an action is doing, or why it failed. */
   #actionStatus!: HTMLElement;
@@ -118,6 +129,16 @@ export class SigningPage {
     return this.#purpose === 'sign' || SIMPLE_ACTIONS.includes(this.#purpose);
   }
 
+  /**
+   * What an approval (or a review, an acceptance, a task) asks of the reader, in words, while it is
+   * theirs to do; a view share says there is nothing to do. Signing explains itself by its fields.
+   */
+  #asked(): string | undefined {
+    if (this.#share && this.#purpose === 'view') return t('ask.view');
+    if (!this.#canAct || !SIMPLE_ACTIONS.includes(this.#purpose)) return undefined;
+    return t(`ask.${this.#purpose as 'approve' | 'review' | 'accept' | 'execute'}`);
+  }
+
   get #signing(): boolean {
     return this.#canAct && this.#purpose === 'sign';
   }
@@ -141,6 +162,9 @@ export class SigningPage {
       title,
       h('p', { class: 'doc-meta' }, t('doc.from', { owner: this.#share?.sharedBy || this.#doc.owner })),
     );
+    const ask = this.#asked();
+    this.#ask = ask ? h('p', { class: 'doc-ask' }, ask) : undefined;
+    if (this.#ask) append(header, this.#ask);
     const verified = this.#share?.identityVerified;
     if (verified) {
       const provider =
@@ -162,11 +186,24 @@ export class SigningPage {
     this.#notice = h('div', { class: 'notice-area' });
     this.#actions = h('div', { class: 'action-bar', role: 'group', 'aria-label': t('action.group') });
     this.#actionStatus = h('div', { class: 'action-status' });
-    const viewer = new PdfViewer();
+    this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
+    // Above the pages, scrolling with them: what the document is, and what happened to it.
+    const lead = h('div', { class: 'doc-lead' }, header, this.#notice);
+    if (this.#signing && !this.#fieldsFromShare) lead.append(this.#placementPanel());
+    const viewer = new PdfViewer(lead);
     this.#viewer = viewer;
-    const layout = h('div', { class: 'doc-layout' }, header, this.#notice);
-    if (this.#signing) layout.append(this.#fieldsPanel());
-    layout.append(viewer.element, this.#actionStatus, this.#actions);
+    // Under the one scroll area, always in view: where the signer stands and their next step.
+    this.#dock = h(
+      'div',
+      { class: 'action-dock' },
+      h(
+        'div',
+        { class: 'dock-inner' },
+        this.#actionStatus,
+        h('div', { class: 'dock-row' }, this.#progress, this.#actions),
+      ),
+    );
+    const layout = h('div', { class: 'doc-layout' }, viewer.element, this.#dock);
     this.#main.replaceChildren(layout);
     this.#main.dataset.view = 'document';
     if (focus === 'title') focusHeading(title);
@@ -205,7 +242,8 @@ export class SigningPage {
     if (this.#fieldsFromShare) {
       // What the recipient submitted before (a reload, a second visit) shows on its field.
       const submitted = new Map((this.#doc.submittedFiles ?? []).map((f) => [f.field, f.documentname]));
-      return fieldsFromShare(this.#share?.signatureFields ?? [], pageCount).map((field) => {
+      const fields = fieldsFromShare(this.#share?.signatureFields ?? [], pageCount, this.#share?.dateFormat);
+      return fields.map((field) => {
         const name = field.kind === 'file' && field.answerId ? submitted.get(field.answerId) : undefined;
         return name === undefined ? field : { ...field, fileName: name };
       });
@@ -215,40 +253,19 @@ export class SigningPage {
 
   // --- fields ---
 
-  #fieldsPanel(): HTMLElement {
+  /** Without fields from the share: where the signature goes, and initials on every page if wanted. */
+  #placementPanel(): HTMLElement {
     const headingId = 'fields-title';
-    this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
-    const panel = h(
+    const box = h('input', { type: 'checkbox', id: 'initials-everywhere' });
+    box.checked = this.#initialsEverywhere;
+    box.addEventListener('change', () => this.#toggleInitials(box.checked));
+    return h(
       'section',
       { class: 'fields-panel', 'aria-labelledby': headingId },
       h('h2', { id: headingId, class: 'small-heading' }, t('fields.title')),
-      this.#progress,
-      h(
-        'div',
-        { class: 'field-nav' },
-        h(
-          'button',
-          { type: 'button', class: 'button button--secondary', onclick: () => this.#visit(-1) },
-          t('fields.prev'),
-        ),
-        h(
-          'button',
-          { type: 'button', class: 'button button--secondary', onclick: () => this.#visit(1) },
-          t('fields.next'),
-        ),
-      ),
+      h('p', { class: 'hint' }, t('fields.placeHint')),
+      h('div', { class: 'checkbox' }, box, h('label', { for: box.id }, t('fields.initialsEverywhere'))),
     );
-    if (!this.#fieldsFromShare) {
-      const box = h('input', { type: 'checkbox', id: 'initials-everywhere' });
-      box.checked = this.#initialsEverywhere;
-      box.addEventListener('change', () => this.#toggleInitials(box.checked));
-      append(
-        panel,
-        h('p', { class: 'hint' }, t('fields.placeHint')),
-        h('div', { class: 'checkbox' }, box, h('label', { for: box.id }, t('fields.initialsEverywhere'))),
-      );
-    }
-    return panel;
   }
 
   #toggleInitials(on: boolean): void {
@@ -268,99 +285,135 @@ export class SigningPage {
   #placeFields(): void {
     const viewer = this.#viewer;
     if (!viewer) return;
-    for (const buttons of this.#buttons.values()) for (const b of buttons) b.remove();
+    for (const controls of this.#buttons.values()) for (const c of controls) c.remove();
     this.#buttons.clear();
     // DOM order is visiting order, so Tab goes through the fields in order too.
     for (const field of this.#fields) {
-      const buttons: HTMLButtonElement[] = [];
+      const controls: FieldControl[] = [];
       for (const page of field.pages) {
         const overlay = viewer.overlay(page);
         if (!overlay) continue;
-        const button = h('button', {
-          type: 'button',
-          class: `field field--${field.kind}`,
-          'data-field': field.id,
-        });
-        button.addEventListener('click', (event) => {
-          // The click that ends a drag is not a request to sign.
-          if (button.dataset.dragEnded === 'true') return;
-          void this.#activate(field, event.detail === 0);
-        });
-        if (field.movable) this.#makeMovable(field, button);
-        overlay.append(button);
-        buttons.push(button);
+        const control = field.kind === 'checkbox' ? this.#checkbox(field) : this.#fieldButton(field);
+        overlay.append(control);
+        controls.push(control);
       }
-      this.#buttons.set(field.id, buttons);
+      this.#buttons.set(field.id, controls);
       this.#paintField(field);
     }
   }
 
+  /** A field filled in through a dialog (or, for signatures and initials, the drawing one). */
+  #fieldButton(field: Field): HTMLButtonElement {
+    const button = h('button', {
+      type: 'button',
+      class: `field field--${field.kind}`,
+      'data-field': field.id,
+    });
+    button.addEventListener('click', (event) => {
+      // The click that ends a drag is not a request to sign.
+      if (button.dataset.dragEnded === 'true') return;
+      void this.#activate(field, event.detail === 0);
+    });
+    if (field.movable) this.#makeMovable(field, button);
+    return button;
+  }
+
+  /** A checkbox field is the native checkbox itself, checked in place (Space with the keyboard). */
+  #checkbox(field: Field): HTMLInputElement {
+    const box = h('input', { type: 'checkbox', class: 'field field--checkbox', 'data-field': field.id });
+    box.addEventListener('change', () => {
+      field.text = String(box.checked);
+      // The same box on other pages follows.
+      this.#paintField(field);
+      this.#updateProgress();
+    });
+    return box;
+  }
+
   #paintField(field: Field): void {
     const done = isDone(field);
-    for (const [i, button] of (this.#buttons.get(field.id) ?? []).entries()) {
+    for (const [i, control] of (this.#buttons.get(field.id) ?? []).entries()) {
       const { percentX, percentY, percentWidth, percentHeight } = field.position;
-      button.style.left = `${percentX * 100}%`;
-      button.style.top = `${percentY * 100}%`;
-      button.style.width = `${percentWidth * 100}%`;
-      button.style.height = `${percentHeight * 100}%`;
-      button.classList.toggle('field--done', done);
-      button.classList.toggle('field--movable', field.movable);
-      button.disabled = !this.#signing;
-      const kindKey: MessageKey = `field.${field.kind}`;
+      control.style.left = `${percentX * 100}%`;
+      control.style.top = `${percentY * 100}%`;
+      // A checkbox is square, as high as its box (styles.css).
+      if (field.kind !== 'checkbox') control.style.width = `${percentWidth * 100}%`;
+      control.style.height = `${percentHeight * 100}%`;
+      control.classList.toggle('field--done', done);
+      control.classList.toggle('field--movable', field.movable);
+      control.disabled = !this.#signing;
       const state = done ? t('field.done') : t(field.required ? 'field.required' : 'field.optional');
-      const cta: Record<string, MessageKey> = {
-        signature: 'field.signHere',
-        initials: 'field.initialHere',
-        text: 'field.fillHere',
-        file: 'field.attachHere',
-      };
-      // What the box shows is also part of its name (WCAG 2.5.3, label in name).
-      const visible =
-        done && field.previewUrl
-          ? ''
-          : done && field.kind === 'text'
-            ? (field.text ?? '')
-            : done && field.kind === 'file'
-              ? t('file.attached', { name: field.fileName ?? '' })
-              : t(cta[field.kind] ?? 'field.fillHere');
-      let label = t('field.label', { kind: t(kindKey), state, page: field.pages[i] ?? 1 });
+      let label = t('field.label', { kind: t(`field.${field.kind}`), state, page: field.pages[i] ?? 1 });
       if (field.tooltip) label += `. ${field.tooltip}`;
-      if (visible) label += `. ${visible}`;
+      if (control instanceof HTMLInputElement) {
+        // A checkbox says itself whether it is checked.
+        control.checked = field.text === 'true';
+        control.setAttribute('aria-label', label);
+        continue;
+      }
+      // What the box shows is also part of its name (WCAG 2.5.3, label in name).
+      const visible = done && field.previewUrl ? '' : this.#fieldText(field, done);
+      if (visible && visible !== field.tooltip) label += `. ${visible}`;
       if (field.movable) label += `. ${t('fields.placeHint')}`;
-      button.setAttribute('aria-label', label);
-      button.replaceChildren(
+      control.setAttribute('aria-label', label);
+      control.replaceChildren(
         done && field.previewUrl ? h('img', { src: field.previewUrl, alt: '' }) : h('span', {}, visible),
       );
     }
   }
 
+  /** What a field's box says: its answer once given, else what to do there. */
+  #fieldText(field: Field, done: boolean): string {
+    if (field.kind === 'file' && field.fileName !== undefined)
+      return t('file.attached', { name: field.fileName });
+    if (done && isValueKind(field.kind)) return shownAnswer(field);
+    // An empty value field shows what it asks for, when the sharer said so.
+    if (field.tooltip && isValueKind(field.kind)) return field.tooltip;
+    const cta: Partial<Record<FieldKind, MessageKey>> = {
+      signature: 'field.signHere',
+      initials: 'field.initialHere',
+      file: 'field.attachHere',
+      select: 'field.chooseHere',
+    };
+    return t(cta[field.kind] ?? 'field.fillHere');
+  }
+
   #updateProgress(): void {
-    if (!this.#progress) return;
     const total = this.#fields.length;
     const done = this.#fields.filter(isDone).length;
     this.#progress.textContent = t('fields.progress', { done, total });
+    this.#renderActions();
   }
 
-  /** Goes to the next (or previous) field in order, wrapping around. */
-  #visit(direction: 1 | -1): void {
-    if (this.#fields.length === 0) return;
-    this.#visited = (this.#visited + direction + this.#fields.length) % this.#fields.length;
-    this.#focusField(this.#fields[this.#visited]);
+  /** The required fields still to do, in visiting order. */
+  get #missing(): Field[] {
+    return this.#fields.filter((f) => f.required && !isDone(f));
+  }
+
+  /** The Next field step: the next required field still to do after the last one visited. */
+  #nextField(): void {
+    const missing = this.#missing;
+    const after = missing.find((f) => this.#fields.indexOf(f) > this.#visited);
+    this.#focusField(after ?? missing[0]);
   }
 
   #focusField(field: Field | undefined): void {
-    const button = field ? this.#buttons.get(field.id)?.[0] : undefined;
-    if (!field || !button) return;
+    const control = field ? this.#buttons.get(field.id)?.[0] : undefined;
+    if (!field || !control) return;
     this.#visited = this.#fields.indexOf(field);
-    this.#viewer?.reveal(button);
-    button.focus({ preventScroll: true });
+    this.#viewer?.reveal(control);
+    control.focus({ preventScroll: true });
   }
 
-  /** After a field is done: on to the next one still to do, else to the sign button. */
+  /**
+   * After a field is done: on to the next required one still to do (from the top again if need be),
+   * else the next optional one after it, else the sign button.
+   */
   #advance(from: Field): void {
     const start = this.#fields.indexOf(from);
-    const rest = [...this.#fields.slice(start + 1), ...this.#fields.slice(0, start)];
-    const next = rest.find((f) => !isDone(f) && f.required) ?? rest.find((f) => !isDone(f));
+    const after = this.#fields.slice(start + 1);
+    const rest = [...after, ...this.#fields.slice(0, start)];
+    const next = rest.find((f) => !isDone(f) && f.required) ?? after.find((f) => !isDone(f));
     if (next) this.#focusField(next);
     else this.#actions.querySelector<HTMLButtonElement>('[data-action="sign"]')?.focus();
   }
@@ -381,24 +434,10 @@ export class SigningPage {
           this.#images[kind] = image;
           Object.assign(field, { fileId: image.fileId, previewUrl: image.url });
         }
-      } else if (field.kind === 'text') {
-        const answer = await formDialog({
-          title: t('text.title'),
-          ...(field.tooltip ? { intro: field.tooltip } : {}),
-          inputs: [
-            {
-              name: 'text',
-              label: t('text.label'),
-              kind: 'text',
-              value: field.text ?? '',
-              maxLength: 5000,
-              required: field.required,
-            },
-          ],
-          confirm: t('text.save'),
-        });
+      } else if (isValueKind(field.kind)) {
+        const answer = await formDialog(valueForm(field));
         if (!answer) return;
-        field.text = answer.values.text ?? '';
+        field.text = answerOf(field, answer.values.value ?? '');
       } else {
         // Until they sign, recipients may replace what they submitted (the server keeps it after).
         if (!field.answerId) return;
@@ -518,6 +557,10 @@ export class SigningPage {
 
   #renderActions(): void {
     const actions = this.#actions;
+    // Built anew when the next step changes: focus on one of the buttons stays on the bar.
+    const focused = actions.contains(document.activeElement)
+      ? ((document.activeElement as HTMLElement).dataset.action ?? '')
+      : undefined;
     actions.replaceChildren();
     const button = (key: MessageKey, kind: string, action: string, onClick: () => void) =>
       h(
@@ -526,7 +569,10 @@ export class SigningPage {
         t(key),
       );
     if (this.#canAct) {
-      if (this.#purpose === 'sign')
+      // The next step, always in view: the next required field while some are left, then Sign.
+      if (this.#purpose === 'sign' && this.#missing.length > 0)
+        actions.append(button('fields.next', 'primary', 'next', () => this.#nextField()));
+      else if (this.#purpose === 'sign')
         actions.append(button('action.sign', 'primary', 'sign', () => void this.#sign()));
       else {
         const key: MessageKey = `action.${this.#purpose as 'approve' | 'review' | 'accept' | 'execute'}`;
@@ -541,6 +587,12 @@ export class SigningPage {
       actions.append(button('action.download', 'primary', 'download', () => void this.#download()));
     }
     actions.hidden = actions.childElementCount === 0;
+    this.#progress.hidden = !this.#signing;
+    this.#dock.hidden = actions.hidden && this.#progress.hidden && !this.#actionStatus.hasChildNodes();
+    if (focused !== undefined)
+      (
+        actions.querySelector<HTMLElement>(`[data-action="${focused}"]`) ?? actions.querySelector('button')
+      )?.focus();
   }
 
   /** The notice above the document: what happened, or the state that ends the request. */
@@ -603,6 +655,7 @@ export class SigningPage {
   /** A message beside the action buttons, brought into view. */
   #showStatus(message: HTMLElement): void {
     this.#actionStatus.replaceChildren(message);
+    this.#dock.hidden = false;
     message.scrollIntoView?.({ block: 'nearest' });
   }
 
@@ -632,6 +685,8 @@ export class SigningPage {
   /** After an outcome: the new state, the notice (focused), the actions, and the new PDF when it changed. */
   async #finish(outcome: Outcome): Promise<void> {
     this.#outcome = outcome;
+    // Done: the page shows the outcome and what comes next, no longer what was asked.
+    this.#ask?.remove();
     this.#actionStatus.replaceChildren();
     try {
       await this.#refresh();

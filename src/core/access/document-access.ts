@@ -4,11 +4,13 @@ import {
   type ExpressionBuilder,
   type Kysely,
   type Selectable,
+  type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
 import type { Actor } from './actor.js';
 import { Forbidden, NotFound } from '../errors.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
+import { QueryTemplate } from '../../store/db/query-template.js';
 import { isAdmin, isTenantWide } from './roles.js';
 
 export type DocumentRow = Selectable<DocumentTable>;
@@ -16,7 +18,21 @@ export type DocumentRow = Selectable<DocumentTable>;
 // Folders nest; a loop (never written by us, but cheap to guard) must not hang a request.
 const MAX_FOLDER_DEPTH = 64;
 
-function administers(actor: Actor, doc: DocumentRow): boolean {
+/** The columns of a document's row that `canView` reads. */
+export const VISIBILITY_COLUMNS = [
+  'tenant_id',
+  'organization_id',
+  'deleted_at',
+  'owner_id',
+  'created_by',
+  'folder_id',
+  'kind',
+  'is_shared',
+] as const satisfies readonly (keyof DocumentTable)[];
+
+type VisibilityRow = Pick<DocumentRow, (typeof VISIBILITY_COLUMNS)[number]>;
+
+function administers(actor: Actor, doc: Pick<DocumentRow, 'organization_id'>): boolean {
   return isAdmin(actor.role) && (isTenantWide(actor.role) || doc.organization_id === actor.organizationId);
 }
 
@@ -56,6 +72,21 @@ export async function canEdit(
 }
 
 /**
+ * What decides, beside the document's row, whether a caller sees it (`canView`): read by one
+ * statement (`visibilityFacts`), or with the document itself (GET /documents/:id).
+ */
+export interface VisibilityFacts {
+  /** The caller holds a share of the document, in any state. */
+  sharedWithCaller: boolean;
+  /**
+   * The organization of the top of the folder chain above it, when that top is shared (its members
+   * see everything below it); undefined when it sits in no folder, the top is private, or the chain
+   * is cut (`sharedTopOrganization`).
+   */
+  folderOpenTo: string | undefined;
+}
+
+/**
  * Who may see a document or folder: its owner or creator, administrators of its organization, the
  * users it is shared with, and the members of the organization of a shared folder tree it sits in.
  *
@@ -66,46 +97,141 @@ export async function canEdit(
  * the same rule as SQL, for search.
  */
 export async function canView(db: Kysely<Database>, actor: Actor, doc: DocumentRow): Promise<boolean> {
+  return seenByRow(actor, doc) ?? seenByFacts(actor, doc, await visibilityFacts(db, actor.userId, doc));
+}
+
+/** `canView` with its facts already read. */
+export function canViewWith(actor: Actor, doc: VisibilityRow, facts: VisibilityFacts): boolean {
+  return seenByRow(actor, doc) ?? seenByFacts(actor, doc, facts);
+}
+
+/** What the row alone decides of `canView`: undefined when the facts must. */
+function seenByRow(actor: Actor, doc: VisibilityRow): boolean | undefined {
   if (doc.tenant_id !== actor.tenantId || doc.deleted_at !== null) return false;
   if (doc.owner_id === actor.userId || doc.created_by === actor.userId || administers(actor, doc))
     return true;
-  // Internal recipients see what was shared with them (spec Sharing), whatever the share's state.
-  const shared = await db
-    .selectFrom('shares')
-    .select('id')
-    .where('document_id', '=', doc.id)
-    .where('user_id', '=', actor.userId)
-    .executeTakeFirst();
-  if (shared) return true;
-  const outermost = await outermostFolder(db, doc);
-  return (
-    outermost !== undefined && outermost.is_shared === 1 && outermost.organization_id === actor.organizationId
-  );
-}
-
-type FolderLink = Pick<DocumentRow, 'id' | 'folder_id' | 'is_shared' | 'organization_id' | 'kind'>;
-
-/**
- * The top of the folder chain a document or folder sits in (a top-level folder is its own top), or
- * undefined when it sits in no folder or the chain is cut by a deleted folder or a loop.
- */
-async function outermostFolder(db: Kysely<Database>, doc: FolderLink): Promise<FolderLink | undefined> {
-  let current: FolderLink | undefined = doc;
-  for (let depth = 0; current && depth < MAX_FOLDER_DEPTH; depth++) {
-    if (!current.folder_id) return current.kind === 'folder' ? current : undefined;
-    current = await db
-      .selectFrom('documents')
-      .select(['id', 'folder_id', 'is_shared', 'organization_id', 'kind'])
-      .where('id', '=', current.folder_id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-  }
   return undefined;
 }
 
+function seenByFacts(actor: Actor, doc: VisibilityRow, facts: VisibilityFacts): boolean {
+  // Internal recipients see what was shared with them (spec Sharing), whatever the share's state.
+  return facts.sharedWithCaller || openTo(doc, facts.folderOpenTo) === actor.organizationId;
+}
+
+/**
+ * The organization whose members see a document or folder through a shared folder tree: that of the
+ * shared top of its chain (`above`, read by `sharedTopOrganization`); a top-level folder is its own top.
+ */
+function openTo(doc: FolderLink, above: string | undefined): string | undefined {
+  if (doc.folder_id !== null) return above;
+  return doc.kind === 'folder' && doc.is_shared === 1 ? doc.organization_id : undefined;
+}
+
+type FolderLink = Pick<DocumentRow, 'folder_id' | 'is_shared' | 'organization_id' | 'kind'>;
+
+/**
+ * The organization of the top of the folder chain above `folderId` (a column of the outer query, or a
+ * value) when that top is shared: the first folder up the chain without a parent. NULL when it is
+ * private, or the chain is cut by a deleted or missing folder or a loop (MAX_FOLDER_DEPTH steps from
+ * the document). One recursive subquery instead of a statement per folder. A deleted folder is
+ * marked (`cut`) rather than filtered out of the join: PostgreSQL, unsure how many rows have no
+ * `deleted_at` (a young table without statistics), would scan the table at each step.
+ */
+function sharedTopOrganization(db: Kysely<Database>, folderId: Expression<string | null>) {
+  return db
+    .withRecursive('chain(folder_id, kind, is_shared, organization_id, cut, depth)', (qb) =>
+      qb
+        .selectFrom('documents')
+        .select([
+          'folder_id',
+          'kind',
+          'is_shared',
+          'organization_id',
+          sql<number>`case when deleted_at is null then 0 else 1 end`.as('cut'),
+          sql<number>`1`.as('depth'),
+        ])
+        .where('id', '=', folderId)
+        .unionAll((step) =>
+          step
+            .selectFrom('chain')
+            .innerJoin('documents as parent', 'parent.id', 'chain.folder_id')
+            .select([
+              'parent.folder_id',
+              'parent.kind',
+              'parent.is_shared',
+              'parent.organization_id',
+              sql<number>`case when ${sql.ref('chain.cut')} = 0 and ${sql.ref('parent.deleted_at')} is null then 0 else 1 end`.as(
+                'cut',
+              ),
+              sql<number>`${sql.ref('chain.depth')} + 1`.as('depth'),
+            ])
+            .where('chain.depth', '<', MAX_FOLDER_DEPTH - 1),
+        ),
+    )
+    .selectFrom('chain')
+    .select('chain.organization_id')
+    .where('chain.folder_id', 'is', null)
+    .where('chain.cut', '=', 0)
+    .where('chain.kind', '=', 'folder')
+    .where('chain.is_shared', '=', 1);
+}
+
+/**
+ * Adds what `visibilityFacts` reads to a query of `documents as d`, for the caller `userId`: whether
+ * they hold a share of it, and whom its folder tree opens it to. Read the row's facts with `factsOf`.
+ */
+export function withVisibilityFacts<O>(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<Database & { d: DocumentTable }, 'd', O>,
+  userId: Expression<string>,
+) {
+  return query.select([
+    sql<number>`case when exists ${db
+      .selectFrom('shares')
+      .select(sql.lit(1).as('one'))
+      .whereRef('shares.document_id', '=', sql.ref('d.id'))
+      .where('shares.user_id', '=', userId)} then 1 else 0 end`.as('shared_with_caller'),
+    sharedTopOrganization(db, sql.ref<string | null>('d.folder_id')).as('folder_open_to'),
+  ]);
+}
+
+/** The facts of a row read `withVisibilityFacts`. */
+export function factsOf(row: { shared_with_caller: number; folder_open_to: string | null }): VisibilityFacts {
+  return {
+    sharedWithCaller: Number(row.shared_with_caller) === 1,
+    folderOpenTo: row.folder_open_to ?? undefined,
+  };
+}
+
+const factsOfOne = new QueryTemplate((db, p: { documentId: string; userId: string }) =>
+  withVisibilityFacts(db, db.selectFrom('documents as d'), sql.val(p.userId)).where(
+    'd.id',
+    '=',
+    p.documentId,
+  ),
+);
+
+/** The facts of `canView` for one document and caller: one statement. */
+async function visibilityFacts(
+  db: Kysely<Database>,
+  userId: string,
+  doc: DocumentRow,
+): Promise<VisibilityFacts> {
+  const [row] = await factsOfOne.execute(db, { documentId: doc.id, userId });
+  return row ? factsOf(row) : { sharedWithCaller: false, folderOpenTo: undefined };
+}
+
+const sharedTopOfFolder = new QueryTemplate((db, p: { folderId: string }) =>
+  db.selectNoFrom(sharedTopOrganization(db, sql.val(p.folderId)).as('folder_open_to')),
+);
+
 /** Whether a folder is shared with its organization: its own setting at the top, its parent's below (see `canView`). */
 export async function isEffectivelyShared(db: Kysely<Database>, folder: FolderLink): Promise<boolean> {
-  return (await outermostFolder(db, folder))?.is_shared === 1;
+  const above =
+    folder.folder_id === null
+      ? undefined
+      : (await sharedTopOfFolder.execute(db, { folderId: folder.folder_id }))[0]?.folder_open_to;
+  return openTo(folder, above ?? undefined) !== undefined;
 }
 
 export type WithOpenFolders = Database & { open_folders: { id: string } };
@@ -115,7 +241,7 @@ export type WithOpenFolders = Database & { open_folders: { id: string } };
  * organizations they administer, those shared with them, and everything in `open_folders` or
  * directly inside one. Use with `withOpenFolders`.
  */
-export function visibleTo(actor: Actor) {
+export function visibleTo(actor: Pick<Actor, 'role' | 'tenantId' | 'organizationId' | 'userId'>) {
   return (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
     const admin = isAdmin(actor.role);
     const seen: Expression<SqlBool>[] = [
@@ -146,7 +272,7 @@ export function visibleTo(actor: Actor) {
  * folder below them, whatever their own setting (spec Folder, see `canView`). A shared folder inside
  * a private one is not reached, as the recursion starts at the top.
  */
-export function withOpenFolders(db: Kysely<Database>, actor: Actor) {
+export function withOpenFolders(db: Kysely<Database>, actor: Pick<Actor, 'tenantId' | 'organizationId'>) {
   return db.withRecursive('open_folders(id)', (qb) =>
     qb
       .selectFrom('documents')

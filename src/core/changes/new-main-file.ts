@@ -3,23 +3,23 @@ import type { Deps } from '../deps.js';
 import type { DocumentRow } from '../access/document-access.js';
 import { addRevision, changeDocument, type DocumentChanger } from './change-document.js';
 import type { Database } from '../../store/db/schema.js';
-import type { FileRecord } from '../../store/files/file-store.js';
+import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
 import type { EventName } from '../events/emit-event.js';
 import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
 
 /**
  * Stores the bytes of a document's next main file inside the caller's transaction and runs `then` (the
  * rest of it) while the bytes are made durable: a new file id over the new bytes, used by the document,
- * with the page count of the file it follows (signing, sealing and annotating never add pages).
+ * with the page count of the file it follows (signing, sealing and annotating never add pages). Bytes
+ * stored already (a large file sealed from the store, sealStoredFile) only get their row.
  */
-export function saveNextMainFile<T>(
+export async function saveNextMainFile<T>(
   trx: Kysely<Database>,
   deps: Deps,
-  options: { doc: DocumentRow; previous: FileRecord; bytes: Uint8Array; now: Date },
+  options: { doc: DocumentRow; previous: FileRecord; bytes: Uint8Array | StoredBytes; now: Date },
   then: (saved: FileRecord) => Promise<T>,
 ): Promise<T> {
   const { doc, previous, now } = options;
-  const bytes = Buffer.from(options.bytes.buffer, options.bytes.byteOffset, options.bytes.byteLength);
   const file = {
     tenantId: doc.tenant_id,
     organizationId: doc.organization_id,
@@ -30,6 +30,9 @@ export function saveNextMainFile<T>(
     usedBy: `document:${doc.id}`,
     pages: previous.pages,
   };
+  if (!(options.bytes instanceof Uint8Array))
+    return then(await deps.files.insert(trx, file, options.bytes, now));
+  const bytes = Buffer.from(options.bytes.buffer, options.bytes.byteOffset, options.bytes.byteLength);
   return deps.files.saveWith(trx, bytes, file, now, then);
 }
 
@@ -43,7 +46,7 @@ export async function replaceMainFile(
   options: {
     doc: DocumentRow;
     previous: FileRecord;
-    bytes: Uint8Array;
+    bytes: Uint8Array | StoredBytes;
     by: DocumentChanger;
     expectedVersion: number;
     signed: boolean;

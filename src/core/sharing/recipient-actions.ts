@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { CustomField } from '../documents/custom-fields.js';
-import { documentView, type DocumentView } from '../views/document-view.js';
+import { shapeDocument, withViewParts, type DocumentView } from '../views/document-view.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../errors.js';
 import { readJson } from '../../store/db/json.js';
 import { callerName, callerRequestId, loadCallerShare, type RecipientCaller } from './recipient.js';
 import { assertRequiredFilesSubmitted, showShareFields, type SignatureFieldView } from './share-fields.js';
-import { shareViews, type ShareView } from '../views/share-view.js';
+import { shareView, type ShareView } from '../views/share-view.js';
 import { NOT_REQUIRED, shareOptions, type ShareRow } from './share-types.js';
 import { completeShare, endProcess, loadDocumentForUpdate, mailOwner } from './workflow.js';
 import type { DocumentRow } from '../access/document-access.js';
 import type { Database } from '../../store/db/schema.js';
+import { QueryTemplate } from '../../store/db/query-template.js';
 
 /** Why a share cannot act now, or nothing when it can (its turn, not ended, not expired). */
 export function assertShareCanAct(share: ShareRow, now: Date): void {
@@ -28,10 +29,21 @@ function by(caller: RecipientCaller, tenantId: string) {
   return { tenantId, name: callerName(caller), requestId: callerRequestId(caller) };
 }
 
+/** A shared document with what its view shows, and its sharer's name: one statement. */
+const sharedDocument = new QueryTemplate((db, p: { documentId: string; sharedBy: string }) =>
+  withViewParts(db, db.selectFrom('documents as d'))
+    .selectAll('d')
+    .select((eb) =>
+      eb.selectFrom('users').select('users.name').where('users.id', '=', p.sharedBy).as('sharer_name'),
+    )
+    .where('d.id', '=', p.documentId),
+);
+
 /**
  * GET /share/document (Contract): the recipient's document, answered like GET /documents/:id; the
  * first read marks the private message read. Attachments show to external recipients only when public.
- * `signatureFields` are the fields of the caller's share, imported custom fields prefilled.
+ * `signatureFields` are the fields of the caller's share, imported custom fields prefilled. Two
+ * statements: the caller's share, then the document with all its answer shows.
  */
 export async function getSharedDocument(
   deps: Deps,
@@ -46,31 +58,32 @@ export async function getSharedDocument(
   if (share.message_read === 0) {
     await deps.db.updateTable('shares').set({ message_read: 1 }).where('id', '=', share.id).execute();
   }
-  const doc = await loadDocumentForUpdate(deps.db, share.document_id);
+  const [doc] = await sharedDocument.execute(deps.db, {
+    documentId: share.document_id,
+    sharedBy: share.shared_by,
+  });
+  if (!doc) throw new NotFound('No such document');
   const signatureFields = showShareFields(
     shareOptions(share).signatureFields,
     readJson<CustomField[]>(doc.custom_fields, []),
   );
   // The caller's own share (purpose, status, rights, language, message, protections): what a signing
   // page needs to know what to offer.
-  const [own] = await shareViews(deps.db, [share], deps.config.oidcProviders);
-  if (!own) throw new NotFound('No such share');
-  if (caller.kind === 'internal')
-    return { ...(await documentView(deps.db, caller.actor, doc)), signatureFields, share: own };
-  const view = await documentView(deps.db, recipientViewer(share), doc);
-  const publicIds = new Set(
-    (
-      await deps.db
-        .selectFrom('document_attachments')
-        .select('file_id')
-        .where('document_id', '=', doc.id)
-        .where('is_public', '=', 1)
-        .execute()
-    ).map((a) => a.file_id),
+  const own = shareView(
+    share,
+    {
+      sharedByName: doc.sharer_name ?? undefined,
+      documentType: doc.document_type,
+      customFields: doc.custom_fields,
+    },
+    deps.config.oidcProviders,
   );
+  if (caller.kind === 'internal')
+    return { ...shapeDocument(caller.actor, doc, doc), signatureFields, share: own };
+  const view = shapeDocument(recipientViewer(share), doc, doc);
   return {
     ...view,
-    file: (view.file ?? []).filter((f) => publicIds.has(f.content)),
+    file: (view.file ?? []).filter((f) => f.public),
     signatureFields,
     share: own,
   };

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { CustomField } from '../documents/custom-fields.js';
 import { ValidationError } from '../errors.js';
-import type { TextEntry } from '../signing/visual-input.js';
+import type { SignatureEntry, TextEntry } from '../signing/visual-input.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database } from '../../store/db/schema.js';
+import { answersRequired, fieldConfig, VALUE_SUBTYPES, writtenAnswer } from './field-types.js';
 import { ACTION_PURPOSES, shareOptions, type ShareRow } from './share-types.js';
 
 /**
@@ -40,13 +41,16 @@ export function fieldKey(field: SignatureFieldInput): string {
 
 /** Signature field types only a signer fills, in the sign call. */
 const SIGNER_TYPES = ['signature', 'initials', 'stamp', 'wacom', 'image'];
+/** Of those, what the signer's page cannot ask for (it draws signatures and initials only). */
+const NOT_ON_THE_PAGE = ['stamp', 'image'];
 
 /**
  * POST /share never accepts fields that could not be completed (issue 24): each field's `pages` exist
  * in the document (when its page count is known), and a `required` field belongs to at least one
  * recipient who can answer it: a signer for signature-like fields and text fields (answered in the
  * sign call), any recipient owing an action for an `annotation_submitted_file` field (answered by
- * POST /share/upload/submittedFile). 400 naming the field otherwise.
+ * POST /share/upload/submittedFile). A required stamp or image field is refused too: the signer's
+ * page could not complete it (issue 25). 400 naming the field otherwise.
  */
 export function checkFieldsCompletable(
   fields: SignatureFieldInput[] | undefined,
@@ -65,6 +69,12 @@ export function checkFieldsCompletable(
       }
     }
     if (field.required !== true || field.readOnly === true || importedKey(field) !== undefined) continue;
+    if (NOT_ON_THE_PAGE.includes(String(field.type))) {
+      throw new ValidationError(
+        at,
+        `is a required ${String(field.type)} field, which the signer's page cannot ask for: make it optional, or a signature or initials field`,
+      );
+    }
     const purposes = options.purposesOf(field);
     const file = field.subtype === SUBMITTED_FILE;
     const answerable = file
@@ -96,21 +106,6 @@ export type SignatureFieldView = SignatureFieldInput & {
   readOnly?: boolean;
   importedField?: { key: string; displayName: string; type: string };
 };
-
-/** The parsed `config` of a field: a JSON object, or nothing (absent, not JSON, not an object). */
-function fieldConfig(field: SignatureFieldInput): Record<string, unknown> | undefined {
-  if (typeof field.config !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(field.config);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    // spec Signature field: `config` is JSON in a string, but clients have sent other text there;
-    // such a config imports nothing and is kept as given.
-    return undefined;
-  }
-}
 
 function importedKey(field: SignatureFieldInput): unknown {
   return fieldConfig(field)?.[IMPORTED_FIELD];
@@ -202,41 +197,75 @@ export function fieldTexts(fields: SignatureFieldView[]): TextEntry[] {
 }
 
 /**
- * A sign call's text annotations with the signer's share fields added (read-only predefined texts and
- * imported custom fields), so they go into the signer's own revision with their signature.
+ * A sign call's text annotations as they are written into the signer's own revision, with their
+ * signature: answers to the share's value fields (field-types.ts) checked against their field and
+ * turned into what is written (a select's label, a checked box's `X`), then the share's read-only
+ * fields (predefined texts and imported custom fields) added. Required fields must be answered.
  */
 export async function withShareFieldTexts(
   db: Kysely<Database>,
   share: ShareRow,
-  annotations: TextEntry[] | undefined,
+  request: { annotations?: TextEntry[] | undefined; signatures: SignatureEntry[] },
 ): Promise<TextEntry[] | undefined> {
-  const fields = shareOptions(share).signatureFields;
-  if (fields.length === 0) return annotations;
-  assertRequiredTextsGiven(fields, annotations ?? []);
+  const { signatureFields: fields, dateFormat } = shareOptions(share);
+  if (fields.length === 0) return request.annotations;
+  const annotations = request.annotations ?? [];
+  const answers = annotations.flatMap((annotation, i) => {
+    const field = annotation.fieldId === undefined ? undefined : answeredField(fields, annotation.fieldId);
+    if (!field) return [annotation];
+    const context = { at: `annotations[${i}].text`, name: fieldName(field), dateFormat };
+    const text = writtenAnswer(field, annotation.text, context);
+    return text === undefined ? [] : [{ ...annotation, text }];
+  });
+  assertRequiredAnswered(fields, annotations, request.signatures);
   const texts = fieldTexts(showShareFields(fields, await documentCustomFields(db, share.document_id)));
-  return texts.length === 0 ? annotations : [...(annotations ?? []), ...texts];
+  const written = [...answers, ...texts];
+  return written.length === 0 && request.annotations === undefined ? undefined : written;
+}
+
+/** The field of the share that an answer names: one the signer fills in (not read-only, not imported). */
+function answeredField(fields: SignatureFieldInput[], id: string): SignatureFieldInput | undefined {
+  return fields.find(
+    (f) =>
+      f.type === 'annotation' && f.readOnly !== true && importedKey(f) === undefined && namesField(f, id),
+  );
+}
+
+/** How messages name a field: its `customId` when it has one, else its `fieldId`. */
+function fieldName(field: SignatureFieldInput): string {
+  return typeof field.customId === 'string' && field.customId !== '' ? field.customId : fieldKey(field);
 }
 
 /**
- * Spec Sharing: required fields enforced. A `required` text field of the signer (an `annotation` field,
- * not `annotation_submitted_file`, not read-only, not imported) must be answered in the sign call by a
- * text annotation whose `fieldId` names the field (its `fieldId`, or its `customId` when it has one),
- * with some text.
+ * Spec Sharing: required fields enforced. A `required` field the signer fills in (an `annotation`
+ * field, not `annotation_submitted_file`, not read-only, not imported) must be answered in the sign
+ * call by a text annotation whose `fieldId` names the field (its `fieldId`, or its `customId` when it
+ * has one), with some text (a checkbox: `"true"`); a `required` initials field by a `signatures`
+ * entry of type `initials`.
  */
-function assertRequiredTextsGiven(fields: SignatureFieldInput[], annotations: TextEntry[]): void {
+function assertRequiredAnswered(
+  fields: SignatureFieldInput[],
+  annotations: TextEntry[],
+  signatures: SignatureEntry[],
+): void {
   for (const [index, field] of fields.entries()) {
-    if (field.required !== true || field.type !== 'annotation') continue;
-    if (field.subtype === SUBMITTED_FILE || field.readOnly === true) continue;
+    if (field.required !== true || field.readOnly === true) continue;
+    const at = `signatureFields[${index}]`;
+    if (field.type === 'initials' && !signatures.some((s) => s.type === 'initials')) {
+      throw new ValidationError(at, 'is required: sign it with a "signatures" entry of type "initials"');
+    }
+    if (field.type !== 'annotation' || field.subtype === SUBMITTED_FILE) continue;
     if (importedKey(field) !== undefined) continue;
     const answered = annotations.some(
-      (a) => a.fieldId !== undefined && namesField(field, a.fieldId) && a.text.trim() !== '',
+      (a) => a.fieldId !== undefined && namesField(field, a.fieldId) && answersRequired(field, a.text),
     );
     if (!answered) {
-      const name =
-        typeof field.customId === 'string' && field.customId !== '' ? field.customId : fieldKey(field);
+      const answer = `"annotations" with "fieldId": "${fieldName(field)}"`;
       throw new ValidationError(
-        `signatureFields[${index}]`,
-        `is required: send its text in "annotations" with "fieldId": "${name}"`,
+        at,
+        field.subtype === VALUE_SUBTYPES.checkbox
+          ? `is required: the box must be checked (send ${answer} and "text": "true")`
+          : `is required: send its text in ${answer}`,
       );
     }
   }

@@ -6,9 +6,8 @@ import { queueMail } from '../../jobs/notification-jobs.js';
 import { shareMail } from '../../notify/mail/share-mail.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import type { EventName } from '../events/emit-event.js';
-import { hashToken } from '../identity/secrets.js';
-import { newShareToken } from './recipient.js';
-import { signerPageLink } from './share-links.js';
+import { queueCompletionMails } from './completion.js';
+import { freshRecipientLink, sharerOf } from './share-links.js';
 import { settleSignEntity } from './sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -40,17 +39,9 @@ export async function notifyTurn(
 ) {
   for (const share of shares) {
     if (!share.email) continue;
-    let link = signerPageLink(deps.config.publicUrl, doc.id);
-    if (!share.user_id) {
-      // External recipients of a sequence get their link only now, when they can act on it.
-      const token = newShareToken();
-      await trx
-        .updateTable('shares')
-        .set({ token_hash: hashToken(token) })
-        .where('id', '=', share.id)
-        .execute();
-      link = `${deps.config.publicUrl}/s/${token}`;
-    }
+    // External recipients of a sequence get their link only now, when they can act on it.
+    const link = await freshRecipientLink(trx, deps.config.publicUrl, share);
+    const sender = await sharerOf(trx, share.shared_by);
     await queueMail(
       trx,
       shareMail({
@@ -58,10 +49,12 @@ export async function notifyTurn(
         to: share.email,
         language: shareOptions(share).language,
         documentTitle: doc.title,
-        from: deps.config.publicUrl,
+        from: sender?.name ?? 'Signery',
+        sender,
         purpose: share.purpose,
         link,
         note: share.message,
+        deadline: share.valid_until,
       }),
       now,
       requestId,
@@ -183,11 +176,7 @@ export async function advanceWorkflow(
     event: 'documentCompleted',
     now,
   });
-  await mailOwner(trx, doc, by, now, {
-    kind: 'completed',
-    from: by.name,
-    link: signerPageLink(deps.config.publicUrl, doc.id),
-  });
+  await queueCompletionMails(trx, doc, now, by.requestId);
   return doc;
 }
 
@@ -197,7 +186,7 @@ export async function mailOwner(
   doc: DocumentRow,
   by: Pick<DocumentChanger, 'requestId'>,
   now: Date,
-  mail: { kind: 'completed' | 'rejected'; from: string; link?: string; note?: string | undefined },
+  mail: { kind: 'rejected'; from: string; link?: string; note?: string | undefined },
 ): Promise<void> {
   const owner = await trx
     .selectFrom('users')

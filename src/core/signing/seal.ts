@@ -1,13 +1,27 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
+import { read as readCallback } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import type { TsaOptions } from '../../pdf/finish-signature.js';
-import { signPdf, type PadesLevel, type SignPdfResult } from '../../pdf/sign-pdf.js';
+import { fileSource } from '../../pdf/reader/byte-source.js';
+import {
+  signPdf,
+  signPdfUpdate,
+  type PadesLevel,
+  type SignedUpdate,
+  type SignPdfOptions,
+  type SignPdfResult,
+} from '../../pdf/sign-pdf.js';
 import type { SignatureOperation } from '../metrics.js';
 import type { ResolvedVisuals } from './visual-input.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import type { Database } from '../../store/db/schema.js';
+import { READ_WHOLE_MAX_BYTES } from '../files/stored-pdf.js';
+import type { LocalFile } from '../../store/blobs/blob-store.js';
+import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
 
 /** The level a call gets unless it asks: B-T with a TSA configured, else B-B (DESIGN). */
 export function defaultLevel(deps: Deps): PadesLevel {
@@ -23,28 +37,86 @@ export async function tenantDefaultLevel(deps: Deps, tenantId: string): Promise<
   return (await getProperties(deps, { tenantId })).defaultPadesLevel ?? defaultLevel(deps);
 }
 
+/** What a seal is asked for, whatever holds the file. */
+export interface SealOptions {
+  operation: SignatureOperation;
+  signerName: string;
+  level: PadesLevel;
+  visuals?: ResolvedVisuals;
+  reason?: string;
+  /** The `signatureProvider` whose key signs; by default the installation's (SEAL_PROVIDER). */
+  provider?: string | undefined;
+}
+
 /**
  * Signs bytes with the organisation key (or the provider's) on behalf of `signerName`. A failing TSA, or revocation data
  * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
  * `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
  */
-export async function sealBytes(
+export function sealBytes(deps: Deps, options: SealOptions & { pdf: Uint8Array }): Promise<SignPdfResult> {
+  return sealWith(deps, options, (parameters) => signPdf({ ...parameters, pdf: options.pdf }));
+}
+
+/**
+ * A seal of a stored file, and the next main file it makes: held in memory when the file is small
+ * (read whole, its blob written while the caller's transaction runs: the quickest for the files most
+ * documents are), else signed from the stored file where it lies (read lazily, the byte ranges hashed
+ * as they are read) and stored streamed, the original bytes followed by the seal's revisions, so
+ * memory stays flat whatever the size (issue 26: a 1 GB PDF). The caller makes it the main file in
+ * its transaction (replaceMainFile, with `next`).
+ *
+ * ```ts
+ * const { sealed, next } = await sealStoredFile(deps, { operation: 'seal', file, signerName, level });
+ * ```
+ */
+export async function sealStoredFile(
   deps: Deps,
-  options: {
-    operation: SignatureOperation;
-    pdf: Uint8Array;
-    signerName: string;
-    level: PadesLevel;
-    visuals?: ResolvedVisuals;
-    reason?: string;
-    /** The `signatureProvider` whose key signs; by default the installation's (SEAL_PROVIDER). */
-    provider?: string | undefined;
-  },
-): Promise<SignPdfResult> {
+  options: SealOptions & { file: FileRecord },
+): Promise<{ sealed: SignedUpdate; next: Uint8Array | StoredBytes }> {
+  const { file } = options;
+  if (file.size <= READ_WHOLE_MAX_BYTES) {
+    const sealed = await sealBytes(deps, { ...options, pdf: new Uint8Array(await deps.files.read(file)) });
+    return { sealed, next: sealed.pdf };
+  }
+  const local = await deps.files.openFile(file);
+  try {
+    const source = fileSource(local.fd, local.size);
+    const sealed = await sealWith(deps, options, (parameters) =>
+      signPdfUpdate({ ...parameters, pdf: source }),
+    );
+    const next = await deps.files.storeBytes(Readable.from(followedBy(local, sealed.appended)));
+    return { sealed, next };
+  } finally {
+    await local.close();
+  }
+}
+
+const read = promisify(readCallback);
+
+/** Reads of a large stored file while its sealed copy is stored. */
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/** The bytes of `file`, read in order from its descriptor, then `appended`. */
+async function* followedBy(file: LocalFile, appended: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < file.size;) {
+    const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, file.size - at));
+    const { bytesRead } = await read(file.fd, buffer, 0, buffer.length, at);
+    if (bytesRead === 0) throw new Error('The stored file ended before its size');
+    yield buffer.subarray(0, bytesRead);
+    at += bytesRead;
+  }
+  yield appended;
+}
+
+/** One seal: the signer of `provider`, the TSA and revocation of the installation, the metrics. */
+async function sealWith<T>(
+  deps: Deps,
+  options: SealOptions,
+  sign: (parameters: Omit<SignPdfOptions, 'pdf'>) => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   const signer = await (await deps.seal()).signerFor(options.provider);
-  const signed = await signPdf({
-    pdf: options.pdf,
+  const signed = await sign({
     signer,
     signerName: options.signerName,
     signingTime: deps.clock.now(),

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { OidcProviderConfig } from '../config.js';
 import type { CustomField } from '../documents/custom-fields.js';
 import { readJson } from '../../store/db/json.js';
-import type { Database } from '../../store/db/schema.js';
+import type { Database, Json } from '../../store/db/schema.js';
 import { offeredProviders } from '../sharing/identity-factors.js';
 import { showShareFields, type SignatureFieldView } from '../sharing/share-fields.js';
 import { owesAction, PENDING, shareOptions, type ShareRow } from '../sharing/share-types.js';
@@ -61,6 +61,14 @@ export function maskPhone(phone: string): string {
   return `${'*'.repeat(Math.max(0, digits.length - 4))}${digits.slice(-4)}`;
 }
 
+/** What a share's view shows of its sharer and its document. */
+export interface ShareContext {
+  /** The sharer's login name; their id when the user is gone. */
+  sharedByName: string | undefined;
+  documentType: string | undefined;
+  customFields: Json | undefined;
+}
+
 export async function shareViews(
   db: Kysely<Database>,
   rows: ShareRow[],
@@ -78,72 +86,83 @@ export async function shareViews(
       .execute(),
   ]);
   const names = new Map(users.map((u) => [u.id, u.name]));
-  const types = new Map(docs.map((d) => [d.id, d.document_type]));
-  const customFields = new Map(docs.map((d) => [d.id, readJson<CustomField[]>(d.custom_fields, [])]));
-  return rows.map((row) => {
-    const options = shareOptions(row);
-    const sharedBy = names.get(row.shared_by) ?? row.shared_by;
-    return {
-      shareId: row.id,
-      isActive:
-        PENDING.includes(row.status) || (row.status === 'done' && !['sign', 'execute'].includes(row.purpose)),
-      isPermanentViewToken: row.purpose === 'view' && row.valid_until === null,
-      messageRead: row.message_read === 1,
-      passwordRequired: row.password_hash !== null,
-      otpEnabled: row.phone !== null || options.emailCode === true,
-      sequential: row.sequential === 1,
-      isDelegated: row.delegated_from !== null,
-      sendAttachmentsOnComplete: false,
-      isMandatory: options.isMandatory,
-      tokenGenerated: row.token_hash !== null,
-      shareDate: row.created_at,
-      validUntil: row.valid_until,
-      shareType: row.purpose,
-      status: row.status,
-      sharedBy,
-      sharedUsername: sharedBy,
-      sharedObjectEsId: row.document_id,
-      sharedObjectEsType: types.get(row.document_id) ?? 'd_default',
-      sharedObjectType: 'document',
-      sharedWith: [row.share_to],
-      ...(row.phone ? { otpPhone: maskPhone(row.phone) } : {}),
-      privateMessage: row.message ?? '',
-      ...(options.language ? { language: options.language } : {}),
-      shareGroup: row.share_group,
-      rights: options.rights,
-      ...(options.dateFormat ? { dateFormat: options.dateFormat } : {}),
-      ...(options.timeFormat ? { timeFormat: options.timeFormat } : {}),
-      order: row.position,
-      oauthFactors: options.oauthFactors,
-      allowedOAuths: options.allowedOAuths,
-      identityProviders: offeredProviders(options.allowedOAuths, providers).map((p) => ({
-        name: p.name,
-        label: p.label,
-      })),
-      ...(row.identity_provider && row.identity_verified_at
-        ? { identityVerified: { provider: row.identity_provider, at: row.identity_verified_at } }
-        : {}),
-      ...(options.userRoleId !== undefined ? { userRoleId: options.userRoleId } : {}),
-      ...(options.userRoleName !== undefined ? { userRoleName: options.userRoleName } : {}),
-      ...(row.quorum !== null ? { quorum: row.quorum } : {}),
-      signatureFields: showShareFields(options.signatureFields, customFields.get(row.document_id) ?? []),
-    };
-  });
+  const documents = new Map(docs.map((d) => [d.id, d]));
+  return rows.map((row) =>
+    shareView(
+      row,
+      {
+        sharedByName: names.get(row.shared_by),
+        documentType: documents.get(row.document_id)?.document_type,
+        customFields: documents.get(row.document_id)?.custom_fields,
+      },
+      providers,
+    ),
+  );
+}
+
+/** The spec's Share object of one share, its sharer and document already read (`shareViews` reads them). */
+export function shareView(
+  row: ShareRow,
+  context: ShareContext,
+  providers: readonly OidcProviderConfig[],
+): ShareView {
+  const options = shareOptions(row);
+  const sharedBy = context.sharedByName ?? row.shared_by;
+  return {
+    shareId: row.id,
+    isActive:
+      PENDING.includes(row.status) || (row.status === 'done' && !['sign', 'execute'].includes(row.purpose)),
+    isPermanentViewToken: row.purpose === 'view' && row.valid_until === null,
+    messageRead: row.message_read === 1,
+    passwordRequired: row.password_hash !== null,
+    otpEnabled: row.phone !== null || options.emailCode === true,
+    sequential: row.sequential === 1,
+    isDelegated: row.delegated_from !== null,
+    sendAttachmentsOnComplete: false,
+    isMandatory: options.isMandatory,
+    tokenGenerated: row.token_hash !== null,
+    shareDate: row.created_at,
+    validUntil: row.valid_until,
+    shareType: row.purpose,
+    status: row.status,
+    sharedBy,
+    sharedUsername: sharedBy,
+    sharedObjectEsId: row.document_id,
+    sharedObjectEsType: context.documentType ?? 'd_default',
+    sharedObjectType: 'document',
+    sharedWith: [row.share_to],
+    ...(row.phone ? { otpPhone: maskPhone(row.phone) } : {}),
+    privateMessage: row.message ?? '',
+    ...(options.language ? { language: options.language } : {}),
+    shareGroup: row.share_group,
+    rights: options.rights,
+    ...(options.dateFormat ? { dateFormat: options.dateFormat } : {}),
+    ...(options.timeFormat ? { timeFormat: options.timeFormat } : {}),
+    order: row.position,
+    oauthFactors: options.oauthFactors,
+    allowedOAuths: options.allowedOAuths,
+    identityProviders: offeredProviders(options.allowedOAuths, providers).map((p) => ({
+      name: p.name,
+      label: p.label,
+    })),
+    ...(row.identity_provider && row.identity_verified_at
+      ? { identityVerified: { provider: row.identity_provider, at: row.identity_verified_at } }
+      : {}),
+    ...(options.userRoleId !== undefined ? { userRoleId: options.userRoleId } : {}),
+    ...(options.userRoleName !== undefined ? { userRoleName: options.userRoleName } : {}),
+    ...(row.quorum !== null ? { quorum: row.quorum } : {}),
+    signatureFields: showShareFields(
+      options.signatureFields,
+      readJson<CustomField[]>(context.customFields, []),
+    ),
+  };
 }
 
 /**
  * Contract: `waitingFor` lists the recipients (login name or e-mail) who still owe an action, in order:
- * mandatory actions only, as only they hold the document in progress (`owesAction`).
+ * mandatory actions only, as only they hold the document in progress (`owesAction`). `pending` are the
+ * document's shares in a PENDING status, by position then creation.
  */
-export async function waitingFor(db: Kysely<Database>, documentId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('shares')
-    .select(['share_to', 'purpose', 'status', 'position', 'options'])
-    .where('document_id', '=', documentId)
-    .where('status', 'in', [...PENDING])
-    .orderBy('position')
-    .orderBy('created_at')
-    .execute();
-  const owed = rows.filter(owesAction);
-  return [...new Set(owed.map((r) => r.share_to))];
+export function waitingFor(pending: readonly Pick<ShareRow, 'share_to' | 'purpose' | 'options'>[]): string[] {
+  return [...new Set(pending.filter(owesAction).map((r) => r.share_to))];
 }

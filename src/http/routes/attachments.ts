@@ -5,12 +5,13 @@ import { findAttachment, findDraftAttachment, listAttachments } from '../../docu
 import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
-import { Id, IdParams } from '../schemas.js';
+import { Bytes } from '../document-schemas.js';
+import { Id, IdParams, withErrors } from '../schemas.js';
 
 /** A file of a document or draft: the document's or draft's id and the file's hash. */
 const FileParams = Type.Object({ id: Id, hash: Id });
 
-/** Attachment downloads (spec: need `view_attachments`). The removed attachment endpoints answer 404. */
+/** Attachment downloads (they need the right `view_attachments`). The removed attachment endpoints answer 404. */
 export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -19,7 +20,9 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['attachments'],
           summary: 'All attachments of a document as one ZIP',
+          description: 'Needs the right `view_attachments`.',
           params: IdParams,
+          response: withErrors({ 200: Bytes('A ZIP of the attachments.', 'application/zip') }),
         },
       },
       async (request, reply) => {
@@ -38,6 +41,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['attachments'],
           summary: 'A file of one of your drafts',
           params: FileParams,
+          response: withErrors({ 200: Bytes('The file’s bytes, with its own Content-Type.') }),
         },
       },
       async (request, reply) => {
@@ -57,7 +61,9 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['attachments'],
           summary: 'One attachment of a document',
+          description: 'Needs the right `view_attachments`.',
           params: FileParams,
+          response: withErrors({ 200: Bytes('The file’s bytes, with its own Content-Type.') }),
         },
       },
       async (request, reply) => {

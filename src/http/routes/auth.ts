@@ -11,7 +11,7 @@ import { useMinified } from '../minified.js';
 import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
-/** Session, MFA and API key endpoints (spec: Authentication and keys; Contract: MFA, API keys). */
+/** Sessions, MFA and API keys. */
 export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -34,7 +34,10 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               returnToken: Type.Optional(Type.Boolean({ default: true })),
               cookie: Type.Optional(Type.Boolean({ description: 'Set the session cookie.' })),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ name: 'admin@example.com', password: 'change-me-please' }],
+            },
           ),
           response: withErrors({ 200: LoginResponse }),
         },
@@ -120,9 +123,14 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used.',
           body: Type.Object(
             { recoveryCode: Type.String({ minLength: 1, maxLength: 64 }) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ recoveryCode: 'k7mq-2xwp-9dzr' }] },
           ),
-          response: withErrors({ 200: Type.Object({ remainingRecoveryCodes: Type.Integer() }) }),
+          response: withErrors({
+            200: Type.Object(
+              { remainingRecoveryCodes: Type.Integer() },
+              { examples: [{ remainingRecoveryCodes: 9 }] },
+            ),
+          }),
         },
       },
       async (request) =>
@@ -138,7 +146,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Unlock a locked session with an authenticator code',
           body: Type.Object(
             { code: Type.String({ pattern: '^\\s*\\d{6}\\s*$' }) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ code: '492817' }] },
           ),
           response: withErrors({ 200: Success }),
         },
@@ -155,11 +163,34 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
           response: withErrors({
-            200: Type.Object({
-              recoveryCodes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }),
-              totpSecret: Type.String(),
-              otpauthUrl: Type.String(),
-            }),
+            200: Type.Object(
+              {
+                recoveryCodes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }),
+                totpSecret: Type.String(),
+                otpauthUrl: Type.String(),
+              },
+              {
+                examples: [
+                  {
+                    recoveryCodes: [
+                      'k7mq-2xwp-9dzr',
+                      'h3vb-8ncs-4tle',
+                      'p9wd-6yfk-1rxa',
+                      'z2gh-5mqe-7bun',
+                      'c4rt-0jxs-8wkp',
+                      'm6ne-3qzd-2hfy',
+                      'v1kx-9tbw-5gsc',
+                      'y8fp-4dnh-6rqm',
+                      'b5sz-7wcl-0xte',
+                      'g0uj-1ekv-3pnd',
+                    ],
+                    totpSecret: 'JBSWY3DPEHPK3PXP',
+                    otpauthUrl:
+                      'otpauth://totp/Signery:admin%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Signery',
+                  },
+                ],
+              },
+            ),
           }),
         },
       },
@@ -186,6 +217,25 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       expires: Type.String(),
       apiKeyType: Type.String(),
     });
+    const ApiKeyList = Type.Object(
+      { results: Type.Array(ApiKeyItem) },
+      {
+        examples: [
+          {
+            results: [
+              {
+                id: 'sgy_3f9a1c07be42',
+                description: 'ERP integration',
+                created: '2026-03-01T08:00:00.000Z',
+                lastUsed: '2026-03-02T10:15:00.000Z',
+                expires: '2036-02-27T08:00:00.000Z',
+                apiKeyType: 'generic',
+              },
+            ],
+          },
+        ],
+      },
+    );
 
     app.get(
       '/api/key',
@@ -193,7 +243,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['auth'],
           summary: 'List the caller’s API keys',
-          response: withErrors({ 200: Type.Object({ results: Type.Array(ApiKeyItem) }) }),
+          response: withErrors({ 200: ApiKeyList }),
         },
       },
       async (request) => ({ results: await listApiKeys(deps, actorOf(request)) }),
@@ -210,10 +260,15 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: Type.Optional(
             Type.Object(
               { description: Type.Optional(Type.String({ maxLength: 500 })) },
-              { additionalProperties: false },
+              { additionalProperties: false, examples: [{ description: 'ERP integration' }] },
             ),
           ),
-          response: withErrors({ 200: Type.Object({ id: Type.String() }) }),
+          response: withErrors({
+            200: Type.Object(
+              { id: Type.String({ description: 'The whole key: shown this once.' }) },
+              { examples: [{ id: 'sgy_3f9a1c07be42_Qm8vX2kPz3mWq7LrT1nYc5bHs9dJe0aGu6iKoZ4wRyE' }] },
+            ),
+          }),
         },
       },
       async (request) => ({

@@ -24,8 +24,23 @@ const Organisation = Type.String({
 const Photo = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: 'File id of an unused upload from POST /files/photo (spec Files usage rule 1)',
+  description: 'File id of an unused upload from POST /files/photo; a photo id is used once',
 });
+
+const NEW_CONTACT_EXAMPLE = {
+  name: 'Ivy Signer',
+  email: 'ivy@example.com',
+  phone: '+49 30 1234567',
+  organisation: 'Example Ltd',
+};
+const CONTACT_EXAMPLE = {
+  id: '0b6f2d8e-4a1c-4e7b-9f3d-5c8a2e1b7d94',
+  ...NEW_CONTACT_EXAMPLE,
+  photo: null,
+  createDate: '2026-03-01T08:00:00.000Z',
+  modifyDate: '2026-03-01T08:00:00.000Z',
+  _version: 1,
+};
 
 const ContactSchema = Type.Object(
   {
@@ -39,7 +54,7 @@ const ContactSchema = Type.Object(
     modifyDate: Type.String(),
     _version: Type.Integer({ description: 'Bumped by every change; PUT /contacts may name it' }),
   },
-  { description: 'A contact: an entry of the caller’s own address book.' },
+  { description: 'A contact: an entry of the caller’s own address book.', examples: [CONTACT_EXAMPLE] },
 );
 
 const NewContact = Type.Object(
@@ -53,18 +68,21 @@ const NewContact = Type.Object(
   { additionalProperties: false },
 );
 
-const Page = Type.Object({
-  total: Type.Integer({ description: 'All matching contacts' }),
-  from: Type.Integer(),
-  size: Type.Integer(),
-  results: Type.Array(ContactSchema),
-});
+const Page = Type.Object(
+  {
+    total: Type.Integer({ description: 'All matching contacts' }),
+    from: Type.Integer(),
+    size: Type.Integer(),
+    results: Type.Array(ContactSchema),
+  },
+  { examples: [{ total: 1, from: 0, size: 20, results: [CONTACT_EXAMPLE] }] },
+);
 const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset (default 0)' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, at most 100 (default 20)' });
 /** Which page of the contacts: the list's query and the search's body. */
 const Paging = { from: Type.Optional(From), size: Type.Optional(Size) };
 
-/** The caller's address book (spec: Other resources; Files usage rule 1 for photos). */
+/** The caller's address book. */
 export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -75,9 +93,9 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create contacts',
           description:
             'One contact `{name, email?, phone?, organisation?, photo?}` answers the created contact; an array of up to 100 answers `{results:[contact]}` in the same order and is created all or none (413 LIMIT_EXCEEDED beyond 100). A contact belongs to its creator: nobody else sees it. `photo` is the id of an unused upload of the caller from POST /files/photo; a photo id already used (by any user, contact or enum) or uploaded with another endpoint is 400 FILE_NOT_USABLE, its message naming the field (`photo`, or `[2].photo` in an array).',
-          body: OneOrMany(NewContact),
+          body: OneOrMany(NewContact, { examples: [NEW_CONTACT_EXAMPLE] }),
           response: withErrors({
-            200: CreatedOneOrMany(ContactSchema),
+            200: CreatedOneOrMany(ContactSchema, { examples: [CONTACT_EXAMPLE] }),
             413: Type.Ref('ErrorBody'),
           }),
         },
@@ -108,7 +126,12 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               organisation: Type.Optional(Type.Union([Organisation, Type.Null()])),
               photo: Type.Optional(Type.Union([Photo, Type.Null()])),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { id: CONTACT_EXAMPLE.id, _version: 1, phone: '+49 30 7654321', organisation: null },
+              ],
+            },
           ),
           response: withErrors({ 200: ContactSchema, 409: Type.Ref('ErrorBody') }),
         },
@@ -147,7 +170,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               query: Type.Optional(Type.String({ maxLength: 200 })),
               ...Paging,
             },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ query: 'example ltd', size: 20 }] },
           ),
           response: withErrors({ 200: Page }),
         },

@@ -22,9 +22,33 @@ const Fields = {
   usableBy: Type.Optional(UsableBy),
 };
 
-/** What a definition means to the documents of its type (issue 24, item 14; spec Documents rule 4). */
+const DEFINITION_EXAMPLE = {
+  description: 'Supplier invoices',
+  fields: [{ key: 'amount', displayName: 'Amount', type: 'number', required: true }],
+  usableBy: { groups: ['050839dd-4fbf-428a-abae-88cf336f3e42'] },
+};
+
+const DefinitionResult = Type.Object(
+  {
+    name: Type.String(),
+    templateFile: Type.Union([Type.String(), Type.Null()]),
+    builtIn: Type.Boolean({ description: 'true for `d_default`, which cannot be changed.' }),
+    _version: Type.Integer(),
+    description: Type.Optional(Type.String()),
+    fields: Type.Optional(Type.Array(DefinitionField)),
+    usableBy: Type.Optional(
+      Type.Unknown({ description: 'Who may use the type: `{users, groups, roles}`; absent: everyone.' }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    examples: [{ name: 'invoice', templateFile: null, builtIn: false, _version: 1, ...DEFINITION_EXAMPLE }],
+  },
+);
+
+/** What a definition means to the documents of its type, and who may use it. */
 const RULES =
-  '`fields[].required`: every document of this type carries the field in `customFields` with a non-empty value, and a described field has the described `type`; POST /documents and POST /documents/bulk/create without it, and PUT /documents/{version} or PUT /documents/edit/{version} changing `customFields` or `documentType` so that it is missing, are 400 VALIDATION_ERROR naming it (`"body.customFields" must contain the field "amount", which document type invoice requires`); drafts may lack it. `usableBy` restricts who may use the type (spec Documents rule 4: "the caller needs rights on both folder and document type"): others get 403 FORBIDDEN creating documents of it, changing a document to it, or naming it in a draft or template. Users in `usableBy.users` are stored as ids; unknown users or groups are 400.';
+  '`fields[].required`: every document of this type carries the field in `customFields` with a non-empty value, and a described field has the described `type`; POST /documents and POST /documents/bulk/create without it, and PUT /documents/{version} or PUT /documents/edit/{version} changing `customFields` or `documentType` so that it is missing, are 400 VALIDATION_ERROR naming it (`"body.customFields" must contain the field "amount", which document type invoice requires`); drafts may lack it. `usableBy` restricts who may use the type (creating a document needs rights on both its folder and its type): others get 403 FORBIDDEN creating documents of it, changing a document to it, or naming it in a draft or template. Users in `usableBy.users` are stored as ids; unknown users or groups are 400.';
 
 /** Document definitions (administrators) beside the built-in `d_default`. */
 export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -35,10 +59,13 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['definitions'],
           summary: 'Create a document definition (global and super administrators)',
-          description: `\`templateFile\` must be a new, unused upload (spec Files, usage rule 4). A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
-          body: Type.Object({ name: Name, ...Fields }, { additionalProperties: false }),
+          description: `\`templateFile\` must be a new, unused upload. A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
+          body: Type.Object(
+            { name: Name, ...Fields },
+            { additionalProperties: false, examples: [{ name: 'invoice', ...DEFINITION_EXAMPLE }] },
+          ),
           response: withErrors({
-            200: Type.Object({}, { additionalProperties: true }),
+            200: DefinitionResult,
             409: Type.Ref('ErrorBody'),
           }),
         },
@@ -57,7 +84,8 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change a document definition (global and super administrators)',
           description: `Changes the fields given (\`fields\` and \`usableBy\` as a whole; \`usableBy: null\` opens the type to everyone). Documents already made keep their fields until their \`customFields\` or \`documentType\` change. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
           params: Type.Object({ name: Name }),
-          body: Type.Object(Fields, { additionalProperties: false }),
+          body: Type.Object(Fields, { additionalProperties: false, examples: [DEFINITION_EXAMPLE] }),
+          response: withErrors({ 200: DefinitionResult, 409: Type.Ref('ErrorBody') }),
         },
       },
       async (request) =>
@@ -77,6 +105,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',
           params: Type.Object({ name: Name }),
+          response: withErrors({ 200: DefinitionResult }),
         },
       },
       async (request) => getDefinition(deps, actorOf(request), request.params.name),

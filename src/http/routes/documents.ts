@@ -17,9 +17,11 @@ import {
   DocumentId,
   DocumentResult,
   FileId,
+  FileView,
   MainFile,
   Version,
 } from '../document-schemas.js';
+import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../examples.js';
 import { withErrors } from '../schemas.js';
 import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
@@ -29,7 +31,7 @@ const DocumentType = Type.String({
   minLength: 1,
   maxLength: 200,
   description:
-    'A document definition (GET /definitions/documents/{name}); default d_default. Unknown: 400. One whose `usableBy` leaves the caller out: 403 FORBIDDEN (spec Documents rule 4: "the caller needs rights on both folder and document type").',
+    'A document definition (GET /definitions/documents/{name}); default d_default. Unknown: 400. One whose `usableBy` leaves the caller out: 403 FORBIDDEN.',
 });
 const Workflow = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: 'Default wf_archive.' }),
@@ -44,15 +46,19 @@ const OptionalFields = {
       minLength: 1,
       maxLength: 100,
       description:
-        'Folder to place it in: one the caller sees (400 `"optionalData.folder" must name a folder you can see` otherwise), besides rights on the document type (spec Documents rule 4).',
+        'Folder to place it in: one the caller sees (400 `"optionalData.folder" must name a folder you can see` otherwise); the caller also needs rights on the document type.',
     }),
   ),
-  cloneMainFile: Type.Optional(Type.Boolean({ description: 'Use a copy of the main file (usage rule 8).' })),
-  cloneFiles: Type.Optional(Type.Boolean({ description: 'Use copies of the attachments (usage rule 8).' })),
+  cloneMainFile: Type.Optional(
+    Type.Boolean({
+      description: 'Use a copy of the main file, so that a file already used elsewhere can serve.',
+    }),
+  ),
+  cloneFiles: Type.Optional(Type.Boolean({ description: 'Use copies of the attachments, likewise.' })),
 };
 const OptionalData = Type.Optional(Type.Object(OptionalFields, { additionalProperties: false }));
 
-/** spec Files usage rule 3: the calls that sign or annotate as they create or change a document. */
+/** The calls that sign or annotate as they create or change a document. */
 const VisualFields = {
   signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
   images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
@@ -60,7 +66,7 @@ const VisualFields = {
   level: Level,
 };
 const VISUALS_RULES =
-  'Entries as in PUT /documents/sign/{version} and /annotate/{version}, with the same rules and messages: signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile or the document’s `barcode` (spec Files, usage rule 3), stamps by id, positions 0..1. With `signatures` the main file is signed with the organisation key in the caller’s name (PAdES, `level` or the tenant’s `defaultPadesLevel`) and `isSigned` becomes true; `images`/`annotations` alone annotate it without a signature. The main file gets a new id (the old one stays a revision) and the answer’s `signing` says which level was reached (`fellBack` when the TSA failed). All of it is one change: on any error nothing is written and no file is used up.';
+  'Entries as in PUT /documents/sign/{version} and /annotate/{version}, with the same rules and messages: signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile or the document’s `barcode`, stamps by id, positions 0..1. With `signatures` the main file is signed with the organisation key in the caller’s name (PAdES, `level` or the tenant’s `defaultPadesLevel`) and `isSigned` becomes true; `images`/`annotations` alone annotate it without a signature. The main file gets a new id (the old one stays a revision) and the answer’s `signing` says which level was reached (`fellBack` when the TSA failed). All of it is one change: on any error nothing is written and no file is used up.';
 
 const Signing = Type.Optional(
   Type.Object(
@@ -91,19 +97,67 @@ const CommonBody = {
   file: Type.Optional(Type.Array(Attachment, { maxItems: 100 })),
 };
 
-/** spec Documents rule 4 and issue 24, item 14: what a document type asks of the documents made of it. */
+/** What a document type asks of the documents made of it, and of who makes them. */
 const TYPE_RULES =
-  'The caller needs rights on both folder and document type (spec Documents rule 4): a type whose definition’s `usableBy` leaves the caller out is 403 FORBIDDEN, a folder the caller does not see is 400 naming `optionalData.folder`. `body.customFields` must hold the fields the type’s definition marks `required` (`fields[].required`), with non-empty values and the described types: 400 VALIDATION_ERROR naming the missing field otherwise.';
+  'The caller needs rights on both folder and document type: a type whose definition’s `usableBy` leaves the caller out is 403 FORBIDDEN, a folder the caller does not see is 400 naming `optionalData.folder`. `body.customFields` must hold the fields the type’s definition marks `required` (`fields[].required`), with non-empty values and the described types: 400 VALIDATION_ERROR naming the missing field otherwise.';
 
-const Results = Type.Object({ results: Type.Array(DocumentResult) });
-const SignedResults = Type.Object({ results: Type.Array(DocumentResult), signing: Signing });
-const DeleteAnswer = Type.Object({
-  errors: Type.Boolean(),
-  count: Type.Integer(),
-  items: Type.Array(
-    Type.Object({ id: Type.String(), title: Type.Optional(Type.String()), error: Type.String() }),
-  ),
-});
+const Results = Type.Object(
+  { results: Type.Array(DocumentResult) },
+  { description: 'The document, in a list of one.', examples: [{ results: [DOCUMENT_EXAMPLE] }] },
+);
+const SignedResults = Type.Object(
+  { results: Type.Array(DocumentResult), signing: Signing },
+  { description: 'The document, in a list of one.', examples: [{ results: [DOCUMENT_EXAMPLE] }] },
+);
+const DeleteAnswer = Type.Object(
+  {
+    errors: Type.Boolean({ description: 'true when some could not be deleted (listed in `items`).' }),
+    count: Type.Integer({ description: 'How many were deleted.' }),
+    items: Type.Array(
+      Type.Object({ id: Type.String(), title: Type.Optional(Type.String()), error: Type.String() }),
+    ),
+  },
+  { examples: [{ errors: false, count: 2, items: [] }] },
+);
+
+const Revision = Type.Object(
+  {
+    documentId: Type.String(),
+    revision: Type.Integer(),
+    reason: Type.String({
+      description:
+        'What made it: `created`, `signed`, `sealed`, `annotated`, `merged`, `replaced`, `archiveRenewed`.',
+    }),
+    actor: Type.Union([Type.String(), Type.Null()]),
+    createDate: Type.String(),
+    pdfFile: FileView,
+    revisions: Type.Integer({ description: 'How many revisions the document has, to walk them.' }),
+  },
+  {
+    examples: [
+      {
+        documentId: EXAMPLE_IDS.documentId,
+        revision: 1,
+        reason: 'created',
+        actor: EXAMPLE_IDS.userId,
+        createDate: '2026-03-01T08:00:02.000Z',
+        pdfFile: FILE_RECORD_EXAMPLE.file,
+        revisions: 3,
+      },
+    ],
+  },
+);
+
+const CREATE_EXAMPLE = {
+  body: {
+    documentTitle: 'Service agreement',
+    pdfFile: { content: EXAMPLE_IDS.fileId },
+    customFields: [
+      { key: 'contractNumber', displayName: 'Contract number', type: 'string', value: 'C-2026-0042' },
+    ],
+  },
+  optionalData: { folder: EXAMPLE_IDS.folderId },
+};
 
 function toNew(
   body: {
@@ -141,7 +195,7 @@ function toNew(
   };
 }
 
-/** Documents (spec: Documents, with the named endpoints of rule 8). */
+/** Documents: create, read, change, merge, transfer, delete, and their kept revisions. */
 export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -151,7 +205,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['documents'],
           summary: 'Create a document',
-          description: `The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (spec Files, usage rule 8; 400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n${TYPE_RULES}\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
+          description: `The document’s own fields go inside \`body\` (\`{"body": {"documentTitle": …, "pdfFile": {"content": <file id>}}}\`); beside it, at the root, how it is made: \`definitionType\`, \`workflow\` and \`optionalData\` (folder, copies, signing as it is created). The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n${TYPE_RULES}\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
           body: Type.Object(
             {
               body: Type.Object(
@@ -164,7 +218,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 Type.Object({ ...OptionalFields, ...VisualFields }, { additionalProperties: false }),
               ),
             },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [CREATE_EXAMPLE] },
           ),
           response: withErrors({ 200: SignedResults, 413: Type.Ref('ErrorBody') }),
         },
@@ -196,10 +250,24 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               workflow: Workflow,
               optionalData: OptionalData,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  body: { documentType: 'd_default' },
+                  bulkFiles: [
+                    { content: EXAMPLE_IDS.fileId, documentTitle: 'Service agreement' },
+                    { content: EXAMPLE_IDS.signedFileId, documentTitle: 'Annex A' },
+                  ],
+                },
+              ],
+            },
           ),
           response: withErrors({
-            200: Type.Object({ count: Type.Integer(), results: Type.Array(DocumentResult) }),
+            200: Type.Object(
+              { count: Type.Integer(), results: Type.Array(DocumentResult) },
+              { examples: [{ count: 1, results: [DOCUMENT_EXAMPLE] }] },
+            ),
             413: Type.Ref('ErrorBody'),
           }),
         },
@@ -252,7 +320,10 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               owner: Type.String({ minLength: 1, maxLength: 320 }),
               version: Type.Optional(Version),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ id: EXAMPLE_IDS.documentId, owner: 'ivy', version: 1 }],
+            },
           ),
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
@@ -267,7 +338,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Edit a document’s or folder’s metadata, or move it',
           description:
-            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting (spec Folder), so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft (spec Files, usage rule 7). Changed `customFields` must keep the fields the document type’s definition requires (400 naming the missing one). Compare-and-set on the version.',
+            '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting, so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft. Changed `customFields` must keep the fields the document type’s definition requires (400 naming the missing one). Compare-and-set on the version.',
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {
@@ -279,7 +350,16 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               file: CommonBody.file,
               pdfFile: Type.Optional(MainFile),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  id: EXAMPLE_IDS.documentId,
+                  documentTitle: 'Service agreement (v2)',
+                  folder: EXAMPLE_IDS.folderId,
+                },
+              ],
+            },
           ),
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
@@ -300,7 +380,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['documents'],
           summary: 'Change a document',
-          description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft (spec Files, usage rule 7). Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
+          description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft. Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
           params: Type.Object({ version: Version }),
           body: Type.Object(
             {
@@ -311,7 +391,18 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               ),
               ...VisualFields,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  id: EXAMPLE_IDS.documentId,
+                  body: { documentTitle: 'Service agreement (signed copy)' },
+                  signatures: [
+                    { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
+                  ],
+                },
+              ],
+            },
           ),
           response: withErrors({
             200: SignedResults,
@@ -343,7 +434,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: Type.Object({ id: DocumentId }),
           body: Type.Object(
             { version: Version, files: Type.Array(FileId, { minItems: 1, maxItems: 50 }) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ version: 1, files: [EXAMPLE_IDS.signedFileId] }] },
           ),
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
@@ -378,7 +469,10 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 maxItems: 1000,
               }),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ documents: [{ id: EXAMPLE_IDS.documentId }, { id: EXAMPLE_IDS.folderId }] }],
+            },
           ),
           response: withErrors({ 200: DeleteAnswer, 413: Type.Ref('ErrorBody') }),
         },
@@ -399,6 +493,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Revision 1 is the main file as created; each sign, seal, merge or replacement adds one. The bytes: GET /files/loadFile/hash/{pdfFile.id}.',
           params: Type.Object({ id: DocumentId, revision: Type.Integer({ minimum: 1 }) }),
+          response: withErrors({ 200: Revision }),
         },
       },
       async (request) => getRevision(deps, actorOf(request), request.params),

@@ -4,7 +4,13 @@ import type { Deps } from '../../core/deps.js';
 import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
 import { Attachment, CustomField, MainFile } from '../document-schemas.js';
+import { EXAMPLE_IDS } from '../examples.js';
 import { IdParams, withErrors } from '../schemas.js';
+
+const DRAFT_DATA_EXAMPLE = {
+  documentTitle: 'Service agreement',
+  pdfFile: { content: EXAMPLE_IDS.fileId },
+};
 
 const DraftBody = Type.Object(
   {
@@ -31,18 +37,31 @@ const DraftBody = Type.Object(
     cloneMainFile: Type.Optional(Type.Boolean()),
     cloneFiles: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ data: DRAFT_DATA_EXAMPLE }] },
 );
 
-const DraftAnswer = Type.Object({
-  id: Type.String(),
-  _version: Type.Integer(),
-  data: Type.Object({}, { additionalProperties: true }),
-  createDate: Type.String(),
-  modifyDate: Type.String(),
-});
+const DraftAnswer = Type.Object(
+  {
+    id: Type.String(),
+    _version: Type.Integer(),
+    data: Type.Object({}, { additionalProperties: true }),
+    createDate: Type.String(),
+    modifyDate: Type.String(),
+  },
+  {
+    examples: [
+      {
+        id: 'e4c1a9b2-7d3f-4e68-8a15-3c9b0f2d6e47',
+        _version: 1,
+        data: DRAFT_DATA_EXAMPLE,
+        createDate: '2026-03-01T07:55:00.000Z',
+        modifyDate: '2026-03-01T07:55:00.000Z',
+      },
+    ],
+  },
+);
 
-/** Drafts (spec Files usage rule 6): documents in preparation that hold files without using them up. */
+/** Drafts: documents in preparation that hold files without using them up. */
 export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(

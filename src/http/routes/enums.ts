@@ -19,12 +19,12 @@ const RecordValue = Type.String({ minLength: 1, maxLength: 200 });
 const Photo = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: 'File id of an unused upload from POST /files/photo (spec Files usage rule 1)',
+  description: 'File id of an unused upload from POST /files/photo; a photo id is used once',
 });
 const Files = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 20,
   uniqueItems: true,
-  description: 'File ids of unused uploads from POST /files/saveFile (spec Files usage rule 1)',
+  description: 'File ids of unused uploads from POST /files/saveFile; each is used once',
 });
 
 const RecordFields = {
@@ -41,6 +41,19 @@ const RecordSchema = Type.Object({
   photo: Type.Union([Type.String(), Type.Null()]),
   files: Type.Array(Type.String()),
 });
+const RECORD_EXAMPLE = { value: 'DE', label: 'Germany', photo: null, files: [] };
+const ENUM_EXAMPLE = {
+  id: '7a3c9e1f-2b4d-4f68-8e0a-6c5b3d1f9e27',
+  name: 'countries',
+  label: 'Countries',
+  organization: '050839dd-4fbf-428a-abae-88cf336f3e42',
+  creator: 'admin@example.com',
+  records: [RECORD_EXAMPLE, { value: 'FR', label: 'France', photo: null, files: [] }],
+  createDate: '2026-03-01T08:00:00.000Z',
+  modifyDate: '2026-03-01T08:00:00.000Z',
+  _version: 2,
+};
+
 const EnumSchema = Type.Object(
   {
     id: Type.String(),
@@ -53,13 +66,13 @@ const EnumSchema = Type.Object(
     modifyDate: Type.String(),
     _version: Type.Integer({ description: 'Bumped by every change; PUT /enums/:name/record may name it' }),
   },
-  { description: 'An enum: a named value list of an organization.' },
+  { description: 'An enum: a named value list of an organization.', examples: [ENUM_EXAMPLE] },
 );
 
 const WHO =
   'An enum belongs to its creator’s organization: every member reads it (lite roles too), members with a full role (`user` or an administrator role) create enums, and its creator and the organization’s administrators change and delete it (others of the organization get 403). Another organization’s enum is 404.';
 
-/** Named value lists of an organization (spec: Other resources; Files usage rule 1). */
+/** Named value lists of an organization. */
 export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -75,7 +88,12 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               label: Type.Optional(Label),
               records: Type.Optional(Type.Array(NewRecord, { maxItems: ENUM_RECORDS_LIMIT })),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { name: 'countries', label: 'Countries', records: [{ value: 'DE', label: 'Germany' }] },
+              ],
+            },
           ),
           response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody') }),
         },
@@ -93,7 +111,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: Type.Object({ name: EnumName }),
           body: Type.Object(
             { ...RecordFields, _version: Type.Optional(Type.Integer({ minimum: 1 })) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ value: 'FR', label: 'France', _version: 1 }] },
           ),
           response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
         },
@@ -114,12 +132,15 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
           querystring: Type.Object(Paging, { additionalProperties: false }),
           response: withErrors({
-            200: Type.Object({
-              total: Type.Integer(),
-              from: Type.Integer(),
-              size: Type.Integer(),
-              results: Type.Array(EnumSchema),
-            }),
+            200: Type.Object(
+              {
+                total: Type.Integer(),
+                from: Type.Integer(),
+                size: Type.Integer(),
+                results: Type.Array(EnumSchema),
+              },
+              { examples: [{ total: 1, from: 0, size: 20, results: [ENUM_EXAMPLE] }] },
+            ),
           }),
         },
       },

@@ -12,27 +12,60 @@ import { contentDisposition } from '../answers.js';
 import { errorBody } from '../error-handler.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
-import { FileView, StorageUse } from '../document-schemas.js';
+import { Bytes, FileRecordSchema } from '../document-schemas.js';
 
-const FileRecordSchema = Type.Object({
-  file: FileView,
-  storage: StorageUse,
-  anchorPositions: Type.Optional(Type.Array(Type.Unknown())),
-});
+/** The parts of an upload (multipart/form-data). */
+export const UploadParts = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The file (one part named `file`).' }),
+    fileName: Type.Optional(Type.String({ description: 'Its name; by default the part’s file name.' })),
+  },
+  { examples: [{ file: '(the bytes of signature.png)', fileName: 'signature.png' }] },
+);
 
-const UPLOADS: { path: string; kind: UploadKind; summary: string; description: string }[] = [
+const SaveFileParts = Type.Object(
+  {
+    ...UploadParts.properties,
+    signatureAnchors: Type.Optional(
+      Type.String({
+        description:
+          'A JSON array of anchors, `{id, text}` or `{id, regexp}` with an optional `offset` (a position, values may be negative): where each is found in the PDF is answered in `anchorPositions`.',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        file: '(the bytes of contract.pdf)',
+        fileName: 'contract.pdf',
+        signatureAnchors: '[{"id":"signer","text":"Signature:","offset":{"percentX":0.1,"percentY":0}}]',
+      },
+    ],
+  },
+);
+
+const UPLOADS: {
+  path: string;
+  kind: UploadKind;
+  summary: string;
+  description: string;
+  parts: typeof UploadParts;
+}[] = [
   {
     path: '/files/saveFile',
     kind: 'saveFile',
     summary: 'Upload a file',
     description:
-      'multipart/form-data: `file` (binary), optional `fileName`, optional `signatureAnchors` (JSON array of `{id, text}` or `{id, regexp}` with an optional `offset`; answers `anchorPositions`). Streamed to storage; at most `dropZoneMaxSize` MB (40 by default) and within the organization’s quota, else 413 LIMIT_EXCEEDED. The id is used once (spec Files, usage rules). Anchors: `regexp` is RE2 syntax, matched in linear time (backreferences and lookaround are 400 VALIDATION_ERROR naming the field); at most 100 anchors of at most 1,000 characters (400), at most 5,000,000 characters searched (text length × anchors) and 10,000 matches (413 LIMIT_EXCEEDED). A PDF that is read (anchors, documents, signing, verification) has at most 2,000 pages, 100,000 objects, 64 MiB decoded per stream and 256 MiB for all streams, else 413 LIMIT_EXCEEDED. A PDF whose cross-reference table is damaged (a `startxref` pointing nowhere, shifted offsets) and that carries no signature is repaired as it is stored: a rebuilt cross-reference section is appended, the original bytes untouched, and `file.repaired` says what was wrong with the size and SHA-512 of the bytes as uploaded.',
+      'multipart/form-data: `file`, optional `fileName`, optional `signatureAnchors` (answers `anchorPositions`). Streamed to storage; at most `dropZoneMaxSize` MB (40 by default) and within the organization’s quota, else 413 LIMIT_EXCEEDED. The answer’s `file.id` is what other calls take (a document’s `pdfFile.content`, an attachment, an image); each id is used once: a second use is 400 FILE_NOT_USABLE (documents and drafts can ask for a copy instead). Anchors: `regexp` is RE2 syntax, matched in linear time (backreferences and lookaround are 400 VALIDATION_ERROR naming the field); at most 100 anchors of at most 1,000 characters (400), at most 5,000,000 characters searched (text length × anchors) and 10,000 matches (413 LIMIT_EXCEEDED). A PDF that is read (anchors, documents, signing, verification) has at most 2,000 pages, 100,000 objects, 64 MiB decoded per stream and 256 MiB for all streams, else 413 LIMIT_EXCEEDED. A PDF whose cross-reference table is damaged (a `startxref` pointing nowhere, shifted offsets) and that carries no signature is repaired as it is stored: a rebuilt cross-reference section is appended, the original bytes untouched, and `file.repaired` says what was wrong with the size and SHA-512 of the bytes as uploaded.',
+    parts: SaveFileParts,
   },
   {
     path: '/files/photo',
     kind: 'photo',
     summary: 'Upload a photo (users, contacts, enums)',
-    description: 'multipart/form-data `file`. A photo id may be used once (spec Files, usage rule 1).',
+    description:
+      'multipart/form-data `file`. For the `photo` of a user (POST /users, PUT /users/{id}), a contact or an enum record; each photo id may be used once.',
+    parts: UploadParts,
   },
   {
     path: '/files/signature',
@@ -40,16 +73,18 @@ const UPLOADS: { path: string; kind: UploadKind; summary: string; description: s
     summary: 'Upload the caller’s signature image',
     description:
       'multipart/form-data `file`, optional `fileName`. Listed in `user.config.signature` as `{imageId, name}`; usable by its uploader in any number of sign calls.',
+    parts: UploadParts,
   },
   {
     path: '/files/initials',
     kind: 'initials',
     summary: 'Upload the caller’s initials image',
     description: 'multipart/form-data `file`, optional `fileName`. Listed in `user.config.initials`.',
+    parts: UploadParts,
   },
 ];
 
-/** Uploads and downloads (spec: Files). */
+/** Uploads and downloads. */
 export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -62,6 +97,7 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             summary: upload.summary,
             description: upload.description,
             consumes: ['multipart/form-data'],
+            multipartBody: upload.parts,
             response: withErrors({ 200: FileRecordSchema, 413: Type.Ref('ErrorBody') }),
           },
         },
@@ -107,6 +143,10 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED.',
           params: Type.Object({ hash: Type.String({ minLength: 1, maxLength: 100 }) }),
+          response: withErrors({
+            200: Bytes('The file’s bytes, with its own Content-Type.'),
+            206: Bytes('The range asked for (`Range: bytes=a-b`), with Content-Range.'),
+          }),
         },
       },
       async (request, reply) => {

@@ -4,9 +4,51 @@ import type { Deps } from '../../core/deps.js';
 import { createFolder } from '../../documents/folders/create-folder.js';
 import { getFolder } from '../../documents/folders/get-folder.js';
 import { actorOf } from '../authentication.js';
+import { EXAMPLE_IDS } from '../examples.js';
 import { IdParams, withErrors } from '../schemas.js';
 
-/** Folders (spec: Folders). Moving and deleting go through PUT /documents/edit/:version and DELETE /documents. */
+const FolderContent = Type.Object(
+  {
+    id: Type.Union([Type.String(), Type.Null()], { description: 'null for `root`.' }),
+    name: Type.String(),
+    isShared: Type.Boolean({ description: 'The setting in force (the outermost folder’s).' }),
+    parentFolderId: Type.Union([Type.String(), Type.Null()]),
+    _version: Type.Union([Type.Integer(), Type.Null()]),
+    items: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        kind: Type.Enum(['document', 'folder']),
+        name: Type.String(),
+        _version: Type.Integer(),
+        isShared: Type.Optional(Type.Boolean()),
+        modifyDate: Type.String(),
+      }),
+      { description: 'The folders and documents inside that the caller may see (folders first).' },
+    ),
+  },
+  {
+    examples: [
+      {
+        id: EXAMPLE_IDS.folderId,
+        name: 'Contracts',
+        isShared: true,
+        parentFolderId: null,
+        _version: 1,
+        items: [
+          {
+            id: EXAMPLE_IDS.documentId,
+            kind: 'document',
+            name: 'Service agreement',
+            _version: 5,
+            modifyDate: '2026-03-01T08:05:12.000Z',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+/** Folders. Moving and deleting go through PUT /documents/edit/:version and DELETE /documents. */
 export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -16,7 +58,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['folders'],
           summary: 'Create a folder',
           description:
-            '`parentFolderId` null creates it at the root. Access is inherited (spec Folder): a folder nested in another takes its parent’s setting whatever its own `isShared` says, so the outermost folder decides. A shared top-level folder is visible to its organization with everything nested in it (a private folder inside it too); everything under a private top-level folder is private (a shared folder inside it too) and seen only by its owners, administrators and those it is shared with.',
+            '`parentFolderId` null creates it at the root. Access is inherited: a folder nested in another takes its parent’s setting whatever its own `isShared` says, so the outermost folder decides. A shared top-level folder is visible to its organization with everything nested in it (a private folder inside it too); everything under a private top-level folder is private (a shared folder inside it too) and seen only by its owners, administrators and those it is shared with.',
           body: Type.Object(
             {
               name: Type.String({ minLength: 1, maxLength: 500 }),
@@ -25,9 +67,14 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]),
               ),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ name: 'Contracts', isShared: true, parentFolderId: null }],
+            },
           ),
-          response: withErrors({ 200: Type.Object({ id: Type.String() }) }),
+          response: withErrors({
+            200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.folderId }] }),
+          }),
         },
       },
       async (request) =>
@@ -45,8 +92,9 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['folders'],
           summary: 'Read a folder and its content',
           description:
-            '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested (spec Folder). A folder the caller may not see is 404.',
+            '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested. A folder the caller may not see is 404.',
           params: IdParams,
+          response: withErrors({ 200: FolderContent }),
         },
       },
       async (request) => getFolder(deps, actorOf(request), request.params.id),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { withDeadline } from '../../core/deadline.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { DatabaseHandle } from '../../store/db/dialect.js';
@@ -8,7 +9,34 @@ import { errorBody } from '../error-handler.js';
 /** Readiness answers within this, so a load balancer sees a partition as "not ready" at once. */
 const READY_DEADLINE_MS = 1_000;
 
-/** Liveness and readiness (Contract: GET /healthz, GET /api/v1/ping, GET /readyz). */
+const Up = Type.Object(
+  { status: Type.Literal('ok') },
+  { description: 'The process is up.', examples: [{ status: 'ok' }] },
+);
+const Ready = Type.Object(
+  { status: Type.Literal('ok'), database: Type.Literal('ok'), blobs: Type.Literal('ok') },
+  {
+    description: 'The database and the blob store answer.',
+    examples: [{ status: 'ok', database: 'ok', blobs: 'ok' }],
+  },
+);
+const NotReady = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String(),
+    message: Type.String(),
+    code: Type.String(),
+    status: Type.Optional(Type.Literal('draining')),
+    database: Type.Optional(Type.String()),
+    blobs: Type.Optional(Type.String()),
+  },
+  {
+    description:
+      'Not ready: a store does not answer (each named `ok` or `unavailable`), or the node is stopping.',
+  },
+);
+
+/** Liveness and readiness: GET /healthz (and GET /api/v1/ping, which older clients call first), GET /readyz. */
 export function healthRoutes(
   app: FastifyInstance,
   stores: {
@@ -21,7 +49,7 @@ export function healthRoutes(
   // Probes are never rate limited: a load balancer polling them must not take a node out.
   const alive = {
     config: { auth: 'none' as const, rateLimit: false },
-    schema: { tags: ['health'], summary: 'The process is up' },
+    schema: { tags: ['health'], summary: 'The process is up', response: { 200: Up } },
   };
   app.get('/healthz', alive, async () => ({ status: 'ok' }));
   app.get('/api/v1/ping', alive, async () => ({ status: 'ok' }));
@@ -29,7 +57,13 @@ export function healthRoutes(
     '/readyz',
     {
       config: { auth: 'none', rateLimit: false },
-      schema: { tags: ['health'], summary: 'The database and the blob store answer' },
+      schema: {
+        tags: ['health'],
+        summary: 'The database and the blob store answer',
+        description:
+          'For load balancers: 503 while a store does not answer within a second, or while the node stops.',
+        response: { 200: Ready, 503: NotReady },
+      },
     },
     async (request, reply) => {
       // A balancer that checks health on a connection it keeps stops sending here at once.

@@ -9,8 +9,8 @@ import { BindingCookie, logProviderFailures, registerBrowserFlow } from '../oidc
 import { LoginResponse, withErrors } from '../schemas.js';
 
 /**
- * Third-party sign-in through the operator's OpenID Connect providers (spec: Authentication 5; the
- * flow is ours): authorization code with PKCE, linking to existing accounts by verified e-mail.
+ * Third-party sign-in through the operator's OpenID Connect providers: authorization code with PKCE,
+ * linking to existing accounts by verified e-mail.
  */
 export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const providers = new OidcProviders(deps.config.oidcProviders);
@@ -29,9 +29,10 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The OpenID Connect providers the operator configured (environment variable `OIDC_PROVIDERS`). Start a sign-in with GET /login/oidc/{name}. An empty list when none is configured.',
           response: withErrors({
-            200: Type.Object({
-              providers: Type.Array(Type.Object({ name: Type.String(), label: Type.String() })),
-            }),
+            200: Type.Object(
+              { providers: Type.Array(Type.Object({ name: Type.String(), label: Type.String() })) },
+              { examples: [{ providers: [{ name: 'entra', label: 'Sign in with Microsoft' }] }] },
+            ),
           }),
         },
       },

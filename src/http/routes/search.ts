@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { auditTrailPdf } from '../../audit/audit-trail.js';
 import { searchLogs } from '../../audit/search-logs.js';
 import type { Deps } from '../../core/deps.js';
@@ -9,7 +9,8 @@ import { locateDocument, searchDocuments } from '../../search/search-documents.j
 import { SEARCHABLE_FIELDS } from '../../search/es-filters.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { DocumentId } from '../document-schemas.js';
+import { Bytes, DocumentId, DocumentResult } from '../document-schemas.js';
+import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../examples.js';
 import { Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
@@ -32,7 +33,161 @@ const Scroll = Type.Object(
   { additionalProperties: false },
 );
 
-/** Search, reports and audit logs (spec: Reports and audit logs; Scroll context). */
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const SearchAnswer = Type.Object(
+  {
+    from: Type.Integer(),
+    size: Type.Integer(),
+    total: Type.Integer(),
+    results: Type.Array(DocumentResult),
+    users: Type.Array(
+      Type.Object({ id: Type.String(), name: Type.String(), displayName: Nullable(Type.String()) }),
+      { description: 'The owners and creators the results name, once each.' },
+    ),
+  },
+  {
+    examples: [
+      {
+        from: 0,
+        size: 20,
+        total: 1,
+        results: [SIGNED_DOCUMENT_EXAMPLE],
+        users: [{ id: EXAMPLE_IDS.userId, name: 'admin@example.com', displayName: 'Administrator' }],
+      },
+    ],
+  },
+);
+
+const Transaction = Type.Object({
+  shareId: Type.String(),
+  shareType: Type.String(),
+  sharedWith: Type.String(),
+  sharedBy: Type.String(),
+  status: Type.String(),
+  order: Type.Integer(),
+  shareDate: Type.String(),
+  actionDate: Nullable(Type.String()),
+  reason: Nullable(Type.String()),
+});
+
+const ReportsAnswer = Type.Object(
+  {
+    from: Type.Integer(),
+    total: Type.Integer(),
+    results: Type.Array(
+      Type.Object({
+        documentId: Type.String(),
+        documentTitle: Type.String(),
+        documentType: Type.String(),
+        createName: Type.Object({ id: Type.String(), name: Type.String() }),
+        owner: Type.String(),
+        shareStateName: Nullable(Type.String()),
+        workflowType: Type.String(),
+        isSigned: Type.Boolean(),
+        _version: Type.Integer(),
+        createDate: Type.String(),
+        modifyDate: Type.String(),
+        transactions: Type.Array(Transaction, {
+          description: 'The document’s shares and what became of them.',
+        }),
+        signers: Type.Array(
+          Type.Object({ name: Type.String(), status: Type.String(), signedAt: Nullable(Type.String()) }),
+        ),
+      }),
+    ),
+    scrollId: Type.Optional(
+      Type.String({ description: 'With `scroll.timeout`: send it as `scroll.id` for the next page.' }),
+    ),
+  },
+  {
+    examples: [
+      {
+        from: 0,
+        total: 1,
+        results: [
+          {
+            documentId: EXAMPLE_IDS.documentId,
+            documentTitle: 'Service agreement',
+            documentType: 'd_default',
+            createName: { id: EXAMPLE_IDS.userId, name: 'admin@example.com' },
+            owner: 'admin@example.com',
+            shareStateName: 'completed',
+            workflowType: 'wf_archive',
+            isSigned: true,
+            _version: 5,
+            createDate: '2026-03-01T08:00:02.000Z',
+            modifyDate: '2026-03-01T08:05:12.000Z',
+            transactions: [
+              {
+                shareId: EXAMPLE_IDS.shareId,
+                shareType: 'sign',
+                sharedWith: 'ivy@example.com',
+                sharedBy: EXAMPLE_IDS.userId,
+                status: 'done',
+                order: 0,
+                shareDate: '2026-03-01T08:01:00.000Z',
+                actionDate: '2026-03-01T08:05:11.000Z',
+                reason: null,
+              },
+            ],
+            signers: [{ name: 'ivy@example.com', status: 'done', signedAt: '2026-03-01T08:05:11.000Z' }],
+          },
+        ],
+        scrollId: 'Qx8vTk4NpL7wRz2m.1.Lp3Xw8Zk2Vn6Qr9Ty4Md1Hs7',
+      },
+    ],
+  },
+);
+
+const LogsAnswer = Type.Object(
+  {
+    total: Type.Integer(),
+    results: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        time: Type.String(),
+        activityType: Type.String(),
+        actorId: Nullable(Type.String({ description: 'The actor’s login name.' })),
+        objectType: Nullable(Type.String()),
+        objectId: Nullable(Type.String()),
+        requestId: Nullable(Type.String({ description: 'The request that made it (`x-request-id`).' })),
+        data: Type.Object({}, { additionalProperties: true }),
+        hash: Type.String({ description: 'The record’s hash, chained to the previous record’s.' }),
+      }),
+    ),
+    scrollId: Type.Optional(Type.String()),
+  },
+  {
+    examples: [
+      {
+        total: 10,
+        results: [
+          {
+            id: '2f5b0a46-736f-4b40-8c1c-f7f810cc711d',
+            time: '2026-03-01T08:05:12.000Z',
+            activityType: 'documentSealed',
+            actorId: 'ivy@example.com',
+            objectType: 'document',
+            objectId: EXAMPLE_IDS.documentId,
+            requestId: EXAMPLE_IDS.requestId,
+            data: {
+              version: 5,
+              file: EXAMPLE_IDS.signedFileId,
+              levelAchieved: 'B-T',
+              fellBack: false,
+              onComplete: true,
+            },
+            hash: '5803a3c288bb32b94c38b207f2af21f60936048eb22b91d70e5db1d268ac0b24',
+          },
+        ],
+        scrollId: 'k9Wd3Pq7Zt1Lx5Nb.1.Rt6Ym2Kp8Wx3Qz5Nv1Hc7Ja4',
+      },
+    ],
+  },
+);
+
+/** Search, reports and audit logs. */
 export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -56,8 +211,14 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               sort: Type.Optional(Type.Enum(['createDate', 'modifyDate', 'documentTitle'])),
               order: Type.Optional(Type.Enum(['asc', 'desc'])),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { text: 'service agreement', kind: 'document', shareStateName: 'completed', size: 20 },
+              ],
+            },
           ),
+          response: withErrors({ 200: SearchAnswer }),
         },
       },
       async (request) => searchDocuments(deps, actorOf(request), request.body),
@@ -71,14 +232,29 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Locate a document: its folder path and its position in the default search order',
           description:
             'Body `{id}`. Answers `{documentId, kind, path:[{id, name}], from}`: `path` lists the visible folders above it, outermost first; POST /search with `from` gives a page starting with it.',
-          body: Type.Object({ id: DocumentId }, { additionalProperties: false }),
+          body: Type.Object(
+            { id: DocumentId },
+            { additionalProperties: false, examples: [{ id: EXAMPLE_IDS.documentId }] },
+          ),
           response: withErrors({
-            200: Type.Object({
-              documentId: Type.String(),
-              kind: Type.String(),
-              path: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
-              from: Type.Integer(),
-            }),
+            200: Type.Object(
+              {
+                documentId: Type.String(),
+                kind: Type.String(),
+                path: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+                from: Type.Integer(),
+              },
+              {
+                examples: [
+                  {
+                    documentId: EXAMPLE_IDS.documentId,
+                    kind: 'document',
+                    path: [{ id: EXAMPLE_IDS.folderId, name: 'Contracts' }],
+                    from: 40,
+                  },
+                ],
+              },
+            ),
           }),
         },
       },
@@ -104,8 +280,31 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 { additionalProperties: false },
               ),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  query: {
+                    esFilters: {
+                      bool: {
+                        filter: [
+                          {
+                            nested: {
+                              path: 'workflow',
+                              query: { term: { 'workflow.shareStateName': 'completed' } },
+                            },
+                          },
+                        ],
+                      },
+                    },
+                    size: 100,
+                    scroll: { timeout: 60 },
+                  },
+                },
+              ],
+            },
           ),
+          response: withErrors({ 200: ReportsAnswer }),
         },
       },
       async (request) => searchReports(deps, actorOf(request), request.body.query),
@@ -174,8 +373,20 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               ),
               scroll: Type.Optional(Scroll),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  logsQuery: {
+                    query: { filter: [{ type: 'term', field: 'objectId', value: EXAMPLE_IDS.documentId }] },
+                    size: 100,
+                  },
+                  scroll: { timeout: 60 },
+                },
+              ],
+            },
           ),
+          response: withErrors({ 200: LogsAnswer }),
         },
       },
       async (request) => searchLogs(deps, actorOf(request), request.body),
@@ -190,7 +401,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'application/pdf: the document’s events (time, actor, activity, detail and each record’s chain hash), its file revisions with SHA-256 and SHA-512, owner and state; sealed with the organisation key. For the owner and administrators (403 for others who see the document, 404 otherwise).',
           params: Type.Object({ id: DocumentId }),
-          produces: ['application/pdf'],
+          response: withErrors({ 200: Bytes('The audit-trail PDF.', 'application/pdf') }),
         },
       },
       async (request, reply) => {
@@ -211,7 +422,10 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: 'Body `{scrollId}`. Later continuations with its ids answer 404.',
           body: Type.Object(
             { scrollId: Type.String({ minLength: 1, maxLength: 200 }) },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ scrollId: 'k9Wd3Pq7Zt1Lx5Nb.1.Rt6Ym2Kp8Wx3Qz5Nv1Hc7Ja4' }],
+            },
           ),
           response: withErrors({ 200: Success }),
         },

@@ -12,8 +12,21 @@ import {
 import { updateConfiguration } from '../../settings/update-configuration.js';
 import { assignSignatureImages } from '../../users/assign-signature-images.js';
 import { actorOf } from '../authentication.js';
-import { withErrors } from '../schemas.js';
+import { withErrors, withExamples } from '../schemas.js';
 import { SIGNATURE_IMAGES_RULES, SignatureImagesAnswer, SignatureImagesBody } from './users.js';
+
+const PROPERTIES_EXAMPLE = {
+  isLlmEnabled: false,
+  wopiClient: 'collabora',
+  disabledLanguages: ['ar'],
+  dropZoneMaxSize: 40,
+  storageLimitMb: 10240,
+  ownerTransferEnabled: true,
+  smsAddOn: false,
+  sealOnComplete: true,
+  defaultPadesLevel: 'B-T',
+  sessionTtlDays: 30,
+};
 
 const Counters = Type.Record(
   Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }),
@@ -23,7 +36,7 @@ const Counters = Type.Record(
   },
 );
 
-/** Configuration, tenant properties, counters and the WOPI client (spec: Users, stamps and others). */
+/** Configuration, tenant properties, counters and the WOPI client. */
 export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.put(
@@ -36,8 +49,30 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `photo` are refused wherever they appear in `configuration`, at any depth and in any letter case (400 VALIDATION_ERROR naming the field path, e.g. `"configuration.ui.password"`); also `configuration.signature`/`initials` (see POST /configuration/images). At most 16 levels of nesting. The Login answer’s `user.config` never shows those keys.',
           body: Type.Object(
             { configuration: Type.Object({}, { additionalProperties: true, maxProperties: 100 }) },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ configuration: { ui: { language: 'en', pageSize: 50 } } }],
+            },
           ),
+          response: withErrors({
+            200: Type.Object(
+              {
+                status: Type.Literal('SUCCESS'),
+                configuration: Type.Object(
+                  {},
+                  { additionalProperties: true, description: 'The whole configuration now.' },
+                ),
+              },
+              {
+                examples: [
+                  {
+                    status: 'SUCCESS',
+                    configuration: { signature: [], ui: { language: 'en', pageSize: 50 } },
+                  },
+                ],
+              },
+            ),
+          }),
         },
       },
       async (request) => ({
@@ -76,7 +111,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Read the tenant properties (global and super administrators)',
           description:
             'What PUT /settings/properties set, in the shape it takes: every property, with its default when never set. For whoever may change them (403 otherwise); every user sees the login `settings`.',
-          response: withErrors({ 200: TenantProperties }),
+          response: withErrors({ 200: withExamples(TenantProperties, PROPERTIES_EXAMPLE) }),
         },
       },
       async (request) => readTenantProperties(deps, actorOf(request)),
@@ -90,9 +125,12 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change tenant properties (global and super administrators)',
           description:
             'Renamed from /settings/property in 26.0.0. Only the listed properties exist; answers all of them.',
-          body: TenantPropertiesPatch,
+          body: withExamples(TenantPropertiesPatch, { ownerTransferEnabled: true, defaultPadesLevel: 'B-T' }),
           response: withErrors({
-            200: Type.Object({ status: Type.Literal('SUCCESS'), properties: TenantProperties }),
+            200: Type.Object(
+              { status: Type.Literal('SUCCESS'), properties: TenantProperties },
+              { examples: [{ status: 'SUCCESS', properties: PROPERTIES_EXAMPLE }] },
+            ),
           }),
         },
       },
@@ -109,7 +147,9 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['settings'],
           summary: 'Read the tenant counters (super administrators only)',
           description: 'What PUT /counters set, in the shape it takes: `{counters: {name: value}}`.',
-          response: withErrors({ 200: Type.Object({ counters: Counters }) }),
+          response: withErrors({
+            200: Type.Object({ counters: Counters }, { examples: [{ counters: { invoiceNumber: 1042 } }] }),
+          }),
         },
       },
       async (request) => ({ counters: await getCounters(deps, actorOf(request)) }),
@@ -121,8 +161,16 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['settings'],
           summary: 'Set tenant counters (super administrators only)',
-          body: Type.Object({ counters: Counters }, { additionalProperties: false }),
-          response: withErrors({ 200: Type.Object({ status: Type.Literal('SUCCESS'), counters: Counters }) }),
+          body: Type.Object(
+            { counters: Counters },
+            { additionalProperties: false, examples: [{ counters: { invoiceNumber: 1042 } }] },
+          ),
+          response: withErrors({
+            200: Type.Object(
+              { status: Type.Literal('SUCCESS'), counters: Counters },
+              { examples: [{ status: 'SUCCESS', counters: { invoiceNumber: 1042 } }] },
+            ),
+          }),
         },
       },
       async (request) => ({
@@ -138,7 +186,10 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['settings'],
           summary: 'The configured WOPI client and the file extensions it opens',
           response: withErrors({
-            200: Type.Object({ client: Type.String(), extensions: Type.Array(Type.String()) }),
+            200: Type.Object(
+              { client: Type.String(), extensions: Type.Array(Type.String()) },
+              { examples: [{ client: 'collabora', extensions: ['docx', 'xlsx', 'pptx', 'odt'] }] },
+            ),
           }),
         },
       },

@@ -8,14 +8,15 @@ import { listShareProviders } from '../../sharing/list-share-providers.js';
 import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';
 import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
 import { BindingCookie, logProviderFailures, registerBrowserFlow } from '../oidc-browser-flow.js';
+import { EXAMPLE_IDS } from '../examples.js';
 import { withErrors } from '../schemas.js';
 
 const FACTORS =
-  'The provider’s claims are held against the share’s `oauthFactors` (spec Sharing rule 3; default: the recipient’s `email`), and all of them must match: `email` ↔ the `email` claim with `email_verified` true (case ignored); `phoneNumber` ↔ `phone_number` (or the claim the provider entry’s `claims.phoneNumber` names; digits compared, refused when `phone_number_verified` is false); `emiratesId` ↔ the claim the provider entry’s `claims.emiratesId` names, e.g. `OIDC_PROVIDERS=[{"name":"uaepass", …, "scopes":["openid","email","phone","idn"], "claims":{"emiratesId":"idn"}}]` (letters and digits compared; a provider without it cannot prove an Emirates ID). The provider must be given the scopes that release these claims.';
+  'The provider’s claims are held against the share’s `oauthFactors` (default: the recipient’s `email`), and all of them must match: `email` ↔ the `email` claim with `email_verified` true (case ignored); `phoneNumber` ↔ `phone_number` (or the claim the provider entry’s `claims.phoneNumber` names; digits compared, refused when `phone_number_verified` is false); `emiratesId` ↔ the claim the provider entry’s `claims.emiratesId` names, e.g. `OIDC_PROVIDERS=[{"name":"uaepass", …, "scopes":["openid","email","phone","idn"], "claims":{"emiratesId":"idn"}}]` (letters and digits compared; a provider without it cannot prove an Emirates ID). The provider must be given the scopes that release these claims.';
 
 /**
- * External recipients proving who they are through the identity providers their share allows (spec:
- * Authentication 6, Sharing rule 3), with the operator's OIDC_PROVIDERS and the users' sign-in pieces.
+ * External recipients proving who they are through the identity providers their share allows, with
+ * the operator's OIDC_PROVIDERS and the users' sign-in pieces.
  */
 export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   const providers = new OidcProviders(deps.config.oidcProviders);
@@ -34,20 +35,37 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it), and `unlockWith`: the password and one-time code the share also asks for (POST /share/unlock), so that a page asks for exactly those.',
           response: withErrors({
-            200: Type.Object({
-              providers: Type.Array(
-                Type.Object({ name: Type.String(), label: Type.String(), start: Type.String() }),
-              ),
-              identityVerified: Type.Optional(Type.Object({ provider: Type.String(), at: Type.String() })),
-              isUnlocked: Type.Boolean(),
-              unlockWith: Type.Object({
-                password: Type.Boolean({ description: 'The share has a password.' }),
-                code: Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Null()], {
-                  description:
-                    'The share has a one-time code, sent by POST /share/otp by SMS or e-mail; null: none.',
+            200: Type.Object(
+              {
+                providers: Type.Array(
+                  Type.Object({ name: Type.String(), label: Type.String(), start: Type.String() }),
+                ),
+                identityVerified: Type.Optional(Type.Object({ provider: Type.String(), at: Type.String() })),
+                isUnlocked: Type.Boolean(),
+                unlockWith: Type.Object({
+                  password: Type.Boolean({ description: 'The share has a password.' }),
+                  code: Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Null()], {
+                    description:
+                      'The share has a one-time code, sent by POST /share/otp by SMS or e-mail; null: none.',
+                  }),
                 }),
-              }),
-            }),
+              },
+              {
+                examples: [
+                  {
+                    providers: [
+                      {
+                        name: 'uaepass',
+                        label: 'UAE PASS',
+                        start: 'https://sign.example.com/api/v1/share/oidc/uaepass',
+                      },
+                    ],
+                    isUnlocked: false,
+                    unlockWith: { password: true, code: null },
+                  },
+                ],
+              },
+            ),
           }),
         },
       },
@@ -84,11 +102,14 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           'All proven: the identity is recorded on the share (Share `identityVerified`, audit `shareIdentityVerified`) and, as POST /share/unlock does, a recipient session is opened (the link itself stays locked): it answers `{status:"SUCCESS", isUnlocked, token}`, or 302 to the start’s `redirect` with `#isUnlocked=…&token=…` (in the fragment, which the browser never sends on). `token` is the recipient session (valid RECIPIENT_SESSION_MINUTES, default 60, after its last use). When the share also has a password or a code, `isUnlocked` is false and POST /share/unlock, called with that session `token`, takes them and answers the session that acts.',
           'A factor not proven is 403 FORBIDDEN naming which (never the expected value; audit `shareIdentityRefused`); the provider refusing the sign-in is 401 UNAUTHENTICATED. Both count as failed unlock attempts of the share, with the password and code ones: 5 within the window, then 429 RATE_LIMITED. Unknown, expired, reused or foreign state, or another browser: 401. Unknown provider: 404. Provider unreachable or answering wrongly: 502 IDENTITY_PROVIDER_ERROR. Errors are always JSON.',
         ].join('\n\n'),
-        answer: Type.Object({
-          status: Type.Literal('SUCCESS'),
-          isUnlocked: Type.Boolean(),
-          token: Type.String({ description: 'The recipient session this sign-in opened.' }),
-        }),
+        answer: Type.Object(
+          {
+            status: Type.Literal('SUCCESS'),
+            isUnlocked: Type.Boolean(),
+            token: Type.String({ description: 'The recipient session this sign-in opened.' }),
+          },
+          { examples: [{ status: 'SUCCESS', isUnlocked: true, token: EXAMPLE_IDS.recipientSession }] },
+        ),
         finish: async (request, callback) => {
           const finished = await finishShareOidc(deps, providers, { ...callback, requestId: request.id });
           return {

@@ -11,44 +11,91 @@ import { recipientCallerOf } from '../authentication.js';
 import type { RecipientCaller } from '../../core/sharing/recipient.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
-import { IdParams, withErrors } from '../schemas.js';
-import { FileView, StorageUse } from '../document-schemas.js';
+import { IdParams, withErrors, withExamples } from '../schemas.js';
+import { Bytes, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
+import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../examples.js';
+import { UploadParts } from './files.js';
 
-const UploadAnswer = Type.Object({
-  file: FileView,
-  storage: StorageUse,
-  results: Type.Optional(
-    Type.Array(Type.Object({}, { additionalProperties: true }), {
-      description:
-        'When the upload was added to the document: the document, answered like GET /share/document',
-    }),
-  ),
+const UploadAnswer = Type.Object(
+  {
+    file: FileView,
+    storage: StorageUse,
+    results: Type.Optional(
+      Type.Array(SharedDocumentResult, {
+        description:
+          'When the upload was added to the document: the document, answered like GET /share/document',
+      }),
+    ),
+  },
+  { examples: [FILE_RECORD_EXAMPLE] },
+);
+
+const RecipientUploadParts = withExamples(UploadParts, {
+  file: '(the bytes of signature.png)',
+  fileName: 'signature.png',
 });
+
+const AttachParts = Type.Object(
+  {
+    ...UploadParts.properties,
+    attach: Type.Optional(
+      Type.String({ description: '`true`: add the file to the document’s attachments.' }),
+    ),
+    id: Type.Optional(Type.String({ description: 'Internal recipients: the document id, before `file`.' })),
+  },
+  { examples: [{ file: '(the bytes of id-card.pdf)', fileName: 'id-card.pdf', attach: 'true' }] },
+);
+
+const StampParts = Type.Object(
+  {
+    file: UploadParts.properties.file,
+    name: Type.Optional(Type.String({ description: 'The stamp’s name.' })),
+  },
+  { examples: [{ file: '(the bytes of company-stamp.png)', name: 'Company stamp' }] },
+);
+
+const SubmittedFileParts = Type.Object(
+  {
+    ...UploadParts.properties,
+    fieldId: Type.Optional(Type.String({ description: 'The field (`fld_…`) the file answers.' })),
+    customId: Type.Optional(Type.String({ description: 'Or the field by its `customId`.' })),
+  },
+  { examples: [{ file: '(the bytes of proof-of-address.pdf)', fieldId: EXAMPLE_IDS.fieldId }] },
+);
 
 const WHO =
   'With the share-link token of an unprotected share or the recipient session POST /share/unlock answers (an external recipient; the link of a protected share: 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).';
 
-const FILE_UPLOADS: { path: string; kind: ShareFileKind; summary: string; description: string }[] = [
+const FILE_UPLOADS: {
+  path: string;
+  kind: ShareFileKind;
+  summary: string;
+  description: string;
+  parts: TSchema;
+}[] = [
   {
     path: '/share/upload/signature',
     kind: 'share-signature',
     summary: 'Upload a recipient’s signature image',
     description:
-      'multipart/form-data `file`, optional `fileName`. Owned by nobody, recorded with the share: only that share may use it, in any number of its sign calls (spec Files usage rule 2). Answers like POST /files/saveFile.',
+      'multipart/form-data `file`, optional `fileName`. Owned by nobody, recorded with the share: only that share may use it, in any number of its sign calls. Answers like POST /files/saveFile.',
+    parts: RecipientUploadParts,
   },
   {
     path: '/share/upload/initials',
     kind: 'share-initials',
     summary: 'Upload a recipient’s initials image',
     description:
-      'multipart/form-data `file`, optional `fileName`. Like /share/upload/signature, for initials (spec Files usage rule 2).',
+      'multipart/form-data `file`, optional `fileName`. Like /share/upload/signature, for initials.',
+    parts: RecipientUploadParts,
   },
   {
     path: '/share/upload/file',
     kind: 'share-file',
     summary: 'Upload a recipient’s image or add a file to the document',
     description:
-      'multipart/form-data `file`, optional `fileName`, optional `attach`. Without `attach`: an image the share may use once in `images` (spec Files usage rule 3). With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise; spec Sharing rule 5) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
+      'multipart/form-data `file`, optional `fileName`, optional `attach`. Without `attach`: an image the share may use once in `images`. With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
+    parts: AttachParts,
   },
 ];
 
@@ -63,7 +110,7 @@ function uploadOf(request: FastifyRequest): ReadUpload {
     );
 }
 
-/** The recipients’ uploads (spec Files: POST /share/upload/*, GET /share/stamp/{id}; Contract: external recipients). */
+/** The recipients’ uploads (POST /share/upload/*) and their stamps’ images (GET /share/stamp/{id}). */
 export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     /**
@@ -72,7 +119,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
      */
     const recipientUpload = (
       path: string,
-      words: { summary: string; description: string },
+      words: { summary: string; description: string; parts: TSchema },
       answer: TSchema,
       take: (caller: RecipientCaller, upload: ReadUpload) => Promise<unknown>,
     ) =>
@@ -85,6 +132,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             summary: words.summary,
             description: `${words.description} ${WHO}`,
             consumes: ['multipart/form-data'],
+            multipartBody: words.parts,
             response: withErrors({ 200: answer, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
           },
         },
@@ -101,9 +149,13 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/share/upload/stamp',
       {
         summary: 'Upload a recipient’s stamp',
-        description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\` (spec Versioning 4: ID-based stamps): a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it.`,
+        parts: StampParts,
+        description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\`: a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it.`,
       },
-      Type.Object({ id: Type.String({ description: 'The stamp id' }) }),
+      Type.Object(
+        { id: Type.String({ description: 'The stamp id' }) },
+        { examples: [{ id: EXAMPLE_IDS.stampId }] },
+      ),
       (caller, upload) => uploadShareStamp(deps, caller, upload),
     );
 
@@ -111,7 +163,8 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/share/upload/submittedFile',
       {
         summary: 'Submit a file for a signature field',
-        description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` (each with the \`field\` it answers). Until the recipient signs or otherwise acts, a new file for the same field replaces their own earlier one, in its place; once they have acted it stays (spec Sharing rule 5, Versioning 5), and a file another recipient submitted for the field is 409 CONFLICT. The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document).`,
+        parts: SubmittedFileParts,
+        description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` (each with the \`field\` it answers). Until the recipient signs or otherwise acts, a new file for the same field replaces their own earlier one, in its place; once they have acted it stays, and a file another recipient submitted for the field is 409 CONFLICT. The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document).`,
       },
       UploadAnswer,
       (caller, upload) => submitShareFile(deps, caller, upload),
@@ -127,6 +180,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
           params: IdParams,
+          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).') }),
         },
       },
       async (request, reply) => {

@@ -14,9 +14,23 @@ import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../core/sharing/s
 import { Unauthenticated } from '../../core/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { DocumentId, SignatureField, SignEntity } from '../document-schemas.js';
+import {
+  DocumentId,
+  SharedDocumentResult,
+  ShareObject,
+  SignatureField,
+  SignEntity,
+} from '../document-schemas.js';
+import {
+  DOCUMENT_EXAMPLE,
+  EXAMPLE_IDS,
+  POSITION_EXAMPLE,
+  SHARE_EXAMPLE,
+  SIGNATURE_FIELD_EXAMPLE,
+  SIGN_OUTCOME_EXAMPLE,
+} from '../examples.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
-import { Success, withErrors } from '../schemas.js';
+import { Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
 const OAuthFactors = Type.Array(
@@ -37,7 +51,7 @@ const RecipientData = Type.Object(
   {
     sharePurpose: Type.Enum([...PURPOSES], {
       description:
-        'spec: "view = read-only, edit = edit rights". `view`: the recipient reads the document. `edit` (internal users): while the share lasts (active, `validUntil` not passed) the recipient changes the document like its owner (PUT /documents/{version}, /documents/edit/{version}, /documents/{id}/merge, /documents/annotate/{version}, attachments) and signs it (PUT /documents/sign/{version}); deleting, sharing, moving it between folders, transferring, sealing and its audit trail stay with the owner and administrators (403). `sign`, `execute`, `approve`, `review`, `accept`: the recipient owes that action (see POST /share/execute, PUT /share/document/sign/{version}, POST /inbox/action).',
+        '`view`: the recipient reads the document. `edit` (internal users): while the share lasts (active, `validUntil` not passed) the recipient changes the document like its owner (PUT /documents/{version}, /documents/edit/{version}, /documents/{id}/merge, /documents/annotate/{version}, attachments) and signs it (PUT /documents/sign/{version}); deleting, sharing, moving it between folders, transferring, sealing and its audit trail stay with the owner and administrators (403). `sign`, `execute`, `approve`, `review`, `accept`: the recipient owes that action (see POST /share/execute, PUT /share/document/sign/{version}, POST /inbox/action).',
     }),
     shareTo: Type.String({ minLength: 1, maxLength: 320 }),
     message: Type.Optional(Type.String({ maxLength: 5000 })),
@@ -78,26 +92,28 @@ const RecipientData = Type.Object(
   { additionalProperties: false },
 );
 
-const ShareList = Type.Array(Type.Object({}, { additionalProperties: true }));
+const ShareList = Type.Array(ShareObject, {
+  description: 'The Share objects: one per recipient.',
+  examples: [[SHARE_EXAMPLE]],
+});
 
 /**
- * What the recipients' workflow calls may draw (spec Files, usage rule 3: "In every sign, annotate,
- * workflow-execute call, `signatures` entries must follow rule 2, and each image in `images` must be
- * an unused file …": POST /share/execute, PUT /share/reject and POST /inbox/action among them).
+ * What the recipients' workflow calls may draw (POST /share/execute, PUT /share/reject and POST
+ * /inbox/action): their own signature images, unused image uploads, text.
  */
 const ActionVisuals = {
   signatures: Type.Optional(
     Type.Array(SignatureEntrySchema, {
       maxItems: 200,
       description:
-        'spec Signature entry, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1.',
+        'Signature entries, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1.',
     }),
   ),
   images: Type.Optional(
     Type.Array(ImageEntrySchema, {
       maxItems: 200,
       description:
-        'spec Image entry: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up.',
+        'Image entries: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up.',
     }),
   ),
   annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
@@ -132,12 +148,13 @@ const ActionOutcome = Type.Object(
   {
     description:
       'As PUT /documents/sign/{version} answers when the call signed; `{status}` alone for a plain action.',
+    examples: [SIGN_OUTCOME_EXAMPLE],
   },
 );
 /** What the calls that act on a share answer (POST /share/execute, POST /inbox/action). */
 const ActionAnswer = withErrors({ 200: ActionOutcome, 409: Type.Ref('ErrorBody') });
 
-/** Sharing and the recipients' actions (spec: Sharing, Reminders; Contract: external recipients). */
+/** Sharing and the recipients' actions. */
 export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -150,11 +167,12 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: [
             'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints.',
             'Protection of external recipients: `password`, `phone` (SMS one-time code), `emailCode` and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) for everyone who holds it, for good: passing them answers a recipient session (POST /share/unlock), which acts instead of the link. All that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); a name that is not configured is 400 naming it (it could never be passed); each Share object lists the configured ones it offers in `identityProviders`.',
-            'Sign entities (spec: Sign entity, as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
-            `The sharer signs and shares in one step (DESIGN "Signing inside other calls"): root \`signatures\`, \`images\`, \`annotations\` (and \`level\`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile or the document’s \`barcode\` (spec Files, usage rule 3), stamps by id, positions 0..1. With \`signatures\` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; \`images\`/\`annotations\` alone annotate it. It is one change (\`_version\` bumped once; \`documentSigned\` then \`signRequest\`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.`,
-            'Imported fields (spec Custom field): an `annotation` field whose `config` is the JSON string `{"importedField":"<customField key>"}` shows that custom field of the document: the field is shown read-only with the value as its `text` (and `importedField: {key, displayName, type}`) in the Share objects and in GET /share/document, and when its recipient signs the value is written at the field’s place in their revision, as `readOnly` fields with a predefined `text` are. A key the document does not have is 400 (`"signatureFields[i].config" importedField must be one of the document\'s custom field keys [...]`).',
-            'The workflow (spec: Document share state table): a sign share moves the document to `inprogress` from any state, also `completed`, `cancelled`, `rejected` or `expired`: a new round on the current file, earlier signatures stay. The document is `completed` when no mandatory action (sign, approve, review, accept, execute) is pending; a recipient with `isMandatory: false` may act but is never waited for (not in `waitingFor`; still pending at completion, their share becomes `notRequired`). Only a mandatory action share whose `validUntil` passes expires the process (`signExpired`, the share named in the audit); any other share (a view share, an optional action) expires alone (audit `shareExpired`). `automaticReminder` applies to sign, approve and review shares, while the document is in progress.',
-            'Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action).',
+            'Sign entities (as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
+            `The sharer signs and shares in one step: root \`signatures\`, \`images\`, \`annotations\` (and \`level\`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile or the document’s \`barcode\`, stamps by id, positions 0..1. With \`signatures\` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; \`images\`/\`annotations\` alone annotate it. It is one change (\`_version\` bumped once; \`documentSigned\` then \`signRequest\`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.`,
+            'Imported fields (custom fields shown to the recipient): an `annotation` field whose `config` is the JSON string `{"importedField":"<customField key>"}` shows that custom field of the document: the field is shown read-only with the value as its `text` (and `importedField: {key, displayName, type}`) in the Share objects and in GET /share/document, and when its recipient signs the value is written at the field’s place in their revision, as `readOnly` fields with a predefined `text` are. A key the document does not have is 400 (`"signatureFields[i].config" importedField must be one of the document\'s custom field keys [...]`).',
+            'The workflow: a sign share moves the document to `inprogress` from any state, also `completed`, `cancelled`, `rejected` or `expired`: a new round on the current file, earlier signatures stay. The document is `completed` when no mandatory action (sign, approve, review, accept, execute) is pending; a recipient with `isMandatory: false` may act but is never waited for (not in `waitingFor`; still pending at completion, their share becomes `notRequired`). Only a mandatory action share whose `validUntil` passes expires the process (`signExpired`, the share named in the audit); any other share (a view share, an optional action) expires alone (audit `shareExpired`). `automaticReminder` applies to sign, approve and review shares, while the document is in progress.',
+            'Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action); a `required` stamp or image field (the signer’s page cannot ask for one).',
+            'Field types: `annotation` fields ask for a value of a kind by `subtype`, with settings in `config` (JSON in a string). `annotation_date`: a date written in the recipient’s `dateFormat` (day `d`/`dd`, month `M`/`MM`, year `yy`/`yyyy` and separators, such as `dd.MM.yyyy`; default `yyyy-MM-dd`), a predefined `text` in it prefills the field. `annotation_checkbox`: `"true"` or `"false"`, a required box must be checked, a checked one is written as `X`. `annotation_select`: options from `config` `{"options":["A",{"value":"b","label":"B"}]}` or `{"enum":"<name>"}` (an enum of your organization, GET /enums/{name}); they are copied into the field as `options: [{value, label}]`, the answer is a `value` and its `label` is written. `annotation_number`: a number such as `1250` or `-12.5`, `config` `{"min", "max", "decimals"}`. `initials` fields are signed with a `signatures` entry of type `initials` (required ones must be). 400 naming the field for what the signer’s page could not show: a select without options or with an unknown enum, a number field with `min` above `max` or `decimals` not a whole number from 0 to 10, a date field whose recipient’s `dateFormat` is not made of day, month and year numbers or whose `text` is not a date in it.',
             'Answers the Share objects, each with the recipient’s `signatureFields` (with their `fieldId`).',
           ].join('\n\n'),
           body: Type.Object(
@@ -171,7 +189,24 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
               level: Level,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  id: EXAMPLE_IDS.documentId,
+                  data: [
+                    {
+                      sharePurpose: 'sign',
+                      shareTo: 'ivy@example.com',
+                      message: 'Please sign by Friday.',
+                      password: 'open-sesame',
+                      validUntil: '2026-03-15T18:00:00.000Z',
+                    },
+                  ],
+                  signatureFields: [SIGNATURE_FIELD_EXAMPLE],
+                },
+              ],
+            },
           ),
           response: withErrors({ 200: ShareList, 413: Type.Ref('ErrorBody') }),
         },
@@ -217,7 +252,12 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A field left out keeps its value, `null` removes it: no edit weakens a protection (`password`, `phone`, `emailCode`, `allowedOAuths`, `oauthFactors`, `validUntil`) it does not name. Naming `password`, `phone`, `emailCode`, `oauthFactors` or `allowedOAuths` ends the recipient’s sessions: they unlock again (POST /share/unlock); with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). `allowedOAuths` must name configured identity providers (OIDC_PROVIDERS; 400 naming the value otherwise). `automaticReminder` schedules reminders for sign, approve and review shares only. `shareTo` moves the share to another recipient: replaces PUT /share/{shareId}/recipient (removed).',
           body: Type.Object(
             { data: Type.Array(ShareEdit, { minItems: 1, maxItems: 1000 }) },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { data: [{ shareId: EXAMPLE_IDS.shareId, validUntil: '2026-03-22T18:00:00.000Z' }] },
+              ],
+            },
           ),
           response: withErrors({ 200: ShareList, 413: Type.Ref('ErrorBody') }),
         },
@@ -235,7 +275,10 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'The document owner (or an administrator) withdraws a document in progress: it becomes `cancelled`, every pending share ends and `signCancelled` is sent.',
           body: Type.Object(
             { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })) },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ id: EXAMPLE_IDS.documentId, reason: 'The terms changed; a new version follows.' }],
+            },
           ),
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
@@ -268,10 +311,16 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 ),
               ),
             },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ documentId: EXAMPLE_IDS.documentId }] },
           ),
           response: withErrors({
-            200: Type.Object({ status: Type.Literal('SUCCESS'), reminded: Type.Integer() }),
+            200: Type.Object(
+              {
+                status: Type.Literal('SUCCESS'),
+                reminded: Type.Integer({ description: 'Recipients reminded.' }),
+              },
+              { examples: [{ status: 'SUCCESS', reminded: 1 }] },
+            ),
           }),
         },
       },
@@ -291,6 +340,29 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only). Internal recipients pass `id`.',
           querystring: Type.Object({ id: Type.Optional(DocumentId) }, { additionalProperties: false }),
+          response: withErrors({
+            200: Type.Object(
+              { results: Type.Array(SharedDocumentResult) },
+              {
+                description:
+                  'The document, in a list of one, with the recipient’s `share` and `signatureFields`.',
+                examples: [
+                  {
+                    results: [
+                      {
+                        ...DOCUMENT_EXAMPLE,
+                        _version: 2,
+                        workflow: { workflowType: 'wf_archive', shareStateName: 'inprogress' },
+                        waitingFor: ['ivy@example.com'],
+                        signatureFields: SHARE_EXAMPLE.signatureFields,
+                        share: SHARE_EXAMPLE,
+                      },
+                    ],
+                  },
+                ],
+              },
+            ),
+          }),
         },
       },
       async (request) => ({
@@ -307,11 +379,16 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Reject (recipients)',
           description: [
             '`{id (documentId), reason?}`: the document becomes `rejected`, other pending shares end, `signRejected` is sent.',
-            `With the share right \`canAnnotateOnReject\` (spec Share \`rights\`) the recipient may first draw notes on the document: \`images\`, text \`annotations\` and \`signatures\` entries (initials, marks), drawn as annotations in one incremental update without a digital signature (a rejection signs nothing): audit \`documentAnnotated\` and event \`documentEdited\`, then \`signRejected\`; the call counts as one change. ${VISUALS_DRAWN} Without that right, any of them is 403 FORBIDDEN naming the right, and nothing is written.`,
+            `With the share right \`canAnnotateOnReject\` the recipient may first draw notes on the document: \`images\`, text \`annotations\` and \`signatures\` entries (initials, marks), drawn as annotations in one incremental update without a digital signature (a rejection signs nothing): audit \`documentAnnotated\` and event \`documentEdited\`, then \`signRejected\`; the call counts as one change. ${VISUALS_DRAWN} Without that right, any of them is 403 FORBIDDEN naming the right, and nothing is written.`,
           ].join('\n\n'),
           body: Type.Object(
             { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })), ...ActionVisuals },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { id: EXAMPLE_IDS.documentId, reason: 'The fee in section 4 is not what we agreed.' },
+              ],
+            },
           ),
           response: withErrors({ 200: Success, 409: Type.Ref('ErrorBody') }),
         },
@@ -328,7 +405,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Execute the share’s action: sign, approve, review, accept or execute (recipients)',
           description: [
             '`{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`; audit `documentApproved`, `documentReviewed`, …) and passes the turn on. `action`, when given, must be the share’s own purpose (403 otherwise); a view or edit share owes nothing (400).',
-            `Visuals (spec Files, usage rule 3): a sign share is executed by signing: \`signatures\` are required (400 without) and the call is PUT /share/document/sign/{version} on the current version (PUT /documents/sign/{version} for a user), with its answer, events (\`documentSigned\`, \`documentCompleted\` for the last) and audit. On an approve, review, accept or execute share, \`signatures\` close the recipient’s drawing with a PAdES signature made with the organisation key in their name (\`level\` or the tenant’s \`defaultPadesLevel\`; \`documentSigned\`, then \`documentSimpleActionExecuted\`), \`images\`/\`annotations\` alone annotate (\`documentEdited\`); the call counts as one change. ${VISUALS_DRAWN} A signature that completes the document seals it when \`sealOnComplete\` is on, as the sign call does.`,
+            `Visuals: a sign share is executed by signing: \`signatures\` are required (400 without) and the call is PUT /share/document/sign/{version} on the current version (PUT /documents/sign/{version} for a user), with its answer, events (\`documentSigned\`, \`documentCompleted\` for the last) and audit. On an approve, review, accept or execute share, \`signatures\` close the recipient’s drawing with a PAdES signature made with the organisation key in their name (\`level\` or the tenant’s \`defaultPadesLevel\`; \`documentSigned\`, then \`documentSimpleActionExecuted\`), \`images\`/\`annotations\` alone annotate (\`documentEdited\`); the call counts as one change. ${VISUALS_DRAWN} A signature that completes the document seals it when \`sealOnComplete\` is on, as the sign call does.`,
           ].join('\n\n'),
           body: Type.Object(
             {
@@ -336,7 +413,10 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               action: Type.Optional(Type.Enum(['sign', 'approve', 'review', 'accept', 'execute'])),
               ...ActionFields,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ id: EXAMPLE_IDS.documentId, action: 'approve', comment: 'Approved for legal.' }],
+            },
           ),
           response: ActionAnswer,
         },
@@ -361,8 +441,24 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               oauthFactors: Type.Optional(OAuthFactors),
               allowedOAuths: Type.Optional(AllowedOAuths),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ shareTo: 'jon@example.com', message: 'Jon signs for our team while I am away.' }],
+            },
           ),
+          response: withErrors({
+            200: withExamples(ShareObject, {
+              ...SHARE_EXAMPLE,
+              shareId: 'b8e2f4a1-3c6d-4e9f-a0b7-5d1c2e8f4a63',
+              passwordRequired: false,
+              isDelegated: true,
+              sharedWith: ['jon@example.com'],
+              privateMessage: 'Jon signs for our team while I am away.',
+              oauthFactors: [{ type: 'email', value: 'jon@example.com' }],
+              signatureFields: [{ ...SHARE_EXAMPLE.signatureFields[0], user: ['jon@example.com'] }],
+            }),
+            409: Type.Ref('ErrorBody'),
+          }),
         },
       },
       async (request) => delegateShare(deps, recipientCallerOf(request), request.body),
@@ -380,9 +476,18 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: Type.Optional(
             Type.Object(
               { channel: Type.Optional(Type.Enum(['sms', 'email'])) },
-              { additionalProperties: false },
+              { additionalProperties: false, examples: [{ channel: 'email' }] },
             ),
           ),
+          response: withErrors({
+            200: Type.Object(
+              {
+                status: Type.Literal('SUCCESS'),
+                channel: Type.Enum(['sms', 'email'], { description: 'Where the code went.' }),
+              },
+              { examples: [{ status: 'SUCCESS', channel: 'email' }] },
+            ),
+          }),
         },
       },
       async (request) => {
@@ -410,15 +515,18 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               password: Type.Optional(Type.String({ maxLength: 200 })),
               otp: Type.Optional(Type.String({ maxLength: 20 })),
             },
-            { additionalProperties: false, minProperties: 1 },
+            { additionalProperties: false, minProperties: 1, examples: [{ password: 'open-sesame' }] },
           ),
           response: withErrors({
-            200: Type.Object({
-              status: Type.Literal('SUCCESS'),
-              token: Type.String({
-                description: 'The recipient session: send it as `token` instead of the link from now on.',
-              }),
-            }),
+            200: Type.Object(
+              {
+                status: Type.Literal('SUCCESS'),
+                token: Type.String({
+                  description: 'The recipient session: send it as `token` instead of the link from now on.',
+                }),
+              },
+              { examples: [{ status: 'SUCCESS', token: EXAMPLE_IDS.recipientSession }] },
+            ),
             409: Type.Ref('ErrorBody'),
           }),
         },
@@ -429,8 +537,57 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/inbox', { schema: { tags: ['sharing'], summary: 'Your pending actions' } }, async (request) =>
-      listInbox(deps, actorOf(request)),
+    app.get(
+      '/inbox',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Your pending actions, or what you acted on',
+          description:
+            'The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action. With `state=done`, the shares the caller acted on (signed, approved, ...), the latest first, each with its document’s `documentShareState` (`completed` once everyone has acted): read or download the document with GET /documents/{id}.',
+          querystring: Type.Object({
+            state: Type.Optional(Type.Enum(['pending', 'done'], { default: 'pending' })),
+          }),
+          response: withErrors({
+            200: Type.Object(
+              {
+                total: Type.Integer(),
+                results: Type.Array(
+                  Type.Object(
+                    {
+                      ...ShareObject.properties,
+                      documentTitle: Type.String(),
+                      documentShareState: Type.Union([Type.String(), Type.Null()], {
+                        description: 'The document’s share state: `inprogress`, `completed`, `rejected`, …',
+                      }),
+                    },
+                    { additionalProperties: true },
+                  ),
+                ),
+              },
+              {
+                examples: [
+                  {
+                    total: 1,
+                    results: [
+                      {
+                        ...SHARE_EXAMPLE,
+                        passwordRequired: false,
+                        sharedWith: ['ivy'],
+                        oauthFactors: [],
+                        signatureFields: [],
+                        documentTitle: 'Service agreement',
+                        documentShareState: 'inprogress',
+                      },
+                    ],
+                  },
+                ],
+              },
+            ),
+          }),
+        },
+      },
+      async (request) => listInbox(deps, actorOf(request), request.query.state),
     );
 
     app.post(
@@ -441,7 +598,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Act on a pending action',
           description: [
             '`{shareId, action: sign|approve|review|accept|execute|reject, reason?, comment?}`: an internal user acts on a share addressed to them (a share that is not theirs: 404), as POST /share/execute and PUT /share/reject do for it. `action` must be the share’s purpose, or `reject`.',
-            `\`sign\` takes \`signatures\` (required), \`images\`, \`annotations\` and \`level\` and signs as PUT /documents/sign/{version} does for that share: a PAdES signature in the user’s name, the share done, \`documentSigned\` (and \`documentCompleted\`, with the seal, for the last). The simple actions take them as POST /share/execute does; \`reject\` takes \`signatures\`, \`images\` and \`annotations\` with the share right \`canAnnotateOnReject\` (403 without), drawn without a digital signature. Signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile (spec Files, usage rules 2 and 3). ${VISUALS_DRAWN}`,
+            `\`sign\` takes \`signatures\` (required), \`images\`, \`annotations\` and \`level\` and signs as PUT /documents/sign/{version} does for that share: a PAdES signature in the user’s name, the share done, \`documentSigned\` (and \`documentCompleted\`, with the seal, for the last). The simple actions take them as POST /share/execute does; \`reject\` takes \`signatures\`, \`images\` and \`annotations\` with the share right \`canAnnotateOnReject\` (403 without), drawn without a digital signature. Signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile. ${VISUALS_DRAWN}`,
           ].join('\n\n'),
           body: Type.Object(
             {
@@ -450,7 +607,18 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               reason: Type.Optional(Type.String({ maxLength: 2000 })),
               ...ActionFields,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  shareId: EXAMPLE_IDS.shareId,
+                  action: 'sign',
+                  signatures: [
+                    { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
+                  ],
+                },
+              ],
+            },
           ),
           response: ActionAnswer,
         },

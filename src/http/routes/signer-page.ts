@@ -150,11 +150,19 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     const assetsDir = join(dir, 'assets');
     // The served names are exactly the built ones: a request never becomes a path on disk.
     const assets = new Map<string, { path: string; size: number; type: string }>();
+    // `<name>.br` and `<name>.gz` beside a file are its compressed forms, made by the build
+    // (scripts/compress-assets.mjs): served for it, never under their own names.
+    const precompressed = new Map<string, string>();
     if (existsSync(assetsDir)) {
       for (const name of readdirSync(assetsDir)) {
         const path = join(assetsDir, name);
         const stat = statSync(path);
         if (!stat.isFile()) continue;
+        const made = /^(.+)\.(br|gz)$/.exec(name);
+        if (made?.[1] && made[2]) {
+          precompressed.set(`${made[2] === 'br' ? 'br' : 'gzip'}:${made[1]}`, path);
+          continue;
+        }
         assets.set(name, {
           path,
           size: stat.size,
@@ -204,14 +212,16 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with
     // many fonts behind an office's one address would use up everyone's allowance.
-    // Text files go out compressed when the browser takes it (brotli, else gzip): compressed once, on
-    // first request, and kept; the built files are a few megabytes in all.
+    // Text files go out compressed when the browser takes it (brotli, else gzip): as the build
+    // compressed them (brotli at its best, off the request path), else compressed once, on first
+    // request (a tree built without that step), and kept; the built files are a few megabytes in all.
     const compressed = new Map<string, Promise<Buffer>>();
     const compressedAs = (name: string, path: string, encoding: Encoding) => {
       const key = `${encoding}:${name}`;
       let made = compressed.get(key);
       if (!made) {
-        made = readFile(path).then((bytes) => compress(bytes, encoding));
+        const ready = precompressed.get(key);
+        made = ready ? readFile(ready) : readFile(path).then((bytes) => compress(bytes, encoding));
         compressed.set(key, made);
       }
       return made;

@@ -12,7 +12,53 @@ import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';
 import { DocumentId, FileId, Position, Version } from '../document-schemas.js';
 import { readMultipart } from '../multipart.js';
-import { withErrors } from '../schemas.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../examples.js';
+import { withErrors, withExamples } from '../schemas.js';
+
+const VERIFY_EXAMPLE = {
+  signatures: [
+    {
+      fieldName: 'Signature1',
+      kind: 'signature',
+      subFilter: 'ETSI.CAdES.detached',
+      byteRange: [0, 1350, 34120, 595],
+      byteRangeValid: true,
+      coversWholeFile: true,
+      revisionsAfter: 0,
+      digestValid: true,
+      signatureValid: true,
+      certificate: {
+        trusted: true,
+        chain: ['CN=Example Ltd seal, O=Example Ltd', 'CN=Example Ltd root CA, O=Example Ltd'],
+        revocation: 'good',
+        revocationSources: ['ocsp'],
+        revocationData: [],
+        problems: [],
+      },
+      documentTimestamps: [],
+      indication: 'TOTAL_PASSED',
+      problems: [],
+      warnings: [],
+      signerName: 'ivy@example.com',
+      signer: {
+        commonName: 'Example Ltd seal',
+        subjectText: 'CN=Example Ltd seal, O=Example Ltd',
+        issuerText: 'CN=Example Ltd root CA, O=Example Ltd',
+        notBefore: '2026-01-01T00:00:00.000Z',
+        notAfter: '2029-01-01T00:00:00.000Z',
+        sha256: '6861391b2941ea975e227b2b888c943271065410ae310a5592be292715c433f3',
+      },
+      claimedSigningTime: '2026-03-01T08:05:11.000Z',
+      level: 'B-B',
+    },
+  ],
+  validationTime: '2026-03-01T09:00:00.000Z',
+};
+
+const VerifyParts = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'The PDF to check.' }) },
+  { examples: [{ file: '(the bytes of signed.pdf)' }] },
+);
 
 const Pages = Type.Optional(
   Type.Array(Type.Integer({ minimum: 1 }), {
@@ -37,7 +83,11 @@ export const SignatureEntrySchema = Type.Object(
     timestamp: Type.Optional(Type.Boolean()),
     comment: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { additionalProperties: false, description: 'spec: Signature entry.' },
+  {
+    additionalProperties: false,
+    description:
+      'A signature to place: its box (`pages`, `position`), its image (`blob`: an upload from POST /files/signature or /files/initials, or a stamp id; without one the signer’s name is drawn) and decoration.',
+  },
 );
 
 export const ImageEntrySchema = Type.Object(
@@ -50,7 +100,11 @@ export const ImageEntrySchema = Type.Object(
       Type.String({ maxLength: 50, description: '`image_barcode` for the document barcode.' }),
     ),
   },
-  { additionalProperties: false, description: 'spec: Image entry.' },
+  {
+    additionalProperties: false,
+    description:
+      'An image to place: an unused upload from POST /files/saveFile, or the document’s `barcode`.',
+  },
 );
 
 export const TextEntrySchema = Type.Object(
@@ -59,7 +113,7 @@ export const TextEntrySchema = Type.Object(
       Type.String({
         maxLength: 200,
         description:
-          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered.',
+          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share\'s dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`.',
       }),
     ),
     subtype: Type.Optional(Type.String({ maxLength: 50 })),
@@ -85,15 +139,25 @@ export const Level = Type.Optional(
       'PAdES level; default the tenant property `defaultPadesLevel`, else B-T with TSA_URL, else B-B.',
   }),
 );
-const Outcome = Type.Object({
-  status: Type.Literal('SUCCESS'),
-  levelAchieved: Type.String(),
-  fellBack: Type.Boolean({
-    description: 'True when the TSA failed and the signature was made at a lower level.',
-  }),
-  reason: Type.Optional(Type.String()),
-  shareStateName: Type.Union([Type.String(), Type.Null()]),
-});
+const Outcome = Type.Object(
+  {
+    status: Type.Literal('SUCCESS'),
+    levelAchieved: Type.String({ description: 'The PAdES level reached: B-B, B-T, B-LT or B-LTA.' }),
+    fellBack: Type.Boolean({
+      description: 'True when the TSA failed and the signature was made at a lower level.',
+    }),
+    reason: Type.Optional(Type.String({ description: 'Why it fell back.' })),
+    shareStateName: Type.Union([Type.String(), Type.Null()], {
+      description: 'The document’s state after the call (`completed` when this was the last signature).',
+    }),
+  },
+  { examples: [SIGN_OUTCOME_EXAMPLE] },
+);
+
+const SIGN_EXAMPLE = {
+  id: EXAMPLE_IDS.documentId,
+  signatures: [{ type: 'signature', pages: [1], position: POSITION_EXAMPLE }],
+};
 
 const SignBody = Type.Object(
   {
@@ -110,7 +174,7 @@ const SignBody = Type.Object(
     ),
     level: Level,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [SIGN_EXAMPLE] },
 );
 
 const VerifyQuery = Type.Object(
@@ -143,7 +207,7 @@ const SignCall = {
 const VERIFY_DESCRIPTION =
   'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, revocation, PAdES level, timestamps, ETSI indication. Bytes are never numbers: evidence is base64 (certificates as base64 DER) and only with `evidence=true`; without it the report stays small (under 8 KB for three signatures, about 1.5 KB each; with `evidence=true` about 11 KB each). Per signature `level` is the PAdES level the file proves, `certificate.revocationData` (and `timestamp.revocationData` for the signature timestamp’s TSA) the revocation answers found in the file and where (DSS or CMS), `documentTimestamps` the document timestamps covering it (each also an entry of its own). `dss=true` adds the ETSI XML reports.';
 
-/** Signing, sealing, annotating and verifying (spec Documents; DESIGN lessons). */
+/** Signing, sealing, annotating and verifying. */
 export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const signOptions = {
@@ -208,9 +272,20 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               ),
               level: Level,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ id: EXAMPLE_IDS.documentId, certificate: true, level: 'B-LTA' }],
+            },
           ),
-          response: withErrors({ 200: Outcome, 409: Type.Ref('ErrorBody') }),
+          response: withErrors({
+            200: withExamples(Outcome, {
+              status: 'SUCCESS',
+              levelAchieved: 'B-LTA',
+              fellBack: false,
+              shareStateName: null,
+            }),
+            409: Type.Ref('ErrorBody'),
+          }),
         },
       },
       async (request) =>
@@ -232,10 +307,33 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
               annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  id: EXAMPLE_IDS.documentId,
+                  images: [
+                    {
+                      blob: EXAMPLE_IDS.barcode,
+                      subtype: 'image_barcode',
+                      pages: [1],
+                      position: { percentX: 0.85, percentY: 0.02, percentWidth: 0.12, percentHeight: 0.09 },
+                    },
+                  ],
+                  annotations: [
+                    {
+                      text: 'Ref. {{{documentId}}}',
+                      pages: [1],
+                      position: { percentX: 0.05, percentY: 0.95, percentWidth: 0.5, percentHeight: 0.03 },
+                      fontSize: 9,
+                    },
+                  ],
+                },
+              ],
+            },
           ),
           response: withErrors({
-            200: Type.Object({ status: Type.Literal('SUCCESS') }),
+            200: Type.Object({ status: Type.Literal('SUCCESS') }, { examples: [{ status: 'SUCCESS' }] }),
             409: Type.Ref('ErrorBody'),
           }),
         },
@@ -253,7 +351,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description: `${VERIFY_DESCRIPTION} A document the caller may not see is 404.`,
           params: Type.Object({ documentId: DocumentId }),
           querystring: VerifyQuery,
-          response: withErrors({ 200: VerificationReport }),
+          response: withErrors({ 200: withExamples(VerificationReport, VERIFY_EXAMPLE) }),
         },
       },
       async (request) =>
@@ -272,8 +370,9 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Verify an uploaded PDF',
           description: `multipart \`file\`; answers like GET /documents/{id}/verify. ${VERIFY_DESCRIPTION}`,
           consumes: ['multipart/form-data'],
+          multipartBody: VerifyParts,
           querystring: VerifyQuery,
-          response: withErrors({ 200: VerificationReport }),
+          response: withErrors({ 200: withExamples(VerificationReport, VERIFY_EXAMPLE) }),
         },
       },
       async (request) => {

@@ -9,6 +9,8 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
+import { Bytes } from '../document-schemas.js';
+import { EXAMPLE_IDS } from '../examples.js';
 import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
@@ -17,6 +19,18 @@ const FileId = Type.String({
   maxLength: 100,
   description: 'An unused file id from POST /files/saveFile',
 });
+
+const STAMP_EXAMPLE = {
+  id: EXAMPLE_IDS.stampId,
+  name: 'Company stamp',
+  scope: 'organization',
+  owner: null,
+  organization: EXAMPLE_IDS.organization,
+  file: '5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b',
+  createDate: '2026-03-01T08:00:00.000Z',
+  modifyDate: '2026-03-01T08:00:00.000Z',
+  _version: 1,
+};
 
 const StampSchema = Type.Object(
   {
@@ -32,10 +46,13 @@ const StampSchema = Type.Object(
     modifyDate: Type.String(),
     _version: Type.Integer(),
   },
-  { description: 'spec: Stamp (a resource; signature entries of type `stamp` name it by id in `blob`).' },
+  {
+    description: 'A stamp: signature entries of type `stamp` name it by its id in `blob`.',
+    examples: [STAMP_EXAMPLE],
+  },
 );
 
-/** Stamps as resources (spec: Stamp; Users, stamps and others; Versioning 4). */
+/** Stamps: personal and organization stamps, named by id in signature entries. */
 export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -45,7 +62,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['stamps'],
           summary: 'Create a stamp',
           description:
-            '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile (spec Files usage rule 2); anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
+            '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile; anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
           body: Type.Object(
             {
               name: Name,
@@ -53,7 +70,12 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
               organization: Type.Optional(Id),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                { name: 'Company stamp', file: '5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b', scope: 'organization' },
+              ],
+            },
           ),
           response: withErrors({ 200: StampSchema }),
         },
@@ -75,14 +97,20 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
               ...Paging,
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ query: 'company', scope: 'organization', size: 20 }],
+            },
           ),
           response: withErrors({
-            200: Type.Object({
-              total: Type.Integer(),
-              from: Type.Integer(),
-              results: Type.Array(StampSchema),
-            }),
+            200: Type.Object(
+              {
+                total: Type.Integer(),
+                from: Type.Integer(),
+                results: Type.Array(StampSchema),
+              },
+              { examples: [{ total: 1, from: 0, results: [STAMP_EXAMPLE] }] },
+            ),
           }),
         },
       },
@@ -113,6 +141,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
           params: IdParams,
+          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).') }),
         },
       },
       async (request, reply) =>
@@ -139,7 +168,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               file: Type.Optional(FileId),
               version: Type.Optional(Type.Integer({ minimum: 1 })),
             },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ name: 'Company stamp (2026)', version: 1 }] },
           ),
           response: withErrors({ 200: StampSchema, 409: Type.Ref('ErrorBody') }),
         },

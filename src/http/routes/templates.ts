@@ -5,7 +5,21 @@ import { getTemplate } from '../../templates/get-template.js';
 import { createTemplate, editTemplates } from '../../templates/save-template.js';
 import { actorOf } from '../authentication.js';
 import { FileId, SignatureField, SignEntity } from '../document-schemas.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../examples.js';
 import { withErrors } from '../schemas.js';
+
+const TEMPLATE_DATA_EXAMPLE = {
+  name: 'Non-disclosure agreement',
+  documentType: 'd_default',
+  file: EXAMPLE_IDS.fileId,
+  sequential: true,
+  category: 'Legal',
+  type: 'sign',
+  signEntities: [
+    { type: 'user', quorum: 1, userRoleId: 1, userRoleName: 'Counterparty', shareType: 'sign', order: 0 },
+  ],
+  signFields: [{ type: 'signature', pages: [2], position: POSITION_EXAMPLE, required: true, userRoleId: 1 }],
+};
 
 const TemplateData = Type.Object(
   {
@@ -41,7 +55,11 @@ const TemplateData = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'spec: Template (`thumbnail` is no longer accepted).' },
+  {
+    additionalProperties: false,
+    description:
+      'A template: a file and the signature fields to place on it (`thumbnail` is no longer accepted).',
+  },
 );
 
 const Edit = Type.Object(
@@ -54,11 +72,40 @@ const Edit = Type.Object(
   { additionalProperties: false },
 );
 
-/** Who reaches a template (spec Template's `__owner`, `__users`, `__groups`; issue 20, item 11). */
+/** Who reaches a template: its `__owner`, `__users` and `__groups`. */
 const REACH =
   'A template is seen (read, edited, its file downloaded) by its owner (`__owner`), the users in `__users`, the members of the groups (organizations) in `__groups`, and the administrators of its organization (global and super administrators: of the tenant); being in the same organization is not enough. A template the caller may not see is 404 NOT_FOUND (its existence does not leak); one they see but neither own nor administer is 403 FORBIDDEN on change.';
 
-/** Signature templates (spec: Templates; Files usage rule 5). */
+/** Signature templates. */
+
+const TemplateRecord = Type.Object(
+  {
+    ...TemplateData.properties,
+    file: Type.Union([Type.String(), Type.Null()], { description: 'The template’s file id.' }),
+    _version: Type.Integer(),
+    __id: Type.String(),
+    __addedBy: Type.String({ description: 'Login name of its creator.' }),
+    __addedOn: Type.String(),
+    __owner: Type.String({ description: 'The owner’s user id.' }),
+    __users: Type.Array(Type.String()),
+    __groups: Type.Array(Type.String()),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        ...TEMPLATE_DATA_EXAMPLE,
+        _version: 1,
+        __id: EXAMPLE_IDS.templateId,
+        __addedBy: 'admin@example.com',
+        __addedOn: '2026-03-01T08:00:00.000Z',
+        __owner: EXAMPLE_IDS.userId,
+        __users: [EXAMPLE_IDS.userId],
+        __groups: [],
+      },
+    ],
+  },
+);
 export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -67,12 +114,14 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['templates'],
           summary: 'Create a template',
-          description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy (usage rule 5). Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
+          description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy. Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
           body: Type.Object(
             { data: TemplateData, cloneFile: Type.Optional(Type.Boolean()) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ data: TEMPLATE_DATA_EXAMPLE, cloneFile: true }] },
           ),
-          response: withErrors({ 200: Type.Object({ id: Type.String() }) }),
+          response: withErrors({
+            200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.templateId }] }),
+          }),
         },
       },
       async (request) => createTemplate(deps, actorOf(request), request.body),
@@ -86,6 +135,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Read a template',
           description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
           params: Type.Object({ templateId: Type.String({ minLength: 1, maxLength: 100 }) }),
+          response: withErrors({ 200: TemplateRecord }),
         },
       },
       async (request) => getTemplate(deps, actorOf(request), request.params.templateId),
@@ -98,12 +148,17 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['templates'],
           summary: 'Edit templates',
           description: `One \`{id, data, version?, cloneFile?}\` or an array of up to 100 (413 beyond), all or none; \`data\` replaces the stored data (\`__users\`/\`__groups\` only when given). Answers \`{status, results:[{id, _version}]}\`. ${REACH}`,
-          body: Type.Union([Edit, Type.Array(Edit, { minItems: 1, maxItems: 1000 })]),
+          body: Type.Union([Edit, Type.Array(Edit, { minItems: 1, maxItems: 1000 })], {
+            examples: [{ id: EXAMPLE_IDS.templateId, version: 1, data: TEMPLATE_DATA_EXAMPLE }],
+          }),
           response: withErrors({
-            200: Type.Object({
-              status: Type.Literal('SUCCESS'),
-              results: Type.Array(Type.Object({ id: Type.String(), _version: Type.Integer() })),
-            }),
+            200: Type.Object(
+              {
+                status: Type.Literal('SUCCESS'),
+                results: Type.Array(Type.Object({ id: Type.String(), _version: Type.Integer() })),
+              },
+              { examples: [{ status: 'SUCCESS', results: [{ id: EXAMPLE_IDS.templateId, _version: 2 }] }] },
+            ),
             409: Type.Ref('ErrorBody'),
             413: Type.Ref('ErrorBody'),
           }),

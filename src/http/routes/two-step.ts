@@ -14,25 +14,50 @@ import { actorOf } from '../authentication.js';
 import { DocumentId, Version } from '../document-schemas.js';
 import { readMultipart } from '../multipart.js';
 import { Id, IdParams, Success, withErrors } from '../schemas.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../examples.js';
 import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { answerSuccess } from '../answers.js';
+
+const CERTIFICATE_HASH = '6861391b2941ea975e227b2b888c943271065410ae310a5592be292715c433f3';
 
 const CertificateHash = Type.String({
   pattern: '^[0-9A-Fa-f]{64}$',
   description: 'SHA-256 (hex) of the certificate’s DER, as listed in the user’s `certificates`.',
 });
 
-const CertificateView = Type.Object({
-  id: Type.String({ description: 'Lowercase hex SHA-256 of the DER: the `certificateHash`.' }),
-  subject: Type.String(),
-  issuer: Type.String(),
-  serialNumber: Type.String(),
-  keyAlgorithm: Type.Enum(['RSA', 'ECDSA']),
-  notBefore: Type.String(),
-  notAfter: Type.String(),
-  chainLength: Type.Integer(),
-  createdAt: Type.String(),
-});
+const CertificateView = Type.Object(
+  {
+    id: Type.String({ description: 'Lowercase hex SHA-256 of the DER: the `certificateHash`.' }),
+    subject: Type.String(),
+    issuer: Type.String(),
+    serialNumber: Type.String(),
+    keyAlgorithm: Type.Enum(['RSA', 'ECDSA']),
+    notBefore: Type.String(),
+    notAfter: Type.String(),
+    chainLength: Type.Integer(),
+    createdAt: Type.String(),
+  },
+  {
+    examples: [
+      {
+        id: CERTIFICATE_HASH,
+        subject: 'CN=Ivy Signer, O=Example Ltd, C=DE',
+        issuer: 'CN=Example Qualified CA, O=Example Trust, C=DE',
+        serialNumber: '4f2a9c61d3b8e705',
+        keyAlgorithm: 'RSA',
+        notBefore: '2025-06-01T00:00:00.000Z',
+        notAfter: '2028-05-31T23:59:59.000Z',
+        chainLength: 2,
+        createdAt: '2026-03-01T08:00:00.000Z',
+      },
+    ],
+  },
+);
+
+const CertificateParts = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'PEM or DER: the certificate, then its issuers.' }) },
+  { examples: [{ file: '(the bytes of ivy.pem)' }] },
+);
 
 const StartBody = Type.Object(
   {
@@ -46,27 +71,80 @@ const StartBody = Type.Object(
     images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
     annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: EXAMPLE_IDS.documentId,
+        certificateHash: CERTIFICATE_HASH,
+        signatureProvider: 'internalUsb',
+        digestAlgorithm: 'SHA-256',
+        signatures: [
+          { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
+        ],
+      },
+    ],
+  },
 );
 
-const StartAnswer = Type.Object({
-  files: Type.Array(Type.Object({ digest: Type.String(), preparedFile: Type.String() })),
-  sessionId: Type.String(),
-  sessionExpiration: Type.String({ format: 'date-time' }),
-});
+const StartAnswer = Type.Object(
+  {
+    files: Type.Array(Type.Object({ digest: Type.String(), preparedFile: Type.String() })),
+    sessionId: Type.String(),
+    sessionExpiration: Type.String({ format: 'date-time' }),
+  },
+  {
+    examples: [
+      {
+        files: [
+          {
+            digest: 'q1MKE+RZFJgrefm34/uplM/R8/si9xzqGvvwK0YMbR0=',
+            preparedFile: '7c0e2b9d4f6a8c1e3b5d7f9a0c2e4b6d',
+          },
+        ],
+        sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge',
+        sessionExpiration: '2026-03-01T08:15:00.000Z',
+      },
+    ],
+  },
+);
 
-const FinishAnswer = Type.Object({
-  status: Type.Literal('ok'),
-  documentId: Type.String(),
-  _version: Type.Integer(),
-  levelAchieved: Type.Enum(['B-B', 'B-T']),
-  fellBack: Type.Boolean(),
-  shareStateName: Type.Union([Type.String(), Type.Null()]),
-});
+const FinishAnswer = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    documentId: Type.String(),
+    _version: Type.Integer(),
+    levelAchieved: Type.Enum(['B-B', 'B-T']),
+    fellBack: Type.Boolean(),
+    shareStateName: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    examples: [
+      {
+        status: 'ok',
+        documentId: EXAMPLE_IDS.documentId,
+        _version: 3,
+        levelAchieved: 'B-T',
+        fellBack: false,
+        shareStateName: null,
+      },
+    ],
+  },
+);
+
+const FinishFileParts = Type.Object(
+  {
+    sessionId: Type.String({ description: 'The session /start/file answered.' }),
+    file: Type.String({ format: 'binary', description: 'The prepared PDF with its signature in /Contents.' }),
+  },
+  {
+    examples: [{ sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge', file: '(the bytes of the signed PDF)' }],
+  },
+);
 
 const SessionId = Type.String({ minLength: 1, maxLength: 100 });
 
-/** Personal certificates and two-step signing with hardware keys (spec: Two-step signing session). */
+/** Personal certificates and two-step signing with hardware keys. */
 export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -78,6 +156,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'multipart `file`: PEM (one or more blocks, the user’s certificate first, then its issuers) or DER (one certificate, or several one after another). Only certificates are stored, never keys. A user adds their own; administrators add them for users they manage. The answer’s `id` (lowercase hex SHA-256 of the DER) is the `certificateHash` of two-step signing.',
           consumes: ['multipart/form-data'],
+          multipartBody: CertificateParts,
           params: IdParams,
           response: withErrors({ 200: CertificateView, 409: Type.Ref('ErrorBody') }),
         },
@@ -163,7 +242,21 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 { minItems: 1, maxItems: 10 },
               ),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge',
+                  signedDigests: [
+                    {
+                      originalDigest: 'q1MKE+RZFJgrefm34/uplM/R8/si9xzqGvvwK0YMbR0=',
+                      signedDigest:
+                        'MEUCIQDx3Yk8w9+2b0q4H1v6l2Zr8n5d0c3A7s9k2P4t1xJmQwIgX5r0d8s2K6v1n9c4b7q3Z0y5w8t2m6p1k4j7h3g9f0E=',
+                    },
+                  ],
+                },
+              ],
+            },
           ),
           response: withErrors({ 200: FinishAnswer, 409: Type.Ref('ErrorBody'), 410: Type.Ref('ErrorBody') }),
         },
@@ -180,6 +273,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'multipart `sessionId` + `file`: the prepared file with its signature filled in. Accepted only when nothing but the signature’s /Contents differs from the prepared file and the CMS verifies with the session’s certificate. Errors as for /finish/digest.',
           consumes: ['multipart/form-data'],
+          multipartBody: FinishFileParts,
           response: withErrors({ 200: FinishAnswer, 409: Type.Ref('ErrorBody'), 410: Type.Ref('ErrorBody') }),
         },
       },

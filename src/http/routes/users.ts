@@ -11,7 +11,8 @@ import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
-import { IdParams, Name, Password, Success, withErrors } from '../schemas.js';
+import { IdParams, LoginResponse, Name, Password, Success, UserResult, withErrors } from '../schemas.js';
+import { EXAMPLE_IDS } from '../examples.js';
 import { answerSuccess } from '../answers.js';
 
 const Role = Type.Enum([...ROLES]);
@@ -20,8 +21,7 @@ const Email = Type.String({ format: 'email', maxLength: 320 });
 const Photo = Type.String({
   minLength: 1,
   maxLength: 200,
-  description:
-    'File id of an unused upload of the caller from POST /files/photo (spec Files usage rule 1); used once',
+  description: 'File id of an unused upload of the caller from POST /files/photo; a photo id is used once',
 });
 
 const ImageList = Type.Array(
@@ -36,17 +36,41 @@ const ImageList = Type.Array(
 );
 const ImageEntries = Type.Array(Type.Object({ imageId: Type.String(), name: Type.String() }));
 
-/** Body of POST /configuration/images and PUT /users/:id/upload (spec Files usage rule 2). */
+/** Body of POST /configuration/images and PUT /users/:id/upload. */
 export const SignatureImagesBody = Type.Object(
   { signature: Type.Optional(ImageList), initials: Type.Optional(ImageList) },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ signature: [{ imageId: EXAMPLE_IDS.imageId, name: 'My signature' }] }],
+  },
 );
-export const SignatureImagesAnswer = Type.Object({
-  status: Type.Literal('SUCCESS'),
-  signature: ImageEntries,
-  initials: ImageEntries,
-});
-export const SIGNATURE_IMAGES_RULES = `Each list sent replaces \`user.config.signature\` or \`user.config.initials\` (\`[]\` clears it; a list left out stays). \`signature\` takes only uploads from POST /files/signature and \`initials\` only uploads from POST /files/initials (spec Files usage rule 2): any other file, someone else’s, or an unknown id is 400 FILE_NOT_USABLE naming the field (\`signature[0].imageId\`). \`name\` defaults to the name it had, else the upload’s file name. Answers both lists as they now are.`;
+export const SignatureImagesAnswer = Type.Object(
+  {
+    status: Type.Literal('SUCCESS'),
+    signature: ImageEntries,
+    initials: ImageEntries,
+  },
+  {
+    examples: [
+      {
+        status: 'SUCCESS',
+        signature: [{ imageId: EXAMPLE_IDS.imageId, name: 'My signature' }],
+        initials: [],
+      },
+    ],
+  },
+);
+export const SIGNATURE_IMAGES_RULES = `Each list sent replaces \`user.config.signature\` or \`user.config.initials\` (\`[]\` clears it; a list left out stays). \`signature\` takes only uploads from POST /files/signature and \`initials\` only uploads from POST /files/initials: any other file, someone else’s, or an unknown id is 400 FILE_NOT_USABLE naming the field (\`signature[0].imageId\`). \`name\` defaults to the name it had, else the upload’s file name. Answers both lists as they now are.`;
+
+const NEW_USER_EXAMPLE = {
+  name: 'ivy',
+  password: 'a-long-password',
+  displayName: 'Ivy Signer',
+  email: 'ivy@example.com',
+  role: 'user',
+  rights: ['use_file_management', 'use_document_management'],
+};
 
 const NewUser = Type.Object(
   {
@@ -59,7 +83,10 @@ const NewUser = Type.Object(
     rights: Type.Optional(Rights),
     photo: Type.Optional(Photo),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [NEW_USER_EXAMPLE],
+  },
 );
 
 const Created = Type.Object({
@@ -71,7 +98,42 @@ const Created = Type.Object({
   ),
 });
 
-/** Administration of accounts and groups (spec: Users; User account table; Contract: Identity and rights). */
+const Groups = Type.Object(
+  {
+    total: Type.Integer(),
+    from: Type.Integer(),
+    results: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        type: Type.Literal('organization'),
+        createDate: Type.String(),
+        userCount: Type.Optional(Type.Integer({ description: 'Administrators and members.' })),
+        liteUserCount: Type.Optional(Type.Integer({ description: 'Read, prepare and sign roles.' })),
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        total: 1,
+        from: 0,
+        results: [
+          {
+            id: EXAMPLE_IDS.organization,
+            name: 'Sales',
+            type: 'organization',
+            createDate: '2026-03-01T08:00:00.000Z',
+            userCount: 12,
+            liteUserCount: 3,
+          },
+        ],
+      },
+    ],
+  },
+);
+
+/** Administration of accounts and groups. */
 export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -82,9 +144,9 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create users (administrators)',
           description:
             'One user object answers `{id}`; an array of up to 100 answers `{results:[{id}]}` and is created all or none (413 beyond 100). Without `organization` a user joins the creator’s organization; without `password` the answer carries an `activationToken` for PUT /users/activate. An administrator never grants a role above their own nor rights they do not hold. `photo` is an unused upload of the caller from POST /files/photo: a used id (one photo per record, ever) or one from another upload endpoint is 400 FILE_NOT_USABLE naming the field (`photo`, or `[2].photo` in an array).',
-          body: OneOrMany(NewUser),
+          body: OneOrMany(NewUser, { examples: [NEW_USER_EXAMPLE] }),
           response: withErrors({
-            200: CreatedOneOrMany(Created),
+            200: CreatedOneOrMany(Created, { examples: [{ id: 'f2d8c1a4-6b3e-4f7a-9c05-2e1d8b4a7f36' }] }),
             409: Type.Ref('ErrorBody'),
             413: Type.Ref('ErrorBody'),
           }),
@@ -104,6 +166,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Read a user',
           description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
           params: IdParams,
+          response: withErrors({ 200: UserResult }),
         },
       },
       async (request) => getUser(deps, actorOf(request), request.params.id),
@@ -129,7 +192,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               organization: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
               photo: Type.Optional(Type.Union([Photo, Type.Null()])),
             },
-            { additionalProperties: false, minProperties: 1 },
+            { additionalProperties: false, minProperties: 1, examples: [{ status: 'suspended' }] },
           ),
           response: withErrors({ 200: Success }),
         },
@@ -183,8 +246,17 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               password: Password,
               returnToken: Type.Optional(Type.Boolean({ default: true })),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [
+                {
+                  activationToken: '89WdVxXtZ70iNXNK5y2G9oKCSulkNrFbrFPcRzoVeVA',
+                  password: 'a-long-password',
+                },
+              ],
+            },
           ),
+          response: withErrors({ 200: LoginResponse }),
         },
       },
       async (request) => {
@@ -214,9 +286,10 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 from: Type.Optional(Type.Integer({ minimum: 0 })),
                 size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
               },
-              { additionalProperties: false },
+              { additionalProperties: false, examples: [{ query: 'sales', includeUserCount: true }] },
             ),
           ),
+          response: withErrors({ 200: Groups }),
         },
       },
       async (request) => searchGroups(deps, actorOf(request), request.body ?? {}),

@@ -16,11 +16,22 @@ import { retryDelivery } from '../../webhooks/retry-delivery.js';
 import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { actorOf } from '../authentication.js';
-import { Id, Success, withErrors } from '../schemas.js';
+import { EXAMPLE_IDS } from '../examples.js';
+import { Id, Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
 const WebhookType = Type.Enum(['organization', 'tenant']);
 const WebhookParams = Type.Object({ webhookId: Id });
+
+const WEBHOOK_EXAMPLE = {
+  id: EXAMPLE_IDS.webhookId,
+  creator: 'admin@example.com',
+  createDate: '2026-03-01T08:00:00.000Z',
+  type: 'organization',
+  name: EXAMPLE_IDS.organization,
+  callbackUrl: 'https://erp.example.com/hooks/signery',
+};
+const SECRET_EXAMPLE = 'whsec_MrWpv6Rv2VR7qmQMzNfqddHY1V5RV5nQlYdxzUrpza8=';
 
 const Webhook = Type.Object({
   id: Type.String(),
@@ -57,6 +68,34 @@ const Attempt = Type.Object({
   }),
 });
 
+const DELIVERIES_EXAMPLE = {
+  total: 1,
+  from: 0,
+  results: [
+    {
+      id: EXAMPLE_IDS.deliveryId,
+      event: 'documentCompleted',
+      documentId: EXAMPLE_IDS.documentId,
+      actor: 'ivy@example.com',
+      timestamp: '2026-03-01T08:05:11.000Z',
+      createDate: '2026-03-01T08:05:11.000Z',
+      status: 'delivered',
+      nextAttemptAt: null,
+      attempts: [
+        {
+          attempt: 1,
+          time: '2026-03-01T08:05:11.200Z',
+          statusCode: 204,
+          latencyMs: 38,
+          error: null,
+          success: true,
+          responseExcerpt: '',
+        },
+      ],
+    },
+  ],
+};
+
 const Delivery = Type.Object({
   id: Type.String({ description: 'The `x-signery-delivery` header of every attempt.' }),
   event: Type.String(),
@@ -71,11 +110,11 @@ const Delivery = Type.Object({
 
 const DELIVERY_RULES = `Each event in a webhook's scope is POSTed as JSON \`{documentId, event, actor, timestamp}\` (events: ${EVENT_NAMES.join(', ')}) with \`x-signery-signature\` (hex HMAC-SHA256 of the raw body with \`hmacSecret\`; during a secret rotation, with the new secret), \`x-signery-delivery\` (the same on every attempt of a delivery) and \`x-signery-timestamp\` (this attempt's time), and the Standard Webhooks headers \`webhook-id\` (the delivery id), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`, one space-separated entry per active secret, the newest first: two during a secret rotation's grace period; keyed with the base64-decoded rest of a \`whsec_\` secret, otherwise with the secret's UTF-8 bytes). A generated \`hmacSecret\` is \`whsec_\` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.`;
 
-/** Who reaches a webhook (issue 20, item 11), told on every route that names one. */
+/** Who reaches a webhook, told on every route that names one. */
 const REACH =
   'A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.';
 
-/** Webhooks and their deliveries (spec: Webhooks, Events; Contract: webhook headers and retries). */
+/** Webhooks, their deliveries, and the events feed. */
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -92,9 +131,14 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               hmacSecret: Type.Optional(ChosenSecret),
               name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ type: 'organization', callbackUrl: 'https://erp.example.com/hooks/signery' }],
+            },
           ),
-          response: withErrors({ 200: Webhook }),
+          response: withErrors({
+            200: withExamples(Webhook, { ...WEBHOOK_EXAMPLE, hmacSecret: SECRET_EXAMPLE }),
+          }),
         },
       },
       async (request) => createWebhook(deps, actorOf(request), request.body),
@@ -107,7 +151,12 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['webhooks'],
           summary: 'List webhooks',
           description: `Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding \`use_webhooks\` the webhooks they created. Secrets are not shown. ${REACH}`,
-          response: withErrors({ 200: Type.Object({ total: Type.Integer(), results: Type.Array(Webhook) }) }),
+          response: withErrors({
+            200: Type.Object(
+              { total: Type.Integer(), results: Type.Array(Webhook) },
+              { examples: [{ total: 1, results: [WEBHOOK_EXAMPLE] }] },
+            ),
+          }),
         },
       },
       async (request) => listWebhooks(deps, actorOf(request)),
@@ -143,7 +192,10 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             { additionalProperties: false },
           ),
           response: withErrors({
-            200: Type.Object({ total: Type.Integer(), from: Type.Integer(), results: Type.Array(Delivery) }),
+            200: Type.Object(
+              { total: Type.Integer(), from: Type.Integer(), results: Type.Array(Delivery) },
+              { examples: [DELIVERIES_EXAMPLE] },
+            ),
           }),
         },
       },
@@ -184,15 +236,26 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               hmacSecret: Type.Optional(ChosenSecret),
               graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 168 })),
             },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ graceHours: 24 }] },
           ),
           response: withErrors({
-            200: Type.Object({
-              hmacSecret: Type.String({ description: 'The new secret: store it to verify signatures.' }),
-              previousSecretUntil: Type.Union([Type.String(), Type.Null()], {
-                description: 'Until when the replaced secret still signs; null when it was dropped at once.',
-              }),
-            }),
+            200: Type.Object(
+              {
+                hmacSecret: Type.String({ description: 'The new secret: store it to verify signatures.' }),
+                previousSecretUntil: Type.Union([Type.String(), Type.Null()], {
+                  description:
+                    'Until when the replaced secret still signs; null when it was dropped at once.',
+                }),
+              },
+              {
+                examples: [
+                  {
+                    hmacSecret: 'whsec_3k9Qm2vXkP7zLw4Ty8Nc1Hb5Ds3Fa7GeJr6Rt0Uy2Io=',
+                    previousSecretUntil: '2026-03-02T08:00:00.000Z',
+                  },
+                ],
+              },
+            ),
           }),
         },
       },
@@ -216,9 +279,14 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               }),
               to: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 date-time, excluded.' }),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }],
+            },
           ),
-          response: withErrors({ 200: Type.Object({ replayed: Type.Integer() }) }),
+          response: withErrors({
+            200: Type.Object({ replayed: Type.Integer() }, { examples: [{ replayed: 12 }] }),
+          }),
         },
       },
       async (request) => replayDeliveries(deps, actorOf(request), request.params.webhookId, request.body),
@@ -252,21 +320,40 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             { additionalProperties: false },
           ),
           response: withErrors({
-            200: Type.Object({
-              events: Type.Array(
-                Type.Object({
-                  id: Type.String(),
-                  event: Type.String(),
-                  documentId: Type.String(),
-                  actor: Type.String(),
-                  timestamp: Type.String(),
+            200: Type.Object(
+              {
+                events: Type.Array(
+                  Type.Object({
+                    id: Type.String(),
+                    event: Type.String(),
+                    documentId: Type.String(),
+                    actor: Type.String(),
+                    timestamp: Type.String(),
+                  }),
+                ),
+                cursor: Type.Union([Type.String(), Type.Null()], {
+                  description: 'Where to ask from next (null: nothing was ever listed).',
                 }),
-              ),
-              cursor: Type.Union([Type.String(), Type.Null()], {
-                description: 'Where to ask from next (null: nothing was ever listed).',
-              }),
-              more: Type.Boolean(),
-            }),
+                more: Type.Boolean(),
+              },
+              {
+                examples: [
+                  {
+                    events: [
+                      {
+                        id: EXAMPLE_IDS.deliveryId,
+                        event: 'documentSigned',
+                        documentId: EXAMPLE_IDS.documentId,
+                        actor: 'ivy@example.com',
+                        timestamp: '2026-03-01T08:05:11.000Z',
+                      },
+                    ],
+                    cursor: 'eDE3NDYuMTI',
+                    more: false,
+                  },
+                ],
+              },
+            ),
           }),
         },
       },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Mailer, MailMessage } from './mailer.js';
+import { envelopeOf, type Mailer, type OutgoingMail } from './mailer.js';
 
 /**
  * Without SMTP_URL every message is written as an RFC 822 file `DATA_DIR/mail/<time>-<id>.eml`
@@ -22,8 +22,8 @@ export class EmlFileMailer implements Mailer {
     this.#from = options.from;
   }
 
-  async send(message: MailMessage): Promise<void> {
-    const info = (await this.#builder.sendMail({ from: this.#from, ...message })) as { message: Buffer };
+  async send(message: OutgoingMail): Promise<void> {
+    const info = (await this.#builder.sendMail(envelopeOf(this.#from, message))) as { message: Buffer };
     await mkdir(this.#dir, { recursive: true });
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
     // Written aside then renamed, so a reader never sees half a message.

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Mailer, MailMessage } from './mailer.js';
+import { envelopeOf, type Mailer, type OutgoingMail } from './mailer.js';
 
 /**
  * Mail through an SMTP server (SMTP_URL, e.g. `smtp://user:pass@mail.example.com:587`).
@@ -17,8 +17,8 @@ export class SmtpMailer implements Mailer {
     this.#from = options.from;
   }
 
-  async send(message: MailMessage): Promise<void> {
-    await this.#transport.sendMail({ from: this.#from, ...message });
+  async send(message: OutgoingMail): Promise<void> {
+    await this.#transport.sendMail(envelopeOf(this.#from, message));
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,6 @@ import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PdfRef } from '@libpdf/core';
 import { ValidationError } from '../../core/errors.js';
 import { rectArray, round, type PlacedRect } from '../geometry.js';
-import type { OpenedPdf } from '../open-pdf.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
 import { ImageXObjects, type EmbeddedImage } from './image-xobject.js';
 import { fontDict, pdfTextLiteral, textWidth, wrapText, type FontName } from './standard-font.js';
@@ -15,7 +14,7 @@ import type { SignatureVisual, TextAnnotation } from './visual-types.js';
  * counter-rotates it on rotated pages.
  *
  * ```ts
- * const appearances = new AppearanceFactory(opened, update);
+ * const appearances = new AppearanceFactory(update);
  * const ap = appearances.image({ placed, image: png, path: 'images[0]' });
  * ```
  */
@@ -24,9 +23,9 @@ export class AppearanceFactory {
   readonly #images: ImageXObjects;
   readonly #fonts = new Map<FontName, PdfRef>();
 
-  constructor(opened: OpenedPdf, update: IncrementalUpdate) {
+  constructor(update: IncrementalUpdate) {
     this.#update = update;
-    this.#images = new ImageXObjects(opened, update);
+    this.#images = new ImageXObjects(update);
   }
 
   /** A signature entry: its image (or the signer's name), the signing time under it when asked, a decoration. */

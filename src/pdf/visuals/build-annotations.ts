@@ -4,19 +4,17 @@ import {
   pageIndexes,
   positionToRect,
   rectArray,
-  type PageGeometry,
+  type PageGeometries,
   type PlacedRect,
   type Position,
 } from '../geometry.js';
-import type { OpenedPdf } from '../open-pdf.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
 import { AppearanceFactory } from './appearance-factory.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visual-types.js';
 
 export interface BuildAnnotationsOptions {
-  opened: OpenedPdf;
   update: IncrementalUpdate;
-  pages: PageGeometry[];
+  pages: PageGeometries;
   signatures?: SignatureVisual[];
   images?: ImageVisual[];
   annotations?: TextAnnotation[];
@@ -46,12 +44,12 @@ const LOCKED = 128;
  * become /Stamp annotations, text entries /FreeText.
  *
  * ```ts
- * const { widget, byPage } = buildAnnotations({ opened, update, pages, signatures, time, locked: true, reserveWidget: true });
+ * const { widget, byPage } = buildAnnotations({ update, pages, signatures, time, locked: true, reserveWidget: true });
  * ```
  */
 export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotations {
   const { update, pages } = options;
-  const appearances = new AppearanceFactory(options.opened, update);
+  const appearances = new AppearanceFactory(update);
   const byPage = new Map<number, PdfRef[]>();
   const flags = PdfNumber.of(options.locked ? PRINT | LOCKED : PRINT);
   const add = (pageIndex: number, ref: PdfRef): void => {
@@ -62,7 +60,7 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
       Type: PdfName.of('Annot'),
       Subtype: PdfName.of(subtype),
       Rect: rectArray(placed.rect),
-      P: pages[pageIndex]!.ref,
+      P: pages.at(pageIndex).ref,
       F: flags,
       NM: annotationName('signery'),
       M: pdfDate(options.time),
@@ -116,7 +114,7 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
  * invalid one is the one reported.
  */
 function* placedOnPages<Entry extends { pages: number[]; position: Position }>(
-  pages: PageGeometry[],
+  pages: PageGeometries,
   field: string,
   entries: Entry[] | undefined,
 ): Generator<{ entry: Entry; path: string; pageIndex: number; placed: PlacedRect }> {
@@ -124,11 +122,11 @@ function* placedOnPages<Entry extends { pages: number[]; position: Position }>(
     const path = `${field}[${i}]`;
     for (const pageIndex of pageIndexes({
       pages: entry.pages,
-      pageCount: pages.length,
+      pageCount: pages.count,
       path: `${path}.pages`,
     })) {
       const placed = positionToRect({
-        page: pages[pageIndex]!,
+        page: pages.at(pageIndex),
         position: entry.position,
         path: `${path}.position`,
       });

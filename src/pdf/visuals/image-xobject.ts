@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { PdfRef } from '@libpdf/core';
-import { PdfStream } from '@libpdf/core';
+import { PDF, PdfStream, type PdfRef } from '@libpdf/core';
 import { ImageInvalid } from '../errors.js';
-import type { OpenedPdf } from '../open-pdf.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
 
 export interface EmbeddedImage {
@@ -14,22 +12,22 @@ export interface EmbeddedImage {
 
 /**
  * Image XObjects for PNG and JPEG bytes, written into an incremental update. Decoding is
- * @libpdf/core's (JPEG kept as DCTDecode; PNG re-compressed, alpha as an SMask); the objects are
- * then given numbers in our update. One XObject per distinct image per update, however many
- * pages show it.
+ * @libpdf/core's (JPEG kept as DCTDecode; PNG re-compressed, alpha as an SMask), in a scratch
+ * document of its own: the document being signed is read lazily and never given to the engine. The
+ * objects are then given numbers in our update. One XObject per distinct image per update, however
+ * many pages show it.
  *
  * ```ts
- * const images = new ImageXObjects(opened, update);
+ * const images = new ImageXObjects(update);
  * const { ref, width, height } = images.embed({ bytes: png, path: 'signatures[0]' });
  * ```
  */
 export class ImageXObjects {
-  readonly #opened: OpenedPdf;
   readonly #update: IncrementalUpdate;
   readonly #cache = new Map<string, EmbeddedImage>();
+  #scratch?: PDF;
 
-  constructor(opened: OpenedPdf, update: IncrementalUpdate) {
-    this.#opened = opened;
+  constructor(update: IncrementalUpdate) {
     this.#update = update;
   }
 
@@ -37,7 +35,7 @@ export class ImageXObjects {
     const key = createHash('sha256').update(options.bytes).digest('hex');
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const { pdf } = this.#opened;
+    const pdf = (this.#scratch ??= PDF.create());
     let image: ReturnType<typeof pdf.embedImage>;
     try {
       image = pdf.embedImage(options.bytes);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PdfArray, PdfDict, PdfRef, type PdfObject } from '@libpdf/core';
+import { PdfArray, PdfDict, PdfRef, type PDF, type PdfObject } from '@libpdf/core';
+import type { AppendablePdf } from '../appendable-pdf.js';
 import { assertChangesAllowed, type ObjectEncryption } from '../encryption.js';
-import type { OpenedPdf } from '../open-pdf.js';
+import type { ByteSource } from '../reader/byte-source.js';
 import { crossReferenceSection, type XrefEntry } from './cross-reference.js';
 import { serializeObject } from './serialize-object.js';
 
@@ -10,10 +11,26 @@ export interface RawBody {
   raw: Uint8Array;
 }
 
+/** An update laid out after the file it extends: `base` then `tail`. */
 export interface WrittenUpdate {
-  bytes: Uint8Array;
+  /** The file as it was, untouched. */
+  base: ByteSource;
+  /** The bytes the update appends (a signature's placeholders are filled in here, in place). */
+  tail: Buffer;
   /** Absolute offset of each written object's body (just after `N G obj\n`). */
   bodyOffsets: Map<number, number>;
+}
+
+/**
+ * The updated file in one buffer (the base copied once), for callers that keep files in memory.
+ *
+ * ```ts
+ * const bytes = wholeFile(update.write());
+ * ```
+ */
+export function wholeFile(written: Pick<WrittenUpdate, 'base' | 'tail'>): Uint8Array {
+  const { base, tail } = written;
+  return new Uint8Array(Buffer.concat([base.read(0, base.length), tail]));
 }
 
 /**
@@ -23,22 +40,23 @@ export interface WrittenUpdate {
  * every earlier signature stays valid (DESIGN: every change to a PDF is an incremental update). In an
  * encrypted document the new objects are encrypted with the document's key, and the trailer keeps its
  * /Encrypt and first /ID (the key depends on them). A document whose permissions forbid annotations
- * and form fields gets no update at all (`PdfRestricted`).
+ * and form fields gets no update at all (`PdfRestricted`). What the update is written after is read
+ * from `opened.source` only when the caller asks for the whole file (`wholeFile`).
  *
  * ```ts
  * const update = new IncrementalUpdate(opened);
  * const ref = update.add(PdfDict.of({ Type: PdfName.of('Annot') }));
  * update.set(pageRef, pageDict);
- * const { bytes } = update.write();
+ * const bytes = wholeFile(update.write());
  * ```
  */
 export class IncrementalUpdate {
-  readonly #opened: OpenedPdf;
+  readonly #opened: AppendablePdf;
   readonly #objects = new Map<number, { generation: number; body: PdfObject | RawBody }>();
   #next: number;
 
-  constructor(opened: OpenedPdf) {
-    assertChangesAllowed(opened.pdf);
+  constructor(opened: AppendablePdf) {
+    assertChangesAllowed(opened);
     this.#opened = opened;
     this.#next = opened.trailer.size;
   }
@@ -67,12 +85,12 @@ export class IncrementalUpdate {
   }
 
   /**
-   * Takes into this update what the engine itself changed in the opened document (objects it loaded
-   * and modified, objects it created), for the few jobs we leave to it, such as drawing form field
-   * appearances. Call it before allocating anything here: the engine numbers its new objects itself.
+   * Takes into this update what the engine itself changed in the document it parsed whole (objects it
+   * loaded and modified, objects it created), for the few jobs we leave to it, such as drawing form
+   * field appearances. Call it before allocating anything here: the engine numbers its new objects itself.
    */
-  includeEngineChanges(): void {
-    const registry = this.#opened.pdf.context.registry;
+  includeEngineChanges(engine: PDF): void {
+    const registry = engine.context.registry;
     for (const [ref, object] of registry.getLoadedObjects()) {
       if (isDirty(object)) this.set(ref, object);
     }
@@ -89,14 +107,14 @@ export class IncrementalUpdate {
   }
 
   write(): WrittenUpdate {
-    const base = this.#opened.bytes;
+    const base = this.#opened.source;
     const chunks: Buffer[] = [];
     let offset = base.length;
     const push = (chunk: Buffer): void => {
       chunks.push(chunk);
       offset += chunk.length;
     };
-    const last = base[base.length - 1];
+    const last = base.read(base.length - 1, base.length)[0];
     if (last !== 0x0a && last !== 0x0d) push(Buffer.from('\n'));
 
     const entries = new Map<number, XrefEntry>();
@@ -129,7 +147,7 @@ export class IncrementalUpdate {
         asStream: this.#opened.xrefIsStream,
       }),
     );
-    return { bytes: new Uint8Array(Buffer.concat([Buffer.from(base), ...chunks])), bodyOffsets };
+    return { base, tail: Buffer.concat(chunks), bodyOffsets };
   }
 }
 

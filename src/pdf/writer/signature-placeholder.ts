@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { PdfObject } from '@libpdf/core';
+import { nodeHashName, type DigestAlgorithm } from '../../pki/algorithms.js';
 import type { ObjectEncryption } from '../encryption.js';
+import type { ByteSource } from '../reader/byte-source.js';
 import { PlaceholderTooSmall, PreparedSignatureMismatch } from '../errors.js';
 import type { RawBody, WrittenUpdate } from './incremental-writer.js';
 import { formatName, serializeObject } from './serialize-object.js';
@@ -77,25 +80,49 @@ export function fillByteRange(options: {
   objectNumber: number;
   dictionary: SignatureDictionary;
 }): ByteRange {
-  const { bytes, bodyOffsets } = options.written;
+  const { base, tail, bodyOffsets } = options.written;
   const body = bodyOffsets.get(options.objectNumber);
   if (body === undefined) throw new Error('The signature dictionary was not written');
+  // The dictionary is in the update: offsets into the tail are the file's less the base's length.
   const contentsStart = body + options.dictionary.contentsAt;
-  const hexLength = contentsEnd(bytes, contentsStart) - contentsStart;
-  const afterContents = contentsStart + hexLength;
-  const byteRange: ByteRange = [0, contentsStart, afterContents, bytes.length - afterContents];
+  const close = tail.indexOf(0x3e, contentsStart - base.length + 1);
+  const afterContents = (close === -1 ? tail.length : close + 1) + base.length;
+  const fileLength = base.length + tail.length;
+  const byteRange: ByteRange = [0, contentsStart, afterContents, fileLength - afterContents];
   const value = `[0 ${byteRange[1]} ${byteRange[2]} ${byteRange[3]}`;
   const padded = `${value.padEnd(options.dictionary.byteRangeLength - 1, ' ')}]`;
   if (padded.length !== options.dictionary.byteRangeLength)
     throw new Error('ByteRange does not fit its placeholder');
-  bytes.set(Buffer.from(padded, 'latin1'), body + options.dictionary.byteRangeAt);
+  tail.write(padded, body + options.dictionary.byteRangeAt - base.length, 'latin1');
   return byteRange;
 }
 
-/** The offset just after the `>` closing the hex string that starts at `start`. */
-function contentsEnd(bytes: Uint8Array, start: number): number {
-  const close = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(0x3e, start + 1);
-  return (close === -1 ? bytes.length : close) + 1;
+/** Bytes hashed per read of a file that is not in memory. */
+const DIGEST_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * The digest of a ByteRange's signed bytes, read from `source` piece by piece: a file on disk is
+ * hashed without being held in memory, one in memory without being copied.
+ *
+ * ```ts
+ * const messageDigest = byteRangeDigest('SHA-256', appendedSource(written.base, written.tail), byteRange);
+ * ```
+ */
+export function byteRangeDigest(
+  algorithm: DigestAlgorithm,
+  source: ByteSource,
+  byteRange: ByteRange,
+): Uint8Array {
+  const hash = createHash(nodeHashName(algorithm));
+  for (const [start, length] of [
+    [byteRange[0], byteRange[1]],
+    [byteRange[2], byteRange[3]],
+  ] as const) {
+    for (let at = start; at < start + length; at += DIGEST_CHUNK) {
+      hash.update(source.read(at, Math.min(at + DIGEST_CHUNK, start + length)));
+    }
+  }
+  return new Uint8Array(hash.digest());
 }
 
 /**
@@ -127,22 +154,54 @@ export function embedContents(options: {
   byteRange: ByteRange;
   der: Uint8Array;
 }): Uint8Array {
-  const { byteRange, der } = options;
-  const start = byteRange[1] + 1;
-  const end = byteRange[2] - 1;
   const pdf = new Uint8Array(options.pdf);
-  if (pdf[byteRange[1]] !== 0x3c || pdf[end] !== 0x3e || pdf.length !== byteRange[2] + byteRange[3]) {
+  writeContents(pdf, 0, options);
+  return pdf;
+}
+
+/**
+ * `embedContents` into an update just written (in place, in its tail): the file it extends is neither
+ * read nor copied.
+ *
+ * ```ts
+ * embedInUpdate({ written, byteRange, der: token });
+ * ```
+ */
+export function embedInUpdate(options: {
+  written: WrittenUpdate;
+  byteRange: ByteRange;
+  der: Uint8Array;
+}): void {
+  const { base, tail } = options.written;
+  writeContents(tail, base.length, { ...options, fileLength: base.length + tail.length });
+}
+
+/** Writes the DER's hex into the /Contents gap of `target`, which holds the file from `offset` on. */
+function writeContents(
+  target: Uint8Array,
+  offset: number,
+  options: { byteRange: ByteRange; der: Uint8Array; fileLength?: number },
+): void {
+  const { byteRange, der } = options;
+  const start = byteRange[1] + 1 - offset;
+  const end = byteRange[2] - 1 - offset;
+  const fileLength = options.fileLength ?? target.length;
+  if (
+    start < 1 ||
+    target[start - 1] !== 0x3c ||
+    target[end] !== 0x3e ||
+    fileLength !== byteRange[2] + byteRange[3]
+  ) {
     throw new PreparedSignatureMismatch('The prepared PDF does not match its signature placeholder');
   }
-  for (let i = start; i < end; i++) {
-    if (pdf[i] !== 0x30) throw new PreparedSignatureMismatch('The prepared PDF is already signed');
-  }
+  const gap = Buffer.from(target.buffer, target.byteOffset + start, end - start);
+  if (!gap.equals(Buffer.alloc(end - start, 0x30)))
+    throw new PreparedSignatureMismatch('The prepared PDF is already signed');
   const hex = Buffer.from(der).toString('hex');
   if (hex.length > end - start) {
     throw new PlaceholderTooSmall(
       `The signature needs ${der.length} bytes; ${(end - start) / 2} were reserved`,
     );
   }
-  pdf.set(Buffer.from(hex, 'latin1'), start);
-  return pdf;
+  target.set(Buffer.from(hex, 'latin1'), start);
 }

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
  * - `maxBytes`: more bytes than that aborts the put with BlobTooLarge.
  * - `get` of an unknown key throws BlobNotFound; `range` is inclusive on both ends, like HTTP.
  * - `read` gives the same bytes as `get` without a range, in one buffer.
+ * - `openFile` gives the same bytes through a local file descriptor, read at any offset, until `close`.
  *
  * ```ts
  * const { sha256, size } = await blobs.put(request.file.stream, { maxBytes: 40 * 1024 * 1024 });
@@ -23,6 +24,12 @@ export interface BlobStore {
   get(sha256: string, range?: ByteRange): Promise<Readable>;
   /** The whole blob in memory, for bytes worked on whole (a PDF to sign); BlobNotFound like `get`. */
   read(sha256: string): Promise<Buffer>;
+  /**
+   * The blob as a local file open for reading at any offset (a large PDF is signed from it without
+   * being read whole); `close` it when done. A store whose blobs are not local files copies the blob
+   * to an unnamed temporary file first, streamed. BlobNotFound like `get`.
+   */
+  openFile(sha256: string): Promise<LocalFile>;
   /** Size of a stored blob, or undefined when there is none. */
   stat(sha256: string): Promise<{ size: number } | undefined>;
   /** Removes a blob; removing an unknown key is not an error. */
@@ -53,6 +60,13 @@ export interface PutOptions {
 export interface StoredBlob {
   sha256: string;
   size: number;
+}
+
+/** A blob open as a local file (BlobStore.openFile). */
+export interface LocalFile {
+  fd: number;
+  size: number;
+  close(): Promise<void>;
 }
 
 export interface ByteRange {

@@ -18,7 +18,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
-import type { BlobStore, ByteRange, PutOptions, StoredBlob } from './blob-store.js';
+import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 // Bytes in memory up to this size are written into the page cache synchronously (tens of
 // microseconds, where each trip through the thread pool costs a wake-up); their fsync, which waits for
@@ -181,6 +181,17 @@ export class FsBlobStore implements BlobStore {
       return await handle.readFile();
     } finally {
       await handle.close();
+    }
+  }
+
+  async openFile(sha256: string): Promise<LocalFile> {
+    const handle = await this.#open(sha256);
+    try {
+      const { size } = await handle.stat();
+      return { fd: handle.fd, size, close: () => handle.close() };
+    } catch (error) {
+      await handle.close();
+      throw error;
     }
   }
 

@@ -1,4 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { open, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import {
@@ -19,7 +22,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { CompletedPart } from '@aws-sdk/client-s3';
 import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
-import type { BlobStore, ByteRange, PutOptions, StoredBlob } from './blob-store.js';
+import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -218,6 +221,26 @@ export class S3BlobStore implements BlobStore {
 
   async read(sha256: string): Promise<Buffer> {
     return buffer(await this.get(sha256));
+  }
+
+  /**
+   * Downloads the blob, streamed, into a temporary file that has no name from the start (unlinked
+   * once open), so nothing is left behind whatever happens to the process.
+   */
+  async openFile(sha256: string): Promise<LocalFile> {
+    const body = await this.get(sha256);
+    const path = join(tmpdir(), `signery-blob-${randomUUID()}`);
+    const handle = await open(path, 'wx+', 0o600);
+    try {
+      await unlink(path);
+      for await (const chunk of body as AsyncIterable<Buffer>) await handle.write(chunk);
+      const { size } = await handle.stat();
+      return { fd: handle.fd, size, close: () => handle.close() };
+    } catch (error) {
+      body.destroy();
+      await handle.close();
+      throw error;
+    }
   }
 
   async stat(sha256: string): Promise<{ size: number } | undefined> {

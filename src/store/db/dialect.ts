@@ -1,5 +1,15 @@
-import type { ColumnDataType, Expression, Kysely, SqlBool } from 'kysely';
+import type {
+  AliasableExpression,
+  ColumnDataType,
+  Expression,
+  Kysely,
+  RawBuilder,
+  SelectQueryBuilder,
+  SqlBool,
+} from 'kysely';
 import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
+import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { postgresJobChannel } from './postgres/job-channel.js';
 import { sqliteJobChannel } from './sqlite/job-channel.js';
 import { postgresOutbox } from './postgres/outbox.js';
@@ -7,7 +17,7 @@ import { postgresEventFeed } from './postgres/event-feed.js';
 import { sqliteEventFeed } from './sqlite/event-feed.js';
 import type { EventFeed } from './event-feed.js';
 import { sqliteOutbox } from './sqlite/outbox.js';
-import type { Database } from './schema.js';
+import type { Database, Json } from './schema.js';
 import type { JobSettlement } from './job-rows.js';
 import { postgresSettlement } from './postgres/job-settlement.js';
 import { sqliteSettlement } from './sqlite/job-settlement.js';
@@ -38,6 +48,18 @@ export interface SqlDialect {
   isInTextList(column: string, list: unknown): Expression<SqlBool>;
   /** A list of texts as the one parameter `isInTextList` expects (an array; JSON text on SQLite). */
   textList(values: readonly string[]): unknown;
+  /**
+   * The elements of `list`, a JSON array given as one parameter (JSON text), as rows of one column
+   * `value`: one statement for many keys (`value ->> 0` is the first text of an element that is an
+   * array, on both dialects), its text the same whatever the list's length.
+   */
+  jsonElements(list: unknown): AliasableExpression<unknown>;
+  /**
+   * The rows of `query` as one JSON array of objects (named by its selections, in its order), `[]`
+   * when it has none: Kysely's helper for the dialect. SQLite answers JSON text, PostgreSQL parsed
+   * JSON: read it with `readJson`.
+   */
+  jsonArrayFrom<O>(query: SelectQueryBuilder<never, never, O>): RawBuilder<Json>;
   /** How other nodes' workers hear of new jobs (store/db/<dialect>/job-channel.ts). */
   readonly jobChannel: JobChannel;
   /** How an event is written with its webhook deliveries (store/db/<dialect>/outbox.ts). */
@@ -96,6 +118,9 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   isInTextList: (column: string, list: unknown) =>
     sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${list}))`,
   textList: (values: readonly string[]) => JSON.stringify(values),
+  jsonElements: (list: unknown) => sql`json_each(${list})`,
+  jsonArrayFrom: <O>(query: SelectQueryBuilder<never, never, O>) =>
+    sqliteJsonArrayFrom(query).$castTo<Json>(),
   jobChannel: sqliteJobChannel,
   outbox: sqliteOutbox,
   jobSettlement: sqliteSettlement,
@@ -111,6 +136,9 @@ export const postgresDialect: SqlDialect = Object.freeze({
   skipLocked: true,
   isInTextList: (column: string, list: unknown) => sql<SqlBool>`${sql.ref(column)} = any(${list}::text[])`,
   textList: (values: readonly string[]) => values,
+  jsonElements: (list: unknown) => sql`jsonb_array_elements(${list}::jsonb)`,
+  jsonArrayFrom: <O>(query: SelectQueryBuilder<never, never, O>) =>
+    postgresJsonArrayFrom(query).$castTo<Json>(),
   jobChannel: postgresJobChannel,
   outbox: postgresOutbox,
   jobSettlement: postgresSettlement,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
-import type { BlobStore, ByteRange, StoredBlob } from '../blobs/blob-store.js';
+import type { BlobStore, ByteRange, LocalFile, StoredBlob } from '../blobs/blob-store.js';
 import { writeJson } from '../db/json.js';
 import { Sha512Tap } from './parallel-sha512.js';
 import type { Database, FileTable } from '../db/schema.js';
@@ -204,8 +204,13 @@ export class FileStore {
     return this.#blobs.get(file.sha256, range);
   }
 
+  /** The file as a local file open for reading at any offset (BlobStore.openFile); close it when done. */
+  openFile(file: Pick<FileRecord, 'sha256'>): Promise<LocalFile> {
+    return this.#blobs.openFile(file.sha256);
+  }
+
   /** The file's bytes in one buffer. */
-  read(file: FileRecord): Promise<Buffer> {
+  read(file: Pick<FileRecord, 'sha256'>): Promise<Buffer> {
     return this.#blobs.read(file.sha256);
   }
 }

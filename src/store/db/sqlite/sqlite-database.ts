@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { sqliteDialect, type DatabaseHandle } from '../dialect.js';
 import type { Database } from '../schema.js';
+import { QueuedSqliteDialect } from './queued-sqlite-dialect.js';
 
 /**
  * Opens the embedded SQLite database (the default store).
@@ -21,7 +22,7 @@ export function openSqlite(options: { file: string }): DatabaseHandle<Database> 
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: cachingStatements(connection) }),
+    dialect: new QueuedSqliteDialect({ database: cachingStatements(connection) }),
   });
   return sqliteHandle(db);
 }

@@ -1,9 +1,25 @@
-import type { Kysely } from 'kysely';
-import type { Actor } from '../core/access/actor.js';
-import { Forbidden, NotFound } from '../core/errors.js';
-import type { Database } from '../store/db/schema.js';
-import { isAdmin, isLite } from '../core/access/roles.js';
-import type { EnumRow } from './enum-view.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Actor } from './actor.js';
+import { Forbidden, NotFound } from '../errors.js';
+import { readJson } from '../../store/db/json.js';
+import type { Database, EnumTable } from '../../store/db/schema.js';
+import { isAdmin, isLite } from './roles.js';
+
+export type EnumRow = Selectable<EnumTable>;
+
+/** One value of an enum, as stored and as shown. */
+export interface EnumRecord {
+  value: string;
+  label: string;
+  /** File id of a POST /files/photo upload (spec Files usage rule 1), or null. */
+  photo: string | null;
+  /** File ids of POST /files/saveFile uploads (spec Files usage rule 1: other files in enums). */
+  files: string[];
+}
+
+export function enumRecords(row: Pick<EnumRow, 'records'>): EnumRecord[] {
+  return readJson<EnumRecord[]>(row.records, []);
+}
 
 /**
  * Who does what with enums (spec: Other resources; the rule is ours, stated in the OpenAPI text):
@@ -22,15 +38,24 @@ export function mayChangeEnum(actor: Actor, row: EnumRow): boolean {
   return row.created_by === actor.userId || isAdmin(actor.role);
 }
 
-/** An enum of the caller's organization, by name. */
-export async function loadVisibleEnum(db: Kysely<Database>, actor: Actor, name: string): Promise<EnumRow> {
-  const row = await db
+/** An enum of the caller's organization, by name, or undefined. */
+export async function findVisibleEnum(
+  db: Kysely<Database>,
+  actor: Actor,
+  name: string,
+): Promise<EnumRow | undefined> {
+  return db
     .selectFrom('enums')
     .selectAll()
     .where('tenant_id', '=', actor.tenantId)
     .where('organization_id', '=', actor.organizationId)
     .where('name', '=', name)
     .executeTakeFirst();
+}
+
+/** An enum of the caller's organization, by name. */
+export async function loadVisibleEnum(db: Kysely<Database>, actor: Actor, name: string): Promise<EnumRow> {
+  const row = await findVisibleEnum(db, actor, name);
   if (!row) throw new NotFound('No such enum');
   return row;
 }

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../helpers/free-port.js';
+import { useServer } from '../helpers/use-server.js';
+
+/**
+ * Issue 25: "README: an end-to-end walkthrough that works when pasted (log in → upload → create →
+ * share for signing → the recipient signs → webhook → download the signed PDF → verify it) … also
+ * written with the typed client … The walkthrough run in CI as a test, and the generated client
+ * type-checked against the server's answers."
+ *
+ * The README's blocks marked `<!-- walkthrough: … -->` are the test: the server is started with the
+ * environment its `server` block gives `npm start`, the `shell` blocks run as one bash script (as if
+ * pasted into one terminal, stopping at the first failing command), and the `typescript` block is
+ * type-checked against clients/typescript and run with every answer checked against the OpenAPI
+ * description. Each runs from a folder that looks like the repository's to it: `docs/` and the
+ * server's `data/`.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+interface Walkthrough {
+  /** The environment the README starts the server with (`VAR=value … npm start`). */
+  serverEnv: Record<string, string>;
+  shell: string;
+  typescript: string;
+}
+
+async function readmeWalkthrough(): Promise<Walkthrough> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/<!-- walkthrough: (\w+) -->\s*```\w*\n([\s\S]*?)\n```/g)].map(
+    ([, kind, code]) => ({ kind: kind as string, code: code as string }),
+  );
+  const of = (kind: string) => blocks.filter((b) => b.kind === kind).map((b) => b.code);
+  const [start = ''] = of('server');
+  assert.ok(start.includes('npm start'), 'the README starts the server with npm start');
+  const serverEnv = Object.fromEntries(
+    [...start.split('npm start')[0]!.matchAll(/([A-Z_]+)=('[^']*'|\S+)/g)].map(([, name, value]) => [
+      name as string,
+      (value as string).replace(/^'|'$/g, ''),
+    ]),
+  );
+  const [typescript] = of('typescript');
+  assert.ok(of('shell').length >= 8 && typescript, 'the README marks its walkthrough blocks');
+  return { serverEnv, shell: of('shell').join('\n\n'), typescript };
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Runs a command to its end (at most three minutes), with its output (stdout and stderr) kept. It runs
+ * in a process group of its own, ended with it: what it started in the background (the walkthrough's
+ * webhook receiver, left running by a step that failed) does not outlive it.
+ */
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const endGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group has ended already.
+      }
+    };
+    let output = '';
+    let code: number | null = null;
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(endGroup, 180_000);
+    child.on('error', reject);
+    child.on('exit', (exitCode) => {
+      code = exitCode;
+      clearTimeout(timer);
+      endGroup();
+    });
+    child.on('close', () => resolve({ code, output }));
+  });
+}
+
+/** A folder that looks like the repository's to the walkthrough: `docs/`, and `data/` of the server. */
+async function workdirFor(dataDir: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'signery-walkthrough-'));
+  await symlink(join(ROOT, 'docs'), join(dir, 'docs'));
+  await symlink(dataDir, join(dir, 'data'));
+  return dir;
+}
+
+const walkthrough = await readmeWalkthrough();
+
+describe('the README walkthrough with curl, run as written', () => {
+  const server = useServer({ env: walkthrough.serverEnv });
+  let workdir: string;
+  before(async () => {
+    workdir = await workdirFor(server.dataDir);
+  });
+  after(async () => {
+    await rm(workdir, { recursive: true, force: true });
+  });
+
+  it('logs in, uploads, creates, shares, signs as the recipient, hears the webhook, downloads and verifies', async () => {
+    const { code, output } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough.shell], {
+      cwd: workdir,
+      env: { BASE: `${server.url}/api/v1`, HOOK_PORT: String(await freePort()) },
+    });
+    assert.equal(code, 0, `the walkthrough stopped (exit ${code}):\n${output}`);
+    assert.match(output, /"passwordRequired": true/, 'the share (step 5)');
+    assert.match(output, /webhook signature verified/, 'the webhook (step 7)');
+    assert.match(
+      output,
+      /"indication": "TOTAL_PASSED"[\s\S]*"indication": "TOTAL_PASSED"/,
+      'both signatures',
+    );
+    const signed = await readFile(join(workdir, 'signed.pdf'));
+    assert.equal(signed.subarray(0, 5).toString(), '%PDF-');
+  });
+});
+
+describe('the README walkthrough with the typed client, type-checked and run', () => {
+  const server = useServer({ env: walkthrough.serverEnv });
+  // Inside the repository, so that the program finds the client and the repository's node_modules.
+  const programDir = join(ROOT, 'test-artifacts', 'walkthrough');
+  const program = join(programDir, 'walkthrough.ts');
+  const tsconfig = join(programDir, 'tsconfig.json');
+  let workdir: string;
+  before(async () => {
+    workdir = await workdirFor(server.dataDir);
+    await mkdir(programDir, { recursive: true });
+    await writeFile(program, walkthrough.typescript);
+    await writeFile(
+      tsconfig,
+      JSON.stringify({
+        extends: '../../tsconfig.json',
+        compilerOptions: {
+          noEmit: true,
+          rootDir: '../..',
+          paths: { '@signery/client': ['../../clients/typescript/src/index.ts'] },
+        },
+        include: ['walkthrough.ts'],
+      }),
+    );
+  });
+  after(async () => {
+    await rm(workdir, { recursive: true, force: true });
+  });
+
+  it('type-checks against the generated client', async () => {
+    const { code, output } = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig],
+      { cwd: ROOT, env: {} },
+    );
+    assert.equal(code, 0, `tsc:\n${output}`);
+  });
+
+  it('runs to a verified, completed document, each answer fitting the OpenAPI description', async () => {
+    const { code, output } = await run(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, 'walkthrough-runner.ts'), program],
+      {
+        cwd: workdir,
+        env: {
+          SIGNERY_URL: server.url,
+          HOOK_PORT: String(await freePort()),
+          TSX_TSCONFIG_PATH: tsconfig,
+        },
+      },
+    );
+    assert.equal(code, 0, `the walkthrough stopped (exit ${code}):\n${output}`);
+    assert.match(output, /the document is completed/);
+    assert.match(output, /webhook events: .*documentCompleted/);
+    const checked = Number(/(\d+) answers checked/.exec(output)?.[1]);
+    assert.ok(checked >= 10, `answers checked against the description: ${checked}\n${output}`);
+  });
+});

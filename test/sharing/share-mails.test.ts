@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
+import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
+import { aUser, IVY, OWNER } from '../helpers/people.js';
+import { USER_PASSWORD } from '../helpers/server.js';
+import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
+import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
+import { useServer } from '../helpers/use-server.js';
+
+const at = (x: number) => [
+  { type: 'signature', position: { percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 } },
+];
+
+/** What a mail client shows of a message: who it is from, its subject, its text and HTML, its files. */
+function shown(mail: ReceivedMail) {
+  const { headers, parts } = mimeOf(mail);
+  const part = (type: RegExp) => parts.find((p) => type.test(p.headers['content-type'] ?? ''));
+  return {
+    from: headers.from ?? '',
+    replyTo: headers['reply-to'] ?? '',
+    subject: headers.subject ?? '',
+    text: part(/^text\/plain/)?.body.toString('utf8') ?? '',
+    html: part(/^text\/html/)?.body.toString('utf8') ?? '',
+    pdf: part(/^application\/pdf/),
+  };
+}
+
+/**
+ * Issue 25, mails: each says what is asked of its reader, by whom and until when, in the share's
+ * language, as a plain-text and an HTML part with one button that works for that person; when the
+ * document completes, every signer receives the signed PDF, not only the owner.
+ */
+describe('issue 25: the mails signers receive', () => {
+  const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
+  const smtp = server.smtp;
+  const space = useWorkspace();
+  let owner: string;
+  before(async () => {
+    owner = (await aUser(server, OWNER)).token;
+    await aUser(server, IVY);
+  });
+
+  it('an invitation names the action in its subject, comes from the sharer (Reply-To them), shows the deadline in the share’s language, and has matching text and HTML parts', async () => {
+    const id = await aDocument(server, owner, { title: 'Lease 2027', pdf: { pages: 1 } });
+    const validUntil = '2031-03-05T17:30:00.000Z';
+    await shareDocument(server, owner, id, {
+      to: [
+        { sharePurpose: 'sign', shareTo: 'kai@example.org', language: 'de', validUntil },
+        { sharePurpose: 'approve', shareTo: 'ann@example.org' },
+        { sharePurpose: 'view', shareTo: 'vic@example.org', language: 'fr' },
+      ],
+    });
+    const kai = shown(await smtp.waitFor('kai@example.org', /Lease 2027/));
+    assert.equal(kai.subject, 'Bitte „Lease 2027“ unterschreiben');
+    assert.match(kai.from, /^"?Olivia Owner via Signery"? <no-reply@localhost>$/);
+    assert.equal(kai.replyTo, OWNER.email);
+    for (const body of [kai.text, kai.html]) {
+      assert.match(body, /Olivia Owner bittet Sie, das Dokument „Lease 2027“ zu unterschreiben/);
+      assert.match(body, /5\. März 2031 um 17:30 UTC/, 'the deadline, as German readers write it');
+      assert.match(body, /Prüfen und unterschreiben/, 'the button says what it leads to');
+      assert.match(body, /https:\/\/sign\.example\.test\/s\/shr_/);
+    }
+    assert.match(kai.html, /<html lang="de">/);
+
+    const ann = shown(await smtp.waitFor('ann@example.org', /Lease 2027/));
+    assert.equal(ann.subject, 'Please approve “Lease 2027”');
+    assert.doesNotMatch(ann.text, /respond by/, 'no deadline was set');
+    const vic = shown(await smtp.waitFor('vic@example.org', /Lease 2027/));
+    assert.equal(vic.subject, '« Lease 2027 » a été partagé avec vous');
+  });
+
+  it('a reminder to an external recipient carries a link that opens the share (the earlier one stops working, and the mail says so)', async () => {
+    const id = await aDocument(server, owner, { title: 'Reminded deed', pdf: { pages: 1 } });
+    await shareDocument(server, owner, id, { to: 'rem@example.org' });
+    const first = await linkOf(smtp, 'rem@example.org', /Reminded deed/);
+    const reminded = await server.api('POST', '/share/reminder', { token: owner, body: { documentId: id } });
+    assert.equal(reminded.status, 200, JSON.stringify(reminded.body));
+    const reminder = await smtp.waitFor('rem@example.org', /Reminder: please sign/);
+    const mail = shown(reminder);
+    assert.match(mail.text, /This link replaces the one in earlier messages/);
+    assert.match(mail.from, /Olivia Owner via Signery/);
+    const fresh = shareTokenOf(reminder);
+    assert.notEqual(fresh, first);
+    assert.equal((await server.api('GET', '/share/document', { token: fresh })).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: first })).status, 401);
+  });
+
+  it('on completion every signer, external or user, and the owner receive the signed PDF, sealed: the very file of the document', async () => {
+    const id = await aDocument(server, owner, { title: 'Shared contract', pdf: { pages: 1 } });
+    await shareDocument(server, owner, id, {
+      to: [
+        { sharePurpose: 'sign', shareTo: 'ext@example.org', language: 'fr' },
+        { sharePurpose: 'sign', shareTo: 'ivy' },
+      ],
+    });
+    const link = await linkOf(smtp, 'ext@example.org', /Shared contract/);
+    assert.equal((await signByLink(server, link, id, at(0.1))).status, 200);
+    const ivy = await server.login('ivy', USER_PASSWORD);
+    assert.equal((await signDocument(server, ivy, id, at(0.5), owner)).status, 200);
+    assert.equal((await readDocument(server, owner, id)).workflow.shareStateName, 'completed');
+    const final = await mainFileOf(server, owner, id);
+    // A signer with an account finds it again among what they did (GET /inbox?state=done), complete.
+    const done = await server.api('GET', '/inbox?state=done', { token: ivy });
+    assert.deepEqual(
+      (done.body.results as { sharedObjectEsId: string; documentShareState: string }[])
+        .filter((share) => share.sharedObjectEsId === id)
+        .map((share) => share.documentShareState),
+      ['completed'],
+    );
+    assert.equal((await server.api('GET', '/inbox', { token: ivy })).body.total, 0, 'nothing pending');
+
+    const completed = {
+      ext: shown(await smtp.waitFor('ext@example.org', /est termin/, 20_000)),
+      ivy: shown(await smtp.waitFor(IVY.email, /is complete/, 20_000)),
+      owner: shown(await smtp.waitFor(OWNER.email, /is complete/, 20_000)),
+    };
+    for (const [who, mail] of Object.entries(completed)) {
+      assert.ok(mail.pdf, `${who} gets the PDF`);
+      assert.match(
+        mail.pdf.headers['content-disposition'] ?? '',
+        /attachment; filename="?Shared contract\.pdf/,
+      );
+      assert.ok(mail.pdf.body.equals(final), `${who}’s PDF is the sealed main file`);
+    }
+    assert.equal(completed.ext.subject, '« Shared contract » est terminé');
+    assert.match(completed.ext.text, /Le PDF signé est joint/);
+    assert.doesNotMatch(
+      completed.ext.text,
+      /https:/,
+      'an external signer has the file, not a link to a page they cannot open',
+    );
+    assert.match(completed.ivy.text, new RegExp(`https://sign\\.example\\.test/sign/${id}`));
+    assert.match(completed.owner.html, /The signed PDF is attached/);
+    await assertSignaturesValid(
+      await space.write(`${id}-mailed.pdf`, completed.ext.pdf?.body ?? Buffer.alloc(0)),
+      3,
+    );
+  });
+});
