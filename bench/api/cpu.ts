@@ -45,6 +45,11 @@ export function processTicks(pid: number): number {
   return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).ticks;
 }
 
+/** utime + stime of a process's main thread alone (its event loop), in ticks. */
+export function mainThreadTicks(pid: number): number {
+  return parseStat(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')).ticks;
+}
+
 // PostgreSQL is a system service, not pinned: its backends share the cores with the server and the
 // load generator, so their time is counted apart rather than mistaken for foreign noise.
 export function allPostgresTicks(): number {

@@ -4,7 +4,7 @@
  * every signature's byte ranges and verifying every signature value (RSA), with nothing else. Target
  * (issue 26): ≤ 50 ms through HTTP for 10 signatures on 300 pages.
  *
- *   npm run bench:verify -- [--requests 40] [--pages 300] [--signers 9] [--compare DIR]
+ *   npm run bench:verify -- [--requests 40] [--warmup 5] [--pages 300] [--signers 9] [--compare DIR]
  *                           [--source DIR] [--cpu-prof DIR]
  *
  * The file is made once, through the API of a server of this tree, with the signing code as it runs
@@ -48,6 +48,7 @@ const PASSWORD = 'bench-signer-password-1';
 const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '40' },
+    warmup: { type: 'string', default: '5' },
     pages: { type: 'string', default: '300' },
     signers: { type: 'string', default: '9' },
     compare: { type: 'string' },
@@ -57,7 +58,7 @@ const { values } = parseArgs({
   },
 });
 const requests = Number(values.requests);
-const WARM_UP = 5;
+const warmUp = Number(values.warmup);
 
 function progress(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -321,7 +322,7 @@ async function main(): Promise<void> {
       await startBuild(`compare (${values.compare})`, resolve(values.compare), source, pinning.server),
     );
   try {
-    for (const build of builds) for (let i = 0; i < WARM_UP; i++) await verifyBoth(build, id, pdf, false);
+    for (const build of builds) for (let i = 0; i < warmUp; i++) await verifyBoth(build, id, pdf, false);
     for (let i = 0; i < requests; i++) {
       for (const build of builds) await verifyBoth(build, id, pdf, true);
       if ((i + 1) % 10 === 0) progress(`  round ${i + 1}/${requests}`);

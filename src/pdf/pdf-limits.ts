@@ -42,7 +42,7 @@ export async function assertWithinPdfLimits(bytes: Uint8Array): Promise<void> {
     );
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  let objects = count(text, OBJECT_HEADER, PDF_LIMITS.objects);
+  let objects = countObjectHeaders(text, PDF_LIMITS.objects);
   checkObjects(objects);
   let pages = count(text, PAGE_DICT, PDF_LIMITS.pages);
   assertPageCount(pages);
@@ -72,11 +72,39 @@ function checkObjects(objects: number): void {
     throw new PdfTooLarge(`The PDF has more than ${PDF_LIMITS.objects} objects, the most Signery reads`);
 }
 
-// An object header, `12 0 obj`. Only from the first digit of a run of digits: tried from every digit of
-// one, `\d+` backtracks through the rest each time, quadratic in the run's length, and a signature's
-// zero-padded /Contents is a run of tens of thousands (ten of them took 26 s). Any header a match
-// inside a run would find is found from the run's first digit, so the count is the same.
-const OBJECT_HEADER = /(?<!\d)\d+\s+\d+\s+obj\b/g;
+/**
+ * Object headers (`12 0 obj`: what `/(?<!\d)\d+\s+\d+\s+obj\b/g` finds), counting no further than one
+ * past `max`. Read backwards from each `obj`: whitespace, digits, whitespace, digits, each run whole.
+ * A regular expression tried from every position is quadratic in a run of digits (a signature's
+ * zero-padded /Contents holds tens of thousands: ten of them took 26 s), and even anchored on the
+ * run's first digit it reads every character of the file; this reads the `obj`s and what precedes them.
+ */
+function countObjectHeaders(text: string, max: number): number {
+  let n = 0;
+  for (let at = text.indexOf('obj'); at !== -1 && n <= max; at = text.indexOf('obj', at + 3)) {
+    if (isWordCharacter(text.charCodeAt(at + 3))) continue;
+    let i = at - 1;
+    let complete = true;
+    for (const inRun of [isWhitespace, isDigit, isWhitespace, isDigit]) {
+      const end = i;
+      while (i >= 0 && inRun(text.charCodeAt(i))) i--;
+      if (i === end) {
+        complete = false;
+        break;
+      }
+    }
+    if (complete) n++;
+  }
+  return n;
+}
+
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+// What `\s` matches among the characters a latin1 string holds.
+const isWhitespace = (code: number): boolean =>
+  (code >= 0x09 && code <= 0x0d) || code === 0x20 || code === 0xa0;
+// What `\w` matches (the other side of `\b`).
+const isWordCharacter = (code: number): boolean =>
+  isDigit(code) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
 
 // A page (not a page-tree node) dictionary.
 const PAGE_DICT = /\/Type\s*\/Page(?![A-Za-z])/g;

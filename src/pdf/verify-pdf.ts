@@ -165,7 +165,7 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
   for (const signature of found) {
     checks.push(await checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime, cache }));
   }
-  await detectLevels({ checks, opened, trustAnchors, validationTime, eofs, cache });
+  await detectLevels({ checks, opened, finalDss: securityStore, trustAnchors, validationTime, eofs, cache });
   return {
     signatures: checks,
     validationTime: validationTime.toISOString(),
@@ -479,6 +479,8 @@ function signerSummary(der: Uint8Array): NonNullable<SignatureCheck['signer']> {
 async function detectLevels(context: {
   checks: SignatureCheck[];
   opened: OpenedPdf;
+  /** The DSS of the file as it is (readDss of `opened`, read once for the whole verification). */
+  finalDss: DocumentSecurityStore | undefined;
   trustAnchors: Uint8Array[];
   validationTime: Date;
   eofs: number[];
@@ -510,7 +512,7 @@ async function detectLevels(context: {
       .map((ts) => ({ fieldName: ts.fieldName, genTime: ts.timestamp!.genTime }))
       .sort((a, b) => a.genTime.localeCompare(b.genTime));
   }
-  const finalDss = readDss({ opened: context.opened });
+  const { finalDss } = context;
   for (const check of context.checks) {
     if (
       check.kind !== 'signature' ||

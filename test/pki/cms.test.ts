@@ -181,6 +181,72 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
     }
   });
 
+  it('a CMS reads the same whether its certificates were read before or not (they are checked once per content), and one whose certificate asn1js cannot read is refused as before, also inside its timestamp token', async () => {
+    const signer = await pki.signer({ name: 'Set aside' });
+    const tsa = await pki.signer({ name: 'Set aside TSA' });
+    const signedAttributes = buildSignedAttributes({
+      messageDigest: digest('SHA-256', content),
+      certificate: signer.certificate,
+    });
+    const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
+    // A stand-in for a timestamp token: a CMS over encapsulated content, carrying the TSA's chain.
+    const tokenAttributes = buildSignedAttributes({
+      messageDigest: digest('SHA-256', content),
+      certificate: tsa.certificate,
+      contentType: OID.tstInfo,
+    });
+    const timestampToken = buildSignedData({
+      signedAttributes: tokenAttributes,
+      signatureValue: await tsa.sign({ data: tokenAttributes, digestAlgorithm: 'SHA-256' }),
+      certificate: tsa.certificate,
+      chain: tsa.chain,
+      digestAlgorithm: 'SHA-256',
+      keyAlgorithm: tsa.keyAlgorithm,
+      contentType: OID.tstInfo,
+      content,
+    });
+    const cms = buildSignedData({
+      signedAttributes,
+      signatureValue,
+      certificate: signer.certificate,
+      chain: signer.chain,
+      digestAlgorithm: 'SHA-256',
+      keyAlgorithm: signer.keyAlgorithm,
+      timestampToken,
+    });
+    const hex = (der: Uint8Array): string => Buffer.from(der).toString('hex');
+    for (const round of ['first', 'again']) {
+      const parsed = readSignedData({ der: new Uint8Array(cms) });
+      assert.deepEqual(
+        parsed.certificates.map(hex).sort(),
+        [signer.certificate, ...signer.chain].map(hex).sort(),
+        round,
+      );
+      assert.equal(hex(parsed.signerCertificate!), hex(signer.certificate), round);
+      assert.deepEqual(parsed.timestampTokens.map(hex), [hex(timestampToken)], round);
+      const token = readSignedData({ der: parsed.timestampTokens[0]! });
+      assert.deepEqual(
+        token.certificates.map(hex).sort(),
+        [tsa.certificate, ...tsa.chain].map(hex).sort(),
+        round,
+      );
+      assert.deepEqual(Buffer.from(token.content!), Buffer.from(content), round);
+    }
+    // A TBSCertificate longer than its certificate: asn1js refuses it, and with it the whole CMS.
+    const broken = (bytes: Uint8Array, certificate: Uint8Array): Uint8Array => {
+      const copy = new Uint8Array(bytes);
+      const at = Buffer.from(copy).indexOf(Buffer.from(certificate));
+      assert.ok(
+        at > 0 && copy[at + 4] === 0x30 && copy[at + 5] === 0x82,
+        'a TBSCertificate with a two-byte length',
+      );
+      copy[at + 6] = 0xff;
+      return copy;
+    };
+    assert.throws(() => readSignedData({ der: broken(cms, signer.certificate) }), /CMS is not valid DER/);
+    assert.throws(() => readSignedData({ der: broken(cms, tsa.certificate) }), /CMS is not valid DER/);
+  });
+
   it('verifySignatureValue refuses a signature by another key, and converts ECDSA r||s to DER', async () => {
     const ec = await pki.signer({ name: 'EC', key: 'ECDSA' });
     const other = await pki.signer({ name: 'Other', key: 'ECDSA' });

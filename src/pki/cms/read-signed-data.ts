@@ -1,6 +1,8 @@
 import * as asn1js from 'asn1js';
 import { OID, digestFromOid, type DigestAlgorithm } from '../algorithms.js';
 import { certificateFields } from '../certificate-fields.js';
+import { BytesMemo } from '../bytes-memo.js';
+import { children, oid, readTlv, type Tlv } from '../der-bytes.js';
 import {
   bytesEqual,
   childAt,
@@ -55,7 +57,9 @@ export interface SignedDataContents {
  * ```
  */
 export function readSignedData(options: { der: Uint8Array }): SignedDataContents {
-  const contentInfo = tokenNodes.get(options.der) ?? parseDer(options.der, 'CMS');
+  const parse = tokenParses.get(options.der) ?? parseCms(options.der);
+  const contentInfo = parse.root;
+  const bytesOf = (node: Asn1): Uint8Array => parse.bytesOf(node);
   if (oidOf(childAt(contentInfo, 0, 'content type'), 'content type') !== OID.signedData) {
     throw new Error('The CMS is not SignedData');
   }
@@ -70,9 +74,9 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
   for (const part of parts.slice(3)) {
     if (isContext(part, 0)) {
       for (const cert of childrenOf(part))
-        if (cert instanceof asn1js.Sequence) certificates.push(originalBytes(cert));
+        if (cert instanceof asn1js.Sequence || parse.setAside(cert)) certificates.push(bytesOf(cert));
     } else if (isContext(part, 1)) {
-      for (const crl of childrenOf(part)) if (crl instanceof asn1js.Sequence) crls.push(originalBytes(crl));
+      for (const crl of childrenOf(part)) if (crl instanceof asn1js.Sequence) crls.push(bytesOf(crl));
     } else if (part instanceof asn1js.Set) signerInfos = part;
   }
   const signerInfo = signerInfos ? childrenOf(signerInfos)[0] : undefined;
@@ -85,7 +89,7 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
   let signedAttributes: Uint8Array | undefined;
   const signedAttributeValues = new Map<string, Asn1[]>();
   if (isContext(fields[index], 0)) {
-    signedAttributes = originalBytes(fields[index]!);
+    signedAttributes = bytesOf(fields[index]!);
     signedAttributes[0] = 0x31;
     for (const attribute of childrenOf(fields[index]!)) {
       const type = oidOf(childAt(attribute, 0, 'attribute type'), 'attribute type');
@@ -102,8 +106,8 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
       if (oidOf(childAt(attribute, 0, 'attribute type'), 'attribute type') !== OID.signatureTimeStampToken)
         continue;
       for (const token of childrenOf(childAt(attribute, 1, 'attribute values'))) {
-        const bytes = originalBytes(token);
-        if (!(token as asn1js.BaseBlock).error) tokenNodes.set(bytes, token);
+        const bytes = bytesOf(token);
+        if (!(token as asn1js.BaseBlock).error) tokenParses.set(bytes, parse.within(token));
         timestampTokens.push(bytes);
       }
     }
@@ -137,10 +141,109 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
   };
 }
 
-// Each timestamp token cut out of a signature's CMS, with the value it was read as: reading the
-// token (readTimestampToken) then does not parse again what was parsed with the signature. A value
-// read within a CMS is the one its bytes read alone would give.
-const tokenNodes = new WeakMap<Uint8Array, Asn1>();
+// Each timestamp token cut out of a signature's CMS, with the tree it was read as: reading the token
+// (readTimestampToken) then does not parse again what was parsed with the signature. A value read
+// within a CMS is the one its bytes read alone would give.
+const tokenParses = new WeakMap<Uint8Array, CmsParse>();
+
+/** A CMS read by asn1js, and where in it the certificates set aside lie (see parseCms). */
+interface CmsParse {
+  root: Asn1;
+  /** A copy of the bytes the tree covers as they are in the CMS (its certificates included). */
+  bytesOf(node: Asn1): Uint8Array;
+  /** Whether a node of the tree stands for a certificate read apart. */
+  setAside(node: Asn1): boolean;
+  /** The same parse, rooted at a node of it. */
+  within(node: Asn1): CmsParse;
+}
+
+// The tag a certificate's SEQUENCE is read with when set aside: a primitive of the private class,
+// whose content asn1js keeps as it is.
+const SET_ASIDE = 0xc0;
+
+/**
+ * Parses a CMS with asn1js, its certificates set aside: a document's signatures carry the same
+ * certificates (the signer's chain, and in each timestamp token the TSA's), about four fifths of
+ * each CMS's bytes, and asn1js builds an object per value of each. So each certificate at a place
+ * where readSignedData takes it as one (a SEQUENCE among SignedData's [0] certificates, also within
+ * the timestamp tokens of the first SignerInfo) is checked once per content (asn1js reads it alone:
+ * `wellFormed`), and the CMS is parsed with that certificate's tag made a primitive one, its bytes
+ * kept whole. A CMS asn1js reads whole reads the same way set aside, value for value; when anything
+ * is not as expected (a certificate asn1js refuses, a layout the walk does not know), it is parsed
+ * whole, so errors are asn1js's own.
+ */
+function parseCms(der: Uint8Array): CmsParse {
+  const aside = certificatesIn(der);
+  if (aside.length > 0 && aside.every((at) => wellFormed.get(readTlv(der, at).bytes))) {
+    const copy = new Uint8Array(der);
+    for (const at of aside) copy[at] = SET_ASIDE;
+    try {
+      return cmsParse(parseDer(copy, 'CMS'), copy, der, new Set(aside));
+    } catch {
+      // Read whole below, for asn1js's own words.
+    }
+  }
+  return cmsParse(parseDer(der, 'CMS'), der, der, new Set());
+}
+
+function cmsParse(root: Asn1, parsed: Uint8Array, original: Uint8Array, aside: Set<number>): CmsParse {
+  const view = (node: Asn1): Uint8Array => (node as asn1js.BaseBlock).valueBeforeDecodeView;
+  const offsetOf = (node: Asn1): number => view(node).byteOffset - parsed.byteOffset;
+  return {
+    root,
+    bytesOf: (node) => new Uint8Array(original.subarray(offsetOf(node), offsetOf(node) + view(node).length)),
+    setAside: (node) => aside.has(offsetOf(node)),
+    within: (node) => cmsParse(node, parsed, original, aside),
+  };
+}
+
+/** Certificates asn1js reads alone, without error: a CMS holding them reads them the same. */
+const wellFormed = new BytesMemo((bytes) => {
+  try {
+    const parsed = asn1js.fromBER(bytes);
+    return parsed.offset === bytes.length && !parsed.result.error;
+  } catch {
+    return false;
+  }
+});
+
+const TIMESTAMP_TOKEN_ATTRIBUTE = oid(OID.signatureTimeStampToken);
+
+/**
+ * Where readSignedData finds certificates in a CMS (offsets of their SEQUENCEs): SignedData's [0]
+ * certificates, and those of the timestamp tokens among the first SignerInfo's unsigned attributes
+ * (in the last SET, as readSignedData takes it). None where the layout is not the expected one.
+ */
+function certificatesIn(der: Uint8Array): number[] {
+  const offsetOf = (value: Tlv): number => value.bytes.byteOffset - der.byteOffset;
+  try {
+    const contentInfo = readTlv(der);
+    const explicit = contentInfo.tag === 0x30 ? children(contentInfo)[1] : undefined;
+    const signedData = explicit?.tag === 0xa0 ? children(explicit)[0] : undefined;
+    if (signedData?.tag !== 0x30) return [];
+    const parts = children(signedData).slice(3);
+    const found: number[] = [];
+    for (const part of parts) {
+      if (part.tag !== 0xa0) continue;
+      for (const certificate of children(part))
+        if (certificate.tag === 0x30) found.push(offsetOf(certificate));
+    }
+    const signerInfos = parts.filter((part) => part.tag === 0x31).at(-1);
+    const signerInfo = signerInfos ? children(signerInfos)[0] : undefined;
+    const fields = signerInfo?.tag === 0x30 ? children(signerInfo) : [];
+    const unsigned = fields[(fields[3]?.tag === 0xa0 || fields[3]?.tag === 0x80 ? 4 : 3) + 2];
+    for (const attribute of unsigned?.tag === 0xa1 ? children(unsigned) : []) {
+      const [type, values] = attribute.tag === 0x30 ? children(attribute) : [];
+      if (!type || !bytesEqual(type.bytes, TIMESTAMP_TOKEN_ATTRIBUTE) || values?.tag !== 0x31) continue;
+      for (const token of children(values)) {
+        if (token.tag === 0x30) found.push(...certificatesIn(token.bytes).map((at) => offsetOf(token) + at));
+      }
+    }
+    return found;
+  } catch {
+    return [];
+  }
+}
 
 function findSigner(sid: Asn1, certificates: Uint8Array[]): Uint8Array | undefined {
   if (!(sid instanceof asn1js.Sequence)) return undefined; // [0] subjectKeyIdentifier: matched by verification
