@@ -227,6 +227,9 @@ export const ShareObject = Type.Object(
     otpEnabled: Type.Boolean(),
     sequential: Type.Boolean(),
     isDelegated: Type.Boolean(),
+    delegatedBy: Type.Optional(
+      Type.String({ description: 'To the recipient of a delegated share: who passed it on to them.' }),
+    ),
     sendAttachmentsOnComplete: Type.Boolean(),
     isMandatory: Type.Boolean(),
     tokenGenerated: Type.Boolean(),

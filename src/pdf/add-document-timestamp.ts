@@ -88,7 +88,7 @@ export async function documentTimestampUpdate(
     timeoutMs: options.tsa.timeoutMs,
     headers: options.tsa.headers,
     observe: options.tsa.observe,
-    digest: byteRangeDigest(digestAlgorithm, appendedSource(written.base, written.tail), byteRange),
+    digest: await byteRangeDigest(digestAlgorithm, appendedSource(written.base, written.tail), byteRange),
     digestAlgorithm,
   });
   embedInUpdate({ written, byteRange, der: token });

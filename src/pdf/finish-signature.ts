@@ -69,7 +69,7 @@ export async function finishSignature(options: FinishSignatureOptions): Promise<
   if (
     !bytesEqual(
       expectedDigest(prepared.signedAttributes),
-      byteRangeDigest(prepared.digestAlgorithm, memorySource(pdf), prepared.byteRange),
+      await byteRangeDigest(prepared.digestAlgorithm, memorySource(pdf), prepared.byteRange),
     )
   ) {
     throw new PreparedSignatureMismatch(

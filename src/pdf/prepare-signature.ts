@@ -88,7 +88,7 @@ export async function prepareSignatureUpdate(
   const { written, byteRange, fieldName } = await updatePdf(sourceOf(options.pdf), (opened) =>
     signatureUpdate(opened, options),
   );
-  const messageDigest = byteRangeDigest(
+  const messageDigest = await byteRangeDigest(
     digestAlgorithm,
     appendedSource(written.base, written.tail),
     byteRange,

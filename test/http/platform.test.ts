@@ -34,11 +34,15 @@ describe('health, OpenAPI, docs and metrics', () => {
       assert.ok(spec.body.paths[path], `${path} documented`);
     }
     assert.ok(spec.body.paths['/api/v1/users'].post.requestBody);
-    assert.deepEqual(spec.body.components.securitySchemes.token, {
-      type: 'apiKey',
-      in: 'query',
-      name: 'token',
-    });
+    const { type, in: where, name } = spec.body.components.securitySchemes.token;
+    assert.deepEqual(
+      { type, in: where, name },
+      {
+        type: 'apiKey',
+        in: 'query',
+        name: 'token',
+      },
+    );
     const docs = await fetch(`${server.url}/api/v1/docs`, { redirect: 'follow' });
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /swagger/i);

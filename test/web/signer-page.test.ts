@@ -1444,6 +1444,14 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await smtp.waitFor('deputy@example.org', /\/s\/shr_/);
           assert.deepEqual((await ownerView(id)).waitingFor, ['deputy@example.org']);
         });
+        // The delegate sees who passed it on, and their note (issue 25).
+        await inSession(browser, 'delegate-received', 'phone', async (s) => {
+          await s.page.goto(link(await linkOf(smtp, 'deputy@example.org')));
+          await s.page.getByRole('heading', { name: 'To hand on' }).waitFor();
+          await s.page.getByText('Passed on to you by dora@example.org').waitFor();
+          await s.page.getByText('Could you take this one?').waitFor();
+          await s.capture('delegate-opens');
+        });
       });
 
       it('clear messages for a completed, a cancelled, an expired share and a link that does not work', async () => {

@@ -70,6 +70,8 @@ export interface ShareView {
   language?: string;
   /** How date fields are written (day, month and year numbers: `dd.MM.yyyy`); none: `yyyy-MM-dd`. */
   dateFormat?: string;
+  /** A delegated share: who passed it on to this recipient. */
+  delegatedBy?: string;
   privateMessage: string;
   sharedBy: string;
   validUntil?: string | null;

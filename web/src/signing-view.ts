@@ -162,6 +162,8 @@ export class SigningPage {
       title,
       h('p', { class: 'doc-meta' }, t('doc.from', { owner: this.#share?.sharedBy || this.#doc.owner })),
     );
+    if (this.#share?.delegatedBy)
+      append(header, h('p', { class: 'doc-meta' }, t('doc.delegatedBy', { from: this.#share.delegatedBy })));
     const ask = this.#asked();
     this.#ask = ask ? h('p', { class: 'doc-ask' }, ask) : undefined;
     if (this.#ask) append(header, this.#ask);

@@ -8917,6 +8917,8 @@ export interface paths {
               otpEnabled: boolean;
               sequential: boolean;
               isDelegated: boolean;
+              /** @description To the recipient of a delegated share: who passed it on to them. */
+              delegatedBy?: string;
               sendAttachmentsOnComplete: boolean;
               isMandatory: boolean;
               tokenGenerated: boolean;
@@ -9361,6 +9363,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;
@@ -10093,6 +10097,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;
@@ -10733,6 +10739,8 @@ export interface paths {
               otpEnabled: boolean;
               sequential: boolean;
               isDelegated: boolean;
+              /** @description To the recipient of a delegated share: who passed it on to them. */
+              delegatedBy?: string;
               sendAttachmentsOnComplete: boolean;
               isMandatory: boolean;
               tokenGenerated: boolean;
@@ -11198,6 +11206,8 @@ export interface paths {
                 otpEnabled: boolean;
                 sequential: boolean;
                 isDelegated: boolean;
+                /** @description To the recipient of a delegated share: who passed it on to them. */
+                delegatedBy?: string;
                 sendAttachmentsOnComplete: boolean;
                 isMandatory: boolean;
                 tokenGenerated: boolean;
@@ -15412,6 +15422,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;
@@ -15862,6 +15874,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;
@@ -16317,6 +16331,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;
@@ -16899,6 +16915,8 @@ export interface paths {
                   otpEnabled: boolean;
                   sequential: boolean;
                   isDelegated: boolean;
+                  /** @description To the recipient of a delegated share: who passed it on to them. */
+                  delegatedBy?: string;
                   sendAttachmentsOnComplete: boolean;
                   isMandatory: boolean;
                   tokenGenerated: boolean;

@@ -30,13 +30,20 @@ function by(caller: RecipientCaller, tenantId: string) {
 }
 
 /** A shared document with what its view shows, and its sharer's name: one statement. */
-const sharedDocument = new QueryTemplate((db, p: { documentId: string; sharedBy: string }) =>
-  withViewParts(db, db.selectFrom('documents as d'))
-    .selectAll('d')
-    .select((eb) =>
-      eb.selectFrom('users').select('users.name').where('users.id', '=', p.sharedBy).as('sharer_name'),
-    )
-    .where('d.id', '=', p.documentId),
+const sharedDocument = new QueryTemplate(
+  (db, p: { documentId: string; sharedBy: string; delegatedFrom: string }) =>
+    withViewParts(db, db.selectFrom('documents as d'))
+      .selectAll('d')
+      .select((eb) => [
+        eb.selectFrom('users').select('users.name').where('users.id', '=', p.sharedBy).as('sharer_name'),
+        // Who passed a delegated share on (issue 25: "the delegate sees who passed it on").
+        eb
+          .selectFrom('shares')
+          .select('shares.share_to')
+          .where('shares.id', '=', p.delegatedFrom)
+          .as('delegated_by'),
+      ])
+      .where('d.id', '=', p.documentId),
 );
 
 /**
@@ -61,6 +68,7 @@ export async function getSharedDocument(
   const [doc] = await sharedDocument.execute(deps.db, {
     documentId: share.document_id,
     sharedBy: share.shared_by,
+    delegatedFrom: share.delegated_from ?? '',
   });
   if (!doc) throw new NotFound('No such document');
   const signatureFields = showShareFields(
@@ -75,6 +83,7 @@ export async function getSharedDocument(
       sharedByName: doc.sharer_name ?? undefined,
       documentType: doc.document_type,
       customFields: doc.custom_fields,
+      delegatedBy: doc.delegated_by ?? undefined,
     },
     deps.config.oidcProviders,
   );

@@ -62,8 +62,10 @@ export function sealBytes(deps: Deps, options: SealOptions & { pdf: Uint8Array }
  * (read whole, its blob written while the caller's transaction runs: the quickest for the files most
  * documents are), else signed from the stored file where it lies (read lazily, the byte ranges hashed
  * as they are read) and stored streamed, the original bytes followed by the seal's revisions, so
- * memory stays flat whatever the size (issue 26: a 1 GB PDF). The caller makes it the main file in
- * its transaction (replaceMainFile, with `next`).
+ * memory stays flat whatever the size (issue 26: a 1 GB PDF). The copy is stored while the file is
+ * signed, its revisions written last: the signature's hashing and the copy's (SHA-256, and SHA-512
+ * on a worker thread) run side by side, each reading the file once. The caller makes it the main
+ * file in its transaction (replaceMainFile, with `next`).
  *
  * ```ts
  * const { sealed, next } = await sealStoredFile(deps, { operation: 'seal', file, signerName, level });
@@ -79,13 +81,23 @@ export async function sealStoredFile(
     return { sealed, next: sealed.pdf };
   }
   const local = await deps.files.openFile(file);
+  let appended!: { resolve: (bytes: Uint8Array) => void; reject: (error: unknown) => void };
+  const revisions = new Promise<Uint8Array>((resolve, reject) => (appended = { resolve, reject }));
+  const storing = deps.files.storeBytes(Readable.from(followedBy(local, revisions)));
+  // Awaited below, after the signature: a failure meanwhile must not count as unhandled.
+  storing.catch(() => undefined);
   try {
     const source = fileSource(local.fd, local.size);
     const sealed = await sealWith(deps, options, (parameters) =>
       signPdfUpdate({ ...parameters, pdf: source }),
     );
-    const next = await deps.files.storeBytes(Readable.from(followedBy(local, sealed.appended)));
-    return { sealed, next };
+    appended.resolve(sealed.appended);
+    return { sealed, next: await storing };
+  } catch (error) {
+    // The copy stops with the signature: a put that fails leaves no blob.
+    appended.reject(error);
+    await storing.catch(() => undefined);
+    throw error;
   } finally {
     await local.close();
   }
@@ -96,8 +108,8 @@ const read = promisify(readCallback);
 /** Reads of a large stored file while its sealed copy is stored. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
-/** The bytes of `file`, read in order from its descriptor, then `appended`. */
-async function* followedBy(file: LocalFile, appended: Uint8Array): AsyncGenerator<Uint8Array> {
+/** The bytes of `file`, read in order from its descriptor, then `appended` once it is known. */
+async function* followedBy(file: LocalFile, appended: Promise<Uint8Array>): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < file.size;) {
     const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, file.size - at));
     const { bytesRead } = await read(file.fd, buffer, 0, buffer.length, at);
@@ -105,7 +117,7 @@ async function* followedBy(file: LocalFile, appended: Uint8Array): AsyncGenerato
     yield buffer.subarray(0, bytesRead);
     at += bytesRead;
   }
-  yield appended;
+  yield await appended;
 }
 
 /** One seal: the signer of `provider`, the TSA and revocation of the installation, the metrics. */

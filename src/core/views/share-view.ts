@@ -17,6 +17,8 @@ export interface ShareView {
   otpEnabled: boolean;
   sequential: boolean;
   isDelegated: boolean;
+  /** For a delegated share read by its recipient: who passed it on to them (their `shareTo`). */
+  delegatedBy?: string;
   sendAttachmentsOnComplete: boolean;
   isMandatory: boolean;
   tokenGenerated: boolean;
@@ -67,6 +69,8 @@ export interface ShareContext {
   sharedByName: string | undefined;
   documentType: string | undefined;
   customFields: Json | undefined;
+  /** The `shareTo` of the share this one was delegated from, when the reader may know it. */
+  delegatedBy?: string | undefined;
 }
 
 export async function shareViews(
@@ -118,6 +122,7 @@ export function shareView(
     otpEnabled: row.phone !== null || options.emailCode === true,
     sequential: row.sequential === 1,
     isDelegated: row.delegated_from !== null,
+    ...(context.delegatedBy ? { delegatedBy: context.delegatedBy } : {}),
     sendAttachmentsOnComplete: false,
     isMandatory: options.isMandatory,
     tokenGenerated: row.token_hash !== null,

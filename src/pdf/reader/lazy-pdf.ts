@@ -8,6 +8,7 @@ import {
   PdfString,
   type PdfObject,
 } from '@libpdf/core';
+import type { AppendablePdf } from '../appendable-pdf.js';
 import type { DocumentEncryption } from '../encryption.js';
 import { damagedPdf, PdfEncrypted, PdfInvalid, XREF_DAMAGE } from '../errors.js';
 import { assertPageCount, PDF_LIMITS } from '../pdf-limits.js';
@@ -51,7 +52,7 @@ interface ObjectStream {
  * with 1 to `PDF_LIMITS.pages` pages, and the empty password. Damage is found where it is read: an
  * object that is not where its cross-reference entry says (the shifted offsets of issue 23) is
  * `PdfInvalid` naming the damage. Damage in parts a signature never reads goes unnoticed here, as it
- * does in viewers; such files were repaired at upload, where the whole file is read. The decoded
+ * does in viewers (files up to 32 MiB are read whole at upload, and repaired there). The decoded
  * size of the file's streams is not measured either: the reader decodes only the structural streams
  * it needs, each within `PDF_LIMITS.streamBytes`.
  *
@@ -61,7 +62,7 @@ interface ObjectStream {
  * const { ref, dict } = pdf.page(0);
  * ```
  */
-export class LazyPdf {
+export class LazyPdf implements AppendablePdf {
   readonly source: ByteSource;
   readonly startxref: number;
   readonly xrefIsStream: boolean;
@@ -105,8 +106,8 @@ export class LazyPdf {
       this.encryption = {
         entry: encrypt,
         forObject: (ref) => ({
-          string: (bytes) => security.encryptString(bytes, ref.objectNumber, ref.generation),
-          stream: (data, type) => security.encryptStream(data, type, ref.objectNumber, ref.generation),
+          string: (bytes) => security.string('encrypt', bytes, ref),
+          stream: (data, type) => security.stream('encrypt', data, type, ref),
         }),
       };
     }
@@ -241,14 +242,12 @@ export class LazyPdf {
         object instanceof PdfDict && syntax.atKeyword('stream') ? offset + streamDataStart(syntax) : -1;
       return { object, generation: header.generation, dataStart };
     });
-    let { object } = parsed;
-    if (parsed.dataStart >= 0)
-      object = this.#stream(object as PdfDict, parsed.dataStart, number, parsed.generation);
-    else if (this.#security) object = this.#decryptStrings(object, number, parsed.generation);
-    return object;
+    const ref = PdfRef.of(number, parsed.generation);
+    if (parsed.dataStart >= 0) return this.#stream(parsed.object as PdfDict, parsed.dataStart, ref);
+    return this.#security ? this.#decryptStrings(parsed.object, ref) : parsed.object;
   }
 
-  #stream(dict: PdfDict, dataStart: number, number: number, generation: number): PdfStream {
+  #stream(dict: PdfDict, dataStart: number, ref: PdfRef): PdfStream {
     const length = this.resolve(dict.get('Length'));
     let data: Uint8Array;
     if (length instanceof PdfNumber && this.#endsAt(dataStart + length.value)) {
@@ -258,14 +257,9 @@ export class LazyPdf {
     }
     const security = this.#security;
     if (security) {
-      const decrypted = this.#decryptStrings(dict, number, generation) as PdfDict;
+      const decrypted = this.#decryptStrings(dict, ref) as PdfDict;
       const type = decrypted.get('Type');
-      data = security.decryptStream(
-        data,
-        type instanceof PdfName ? type.value : undefined,
-        number,
-        generation,
-      );
+      data = security.stream('decrypt', data, type instanceof PdfName ? type.value : undefined, ref);
       return streamObject(decrypted, data);
     }
     return streamObject(dict, data);
@@ -332,12 +326,12 @@ export class LazyPdf {
    * The object with its strings decrypted (7.6.2), except a signature dictionary's /Contents, which
    * is written in the clear (ISO 32000-2 7.6.2) so that validators read what the byte range leaves out.
    */
-  #decryptStrings(object: PdfObject, number: number, generation: number): PdfObject {
+  #decryptStrings(object: PdfObject, ref: PdfRef): PdfObject {
     const security = this.#security!;
     const decrypt = (item: PdfObject): PdfObject => {
       if (item instanceof PdfString) {
         try {
-          return new PdfString(security.decryptString(item.bytes, number, generation), item.format);
+          return new PdfString(security.string('decrypt', item.bytes, ref), item.format);
         } catch {
           // Not encrypted after all (a producer that left it clear): kept as written, as viewers do.
           return item;

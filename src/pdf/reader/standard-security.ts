@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { PdfBool, PdfDict, PdfName, PdfNumber, PdfString, type PdfObject } from '@libpdf/core';
+import { PdfBool, PdfDict, PdfName, PdfNumber, PdfString, type PdfObject, type PdfRef } from '@libpdf/core';
 import { NotReadableLazily } from './stream-data.js';
 
 /** How one kind of data (strings, or streams) is encrypted: crypt filter methods of ISO 32000-2 7.6.5. */
 type Method = 'none' | 'rc4' | 'aes128' | 'aes256';
+
+type Direction = 'encrypt' | 'decrypt';
 
 /** The padding string of the standard security handler (ISO 32000-2 7.6.4.3.2, Algorithm 2 step a). */
 const PAD = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex');
@@ -17,7 +19,7 @@ const PAD = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9f
  *
  * ```ts
  * const security = StandardSecurity.open(encryptDict, firstId); // undefined: a password is needed
- * const clear = security?.decryptString(bytes, 12, 0);
+ * const clear = security?.string('decrypt', bytes, PdfRef.of(12, 0));
  * ```
  */
 export class StandardSecurity {
@@ -92,47 +94,23 @@ export class StandardSecurity {
     return owner ? new StandardSecurity({ key: owner, ...common, isOwner: true }) : undefined;
   }
 
-  decryptString(data: Uint8Array, objectNumber: number, generation: number): Uint8Array {
-    return this.#crypt('decrypt', this.#strings, data, objectNumber, generation);
+  /** A string of the object `ref`, decrypted or encrypted with that object's key. */
+  string(direction: Direction, data: Uint8Array, ref: PdfRef): Uint8Array {
+    return this.#crypt(direction, this.#strings, data, ref);
   }
 
-  encryptString(data: Uint8Array, objectNumber: number, generation: number): Uint8Array {
-    return this.#crypt('encrypt', this.#strings, data, objectNumber, generation);
+  /**
+   * Stream data of the object `ref`; cross-reference streams, and metadata when /EncryptMetadata is
+   * false, stay in the clear.
+   */
+  stream(direction: Direction, data: Uint8Array, type: string | undefined, ref: PdfRef): Uint8Array {
+    if (type === 'XRef' || (type === 'Metadata' && !this.#encryptMetadata)) return data;
+    return this.#crypt(direction, this.#streams, data, ref);
   }
 
-  /** Stream data; cross-reference streams, and metadata when /EncryptMetadata is false, stay in the clear. */
-  decryptStream(
-    data: Uint8Array,
-    type: string | undefined,
-    objectNumber: number,
-    generation: number,
-  ): Uint8Array {
-    if (!this.encrypts(type)) return data;
-    return this.#crypt('decrypt', this.#streams, data, objectNumber, generation);
-  }
-
-  encryptStream(
-    data: Uint8Array,
-    type: string | undefined,
-    objectNumber: number,
-    generation: number,
-  ): Uint8Array {
-    if (!this.encrypts(type)) return data;
-    return this.#crypt('encrypt', this.#streams, data, objectNumber, generation);
-  }
-
-  encrypts(type: string | undefined): boolean {
-    return type !== 'XRef' && !(type === 'Metadata' && !this.#encryptMetadata);
-  }
-
-  #crypt(
-    direction: 'encrypt' | 'decrypt',
-    method: Method,
-    data: Uint8Array,
-    objectNumber: number,
-    generation: number,
-  ): Uint8Array {
+  #crypt(direction: Direction, method: Method, data: Uint8Array, ref: PdfRef): Uint8Array {
     if (method === 'none') return data;
+    const { objectNumber, generation } = ref;
     const key =
       method === 'aes256' ? this.#key : objectKey(this.#key, objectNumber, generation, method === 'aes128');
     if (method === 'rc4') return rc4(key, data);

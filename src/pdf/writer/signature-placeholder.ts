@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PdfObject } from '@libpdf/core';
 import { nodeHashName, type DigestAlgorithm } from '../../pki/algorithms.js';
 import type { ObjectEncryption } from '../encryption.js';
@@ -97,29 +98,37 @@ export function fillByteRange(options: {
   return byteRange;
 }
 
-/** Bytes hashed per read of a file that is not in memory. */
+/** Bytes hashed per read, and at most between two turns of the event loop (a few milliseconds). */
 const DIGEST_CHUNK = 4 * 1024 * 1024;
 
 /**
  * The digest of a ByteRange's signed bytes, read from `source` piece by piece: a file on disk is
- * hashed without being held in memory, one in memory without being copied.
+ * hashed without being held in memory, one in memory without being copied. Between pieces the event
+ * loop turns, so hashing a 1 GB file holds up no other request for more than one piece.
  *
  * ```ts
- * const messageDigest = byteRangeDigest('SHA-256', appendedSource(written.base, written.tail), byteRange);
+ * const messageDigest = await byteRangeDigest('SHA-256', appendedSource(written.base, written.tail), byteRange);
  * ```
  */
-export function byteRangeDigest(
+export async function byteRangeDigest(
   algorithm: DigestAlgorithm,
   source: ByteSource,
   byteRange: ByteRange,
-): Uint8Array {
+): Promise<Uint8Array> {
   const hash = createHash(nodeHashName(algorithm));
+  let sinceTurn = 0;
   for (const [start, length] of [
     [byteRange[0], byteRange[1]],
     [byteRange[2], byteRange[3]],
   ] as const) {
     for (let at = start; at < start + length; at += DIGEST_CHUNK) {
-      hash.update(source.read(at, Math.min(at + DIGEST_CHUNK, start + length)));
+      if (sinceTurn >= DIGEST_CHUNK) {
+        await nextTurn();
+        sinceTurn = 0;
+      }
+      const chunk = source.read(at, Math.min(at + DIGEST_CHUNK, start + length));
+      hash.update(chunk);
+      sinceTurn += chunk.length;
     }
   }
   return new Uint8Array(hash.digest());
