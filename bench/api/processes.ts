@@ -159,3 +159,13 @@ export function runInherited(command: string, args: string[], cwd: string): Prom
 export function pinThisProcess(cpus: string): void {
   spawnSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
 }
+
+/** Runs a benchmark's `main`: a failure is printed and makes the exit status 1; the cleanups run either way. */
+export function runBenchmark(main: () => Promise<void>): void {
+  main()
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(runCleanups);
+}

@@ -31,7 +31,7 @@ import { mainThreadTicks, processTicks, TICKS_PER_SECOND } from '../api/cpu.js';
 import {
   installExitHandlers,
   pinThisProcess,
-  runCleanups,
+  runBenchmark,
   spawnPlaced,
   type Placement,
 } from '../api/processes.js';
@@ -331,9 +331,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(runCleanups);
+runBenchmark(main);

@@ -34,7 +34,7 @@ import {
   installExitHandlers,
   onCleanup,
   pinThisProcess,
-  runCleanups,
+  runBenchmark,
   type Placement,
 } from '../api/processes.js';
 import { processTicks, TICKS_PER_SECOND } from '../api/cpu.js';
@@ -374,9 +374,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(runCleanups);
+runBenchmark(main);

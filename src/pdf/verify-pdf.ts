@@ -161,10 +161,16 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
   const trustAnchors = options.trustAnchors ?? [];
   const cache = new ValidationCache();
 
-  const checks: SignatureCheck[] = [];
-  for (const signature of found) {
-    checks.push(await checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime, cache }));
-  }
+  // The signatures are checked together: checking an OCSP answer waits for hashes made in the thread
+  // pool, and one signature's wait is another's work. A failure is the first signature's, as if one
+  // by one.
+  const settled = await Promise.allSettled(
+    found.map((signature) => checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime, cache })),
+  );
+  const checks = settled.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  });
   await detectLevels({ checks, opened, finalDss: securityStore, trustAnchors, validationTime, eofs, cache });
   return {
     signatures: checks,

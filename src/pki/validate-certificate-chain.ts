@@ -217,7 +217,9 @@ async function ocspAnswer(
     // The responder is the issuer itself or a delegate it certified (RFC 6960 4.2.2.2).
     if (!cache.remember('ocsp-signer', [der, issuer], () => ocspSignedBy(ocsp.basic, issuer, cache)))
       return undefined;
-    const status = await ocsp.response.getCertificateStatus(
+    // OCSPResponse.getCertificateStatus would parse the basic response again; it answers this for any other type.
+    if (ocsp.response.responseBytes?.responseType !== pkijs.id_PKIX_OCSP_Basic) return undefined;
+    const status = await ocsp.basic.getCertificateStatus(
       cache.remember('pkijs-certificate', [certificate], () => pkijs.Certificate.fromBER(certificate)),
       cache.remember('pkijs-certificate', [issuer], () => pkijs.Certificate.fromBER(issuer)),
     );

@@ -9,7 +9,7 @@ import {
   readSignedAttributes,
 } from '../../src/pki/cms/signed-attributes.js';
 import { children, readTlv, set } from '../../src/pki/der-bytes.js';
-import { buildSignedData } from '../../src/pki/cms/signed-data.js';
+import { buildSignedData, type BuildSignedDataOptions } from '../../src/pki/cms/signed-data.js';
 import { pkijsSignedAttributes, pkijsSignedData } from './pkijs-signed-data.js';
 import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
 import { verifySignedData } from '../../src/pki/cms/verify-signed-data.js';
@@ -26,6 +26,31 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
   before(async () => {
     pki = await createTestPki();
   });
+
+  type Signer = Awaited<ReturnType<TestPki['signer']>>;
+
+  /**
+   * A CMS over `content` by `signer` (SHA-256, its chain embedded), with more of buildSignedData's
+   * parts (`contentType` also goes into the signed attributes).
+   */
+  async function aCms(signer: Signer, more: Partial<BuildSignedDataOptions> = {}) {
+    const signedAttributes = buildSignedAttributes({
+      messageDigest: digest('SHA-256', content),
+      certificate: signer.certificate,
+      ...(more.contentType ? { contentType: more.contentType } : {}),
+    });
+    const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
+    const cms = buildSignedData({
+      signedAttributes,
+      signatureValue,
+      certificate: signer.certificate,
+      chain: signer.chain,
+      digestAlgorithm: 'SHA-256',
+      keyAlgorithm: signer.keyAlgorithm,
+      ...more,
+    });
+    return { signedAttributes, cms };
+  }
 
   it('signed attributes are exactly content-type, message-digest and signing-certificate-v2, DER-sorted', async () => {
     const signer = await pki.signer({ name: 'Attr' });
@@ -101,19 +126,7 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
     try {
       for (const key of ['RSA', 'ECDSA'] as const) {
         const signer = await pki.signer({ name: `CMS ${key}`, key });
-        const signedAttributes = buildSignedAttributes({
-          messageDigest: digest('SHA-256', content),
-          certificate: signer.certificate,
-        });
-        const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
-        const cms = buildSignedData({
-          signedAttributes,
-          signatureValue,
-          certificate: signer.certificate,
-          chain: signer.chain,
-          digestAlgorithm: 'SHA-256',
-          keyAlgorithm: signer.keyAlgorithm,
-        });
+        const { signedAttributes, cms } = await aCms(signer);
         const parsed = readSignedData({ der: cms });
         assert.ok(
           Buffer.from(parsed.signedAttributes!).equals(Buffer.from(signedAttributes)),
@@ -184,36 +197,9 @@ describe('CMS for PAdES (DESIGN: signed attributes built with pkijs)', () => {
   it('a CMS reads the same whether its certificates were read before or not (they are checked once per content), and one whose certificate asn1js cannot read is refused as before, also inside its timestamp token', async () => {
     const signer = await pki.signer({ name: 'Set aside' });
     const tsa = await pki.signer({ name: 'Set aside TSA' });
-    const signedAttributes = buildSignedAttributes({
-      messageDigest: digest('SHA-256', content),
-      certificate: signer.certificate,
-    });
-    const signatureValue = await signer.sign({ data: signedAttributes, digestAlgorithm: 'SHA-256' });
     // A stand-in for a timestamp token: a CMS over encapsulated content, carrying the TSA's chain.
-    const tokenAttributes = buildSignedAttributes({
-      messageDigest: digest('SHA-256', content),
-      certificate: tsa.certificate,
-      contentType: OID.tstInfo,
-    });
-    const timestampToken = buildSignedData({
-      signedAttributes: tokenAttributes,
-      signatureValue: await tsa.sign({ data: tokenAttributes, digestAlgorithm: 'SHA-256' }),
-      certificate: tsa.certificate,
-      chain: tsa.chain,
-      digestAlgorithm: 'SHA-256',
-      keyAlgorithm: tsa.keyAlgorithm,
-      contentType: OID.tstInfo,
-      content,
-    });
-    const cms = buildSignedData({
-      signedAttributes,
-      signatureValue,
-      certificate: signer.certificate,
-      chain: signer.chain,
-      digestAlgorithm: 'SHA-256',
-      keyAlgorithm: signer.keyAlgorithm,
-      timestampToken,
-    });
+    const { cms: timestampToken } = await aCms(tsa, { contentType: OID.tstInfo, content });
+    const { cms } = await aCms(signer, { timestampToken });
     const hex = (der: Uint8Array): string => Buffer.from(der).toString('hex');
     for (const round of ['first', 'again']) {
       const parsed = readSignedData({ der: new Uint8Array(cms) });
