@@ -34,6 +34,7 @@ export const CORE_LEAVES = [
   'core/config',
   'core/deadline',
   'core/worker-module',
+  'core/worker-pool',
 ];
 
 /** Where a module under src/ lives: its room (first folder, or the file at the top) and its path without extension. */
