@@ -55,6 +55,7 @@ import { Worker, type WorkerOptions } from './jobs/worker.js';
 import { Metrics } from './core/metrics.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
+import { PagePreviews } from './pdf/preview/page-previews.js';
 import { RevocationFetcher } from './pki/revocation-fetcher.js';
 import { httpRevocationTransport, observedRevocationTransport } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     files: new FileStore(database.db, blobs),
     seal,
     anchors: new AnchorSearch(),
+    previews: new PagePreviews(),
     metrics,
     revocation: new RevocationFetcher({
       transport: observedRevocationTransport(
@@ -381,6 +383,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await seal.close();
       revocationAgents.close();
       await deps.anchors.close();
+      await deps.previews.close();
       await blobs.close();
       await database.close();
     },

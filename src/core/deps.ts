@@ -6,6 +6,7 @@ import type { Database } from '../store/db/schema.js';
 import type { SealKeys } from '../pki/seal-keys.js';
 import type { FileStore } from '../store/files/file-store.js';
 import type { AnchorSearch } from '../pdf/anchor-search.js';
+import type { PagePreviews } from '../pdf/preview/page-previews.js';
 import type { Metrics } from './metrics.js';
 import type { RevocationFetcher } from '../pki/revocation-fetcher.js';
 
@@ -20,6 +21,8 @@ export interface Deps {
   seal: () => Promise<SealKeys>;
   /** Anchor searches, off the event loop and under a time limit. */
   anchors: AnchorSearch;
+  /** First-page images of PDFs, drawn off the event loop under limits and kept by content hash. */
+  previews: PagePreviews;
   /** What GET /metrics shows: webhook deliveries, time-stamps, signatures (README: Metrics and alerts). */
   metrics: Metrics;
   /** OCSP responses and CRLs for PAdES B-LT, fetched (and cached) outside any transaction. */

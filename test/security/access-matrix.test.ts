@@ -610,6 +610,12 @@ const ROWS: Row[] = [
     why: "Contract: the recipient's read; internal users who are not recipients use GET /documents/:id",
   },
   {
+    route: `GET ${V}/share/document/preview`,
+    kind: 'recipient',
+    call: (w) => ({ path: `${V}/share/document/preview`, query: { id: w.ids.document! } }),
+    why: 'the first page of the read above, to the same callers',
+  },
+  {
     route: `PUT ${V}/share/reject`,
     kind: 'recipient',
     call: async (w) => {
@@ -1196,6 +1202,16 @@ const SHARED_ROWS: SharedRow[] = [
     editor: 'ok',
     viewer: 'ok',
     why: 'internal recipients read their share with GET /share/document?id=',
+  },
+  {
+    route: `GET ${V}/share/document/preview`,
+    call: async (w) => ({
+      path: `${V}/share/document/preview`,
+      query: { id: (await w.aSharedDocument()).id },
+    }),
+    editor: 'ok',
+    viewer: 'ok',
+    why: 'the first page of GET /share/document?id=, to the same internal recipients',
   },
   {
     route: `GET ${V}/files/loadFile/hash/:hash`,

@@ -10251,6 +10251,99 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/share/document/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The shared document’s first page as an image (recipients)
+     * @description The first page of the document’s PDF as it is now, drawn as a WebP image 640 px wide: something to show while a PDF viewer loads. Who may call it is who may call GET /share/document (internal recipients pass `id`). Answered with an `ETag`; `If-None-Match` with it answers 304 while the PDF is unchanged. 404 when the page cannot be drawn (a PDF over 32 MB, one that takes too long to draw, or while the server is busy drawing others): show the PDF itself.
+     */
+    get: {
+      parameters: {
+        query?: {
+          id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The first page, as a WebP image. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'image/webp': Blob;
+          };
+        };
+        /** @description The copy tagged `If-None-Match` is still the first page. */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/share/reject': {
     parameters: {
       query?: never;

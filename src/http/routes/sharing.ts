@@ -7,6 +7,7 @@ import { listInbox } from '../../sharing/inbox.js';
 import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-shares.js';
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
 import { getSharedDocument } from '../../core/sharing/recipient-actions.js';
+import { previewSharedDocument } from '../../sharing/preview-document.js';
 import { actFromInbox } from '../../signing/act-from-inbox.js';
 import { executeShare } from '../../signing/execute-share.js';
 import { rejectShare } from '../../signing/reject-share.js';
@@ -15,6 +16,7 @@ import { Unauthenticated } from '../../core/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import {
+  Bytes,
   DocumentId,
   SharedDocumentResult,
   ShareObject,
@@ -368,6 +370,35 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => ({
         results: [await getSharedDocument(deps, recipientCallerOf(request), request.query.id)],
       }),
+    );
+
+    app.get(
+      '/share/document/preview',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'The shared document’s first page as an image (recipients)',
+          description:
+            'The first page of the document’s PDF as it is now, drawn as a WebP image 640 px wide: something to show while a PDF viewer loads. Who may call it is who may call GET /share/document (internal recipients pass `id`). Answered with an `ETag`; `If-None-Match` with it answers 304 while the PDF is unchanged. 404 when the page cannot be drawn (a PDF over 32 MB, one that takes too long to draw, or while the server is busy drawing others): show the PDF itself.',
+          querystring: Type.Object({ id: Type.Optional(DocumentId) }, { additionalProperties: false }),
+          response: withErrors({
+            200: Bytes('The first page, as a WebP image.', 'image/webp'),
+            304: Type.Null({ description: 'The copy tagged `If-None-Match` is still the first page.' }),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const preview = await previewSharedDocument(deps, recipientCallerOf(request), request.query.id);
+        const etag = `"preview-${preview.tag}"`;
+        // Each use asks the server again (the right to see it may end); an unchanged page costs no bytes.
+        void reply.header('cache-control', 'private, no-cache').header('etag', etag);
+        if (request.headers['if-none-match'] === etag) return reply.status(304).send(null);
+        return reply
+          .header('content-type', preview.contentType)
+          .header('content-length', preview.image.byteLength)
+          .send(Buffer.from(preview.image.buffer, preview.image.byteOffset, preview.image.byteLength));
+      },
     );
 
     app.put(

@@ -1,0 +1,41 @@
+import type { Deps } from '../core/deps.js';
+import { NotFound } from '../core/errors.js';
+import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
+import { NoPreview, type PagePreview } from '../pdf/preview/page-previews.js';
+
+/**
+ * GET /share/document/preview: the first page of the recipient's document as an image, for the signer
+ * page to show while its PDF viewer is still loading on a slow connection (issue 25: "the first page
+ * visible within 2 s on a slow phone profile"). Who may have it is who may read GET /share/document,
+ * checked on every call; the image is of the document's main file as it is now, and its tag is that
+ * file's content hash, so a browser revalidating its copy gets the new page after each signature.
+ */
+export async function previewSharedDocument(
+  deps: Deps,
+  caller: RecipientCaller,
+  documentId?: string,
+): Promise<PagePreview & { tag: string }> {
+  const share = await loadCallerShare(
+    deps,
+    caller,
+    documentId ?? (caller.kind === 'external' ? caller.recipient.documentId : undefined),
+  );
+  const doc = await deps.db
+    .selectFrom('documents')
+    .select('main_file_id')
+    .where('id', '=', share.document_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!doc) throw new NotFound('No such document');
+  const file = doc.main_file_id ? await deps.files.find(share.tenant_id, doc.main_file_id) : undefined;
+  if (!file) throw new NotFound('This document has no PDF to preview');
+  try {
+    const preview = await deps.previews.firstPage(file.sha256, Number(file.size), () =>
+      deps.files.read(file),
+    );
+    return { ...preview, tag: file.sha256 };
+  } catch (error) {
+    if (error instanceof NoPreview) throw new NotFound(`No preview of this document: ${error.message}`);
+    throw error;
+  }
+}
