@@ -1,5 +1,6 @@
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../core/errors.js';
+import type { PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
 import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
 import { NoPreview, type PagePreview } from '../pdf/preview/page-previews.js';
 
@@ -38,4 +39,16 @@ export async function previewSharedDocument(
     if (error instanceof NoPreview) throw new NotFound(`No preview of this document: ${error.message}`);
     throw error;
   }
+}
+
+/** The job of core/sharing/preview-ahead.ts: the file's first page drawn, so that it is ready. */
+export async function drawPreviewAhead(deps: Deps, payload: PreviewAheadPayload): Promise<void> {
+  const file = await deps.files.find(payload.tenantId, payload.fileId);
+  if (!file) return;
+  await deps.previews
+    .firstPage(file.sha256, Number(file.size), () => deps.files.read(file))
+    .catch((error: unknown) => {
+      // A page the server does not draw is remembered as such: nothing to try again.
+      if (!(error instanceof NoPreview)) throw error;
+    });
 }

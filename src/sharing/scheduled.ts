@@ -6,6 +6,8 @@ import { queueReminderMail } from './reminder-mail.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { COMPLETION_MAILS_JOB, sendCompletionMails } from '../core/sharing/completion.js';
+import { PREVIEW_AHEAD_JOB, type PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
+import { drawPreviewAhead } from './preview-document.js';
 
 const SYSTEM = { name: 'system', requestId: 'scheduler' };
 const BATCH = 200;
@@ -119,6 +121,9 @@ export function registerSharingJobs(worker: Worker, deps: Deps): void {
   });
   worker.every('sharing.remind', 60_000, async () => {
     await sendAutomaticReminders(deps, deps.clock.now());
+  });
+  worker.register(PREVIEW_AHEAD_JOB, async (job) => {
+    await drawPreviewAhead(deps, job.payload as unknown as PreviewAheadPayload);
   });
   worker.register(COMPLETION_MAILS_JOB, async (job) => {
     await sendCompletionMails(

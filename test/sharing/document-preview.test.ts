@@ -79,7 +79,7 @@ describe('issue 25: the first page as an image while the viewer loads (GET /shar
     const answer = await preview(link);
     assert.equal(answer.status, 200, await answer.clone().text());
     assert.equal(answer.headers.get('content-type'), 'image/webp');
-    assert.equal(answer.headers.get('cache-control'), 'private, no-cache');
+    assert.equal(answer.headers.get('cache-control'), 'private, no-store');
     const bytes = Buffer.from(await answer.arrayBuffer());
     assert.equal(bytes.subarray(0, 4).toString('latin1'), 'RIFF');
     assert.equal(bytes.subarray(8, 12).toString('latin1'), 'WEBP');

@@ -307,6 +307,55 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
         });
       });
 
+      it('a new visitor sees the first page as the server drew it before the viewer’s code has come, then pdf.js draws it; a returning one needs no image (issue 25: first page on a slow phone)', async () => {
+        const { link: token } = await aShareWith('Preview agreement', 'pia@example.org');
+        await inSession(browser, 'first-page-preview', 'phone', async (s) => {
+          // The viewer's code held back, as a slow connection would: the image shows meanwhile.
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          const events: string[] = [];
+          s.page.on('request', (r) => events.push(`request ${new URL(r.url()).pathname}`));
+          s.page.on('response', (r) => events.push(`response ${new URL(r.url()).pathname}`));
+          await s.page.route(/\/web\/assets\/pdf-viewer-[^/]+\.js$/, async (route) => {
+            await held;
+            await route.continue();
+          });
+          await s.page.goto(link(token));
+          await s.page.getByRole('heading', { name: 'Preview agreement' }).waitFor();
+          const image = s.page.locator('.page-preview-image[data-shown="true"]');
+          await image.waitFor();
+          assert.equal(await s.page.getByRole('img', { name: /^Page 1 \(a preview/ }).count(), 1);
+          const box = await image.boundingBox();
+          assert.ok(
+            box && box.width > 300 && box.x + box.width <= 390,
+            `fits the phone: ${JSON.stringify(box)}`,
+          );
+          const viewerAsked = events.findIndex((e) => /^request \/web\/assets\/pdf-viewer-/.test(e));
+          const imageCame = events.indexOf('response /api/v1/share/document/preview');
+          assert.ok(imageCame >= 0 && (viewerAsked === -1 || viewerAsked > imageCame), events.join('\n'));
+          await s.capture('first-page-preview');
+          release();
+          await waitForPdf(s);
+          await s.page.locator('.page-preview-image').waitFor({ state: 'detached' });
+          assert.equal(
+            await s.page.locator('.page-preview').count(),
+            0,
+            'the image goes once pdf.js drew the page',
+          );
+
+          // Back later with the viewer's code in the cache (routing bypasses the cache: the first
+          // visit without it fills it): the page loads the viewer at once and asks for no image.
+          await s.page.unrouteAll();
+          await s.page.reload();
+          await waitForPdf(s);
+          events.length = 0;
+          await s.page.reload();
+          await waitForPdf(s);
+          assert.ok(!events.includes('request /api/v1/share/document/preview'), events.join('\n'));
+          assert.equal(await s.page.locator('.page-preview').count(), 0);
+        });
+      });
+
       it('zooming several times in a row renders the last zoom, with no page error (one render per canvas at a time)', async () => {
         const { link: token } = await aShareWith('Zoom test', 'zelda@example.org', {}, 3);
         await inSession(browser, 'zoom-burst', 'phone', async (s) => {
@@ -590,7 +639,11 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           );
           assert.match(kept.session, /"token":"shs_/);
           assert.ok(!kept.everything.includes(token), 'the link is not stored');
-          assert.equal(await s.page.evaluate<number>('localStorage.length'), 0);
+          // For good, only the name of the viewer's code the browser has (a returning visitor needs no
+          // first-page image): a content-hashed asset, nothing of the person or the document.
+          const forGood = await s.page.evaluate<Record<string, string>>('({ ...localStorage })');
+          assert.deepEqual(Object.keys(forGood), ['signery.viewerCode']);
+          assert.match(forGood['signery.viewerCode']!, /^\/web\/assets\/pdf\.worker\.min-[\w-]+\.mjs$/);
           assert.equal(kept.cookies, '');
           // A reload in the same tab keeps the session; another tab, or a forwarded link, is locked.
           await s.page.reload();

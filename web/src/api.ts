@@ -257,6 +257,21 @@ export class Api {
     }
   }
 
+  /**
+   * The document's first page as the server drew it (GET /share/document/preview), as an object URL,
+   * to show while pdf.js is still loading; nothing when there is none (a locked share, a PDF the
+   * server does not draw, no network): the page then waits for pdf.js as before.
+   */
+  async preview(documentId?: string): Promise<string | undefined> {
+    const query = documentId ? `?id=${encodeURIComponent(documentId)}` : '';
+    try {
+      const response = await this.#send('GET', `/share/document/preview${query}`);
+      return URL.createObjectURL(await response.blob());
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The server picks the channel: SMS when the share has a phone, else e-mail (it says which). */
   sendCode(): Promise<{ channel: 'sms' | 'email' }> {
     return this.json('POST', '/share/otp', {});

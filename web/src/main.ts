@@ -14,6 +14,7 @@ import { h, messageBox } from './dom.js';
 import { pickLanguage, setLanguage, supported, t, language } from './i18n.js';
 import { sessionStoreFor } from './recipient-session.js';
 import { describeError, SigningPage } from './signing-view.js';
+import { loadViewer, viewerCodeSeen } from './viewer-code.js';
 
 /**
  * The signer's page. `/s/<token>`: an external recipient's share link (Contract). `/sign`: an internal
@@ -35,12 +36,14 @@ function route(): { kind: 'share'; token: string } | { kind: 'inbox' } | { kind:
 }
 
 /**
- * A document's address will show a PDF: the viewer's code (pdf.js and its worker, the bulk of the
- * page) starts loading now, beside the calls that read the document, not after them.
+ * A document's address will show a PDF. A returning visitor has the viewer's code (pdf.js and its
+ * worker, the bulk of the page) in the cache: it starts loading now, beside the calls that read the
+ * document. A new visitor first gets the server's image of the first page (its code comes after it,
+ * signing-view.ts): on a slow phone the two would otherwise share the connection.
  */
-function preloadViewer(): void {
-  if (route().kind === 'inbox') return;
-  import('./pdf-viewer.js').catch(() => {
+const viewerCached = route().kind === 'inbox' || viewerCodeSeen();
+if (viewerCached && route().kind !== 'inbox') {
+  loadViewer().catch(() => {
     // Loaded again when the document is shown, where a failure is reported.
   });
 }
@@ -77,6 +80,7 @@ async function openDocument(
   documentId: string | undefined,
   focusTitle: boolean,
   onInvalid: () => void = () => showInvalidLink(main),
+  preview?: Promise<string | undefined>,
 ) {
   followShareLanguage(doc);
   // A signed-in user's way back to their list, and out.
@@ -94,6 +98,7 @@ async function openDocument(
       api,
       ...(documentId ? { documentId } : {}),
       ...(back ? { back } : {}),
+      ...(preview ? { preview } : {}),
       onInvalid,
     },
     doc,
@@ -209,11 +214,20 @@ async function startShare(token: string): Promise<void> {
   const open = async (focusTitle: boolean): Promise<void> => {
     loading();
     try {
+      // Asked for beside the document, so that it shows before the viewer's code has arrived.
+      const preview = viewerCached ? undefined : api.preview();
       const doc = (await api.document()).results[0];
       if (!doc) throw new Error('no document');
-      await openDocument(api, doc, undefined, focusTitle, () => {
-        if (!sessionEnded()) showInvalidLink(main);
-      });
+      await openDocument(
+        api,
+        doc,
+        undefined,
+        focusTitle,
+        () => {
+          if (!sessionEnded()) showInvalidLink(main);
+        },
+        preview,
+      );
     } catch (error) {
       if (error instanceof ApiFailure && error.code === 'MFA_REQUIRED') await showLocked();
       else if (error instanceof ApiFailure && error.status === 401 && sessionEnded()) return;
@@ -258,9 +272,10 @@ async function startSession(documentId?: string): Promise<void> {
         rerender();
         return;
       }
+      const preview = viewerCached ? undefined : api.preview(documentId);
       const doc = (await api.document(documentId)).results[0];
       if (!doc) throw new Error('no document');
-      await openDocument(api, doc, documentId, true);
+      await openDocument(api, doc, documentId, true, undefined, preview);
     } catch (error) {
       fatal(error);
     }
@@ -282,7 +297,6 @@ setLanguage(
   pickLanguage(new URLSearchParams(window.location.search).get('lang') ?? undefined, navigator.languages),
 );
 chrome();
-preloadViewer();
 const target = route();
 void (target.kind === 'share'
   ? startShare(target.token)

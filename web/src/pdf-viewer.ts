@@ -91,9 +91,14 @@ export class PdfViewer {
   #resize: ResizeObserver | undefined;
   /** Renders in flight, shown as `data-pending` so tests can wait for a still picture. */
   #pending = 0;
+  /** The first page as the server drew it, shown until pdf.js has drawn it. */
+  #preview: HTMLElement | undefined;
 
-  /** `lead`: shown above the pages, scrolling with them. */
-  constructor(lead?: HTMLElement) {
+  /**
+   * `lead`: shown above the pages, scrolling with them. `preview`: an image of the first page, shown
+   * where it will be until pdf.js has drawn it.
+   */
+  constructor(lead?: HTMLElement, preview?: HTMLElement) {
     const button = (label: string, text: string, onClick: () => void) =>
       h(
         'button',
@@ -129,7 +134,14 @@ export class PdfViewer {
     this.#pagesBox = h('div', { class: 'pages' });
     // A tab stop of its own: with nothing to fill in (a completed document), keyboard users still
     // scroll the pages with the arrow keys (WCAG 2.1.1; axe: scrollable-region-focusable).
-    this.#scroller = h('div', { class: 'viewer-scroll', tabindex: '0' }, lead ?? null, this.#pagesBox);
+    this.#preview = preview;
+    this.#scroller = h(
+      'div',
+      { class: 'viewer-scroll', tabindex: '0' },
+      lead ?? null,
+      preview ?? null,
+      this.#pagesBox,
+    );
     this.element = h(
       'section',
       { class: 'viewer', 'aria-label': t('doc.document') },
@@ -180,6 +192,10 @@ export class PdfViewer {
     });
     this.#resize.observe(this.#scroller);
     this.#applyScale(this.#fit ? this.#fitScale() : this.#scale);
+    // The preview becomes the first page's backdrop, now at the page's size, until pdf.js draws it.
+    const image = this.#preview?.querySelector('img');
+    if (image && this.#pages[0]?.renderedScale === 0) this.#pages[0].element.prepend(image);
+    this.#preview?.remove();
     this.element.dataset.state = 'ready';
   }
 
@@ -223,6 +239,7 @@ export class PdfViewer {
     this.element.dataset.state = 'failed';
     this.toolbar.hidden = true;
     this.#scroller.classList.add('viewer-scroll--failed');
+    this.#preview?.remove();
     this.#pagesBox.replaceChildren(message);
   }
 
@@ -393,6 +410,7 @@ export class PdfViewer {
       await task.promise;
       view.renderedScale = scale;
       view.element.dataset.rendered = 'true';
+      if (number === 1) this.#dropPreview();
     } catch (error) {
       if ((error as { name?: string }).name !== 'RenderingCancelledException') throw error;
     } finally {
@@ -407,6 +425,16 @@ export class PdfViewer {
       const content = await page.getTextContent();
       view.text.textContent = content.items.map((item) => ('str' in item ? item.str : '')).join(' ');
     }
+  }
+
+  /** pdf.js has drawn the first page: its preview goes, and its image with it. */
+  #dropPreview(): void {
+    if (!this.#preview) return;
+    const image = this.#pages[0]?.element.querySelector<HTMLImageElement>('.page-preview-image');
+    image?.remove();
+    if (image?.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
+    this.#preview.remove();
+    this.#preview = undefined;
   }
 
   #setPending(delta: number): void {

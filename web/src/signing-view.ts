@@ -16,6 +16,7 @@ import {
 } from './fields.js';
 import { t, type MessageKey } from './i18n.js';
 import type { PdfViewer } from './pdf-viewer.js';
+import { loadViewer } from './viewer-code.js';
 
 const SIMPLE_ACTIONS = ['approve', 'review', 'accept', 'execute'];
 /** A field on the page: a button opening its dialog, or a checkbox. */
@@ -37,7 +38,12 @@ export interface DocumentContext {
   onInvalid: () => void;
   /** Shown above the title (internal users: back to their pending documents). */
   back?: HTMLElement;
+  /** The first page as the server drew it (an object URL), asked for beside the document. */
+  preview?: Promise<string | undefined>;
 }
+
+/** Set once pdf-viewer.js has loaded: later renders have no wait to fill. */
+let viewerLoaded = false;
 
 type Outcome = 'signed' | 'rejected' | 'delegated' | 'executed';
 
@@ -150,10 +156,6 @@ export class SigningPage {
    * moved on.
    */
   async render(focus: 'title' | 'notice' | undefined = undefined): Promise<void> {
-    // pdf.js is the bulk of the page's code: loaded only here, so unlocking and signing in start fast.
-    const { PdfViewer } = await import('./pdf-viewer.js');
-    this.#viewer?.destroy();
-    this.#buttons.clear();
     const title = h('h1', { class: 'doc-title', id: 'doc-title' }, this.#doc.documentTitle);
     const header = h(
       'header',
@@ -192,7 +194,26 @@ export class SigningPage {
     // Above the pages, scrolling with them: what the document is, and what happened to it.
     const lead = h('div', { class: 'doc-lead' }, header, this.#notice);
     if (this.#signing && !this.#fieldsFromShare) lead.append(this.#placementPanel());
-    const viewer = new PdfViewer(lead);
+    // On a slow phone pdf.js takes seconds to arrive: meanwhile the title and the first page as the
+    // server drew it (issue 25: "the first page visible within 2 s on a slow phone profile").
+    const shown = this.#ctx.preview;
+    const preview = this.#takePreview();
+    if (preview && shown && !viewerLoaded) {
+      const section = h('section', { class: 'viewer', 'aria-label': t('doc.document') });
+      section.append(h('div', { class: 'viewer-scroll' }, lead, preview));
+      section.dataset.state = 'loading';
+      this.#main.replaceChildren(h('div', { class: 'doc-layout' }, section));
+      this.#main.dataset.view = 'document';
+      if (focus === 'title') focusHeading(title);
+      // The viewer's code comes after the image (viewer-code.ts), which then has the connection alone.
+      await shown;
+    }
+    // pdf.js is the bulk of the page's code: loaded only here, so unlocking and signing in start fast.
+    const { PdfViewer } = await loadViewer();
+    viewerLoaded = true;
+    this.#viewer?.destroy();
+    this.#buttons.clear();
+    const viewer = new PdfViewer(lead, preview);
     this.#viewer = viewer;
     // Under the one scroll area, always in view: where the signer stands and their next step.
     this.#dock = h(
@@ -212,6 +233,29 @@ export class SigningPage {
     this.#renderNotice(focus === 'notice');
     this.#renderActions();
     await this.#loadPdf();
+  }
+
+  /**
+   * The first page as the server drew it, in the place the viewer's first page will take; on the
+   * first render only (later ones have the PDF at hand). Removed when there is no such image.
+   */
+  #takePreview(): HTMLElement | undefined {
+    const url = this.#ctx.preview;
+    if (!url) return undefined;
+    this.#ctx.preview = undefined;
+    const image = h('img', { class: 'page-preview-image', alt: t('viewer.preview') });
+    const box = h('div', { class: 'page-preview' }, image);
+    void url.then(async (src) => {
+      if (!src) return box.remove();
+      image.src = src;
+      try {
+        await image.decode();
+        image.dataset.shown = 'true';
+      } catch {
+        box.remove();
+      }
+    });
+    return box;
   }
 
   async #loadPdf(): Promise<void> {

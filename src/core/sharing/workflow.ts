@@ -7,6 +7,7 @@ import { shareMail } from '../../notify/mail/share-mail.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import type { EventName } from '../events/emit-event.js';
 import { queueCompletionMails } from './completion.js';
+import { queuePreviewAhead } from './preview-ahead.js';
 import { freshRecipientLink, sharerOf } from './share-links.js';
 import { settleSignEntity } from './sign-entities.js';
 import {
@@ -37,6 +38,7 @@ export async function notifyTurn(
   now: Date,
   requestId: string,
 ) {
+  if (shares.some((share) => share.email)) await queuePreviewAhead(trx, doc, now);
   for (const share of shares) {
     if (!share.email) continue;
     // External recipients of a sequence get their link only now, when they can act on it.

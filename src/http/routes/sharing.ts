@@ -391,8 +391,9 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const preview = await previewSharedDocument(deps, recipientCallerOf(request), request.query.id);
         const etag = `"preview-${preview.tag}"`;
-        // Each use asks the server again (the right to see it may end); an unchanged page costs no bytes.
-        void reply.header('cache-control', 'private, no-cache').header('etag', etag);
+        // Kept by no browser (a contract's page on a shared computer's disk), like the page's other
+        // reads; a client keeping its own copy revalidates it with the tag, at no cost in bytes.
+        void reply.header('cache-control', 'private, no-store').header('etag', etag);
         if (request.headers['if-none-match'] === etag) return reply.status(304).send(null);
         return reply
           .header('content-type', preview.contentType)
