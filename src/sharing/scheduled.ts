@@ -5,7 +5,11 @@ import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from '../core/
 import { queueReminderMail } from './reminder-mail.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { COMPLETION_MAILS_JOB, sendCompletionMails } from '../core/sharing/completion.js';
+import {
+  COMPLETION_MAILS_JOB,
+  sendCompletionMails,
+  type CompletionPayload,
+} from '../core/sharing/completion.js';
 
 const SYSTEM = { name: 'system', requestId: 'scheduler' };
 const BATCH = 200;
@@ -123,7 +127,7 @@ export function registerSharingJobs(worker: Worker, deps: Deps): void {
   worker.register(COMPLETION_MAILS_JOB, async (job) => {
     await sendCompletionMails(
       deps,
-      job.payload as { documentId: string; requestId?: string },
+      { id: job.id, payload: job.payload as unknown as CompletionPayload },
       deps.clock.now(),
     );
   });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestPki } from '../fixtures/test-pki.js';
+import { startTestTsa } from '../fixtures/tsa-server.js';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
-import { useServer } from '../helpers/use-server.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
 
 const at = (x: number) => [
   { type: 'signature', position: { percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 } },
@@ -136,5 +139,65 @@ describe('issue 25: the mails signers receive', () => {
       await space.write(`${id}-mailed.pdf`, completed.ext.pdf?.body ?? Buffer.alloc(0)),
       3,
     );
+  });
+});
+
+describe('issue 25: the completion mails wait for the seal on completion, and go the moment it commits', () => {
+  const tsa = useStarted(
+    'the time-stamp authority',
+    async () => startTestTsa(await (await createTestPki()).tsa()),
+    async (started) => {
+      started.release();
+      await started.close();
+    },
+  );
+  // A worker that looks for due jobs only when woken: what makes a job due must also wake it.
+  const server = useServer(() => ({
+    smtp: true,
+    env: { TSA_URL: tsa.url },
+    worker: { pollIntervalMs: 3_600_000 },
+  }));
+  const smtp = server.smtp;
+  let owner: string;
+  before(async () => {
+    owner = (await aUser(server, OWNER)).token;
+    await aUser(server, IVY);
+  });
+
+  /** The completion job of the document once the worker has tried it and it waits for its retry. */
+  const waitingForRetry = async (documentId: string) => {
+    for (let tries = 0; tries < 500; tries++) {
+      const job = await server.app.deps.db
+        .selectFrom('jobs')
+        .select(['status', 'attempts'])
+        .where('id', 'like', `document.completionMails:${documentId}:%`)
+        .executeTakeFirst();
+      if (job?.status === 'queued' && job.attempts > 0) return;
+      await sleep(20);
+    }
+    throw new Error('the completion job was never tried while the seal was pending');
+  };
+
+  it('the seal made by the signing request, held at the TSA while the completion job found it pending, wakes that job when it commits', async () => {
+    const id = await aDocument(server, owner, { title: 'Held seal', pdf: { pages: 1 } });
+    await shareDocument(server, owner, id, { to: 'ivy' });
+    const ivy = await server.login('ivy', USER_PASSWORD);
+    const version = (await readDocument(server, owner, id))._version as number;
+    tsa.hold();
+    // The signature itself needs no TSA; the seal, at the default level (B-T), waits for it.
+    const signing = server.api('PUT', `/documents/sign/${version}`, {
+      token: ivy,
+      body: { id, signatures: at(0.1), level: 'B-B' },
+    });
+    try {
+      await tsa.held(1);
+      await waitingForRetry(id);
+    } finally {
+      tsa.release();
+    }
+    const signed = await signing;
+    assert.equal(signed.status, 200, signed.text);
+    const mail = shown(await smtp.waitFor(OWNER.email, /is complete/));
+    assert.ok(mail.pdf?.body.equals(await mainFileOf(server, owner, id)), 'the sealed file');
   });
 });
