@@ -127,7 +127,7 @@ export function registerSharingJobs(worker: Worker, deps: Deps): void {
   worker.register(COMPLETION_MAILS_JOB, async (job) => {
     await sendCompletionMails(
       deps,
-      { id: job.id, payload: job.payload as unknown as CompletionPayload },
+      { ...job, payload: job.payload as unknown as CompletionPayload },
       deps.clock.now(),
     );
   });

@@ -10,6 +10,7 @@ import { USER_PASSWORD } from '../helpers/server.js';
 import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
+import { readJson } from '../../src/store/db/json.js';
 
 const at = (x: number) => [
   { type: 'signature', position: { percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 } },
@@ -199,5 +200,59 @@ describe('issue 25: the completion mails wait for the seal on completion, and go
     assert.equal(signed.status, 200, signed.text);
     const mail = shown(await smtp.waitFor(OWNER.email, /is complete/));
     assert.ok(mail.pdf?.body.equals(await mainFileOf(server, owner, id)), 'the sealed file');
+  });
+});
+
+describe('issue 25: completion mails of an organisation that does not seal on completion (sealOnComplete false)', () => {
+  const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
+  const smtp = server.smtp;
+  let owner: string;
+  let ivy: string;
+  before(async () => {
+    owner = (await aUser(server, OWNER)).token;
+    await aUser(server, IVY);
+    ivy = await server.login('ivy', USER_PASSWORD);
+    const admin = await server.adminToken();
+    const set = await server.api('PUT', '/settings/properties', {
+      token: admin,
+      body: { sealOnComplete: false },
+    });
+    assert.equal(set.status, 200, set.text);
+  });
+
+  /** A document of the owner’s shared with Ivy, whose signature (request `requestId`) completes it. */
+  const signedByIvy = async (title: string, requestId: string, pdf?: Buffer) => {
+    const id = await aDocument(server, owner, { title, pdf: pdf ?? { pages: 1 } });
+    await shareDocument(server, owner, id, { to: 'ivy' });
+    const version = (await readDocument(server, owner, id))._version as number;
+    const signed = await server.api('PUT', `/documents/sign/${version}`, {
+      token: ivy,
+      body: { id, signatures: at(0.1) },
+      headers: { 'x-request-id': requestId },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(signed.body.shareStateName, 'completed');
+    return id;
+  };
+  /** The completion mail of the document titled `title` to `to`. */
+  const completionMail = (to: string, title: string) =>
+    smtp.waitFor(to, new RegExp(`${title}\\S* is complete`));
+
+  it('the mails’ jobs carry the id of the request that completed the document (its log lines lead to them)', async () => {
+    await signedByIvy('Traced completion', 'completes-traced-1');
+    await completionMail(OWNER.email, 'Traced completion');
+    await completionMail(IVY.email, 'Traced completion');
+    const jobs = await server.app.deps.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('type', '=', 'mail.send')
+      .execute();
+    const completion = jobs
+      .map((job) => readJson<{ subject?: string; requestId?: string }>(job.payload, {}))
+      .filter((payload) => payload.subject === '“Traced completion” is complete');
+    assert.deepEqual(
+      completion.map((payload) => payload.requestId),
+      ['completes-traced-1', 'completes-traced-1'],
+    );
   });
 });

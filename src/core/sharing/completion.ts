@@ -25,7 +25,6 @@ export interface CompletionPayload {
   documentId: string;
   /** The completed version; jobs queued before it was carried have it at the end of their id. */
   version?: number;
-  requestId?: string;
 }
 
 /**
@@ -79,10 +78,13 @@ export class SealPending extends Error {
   }
 }
 
-/** The completion job: one message per person, in one transaction, the file attached by reference. */
+/**
+ * The completion job: one message per person, in one transaction, the file attached by reference.
+ * Each message's job carries the id of the request that completed the document, as this job does.
+ */
 export async function sendCompletionMails(
   deps: Deps,
-  job: { id: string; payload: CompletionPayload },
+  job: { id: string; payload: CompletionPayload; requestId: string | null },
   now: Date,
 ): Promise<number> {
   const { payload } = job;
@@ -149,7 +151,7 @@ export async function sendCompletionMails(
           attachment,
         }),
         now,
-        payload.requestId,
+        job.requestId ?? undefined,
       );
     }
   });
