@@ -2,7 +2,7 @@ import type { Deps } from '../core/deps.js';
 import type { Worker } from '../jobs/worker.js';
 import { record } from '../core/audit/record.js';
 import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from '../core/sharing/share-types.js';
-import { queueReminderMail } from './reminder-mail.js';
+import { queueShareMail } from '../core/sharing/share-mails.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import {
@@ -95,11 +95,11 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     while (next <= now.getTime()) next += interval;
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
       if (share.email) {
-        await queueReminderMail(
+        await queueShareMail(
           trx,
           deps,
           { ...share, email: share.email },
-          share.title,
+          { kind: 'reminder', documentTitle: share.title },
           now,
           // No request asked for it: the schedule did.
           undefined,
