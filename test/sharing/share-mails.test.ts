@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { MAIL_ATTACHMENT_MAX_BYTES } from '../../src/core/sharing/completion.js';
+import { writeBigPdf } from '../fixtures/big-pdf.js';
 import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
@@ -206,6 +210,7 @@ describe('issue 25: the completion mails wait for the seal on completion, and go
 describe('issue 25: completion mails of an organisation that does not seal on completion (sealOnComplete false)', () => {
   const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
   const smtp = server.smtp;
+  const space = useWorkspace();
   let owner: string;
   let ivy: string;
   before(async () => {
@@ -254,5 +259,47 @@ describe('issue 25: completion mails of an organisation that does not seal on co
       completion.map((payload) => payload.requestId),
       ['completes-traced-1', 'completes-traced-1'],
     );
+  });
+
+  it('with no seal to wait for, the mails go out on the completion job’s first try, with the signed PDF as it is: the document’s file, signed once', async () => {
+    const id = await signedByIvy('Unsealed lease', 'completes-unsealed-1');
+    const owners = shown(await completionMail(OWNER.email, 'Unsealed lease'));
+    const ivys = shown(await completionMail(IVY.email, 'Unsealed lease'));
+    const file = await mainFileOf(server, owner, id);
+    for (const [who, mail] of Object.entries({ owner: owners, ivy: ivys })) {
+      assert.equal(mail.subject, '“Unsealed lease” is complete');
+      assert.ok(mail.pdf?.body.equals(file), `${who}’s PDF is the main file`);
+      assert.match(mail.text, /The signed PDF is attached/);
+    }
+    const report = await server.api('GET', `/documents/${id}/verify`, { token: owner });
+    assert.equal(report.body.signatures.length, 1, 'Ivy’s signature, and no seal');
+    const jobs = await server.app.deps.db
+      .selectFrom('jobs')
+      .select(['type', 'status', 'attempts'])
+      .where('id', 'like', `%:${id}:%`)
+      .execute();
+    assert.deepEqual(jobs, [{ type: 'document.completionMails', status: 'done', attempts: 1 }]);
+  });
+
+  it(`a signed PDF over MAIL_ATTACHMENT_MAX_BYTES (${MAIL_ATTACHMENT_MAX_BYTES / 1024 / 1024} MiB) is not attached: the mail goes without it, says it is too large, and links to the document`, async () => {
+    const path = join(space.dir, 'over-the-limit.pdf');
+    writeBigPdf(path, MAIL_ATTACHMENT_MAX_BYTES + 512 * 1024, 1);
+    const id = await signedByIvy('Large scan', 'completes-large-1', await readFile(path));
+    const signed = await server.app.deps.db
+      .selectFrom('files')
+      .innerJoin('documents', 'documents.main_file_id', 'files.id')
+      .select('files.size')
+      .where('documents.id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.ok(signed.size > MAIL_ATTACHMENT_MAX_BYTES);
+    for (const to of [OWNER.email, IVY.email]) {
+      const mail = shown(await completionMail(to, 'Large scan'));
+      assert.equal(mail.subject, '“Large scan” is complete');
+      assert.equal(mail.pdf, undefined, `no file in ${to}’s mail`);
+      for (const body of [mail.text, mail.html]) {
+        assert.match(body, /The signed PDF is too large to attach to this message/);
+        assert.match(body, new RegExp(`https://sign\\.example\\.test/sign/${id}`));
+      }
+    }
   });
 });
