@@ -153,11 +153,11 @@ export async function sendReminders(
           now,
           actor.requestId,
         );
-      } else if (share.email) {
+      } else {
         await queueShareMail(
           trx,
           deps,
-          { ...share, email: share.email },
+          share,
           { kind: 'reminder', documentTitle: doc.title },
           now,
           actor.requestId,

@@ -94,17 +94,15 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     let next = new Date(share.next_reminder_at ?? now).getTime() + interval;
     while (next <= now.getTime()) next += interval;
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
-      if (share.email) {
-        await queueShareMail(
-          trx,
-          deps,
-          { ...share, email: share.email },
-          { kind: 'reminder', documentTitle: share.title },
-          now,
-          // No request asked for it: the schedule did.
-          undefined,
-        );
-      }
+      // No request asked for it: the schedule did.
+      await queueShareMail(
+        trx,
+        deps,
+        share,
+        { kind: 'reminder', documentTitle: share.title },
+        now,
+        undefined,
+      );
       await trx
         .updateTable('shares')
         .set({ next_reminder_at: new Date(next).toISOString(), last_reminder_at: now.toISOString() })

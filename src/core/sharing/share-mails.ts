@@ -30,12 +30,13 @@ export function sharersOf(db: Kysely<Database>): SharerLookup {
  * comes, or a reminder (manual, PUT /share/reminder, or automatic). It is in the share's language and
  * in its sharer's name, with its deadline and a link that works: the signer page for a user, a new
  * share link for an external recipient (issue 25: "reminder mails carry no link at all"), which a
- * reminder says replaces the earlier one. An invitation carries the sharer's message.
+ * reminder says replaces the earlier one. An invitation carries the sharer's message. A share
+ * without an e-mail address gets none.
  */
 export async function queueShareMail(
   trx: Kysely<Database>,
   deps: Deps,
-  share: ShareRow & { email: string },
+  share: ShareRow,
   mail: {
     kind: 'invitation' | 'reminder';
     documentTitle: string;
@@ -45,6 +46,7 @@ export async function queueShareMail(
   now: Date,
   requestId: string | undefined,
 ): Promise<void> {
+  if (!share.email) return;
   const link = await freshRecipientLink(trx, deps.config.publicUrl, share);
   const sender = await (mail.sharers ?? sharersOf(trx))(share.shared_by);
   await queueMail(

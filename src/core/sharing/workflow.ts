@@ -37,7 +37,7 @@ export async function notifyTurn(
     await queueShareMail(
       trx,
       deps,
-      { ...share, email: share.email },
+      share,
       { kind: 'invitation', documentTitle: doc.title, sharers },
       now,
       requestId,
