@@ -5,15 +5,14 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { MAIL_ATTACHMENT_MAX_BYTES } from '../../src/core/sharing/completion.js';
 import { writeBigPdf } from '../fixtures/big-pdf.js';
-import { createTestPki } from '../fixtures/test-pki.js';
-import { startTestTsa } from '../fixtures/tsa-server.js';
+import { useTestTsa } from '../fixtures/tsa-server.js';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
-import { useServer, useStarted } from '../helpers/use-server.js';
+import { useServer } from '../helpers/use-server.js';
 import { readJson } from '../../src/store/db/json.js';
 
 const at = (x: number) => [
@@ -148,14 +147,7 @@ describe('issue 25: the mails signers receive', () => {
 });
 
 describe('issue 25: the completion mails wait for the seal on completion, and go the moment it commits', () => {
-  const tsa = useStarted(
-    'the time-stamp authority',
-    async () => startTestTsa(await (await createTestPki()).tsa()),
-    async (started) => {
-      started.release();
-      await started.close();
-    },
-  );
+  const tsa = useTestTsa();
   // A worker that looks for due jobs only when woken: what makes a job due must also wake it.
   const server = useServer(() => ({
     smtp: true,
