@@ -26,7 +26,7 @@ import {
 } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
-import { queueReminderMail } from './reminder-mail.js';
+import { queueShareMail } from '../core/sharing/share-mails.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
@@ -153,8 +153,15 @@ export async function sendReminders(
           now,
           actor.requestId,
         );
-      } else if (share.email) {
-        await queueReminderMail(trx, deps, { ...share, email: share.email }, doc.title, now, actor.requestId);
+      } else {
+        await queueShareMail(
+          trx,
+          deps,
+          share,
+          { kind: 'reminder', documentTitle: doc.title },
+          now,
+          actor.requestId,
+        );
       }
       await trx
         .updateTable('shares')

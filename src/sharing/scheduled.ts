@@ -2,10 +2,14 @@ import type { Deps } from '../core/deps.js';
 import type { Worker } from '../jobs/worker.js';
 import { record } from '../core/audit/record.js';
 import { owesAction, PENDING, REMINDABLE_PURPOSES, shareOptions } from '../core/sharing/share-types.js';
-import { queueReminderMail } from './reminder-mail.js';
+import { queueShareMail } from '../core/sharing/share-mails.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { COMPLETION_MAILS_JOB, sendCompletionMails } from '../core/sharing/completion.js';
+import {
+  COMPLETION_MAILS_JOB,
+  sendCompletionMails,
+  type CompletionPayload,
+} from '../core/sharing/completion.js';
 import { PREVIEW_AHEAD_JOB, type PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
 import { drawPreviewAhead } from './preview-document.js';
 
@@ -92,17 +96,15 @@ export async function sendAutomaticReminders(deps: Deps, now: Date): Promise<num
     let next = new Date(share.next_reminder_at ?? now).getTime() + interval;
     while (next <= now.getTime()) next += interval;
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
-      if (share.email) {
-        await queueReminderMail(
-          trx,
-          deps,
-          { ...share, email: share.email },
-          share.title,
-          now,
-          // No request asked for it: the schedule did.
-          undefined,
-        );
-      }
+      // No request asked for it: the schedule did.
+      await queueShareMail(
+        trx,
+        deps,
+        share,
+        { kind: 'reminder', documentTitle: share.title },
+        now,
+        undefined,
+      );
       await trx
         .updateTable('shares')
         .set({ next_reminder_at: new Date(next).toISOString(), last_reminder_at: now.toISOString() })
@@ -128,7 +130,7 @@ export function registerSharingJobs(worker: Worker, deps: Deps): void {
   worker.register(COMPLETION_MAILS_JOB, async (job) => {
     await sendCompletionMails(
       deps,
-      job.payload as { documentId: string; requestId?: string },
+      { ...job, payload: job.payload as unknown as CompletionPayload },
       deps.clock.now(),
     );
   });

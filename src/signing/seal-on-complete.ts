@@ -108,7 +108,7 @@ async function sealCompleted(
   const nothingToSeal = async (): Promise<false> => {
     await writeTransaction(deps.db, deps.dialect, async (trx) => {
       await settle(trx);
-      await wakeCompletionMails(trx, payload.documentId, deps.clock.now());
+      await wakeCompletionMails(trx, payload.documentId, payload.version, deps.clock.now());
     });
     return false;
   };
@@ -141,7 +141,7 @@ async function sealCompleted(
       });
       await settle(trx);
       // The completion messages waited for this file.
-      await wakeCompletionMails(trx, doc.id, now);
+      await wakeCompletionMails(trx, doc.id, payload.version, now);
     });
   } catch (error) {
     // Changed between the read and the commit: the sealed file is discarded, as the version says.

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { MAIL_ATTACHMENT_MAX_BYTES } from '../../src/core/sharing/completion.js';
+import { writeBigPdf } from '../fixtures/big-pdf.js';
+import { useTestTsa } from '../fixtures/tsa-server.js';
 import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER } from '../helpers/people.js';
@@ -7,6 +13,7 @@ import { USER_PASSWORD } from '../helpers/server.js';
 import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
 import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
+import { readJson } from '../../src/store/db/json.js';
 
 const at = (x: number) => [
   { type: 'signature', position: { percentX: x, percentY: 0.85, percentWidth: 0.2, percentHeight: 0.06 } },
@@ -136,5 +143,155 @@ describe('issue 25: the mails signers receive', () => {
       await space.write(`${id}-mailed.pdf`, completed.ext.pdf?.body ?? Buffer.alloc(0)),
       3,
     );
+  });
+});
+
+describe('issue 25: the completion mails wait for the seal on completion, and go the moment it commits', () => {
+  const tsa = useTestTsa();
+  // A worker that looks for due jobs only when woken: what makes a job due must also wake it.
+  const server = useServer(() => ({
+    smtp: true,
+    env: { TSA_URL: tsa.url },
+    worker: { pollIntervalMs: 3_600_000 },
+  }));
+  const smtp = server.smtp;
+  let owner: string;
+  before(async () => {
+    owner = (await aUser(server, OWNER)).token;
+    await aUser(server, IVY);
+  });
+
+  /** The completion job of the document once the worker has tried it and it waits for its retry. */
+  const waitingForRetry = async (documentId: string) => {
+    for (let tries = 0; tries < 500; tries++) {
+      const job = await server.app.deps.db
+        .selectFrom('jobs')
+        .select(['status', 'attempts'])
+        .where('id', 'like', `document.completionMails:${documentId}:%`)
+        .executeTakeFirst();
+      if (job?.status === 'queued' && job.attempts > 0) return;
+      await sleep(20);
+    }
+    throw new Error('the completion job was never tried while the seal was pending');
+  };
+
+  it('the seal made by the signing request, held at the TSA while the completion job found it pending, wakes that job when it commits', async () => {
+    const id = await aDocument(server, owner, { title: 'Held seal', pdf: { pages: 1 } });
+    await shareDocument(server, owner, id, { to: 'ivy' });
+    const ivy = await server.login('ivy', USER_PASSWORD);
+    const version = (await readDocument(server, owner, id))._version as number;
+    tsa.hold();
+    // The signature itself needs no TSA; the seal, at the default level (B-T), waits for it.
+    const signing = server.api('PUT', `/documents/sign/${version}`, {
+      token: ivy,
+      body: { id, signatures: at(0.1), level: 'B-B' },
+    });
+    try {
+      await tsa.held(1);
+      await waitingForRetry(id);
+    } finally {
+      tsa.release();
+    }
+    const signed = await signing;
+    assert.equal(signed.status, 200, signed.text);
+    const mail = shown(await smtp.waitFor(OWNER.email, /is complete/));
+    assert.ok(mail.pdf?.body.equals(await mainFileOf(server, owner, id)), 'the sealed file');
+  });
+});
+
+describe('issue 25: completion mails of an organisation that does not seal on completion (sealOnComplete false)', () => {
+  const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
+  const smtp = server.smtp;
+  const space = useWorkspace();
+  let owner: string;
+  let ivy: string;
+  before(async () => {
+    owner = (await aUser(server, OWNER)).token;
+    await aUser(server, IVY);
+    ivy = await server.login('ivy', USER_PASSWORD);
+    const admin = await server.adminToken();
+    const set = await server.api('PUT', '/settings/properties', {
+      token: admin,
+      body: { sealOnComplete: false },
+    });
+    assert.equal(set.status, 200, set.text);
+  });
+
+  /** A document of the owner’s shared with Ivy, whose signature (request `requestId`) completes it. */
+  const signedByIvy = async (title: string, requestId: string, pdf?: Buffer) => {
+    const id = await aDocument(server, owner, { title, pdf: pdf ?? { pages: 1 } });
+    await shareDocument(server, owner, id, { to: 'ivy' });
+    const version = (await readDocument(server, owner, id))._version as number;
+    const signed = await server.api('PUT', `/documents/sign/${version}`, {
+      token: ivy,
+      body: { id, signatures: at(0.1) },
+      headers: { 'x-request-id': requestId },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(signed.body.shareStateName, 'completed');
+    return id;
+  };
+  /** The completion mail of the document titled `title` to `to`. */
+  const completionMail = (to: string, title: string) =>
+    smtp.waitFor(to, new RegExp(`${title}\\S* is complete`));
+
+  it('the mails’ jobs carry the id of the request that completed the document (its log lines lead to them)', async () => {
+    await signedByIvy('Traced completion', 'completes-traced-1');
+    await completionMail(OWNER.email, 'Traced completion');
+    await completionMail(IVY.email, 'Traced completion');
+    const jobs = await server.app.deps.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('type', '=', 'mail.send')
+      .execute();
+    const completion = jobs
+      .map((job) => readJson<{ subject?: string; requestId?: string }>(job.payload, {}))
+      .filter((payload) => payload.subject === '“Traced completion” is complete');
+    assert.deepEqual(
+      completion.map((payload) => payload.requestId),
+      ['completes-traced-1', 'completes-traced-1'],
+    );
+  });
+
+  it('with no seal to wait for, the mails go out on the completion job’s first try, with the signed PDF as it is: the document’s file, signed once', async () => {
+    const id = await signedByIvy('Unsealed lease', 'completes-unsealed-1');
+    const owners = shown(await completionMail(OWNER.email, 'Unsealed lease'));
+    const ivys = shown(await completionMail(IVY.email, 'Unsealed lease'));
+    const file = await mainFileOf(server, owner, id);
+    for (const [who, mail] of Object.entries({ owner: owners, ivy: ivys })) {
+      assert.equal(mail.subject, '“Unsealed lease” is complete');
+      assert.ok(mail.pdf?.body.equals(file), `${who}’s PDF is the main file`);
+      assert.match(mail.text, /The signed PDF is attached/);
+    }
+    const report = await server.api('GET', `/documents/${id}/verify`, { token: owner });
+    assert.equal(report.body.signatures.length, 1, 'Ivy’s signature, and no seal');
+    const jobs = await server.app.deps.db
+      .selectFrom('jobs')
+      .select(['type', 'status', 'attempts'])
+      .where('id', 'like', `%:${id}:%`)
+      .execute();
+    assert.deepEqual(jobs, [{ type: 'document.completionMails', status: 'done', attempts: 1 }]);
+  });
+
+  it(`a signed PDF over MAIL_ATTACHMENT_MAX_BYTES (${MAIL_ATTACHMENT_MAX_BYTES / 1024 / 1024} MiB) is not attached: the mail goes without it, says it is too large, and links to the document`, async () => {
+    const path = join(space.dir, 'over-the-limit.pdf');
+    writeBigPdf(path, MAIL_ATTACHMENT_MAX_BYTES + 512 * 1024, 1);
+    const id = await signedByIvy('Large scan', 'completes-large-1', await readFile(path));
+    const signed = await server.app.deps.db
+      .selectFrom('files')
+      .innerJoin('documents', 'documents.main_file_id', 'files.id')
+      .select('files.size')
+      .where('documents.id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.ok(signed.size > MAIL_ATTACHMENT_MAX_BYTES);
+    for (const to of [OWNER.email, IVY.email]) {
+      const mail = shown(await completionMail(to, 'Large scan'));
+      assert.equal(mail.subject, '“Large scan” is complete');
+      assert.equal(mail.pdf, undefined, `no file in ${to}’s mail`);
+      for (const body of [mail.text, mail.html]) {
+        assert.match(body, /The signed PDF is too large to attach to this message/);
+        assert.match(body, new RegExp(`https://sign\\.example\\.test/sign/${id}`));
+      }
+    }
   });
 });

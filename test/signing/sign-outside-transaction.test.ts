@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createTestPki } from '../fixtures/test-pki.js';
-import { startTestTsa } from '../fixtures/tsa-server.js';
+import { useTestTsa } from '../fixtures/tsa-server.js';
 import { eventsOf, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { aUser, someUsers, withMail } from '../helpers/people.js';
 import { upload, USER_PASSWORD } from '../helpers/server.js';
 import { shareDocument } from '../helpers/sharing.js';
 import { auditOf } from '../helpers/audit-log.js';
-import { useServer, useStarted } from '../helpers/use-server.js';
+import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, useWorkspace } from '../pdf/oracles.js';
 
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.25, percentHeight: 0.08 });
@@ -20,14 +19,7 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('DESIGN: remote calls never run inside a database transaction (sign first, then one short commit)', () => {
-  const tsa = useStarted(
-    'the time-stamp authority',
-    async () => startTestTsa(await (await createTestPki()).tsa()),
-    async (started) => {
-      started.release();
-      await started.close();
-    },
-  );
+  const tsa = useTestTsa();
   const server = useServer(() => ({ env: { TSA_URL: tsa.url } }));
   const space = useWorkspace();
   let owner: string;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { DocumentRow } from '../access/document-access.js';
-import { enqueue } from '../../jobs/queue.js';
+import { enqueue, runNow } from '../../jobs/queue.js';
 import { queueMail } from '../../jobs/notification-jobs.js';
 import { shareMail } from '../../notify/mail/share-mail.js';
 import { writeTransaction } from '../../store/db/dialect.js';
@@ -21,9 +21,10 @@ export const COMPLETION_MAILS_JOB = 'document.completionMails';
 /** Larger files are not attached: many mail servers refuse messages over 20–25 MB once encoded. */
 export const MAIL_ATTACHMENT_MAX_BYTES = 15 * 1024 * 1024;
 
-interface CompletionPayload {
+export interface CompletionPayload {
   documentId: string;
-  requestId?: string;
+  /** The completed version; jobs queued before it was carried have it at the end of their id. */
+  version?: number;
 }
 
 /**
@@ -34,6 +35,11 @@ export function sealOnCompleteJobId(documentId: string, version: number): string
   return `document.sealOnComplete:${documentId}:${version}`;
 }
 
+/** The id of the completion messages of a document's completed version: one job per completion. */
+export function completionMailsJobId(documentId: string, version: number): string {
+  return `${COMPLETION_MAILS_JOB}:${documentId}:${version}`;
+}
+
 /** Inside the transaction that completes the document: the completion messages, as one job. */
 export async function queueCompletionMails(
   trx: Kysely<Database>,
@@ -41,10 +47,10 @@ export async function queueCompletionMails(
   now: Date,
   requestId: string,
 ): Promise<void> {
-  const payload: CompletionPayload = { documentId: doc.id };
+  const payload: CompletionPayload = { documentId: doc.id, version: doc.version };
   await enqueue(trx, {
     type: COMPLETION_MAILS_JOB,
-    id: `${COMPLETION_MAILS_JOB}:${doc.id}:${doc.version}`,
+    id: completionMailsJobId(doc.id, doc.version),
     payload: { ...payload },
     now,
     requestId,
@@ -52,18 +58,17 @@ export async function queueCompletionMails(
   });
 }
 
-/** After the seal on completion committed (or found nothing to seal): its messages go out now. */
+/**
+ * After the seal on completion of `version` committed (or found nothing to seal): its messages,
+ * waiting for their retry, go out now (a worker is woken with the commit).
+ */
 export async function wakeCompletionMails(
   trx: Kysely<Database>,
   documentId: string,
+  version: number,
   now: Date,
 ): Promise<void> {
-  await trx
-    .updateTable('jobs')
-    .set({ run_at: now.toISOString(), updated_at: now.toISOString() })
-    .where('id', 'like', `${COMPLETION_MAILS_JOB}:${documentId}:%`)
-    .where('status', '=', 'queued')
-    .execute();
+  await runNow(trx, completionMailsJobId(documentId, version), now);
 }
 
 /** The seal is still to come: the job is tried again (the seal wakes it when it commits). */
@@ -73,22 +78,27 @@ export class SealPending extends Error {
   }
 }
 
-/** The completion job: one message per person, in one transaction, the file attached by reference. */
+/**
+ * The completion job: one message per person, in one transaction, the file attached by reference.
+ * Each message's job carries the id of the request that completed the document, as this job does.
+ */
 export async function sendCompletionMails(
   deps: Deps,
-  payload: CompletionPayload,
+  job: { id: string; payload: CompletionPayload; requestId: string | null },
   now: Date,
 ): Promise<number> {
+  const { payload } = job;
   const doc = await deps.db
     .selectFrom('documents')
     .selectAll()
     .where('id', '=', payload.documentId)
     .executeTakeFirst();
   if (!doc || doc.deleted_at !== null || doc.share_state !== 'completed') return 0;
+  const version = payload.version ?? Number(job.id.slice(job.id.lastIndexOf(':') + 1));
   const seal = await deps.db
     .selectFrom('jobs')
     .select('id')
-    .where('id', 'like', `document.sealOnComplete:${doc.id}:%`)
+    .where('id', '=', sealOnCompleteJobId(doc.id, version))
     .where('status', 'in', ['queued', 'running'])
     .executeTakeFirst();
   if (seal) throw new SealPending();
@@ -141,7 +151,7 @@ export async function sendCompletionMails(
           attachment,
         }),
         now,
-        payload.requestId,
+        job.requestId ?? undefined,
       );
     }
   });

@@ -34,10 +34,13 @@ export async function freshRecipientLink(
 }
 
 /** The person a share's messages speak for: who shared it, by the name they show and their address. */
-export async function sharerOf(
-  db: Kysely<Database>,
-  userId: string,
-): Promise<{ name: string; email: string | null } | undefined> {
+export interface Sharer {
+  name: string;
+  email: string | null;
+}
+
+/** Who shared a share (its `shared_by`); undefined when that user is gone. */
+export async function sharerOf(db: Kysely<Database>, userId: string): Promise<Sharer | undefined> {
   const user = await db
     .selectFrom('users')
     .select(['name', 'display_name', 'email'])

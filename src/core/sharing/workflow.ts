@@ -8,16 +8,9 @@ import type { Database, DocumentTable } from '../../store/db/schema.js';
 import type { EventName } from '../events/emit-event.js';
 import { queueCompletionMails } from './completion.js';
 import { queuePreviewAhead } from './preview-ahead.js';
-import { freshRecipientLink, sharerOf } from './share-links.js';
+import { queueShareMail, sharersOf } from './share-mails.js';
 import { settleSignEntity } from './sign-entities.js';
-import {
-  ACTION_PURPOSES,
-  NOT_REQUIRED,
-  owesAction,
-  PENDING,
-  shareOptions,
-  type ShareRow,
-} from './share-types.js';
+import { ACTION_PURPOSES, NOT_REQUIRED, owesAction, PENDING, type ShareRow } from './share-types.js';
 
 /**
  * The document share state machine (spec: States and transitions) in one place: a recipient's action
@@ -39,25 +32,15 @@ export async function notifyTurn(
   requestId: string,
 ) {
   if (shares.some((share) => share.email)) await queuePreviewAhead(trx, doc, now);
+  const sharers = sharersOf(trx);
   for (const share of shares) {
     if (!share.email) continue;
     // External recipients of a sequence get their link only now, when they can act on it.
-    const link = await freshRecipientLink(trx, deps.config.publicUrl, share);
-    const sender = await sharerOf(trx, share.shared_by);
-    await queueMail(
+    await queueShareMail(
       trx,
-      shareMail({
-        kind: 'invitation',
-        to: share.email,
-        language: shareOptions(share).language,
-        documentTitle: doc.title,
-        from: sender?.name ?? 'Signery',
-        sender,
-        purpose: share.purpose,
-        link,
-        note: share.message,
-        deadline: share.valid_until,
-      }),
+      deps,
+      share,
+      { kind: 'invitation', documentTitle: doc.title, sharers },
       now,
       requestId,
     );
