@@ -8,6 +8,7 @@ import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomField } from '../core/documents/custom-fields.js';
 import { LimitExceeded, ValidationError } from '../core/errors.js';
 import { queueMail } from '../jobs/notification-jobs.js';
+import { queuePreviewAhead } from '../core/sharing/preview-ahead.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import {
@@ -335,6 +336,8 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         );
       }
     }
+    if (created.some((row) => row.status === 'active' && row.email))
+      await queuePreviewAhead(trx, current, now);
     const signs = ordered.some((r) => r.input.sharePurpose === 'sign');
     await changeDocument(trx, actor, {
       doc: current,
