@@ -4,14 +4,14 @@ import workerUrl from 'pdfjs-dist/legacy/build/pdf.worker.min.mjs?url';
 import { h } from './dom.js';
 import type { PlacedBox } from './fields.js';
 import { t } from './i18n.js';
+import { pdfWorker } from './viewer-code.js';
 
 // The legacy build: the modern one needs the newest browsers (Map#getOrInsertComputed), and signers
 // open their link on whatever phone they have.
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
-// The worker's code is the page's largest download (≈ 310 KB compressed): it starts as soon as this
-// module loads, which the page asks for at start-up on a document's address, so it arrives while the
-// document and its PDF are fetched rather than after them (issue 25, first page on a slow phone).
-pdfjs.GlobalWorkerOptions.workerPort = new Worker(workerUrl, { type: 'module' });
+// The worker's code is the page's largest download (≈ 310 KB compressed): it was started with this
+// module's own download (viewer-code.ts), not after it (issue 25, first page on a slow phone).
+pdfjs.GlobalWorkerOptions.workerPort = pdfWorker();
 
 /**
  * pdf.js asks for fonts, CMaps and decoders by file name; ours carry content hashes, so the names are

@@ -22,7 +22,19 @@ export function viewerCodeSeen(): boolean {
   }
 }
 
+let worker: Worker | undefined;
+
+/**
+ * pdf.js's worker, started once. Its code is the largest download: it starts beside the viewer's
+ * module (which would otherwise ask for it only once it has arrived and run) rather than after it.
+ */
+export function pdfWorker(): Worker {
+  worker ??= new Worker(workerUrl, { type: 'module' });
+  return worker;
+}
+
 export async function loadViewer(): Promise<typeof PdfViewerModule> {
+  pdfWorker();
   const module = await import('./pdf-viewer.js');
   try {
     localStorage.setItem(SEEN_KEY, workerUrl);
