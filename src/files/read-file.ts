@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Actor } from '../core/access/actor.js';
-import { canView } from '../core/access/document-access.js';
+import { canView, liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, MfaRequired, NotFound } from '../core/errors.js';
 import type { Recipient } from '../core/sharing/recipient.js';
@@ -88,12 +88,7 @@ export async function findFileForRecipient(
   const file = await deps.files.find(recipient.tenantId, id);
   if (!file) throw new NotFound('No such file');
   if (file.share_id === recipient.shareId) return file;
-  const doc = await deps.db
-    .selectFrom('documents')
-    .select(['main_file_id', 'barcode_file_id'])
-    .where('id', '=', recipient.documentId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const doc = await liveDocumentFiles(deps.db, recipient.documentId);
   if (!doc) throw new NotFound('No such file');
   if (doc.main_file_id === id || doc.barcode_file_id === id) return file;
   const revision = await deps.db

@@ -1,3 +1,4 @@
+import { liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../core/errors.js';
 import type { PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
@@ -21,12 +22,7 @@ export async function previewSharedDocument(
     caller,
     documentId ?? (caller.kind === 'external' ? caller.recipient.documentId : undefined),
   );
-  const doc = await deps.db
-    .selectFrom('documents')
-    .select('main_file_id')
-    .where('id', '=', share.document_id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const doc = await liveDocumentFiles(deps.db, share.document_id);
   if (!doc) throw new NotFound('No such document');
   const file = doc.main_file_id ? await deps.files.find(share.tenant_id, doc.main_file_id) : undefined;
   if (!file) throw new NotFound('This document has no PDF to preview');

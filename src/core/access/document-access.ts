@@ -323,3 +323,16 @@ export async function loadEditable(
     );
   return doc;
 }
+
+/** The files of a document that is not deleted (its main file and barcode), or nothing. */
+export function liveDocumentFiles(
+  db: Kysely<Database>,
+  documentId: string,
+): Promise<{ main_file_id: string | null; barcode_file_id: string | null } | undefined> {
+  return db
+    .selectFrom('documents')
+    .select(['main_file_id', 'barcode_file_id'])
+    .where('id', '=', documentId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
