@@ -11,7 +11,6 @@ import {
   RateLimited,
   ValidationError,
 } from '../core/errors.js';
-import { queueSms } from '../jobs/notification-jobs.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { ShareTable } from '../store/db/schema.js';
@@ -26,7 +25,7 @@ import {
 } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
-import { queueShareMail } from '../core/sharing/share-mails.js';
+import { queueReminderSms, queueShareMail } from '../core/sharing/share-mails.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { endProcess, loadDocumentForUpdate } from '../core/sharing/workflow.js';
@@ -147,12 +146,7 @@ export async function sendReminders(
       if (type === 'sms') {
         const phone = phones.get(share.id) ?? share.phone;
         if (!phone) throw new ValidationError(null, `share ${share.id} has no phone: send "phone"`);
-        await queueSms(
-          trx,
-          { to: phone, text: `Reminder: "${doc.title}" is waiting for you to ${share.purpose}.` },
-          now,
-          actor.requestId,
-        );
+        await queueReminderSms(trx, deps, share, { phone, documentTitle: doc.title }, now, actor.requestId);
       } else {
         await queueShareMail(
           trx,

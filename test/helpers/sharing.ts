@@ -88,19 +88,28 @@ export async function signByLink(
 }
 
 /**
- * The six-digit code of the SMS the server wrote to `phone` (the file SMS sender of the test server,
- * under DATA_DIR/sms), waiting up to five seconds for it; undefined when none came.
+ * The text of the first SMS the server wrote to `phone` (the file SMS sender of the test server, under
+ * DATA_DIR/sms) that `matches`, waiting up to five seconds for it; undefined when none came.
  */
-export async function smsCodeTo(server: TestServer, phone: string): Promise<string | undefined> {
+export async function smsTextTo(
+  server: TestServer,
+  phone: string,
+  matches: (text: string) => boolean = () => true,
+): Promise<string | undefined> {
   const dir = join(server.dataDir, 'sms');
   for (let i = 0; i < 100; i++) {
     const files = await readdir(dir).catch(() => []);
     for (const file of files.filter((f) => f.endsWith('.json'))) {
       const sms = JSON.parse(await readFile(join(dir, file), 'utf8')) as { to: string; text: string };
-      const code = sms.to === phone ? /(\d{6})/.exec(sms.text)?.[1] : undefined;
-      if (code) return code;
+      if (sms.to === phone && matches(sms.text)) return sms.text;
     }
     await sleep(50);
   }
   return undefined;
+}
+
+/** The six-digit code of the SMS the server wrote to `phone`, waiting up to five seconds for it. */
+export async function smsCodeTo(server: TestServer, phone: string): Promise<string | undefined> {
+  const text = await smsTextTo(server, phone, (t) => /\d{6}/.test(t));
+  return text === undefined ? undefined : /(\d{6})/.exec(text)?.[1];
 }

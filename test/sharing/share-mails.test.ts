@@ -10,7 +10,7 @@ import { assertSignaturesValid, useWorkspace } from '../pdf/oracles.js';
 import { aDocument, mainFileOf, readDocument, signDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
-import { linkOf, shareDocument, signByLink } from '../helpers/sharing.js';
+import { linkOf, shareDocument, signByLink, smsTextTo } from '../helpers/sharing.js';
 import { mimeOf, shareTokenOf, type ReceivedMail } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
 import { readJson } from '../../src/store/db/json.js';
@@ -89,6 +89,33 @@ describe('issue 25: the mails signers receive', () => {
     assert.match(mail.from, /Olivia Owner via Signery/);
     const fresh = shareTokenOf(reminder);
     assert.notEqual(fresh, first);
+    assert.equal((await server.api('GET', '/share/document', { token: fresh })).status, 200);
+    assert.equal((await server.api('GET', '/share/document', { token: first })).status, 401);
+  });
+
+  it('a reminder by SMS, in the share’s language, carries a link that opens the share, like the mail', async () => {
+    const admin = (await aUser(server, { name: 'gina', role: 'globalAdmin' })).token;
+    const enabled = await server.api('PUT', '/settings/properties', {
+      token: admin,
+      body: { smsAddOn: true },
+    });
+    assert.equal(enabled.status, 200, enabled.text);
+    const id = await aDocument(server, owner, { title: 'Texted deed', pdf: { pages: 1 } });
+    const [share] = await shareDocument(server, owner, id, {
+      to: [{ sharePurpose: 'sign', shareTo: 'texted@example.org', language: 'de' }],
+    });
+    const first = await linkOf(smtp, 'texted@example.org', /Texted deed/);
+    const phone = '+15550003333';
+    const reminded = await server.api('POST', '/share/reminder', {
+      token: owner,
+      body: { reminderType: 'sms', shares: [{ shareId: share.shareId, phone }] },
+    });
+    assert.equal(reminded.status, 200, reminded.text);
+    const text = (await smsTextTo(server, phone)) ?? 'no SMS';
+    assert.match(text, /^Erinnerung: .*„Texted deed“.*unterschreiben/, text);
+    const fresh = /https:\/\/sign\.example\.test\/s\/(shr_[\w-]+)/.exec(text)?.[1];
+    assert.ok(fresh, text);
+    assert.match(text, /ersetzt/, 'says the earlier link stops working');
     assert.equal((await server.api('GET', '/share/document', { token: fresh })).status, 200);
     assert.equal((await server.api('GET', '/share/document', { token: first })).status, 401);
   });

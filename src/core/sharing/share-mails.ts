@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import { queueMail } from '../../jobs/notification-jobs.js';
-import { shareMail } from '../../notify/mail/share-mail.js';
+import { queueMail, queueSms } from '../../jobs/notification-jobs.js';
+import { reminderSms, shareMail } from '../../notify/mail/share-mail.js';
 import type { Database } from '../../store/db/schema.js';
 import { freshRecipientLink, sharerOf, type Sharer } from './share-links.js';
 import { shareOptions, type ShareRow } from './share-types.js';
@@ -66,4 +66,26 @@ export async function queueShareMail(
     now,
     requestId,
   );
+}
+
+/**
+ * Queues a reminder by text message to `phone`, with the same fresh link as a reminder mail (issue 25:
+ * every reminder leads to a page that works for its reader).
+ */
+export async function queueReminderSms(
+  trx: Kysely<Database>,
+  deps: Deps,
+  share: ShareRow,
+  sms: { phone: string; documentTitle: string },
+  now: Date,
+  requestId: string | undefined,
+): Promise<void> {
+  const text = reminderSms({
+    language: shareOptions(share).language,
+    documentTitle: sms.documentTitle,
+    purpose: share.purpose,
+    link: await freshRecipientLink(trx, deps.config.publicUrl, share),
+    newLink: share.user_id === null,
+  });
+  await queueSms(trx, { to: sms.phone, text }, now, requestId);
 }

@@ -192,6 +192,25 @@ function deadlineText(language: string, at: string): string {
 }
 
 /**
+ * A reminder as a text message (PUT /share/reminder with `reminderType: 'sms'`): the reminder mail's
+ * subject in the share's language and its link, which for an external recipient replaces the earlier
+ * one (the message says so, as the mail does).
+ */
+export function reminderSms(options: {
+  language?: string | undefined;
+  documentTitle: string;
+  purpose: string;
+  link: string;
+  newLink: boolean;
+}): string {
+  const language = options.language && options.language in WORDING ? options.language : 'en';
+  const table = WORDING[language] ?? ENGLISH;
+  const purpose = ACTIONS[language]?.[options.purpose] ?? options.purpose;
+  const subject = table.reminder.subject(options.documentTitle, purpose);
+  return [`${subject}: ${options.link}`, ...(options.newLink ? [table.common.newLink] : [])].join('\n');
+}
+
+/**
  * Builds a share notification in the share's language where we have it, as a plain-text and an HTML
  * part saying the same: what is asked of the reader (its subject names the action), by whom, until
  * when, and one button to the page that serves them. `sender` is the person the message speaks for:
