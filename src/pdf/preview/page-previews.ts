@@ -10,7 +10,10 @@ export interface PreviewLimits {
   cacheBytes: number;
   /** What drawing one page may take before its worker is ended. */
   timeLimitMs: number;
-  /** Pages waiting for the worker beyond this are not drawn: the caller does without. */
+  /**
+   * PDFs drawn or waiting for the worker (each held in memory meanwhile, up to `maxPdfBytes`): beyond
+   * this, a page is not drawn and the caller does without.
+   */
   maxWaiting: number;
   width: number;
   quality: number;
@@ -20,7 +23,7 @@ export const PREVIEW_LIMITS: PreviewLimits = {
   maxPdfBytes: 32 * 1024 * 1024,
   cacheBytes: 32 * 1024 * 1024,
   timeLimitMs: 10_000,
-  maxWaiting: 8,
+  maxWaiting: 4,
   // 640 px wide at WebP quality 10: a page full of 10-point text is ≈ 60 KB (92 KB at quality 45, 33 KB
   // at 480 px) and still reads as the page it is; a phone fits it to 366 CSS px.
   width: 640,
