@@ -235,6 +235,67 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
     await assertSignedAndValid(id, 1);
   });
 
+  it('a share’s fields hold in two steps as in one: start refuses a required field left out or an answer out of range, and writes a good one', async () => {
+    const pdf = await upload(server, other, makePdf({ pages: 1 }));
+    const created = await server.api('POST', '/documents', {
+      token: other,
+      body: { body: { documentTitle: 'Two-step with fields', pdfFile: { content: pdf } } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const id = created.body.results[0].documentId as string;
+    const amount = {
+      type: 'annotation',
+      subtype: 'annotation_number',
+      customId: 'amount',
+      user: ['hana'],
+      pages: [1],
+      position: at(0.5, 0.3),
+      required: true,
+      config: JSON.stringify({ min: 0, max: 10 }),
+    };
+    const shared = await server.api('POST', '/share', {
+      token: other,
+      body: { id, data: [{ sharePurpose: 'sign', shareTo: 'hana' }], signatureFields: [amount] },
+    });
+    assert.equal(shared.status, 200, shared.text);
+    // Hana's P-256 certificate, added by the first test (or now, when this test runs alone).
+    assert.ok([200, 409].includes((await addCertificate(ec.certificate, ec.chain)).status));
+    const version = (await read(id))._version as number;
+    const startShared = (more: Record<string, unknown> = {}) =>
+      server.api('POST', `/documents/sign/${version}/start/digest`, {
+        token: signer,
+        body: {
+          id,
+          certificateHash: sha256hex(ec.certificate),
+          signatureProvider: 'internalNfc',
+          signatures: [{ type: 'signature', pages: [1], position: at(0.1, 0.8) }],
+          ...more,
+        },
+      });
+    const answer = (text: string) => ({
+      annotations: [{ fieldId: 'amount', text, pages: [1], position: at(0.5, 0.3) }],
+    });
+
+    const unanswered = await startShared();
+    assert.equal(unanswered.status, 400, unanswered.text);
+    assert.match(unanswered.body.message, /amount/);
+    const tooMuch = await startShared(answer('11'));
+    assert.equal(tooMuch.status, 400, tooMuch.text);
+    assert.match(tooMuch.body.message, /amount/);
+
+    const started = await startShared(answer('7'));
+    assert.equal(started.status, 200, started.text);
+    const { files, sessionId } = started.body;
+    const value = await ecToken(ec.privateKey)(Buffer.from(files[0].digest, 'base64'));
+    assert.equal((await finish(sessionId, files[0].digest, value)).status, 200);
+    const doc = (await server.api('GET', `/documents/${id}`, { token: other })).body.results[0];
+    assert.equal(doc.workflow.shareStateName, 'completed');
+    if (hasTool('mutool')) {
+      const path = await space.write(`${id}.pdf`, await download(doc.pdfFile.content));
+      assert.match(await tool('mutool', ['draw', '-F', 'txt', path, '1']), /\b7\b/, 'the answer is written');
+    }
+  });
+
   it('stateless between requests (DESIGN): a second node over the same database and files finishes a session the first started', async () => {
     const id = await newDoc('Two nodes');
     const started = await start(id, rsa.certificate);

@@ -32,6 +32,7 @@ import {
   type VisualRequest,
 } from '../../core/signing/visual-input.js';
 import { findOwnCertificate } from '../../core/identity/user-certificates.js';
+import { withShareFieldTexts } from '../../core/sharing/share-fields.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
 export type TwoStepProvider = 'internalUsb' | 'internalNfc';
@@ -83,8 +84,16 @@ export async function startTwoStep(
   mode: TwoStepMode,
   input: StartInput,
 ): Promise<StartAnswer> {
-  const { doc, signerName, placer } = await authorizeSigning(deps, { kind: 'user', actor }, input.id);
+  const { doc, share, signerName, placer } = await authorizeSigning(deps, { kind: 'user', actor }, input.id);
   if (doc.version !== input.version) throw new VersionMismatch();
+  // A recipient's answers to their share's fields, checked, with its read-only fields: the same as a
+  // one-step signature writes (signing/sign-document.ts), required fields included.
+  const annotations = share
+    ? await withShareFieldTexts(deps.db, share, {
+        annotations: input.annotations,
+        signatures: input.signatures ?? [],
+      })
+    : input.annotations;
   const certificate = await findOwnCertificate(deps, actor, input.certificateHash);
   const now = deps.clock.now();
   if (new Date(certificate.not_after) < now || new Date(certificate.not_before) > now) {
@@ -99,7 +108,7 @@ export async function startTwoStep(
     const { visuals, claims } = await resolveVisuals(trx, deps, {
       stamps,
       placer,
-      request: { signatures: input.signatures, images: input.images, annotations: input.annotations },
+      request: { signatures: input.signatures, images: input.images, annotations },
       document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
       now,
     });
