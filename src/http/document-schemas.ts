@@ -242,8 +242,11 @@ export const ShareObject = Type.Object(
       description:
         '`active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`.',
     }),
-    sharedBy: Type.String(),
-    sharedUsername: Type.String(),
+    sharedBy: Type.String({ description: 'The sharer’s login name.' }),
+    sharedUsername: Type.String({ description: 'The sharer’s login name.' }),
+    sharedByDisplayName: Type.String({
+      description: 'The name the sharer shows: their display name, else their login name.',
+    }),
     sharedObjectEsId: Type.String({ description: 'The document id.' }),
     sharedObjectEsType: Type.String({ description: 'The document type.' }),
     sharedObjectType: Type.Literal('document'),

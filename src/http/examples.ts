@@ -135,6 +135,7 @@ export const SHARE_EXAMPLE = {
   status: 'active',
   sharedBy: 'admin@example.com',
   sharedUsername: 'admin@example.com',
+  sharedByDisplayName: 'Alex Admin',
   sharedObjectEsId: ID.documentId,
   sharedObjectEsType: 'd_default',
   sharedObjectType: 'document',

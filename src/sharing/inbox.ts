@@ -28,6 +28,7 @@ const inboxQuery = (statuses: string[], order: 'shares.created_at' | 'shares.act
         'documents.custom_fields',
         'documents.share_state',
         'sharer.name as sharer_name',
+        'sharer.display_name as sharer_display_name',
       ])
       .where('shares.user_id', '=', p.userId)
       .where('shares.status', 'in', statuses)
@@ -61,6 +62,7 @@ export async function listInbox(
         row,
         {
           sharedByName: row.sharer_name ?? undefined,
+          sharedByDisplayName: row.sharer_display_name,
           documentType: row.document_type,
           customFields: row.custom_fields,
         },

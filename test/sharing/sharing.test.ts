@@ -55,6 +55,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     assert.equal(internal.shareType, 'approve');
     assert.deepEqual(internal.sharedWith, ['ivy']);
     assert.equal(internal.sharedBy, 'owner');
+    assert.equal(internal.sharedByDisplayName, 'owner', 'no display name: the login name');
     assert.equal(internal.sharedObjectEsId, id);
     assert.equal(internal.sharedObjectType, 'document');
     assert.equal(internal.privateMessage, 'Please approve');

@@ -322,6 +322,8 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           });
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Preview agreement' }).waitFor();
+          // The sharer as the invitation named them: their display name, not their login.
+          await s.page.getByText('Sent by Olivia Owner').waitFor();
           const image = s.page.locator('.page-preview-image[data-shown="true"]');
           await image.waitFor();
           assert.equal(await s.page.getByRole('img', { name: /^Page 1 \(a preview/ }).count(), 1);

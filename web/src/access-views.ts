@@ -263,7 +263,7 @@ export function showInbox(
   const pending = shareList(
     shares,
     (share) =>
-      `${t(`purpose.${share.shareType}` as MessageKey)} · ${share.sharedBy ?? ''}${share.status === 'waiting' ? ` · ${t('inbox.notYet')}` : ''}`,
+      `${t(`purpose.${share.shareType}` as MessageKey)} · ${share.sharedByDisplayName ?? share.sharedBy ?? ''}${share.status === 'waiting' ? ` · ${t('inbox.notYet')}` : ''}`,
   );
   const round: Record<string, MessageKey> = {
     completed: 'inbox.completed',
@@ -271,7 +271,7 @@ export function showInbox(
   };
   const acted = shareList(done, (share) => {
     const state = round[share.documentShareState ?? ''];
-    return [share.sharedBy ?? '', ...(state ? [t(state)] : [])].join(' · ');
+    return [share.sharedByDisplayName ?? share.sharedBy ?? '', ...(state ? [t(state)] : [])].join(' · ');
   });
   const doneHeading = h('h2', { id: 'inbox-done' }, t('inbox.done'));
   card(

@@ -73,7 +73,10 @@ export interface ShareView {
   /** A delegated share: who passed it on to this recipient. */
   delegatedBy?: string;
   privateMessage: string;
+  /** The sharer's login name. */
   sharedBy: string;
+  /** The name the sharer shows (their display name, else their login name). */
+  sharedByDisplayName?: string;
   validUntil?: string | null;
   sharedObjectEsId: string;
   passwordRequired?: boolean;

@@ -162,7 +162,13 @@ export class SigningPage {
       { class: 'doc-header' },
       this.#ctx.back ?? null,
       title,
-      h('p', { class: 'doc-meta' }, t('doc.from', { owner: this.#share?.sharedBy || this.#doc.owner })),
+      h(
+        'p',
+        { class: 'doc-meta' },
+        t('doc.from', {
+          owner: this.#share?.sharedByDisplayName || this.#share?.sharedBy || this.#doc.owner,
+        }),
+      ),
     );
     if (this.#share?.delegatedBy)
       append(header, h('p', { class: 'doc-meta' }, t('doc.delegatedBy', { from: this.#share.delegatedBy })));

@@ -8868,6 +8868,7 @@ export interface paths {
              *         "status": "active",
              *         "sharedBy": "admin@example.com",
              *         "sharedUsername": "admin@example.com",
+             *         "sharedByDisplayName": "Alex Admin",
              *         "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
              *         "sharedObjectEsType": "d_default",
              *         "sharedObjectType": "document",
@@ -8928,8 +8929,12 @@ export interface paths {
               shareType: string;
               /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
               status: string;
+              /** @description The sharer’s login name. */
               sharedBy: string;
+              /** @description The sharer’s login name. */
               sharedUsername: string;
+              /** @description The name the sharer shows: their display name, else their login name. */
+              sharedByDisplayName: string;
               /** @description The document id. */
               sharedObjectEsId: string;
               /** @description The document type. */
@@ -9313,6 +9318,7 @@ export interface paths {
              *         "status": "active",
              *         "sharedBy": "admin@example.com",
              *         "sharedUsername": "admin@example.com",
+             *         "sharedByDisplayName": "Alex Admin",
              *         "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
              *         "sharedObjectEsType": "d_default",
              *         "sharedObjectType": "document",
@@ -9374,8 +9380,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */
@@ -9863,6 +9873,7 @@ export interface paths {
              *             "status": "active",
              *             "sharedBy": "admin@example.com",
              *             "sharedUsername": "admin@example.com",
+             *             "sharedByDisplayName": "Alex Admin",
              *             "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
              *             "sharedObjectEsType": "d_default",
              *             "sharedObjectType": "document",
@@ -10049,6 +10060,7 @@ export interface paths {
                  *       "status": "active",
                  *       "sharedBy": "admin@example.com",
                  *       "sharedUsername": "admin@example.com",
+                 *       "sharedByDisplayName": "Alex Admin",
                  *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
                  *       "sharedObjectEsType": "d_default",
                  *       "sharedObjectType": "document",
@@ -10108,8 +10120,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */
@@ -10784,6 +10800,7 @@ export interface paths {
              *       "status": "active",
              *       "sharedBy": "admin@example.com",
              *       "sharedUsername": "admin@example.com",
+             *       "sharedByDisplayName": "Alex Admin",
              *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
              *       "sharedObjectEsType": "d_default",
              *       "sharedObjectType": "document",
@@ -10843,8 +10860,12 @@ export interface paths {
               shareType: string;
               /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
               status: string;
+              /** @description The sharer’s login name. */
               sharedBy: string;
+              /** @description The sharer’s login name. */
               sharedUsername: string;
+              /** @description The name the sharer shows: their display name, else their login name. */
+              sharedByDisplayName: string;
               /** @description The document id. */
               sharedObjectEsId: string;
               /** @description The document type. */
@@ -11268,6 +11289,7 @@ export interface paths {
              *           "status": "active",
              *           "sharedBy": "admin@example.com",
              *           "sharedUsername": "admin@example.com",
+             *           "sharedByDisplayName": "Alex Admin",
              *           "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
              *           "sharedObjectEsType": "d_default",
              *           "sharedObjectType": "document",
@@ -11310,8 +11332,12 @@ export interface paths {
                 shareType: string;
                 /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                 status: string;
+                /** @description The sharer’s login name. */
                 sharedBy: string;
+                /** @description The sharer’s login name. */
                 sharedUsername: string;
+                /** @description The name the sharer shows: their display name, else their login name. */
+                sharedByDisplayName: string;
                 /** @description The document id. */
                 sharedObjectEsId: string;
                 /** @description The document type. */
@@ -15467,6 +15493,7 @@ export interface paths {
                  *       "status": "active",
                  *       "sharedBy": "admin@example.com",
                  *       "sharedUsername": "admin@example.com",
+                 *       "sharedByDisplayName": "Alex Admin",
                  *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
                  *       "sharedObjectEsType": "d_default",
                  *       "sharedObjectType": "document",
@@ -15526,8 +15553,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */
@@ -15919,6 +15950,7 @@ export interface paths {
                  *       "status": "active",
                  *       "sharedBy": "admin@example.com",
                  *       "sharedUsername": "admin@example.com",
+                 *       "sharedByDisplayName": "Alex Admin",
                  *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
                  *       "sharedObjectEsType": "d_default",
                  *       "sharedObjectType": "document",
@@ -15978,8 +16010,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */
@@ -16376,6 +16412,7 @@ export interface paths {
                  *       "status": "active",
                  *       "sharedBy": "admin@example.com",
                  *       "sharedUsername": "admin@example.com",
+                 *       "sharedByDisplayName": "Alex Admin",
                  *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
                  *       "sharedObjectEsType": "d_default",
                  *       "sharedObjectType": "document",
@@ -16435,8 +16472,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */
@@ -16960,6 +17001,7 @@ export interface paths {
                  *       "status": "active",
                  *       "sharedBy": "admin@example.com",
                  *       "sharedUsername": "admin@example.com",
+                 *       "sharedByDisplayName": "Alex Admin",
                  *       "sharedObjectEsId": "64e26475-8b90-400a-9595-1e98d1bd329d",
                  *       "sharedObjectEsType": "d_default",
                  *       "sharedObjectType": "document",
@@ -17019,8 +17061,12 @@ export interface paths {
                   shareType: string;
                   /** @description `active` (owes its action), `waiting` (its turn has not come), `done`, `rejected`, `delegated`, `cancelled`, `expired`, `notRequired`. */
                   status: string;
+                  /** @description The sharer’s login name. */
                   sharedBy: string;
+                  /** @description The sharer’s login name. */
                   sharedUsername: string;
+                  /** @description The name the sharer shows: their display name, else their login name. */
+                  sharedByDisplayName: string;
                   /** @description The document id. */
                   sharedObjectEsId: string;
                   /** @description The document type. */

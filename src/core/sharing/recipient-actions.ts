@@ -36,6 +36,11 @@ const sharedDocument = new QueryTemplate(
       .selectAll('d')
       .select((eb) => [
         eb.selectFrom('users').select('users.name').where('users.id', '=', p.sharedBy).as('sharer_name'),
+        eb
+          .selectFrom('users')
+          .select('users.display_name')
+          .where('users.id', '=', p.sharedBy)
+          .as('sharer_display_name'),
         // Who passed a delegated share on (issue 25: "the delegate sees who passed it on").
         eb
           .selectFrom('shares')
@@ -81,6 +86,7 @@ export async function getSharedDocument(
     share,
     {
       sharedByName: doc.sharer_name ?? undefined,
+      sharedByDisplayName: doc.sharer_display_name,
       documentType: doc.document_type,
       customFields: doc.custom_fields,
       delegatedBy: doc.delegated_by ?? undefined,

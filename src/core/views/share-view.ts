@@ -28,6 +28,8 @@ export interface ShareView {
   status: string;
   sharedBy: string;
   sharedUsername: string;
+  /** The name the sharer shows (their display name, else their login name): what a recipient reads. */
+  sharedByDisplayName: string;
   sharedObjectEsId: string;
   sharedObjectEsType: string;
   sharedObjectType: 'document';
@@ -67,6 +69,8 @@ export function maskPhone(phone: string): string {
 export interface ShareContext {
   /** The sharer's login name; their id when the user is gone. */
   sharedByName: string | undefined;
+  /** The sharer's display name, when they have one. */
+  sharedByDisplayName?: string | null | undefined;
   documentType: string | undefined;
   customFields: Json | undefined;
   /** The `shareTo` of the share this one was delegated from, when the reader may know it. */
@@ -82,20 +86,21 @@ export async function shareViews(
   if (rows.length === 0) return [];
   const userIds = [...new Set(rows.map((r) => r.shared_by))];
   const [users, docs] = await Promise.all([
-    db.selectFrom('users').select(['id', 'name']).where('id', 'in', userIds).execute(),
+    db.selectFrom('users').select(['id', 'name', 'display_name']).where('id', 'in', userIds).execute(),
     db
       .selectFrom('documents')
       .select(['id', 'document_type', 'custom_fields'])
       .where('id', 'in', [...new Set(rows.map((r) => r.document_id))])
       .execute(),
   ]);
-  const names = new Map(users.map((u) => [u.id, u.name]));
+  const names = new Map(users.map((u) => [u.id, u]));
   const documents = new Map(docs.map((d) => [d.id, d]));
   return rows.map((row) =>
     shareView(
       row,
       {
-        sharedByName: names.get(row.shared_by),
+        sharedByName: names.get(row.shared_by)?.name,
+        sharedByDisplayName: names.get(row.shared_by)?.display_name,
         documentType: documents.get(row.document_id)?.document_type,
         customFields: documents.get(row.document_id)?.custom_fields,
       },
@@ -132,6 +137,7 @@ export function shareView(
     status: row.status,
     sharedBy,
     sharedUsername: sharedBy,
+    sharedByDisplayName: context.sharedByDisplayName || sharedBy,
     sharedObjectEsId: row.document_id,
     sharedObjectEsType: context.documentType ?? 'd_default',
     sharedObjectType: 'document',
