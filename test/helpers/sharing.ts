@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PREVIEW_AHEAD_JOB } from '../../src/core/sharing/preview-ahead.js';
+import { readJson } from '../../src/store/db/json.js';
+import type { Json } from '../../src/store/db/schema.js';
 import { aDocument, type DocumentSpec } from './documents.js';
 import { mustSucceed, type ApiResponse, type TestServer } from './server.js';
 import { shareTokenOf, type TestSmtp } from './smtp.js';
@@ -112,4 +115,32 @@ export async function smsTextTo(
 export async function smsCodeTo(server: TestServer, phone: string): Promise<string | undefined> {
   const text = await smsTextTo(server, phone, (t) => /\d{6}/.test(t));
   return text === undefined ? undefined : /(\d{6})/.exec(text)?.[1];
+}
+
+/**
+ * The job that draws a document's first page ahead of its recipients (core/sharing/preview-ahead.ts),
+ * once it has ended or after ten seconds: its status and error, or undefined when none was queued.
+ */
+export async function previewAheadJob(
+  server: TestServer,
+  documentId: string,
+): Promise<{ status: string; last_error: string | null } | undefined> {
+  const db = server.app.deps.db;
+  const { main_file_id: fileId } = await db
+    .selectFrom('documents')
+    .select('main_file_id')
+    .where('id', '=', documentId)
+    .executeTakeFirstOrThrow();
+  let job: { status: string; last_error: string | null; payload: Json } | undefined;
+  for (let tries = 0; tries < 100; tries++) {
+    const jobs = await db
+      .selectFrom('jobs')
+      .select(['status', 'payload', 'last_error'])
+      .where('type', '=', PREVIEW_AHEAD_JOB)
+      .execute();
+    job = jobs.find((j) => readJson<{ fileId?: string }>(j.payload, {}).fileId === fileId);
+    if (job && job.status !== 'queued' && job.status !== 'running') break;
+    await sleep(100);
+  }
+  return job && { status: job.status, last_error: job.last_error };
 }

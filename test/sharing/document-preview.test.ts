@@ -6,12 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { loadImage, createCanvas, type Image } from '@napi-rs/canvas';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { PREVIEW_AHEAD_JOB } from '../../src/core/sharing/preview-ahead.js';
-import { readJson } from '../../src/store/db/json.js';
 import { buildPdf } from '../fixtures/pdf-fixtures.js';
 import { aUser, withMail } from '../helpers/people.js';
-import { anExternalShare, linkOf, signByLink } from '../helpers/sharing.js';
+import { anExternalShare, linkOf, previewAheadJob, signByLink } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
 
 const run = promisify(execFile);
@@ -104,22 +101,7 @@ describe('issue 25: the first page as an image while the viewer loads (GET /shar
 
   it('is drawn ahead when an invitation goes out, for the PDF the recipient will open', async () => {
     const { id } = await anExternalShare(server, owner, { title: 'Ahead', email: 'p0@example.org', pdf });
-    const { main_file_id: fileId } = await server.app.deps.db
-      .selectFrom('documents')
-      .select('main_file_id')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    let job;
-    for (let tries = 0; tries < 100; tries++) {
-      const jobs = await server.app.deps.db
-        .selectFrom('jobs')
-        .select(['status', 'payload', 'last_error'])
-        .where('type', '=', PREVIEW_AHEAD_JOB)
-        .execute();
-      job = jobs.find((j) => readJson<{ fileId?: string }>(j.payload, {}).fileId === fileId);
-      if (job?.status === 'done') break;
-      await sleep(100);
-    }
+    const job = await previewAheadJob(server, id);
     assert.equal(job?.status, 'done', JSON.stringify(job));
     assert.equal(job?.last_error, null);
   });

@@ -14,7 +14,14 @@ import { startIdentityProvider } from '../helpers/oidc.js';
 import { aDocument, readDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
 import { aUser, OWNER, someUsers } from '../helpers/people.js';
-import { anExternalShare, linkOf, shareDocument, signByLink, smsCodeTo } from '../helpers/sharing.js';
+import {
+  anExternalShare,
+  linkOf,
+  previewAheadJob,
+  shareDocument,
+  signByLink,
+  smsCodeTo,
+} from '../helpers/sharing.js';
 import { decode } from '../helpers/smtp.js';
 import { mustSucceed } from '../helpers/server.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
@@ -308,7 +315,9 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
       });
 
       it('a new visitor sees the first page as the server drew it before the viewer’s code has come, then pdf.js draws it; a returning one needs no image (issue 25: first page on a slow phone)', async () => {
-        const { link: token } = await aShareWith('Preview agreement', 'pia@example.org');
+        const { id: previewed, link: token } = await aShareWith('Preview agreement', 'pia@example.org');
+        // Drawn when the invitation went out, as on a server with time between the mail and the visit.
+        assert.equal((await previewAheadJob(server, previewed))?.status, 'done');
         await inSession(browser, 'first-page-preview', 'phone', async (s) => {
           // The viewer's code held back, as a slow connection would: the image shows meanwhile.
           let release!: () => void;
@@ -355,6 +364,24 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           await waitForPdf(s);
           assert.ok(!events.includes('request /api/v1/share/document/preview'), events.join('\n'));
           assert.equal(await s.page.locator('.page-preview').count(), 0);
+        });
+      });
+
+      it('a first-page image slow to come holds the viewer back a few seconds at most, and never shows over the drawn page', async () => {
+        const { link: token } = await aShareWith('Slow preview', 'sly@example.org');
+        await inSession(browser, 'slow-preview', 'desktop', async (s) => {
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          await s.page.route(/\/api\/v1\/share\/document\/preview$/, async (route) => {
+            await held;
+            await route.continue().catch(() => undefined);
+          });
+          await s.page.goto(link(token));
+          // The image never came: the viewer loaded anyway and drew the page.
+          await waitForPdf(s);
+          release();
+          await sleep(500);
+          assert.equal(await s.page.locator('.page-preview, .page-preview-image').count(), 0);
         });
       });
 

@@ -42,6 +42,9 @@ export interface DocumentContext {
   preview?: Promise<string | undefined>;
 }
 
+/** The longest the viewer's code waits for the first page's image before it loads anyway. */
+const PREVIEW_WAIT_MS = 3_000;
+
 /** Set once pdf-viewer.js has loaded: later renders have no wait to fill. */
 let viewerLoaded = false;
 
@@ -211,8 +214,9 @@ export class SigningPage {
       this.#main.replaceChildren(h('div', { class: 'doc-layout' }, section));
       this.#main.dataset.view = 'document';
       if (focus === 'title') focusHeading(title);
-      // The viewer's code comes after the image (viewer-code.ts), which then has the connection alone.
-      await shown;
+      // The viewer's code comes after the image (viewer-code.ts), which then has the connection alone;
+      // an image slow to come (a server busy drawing) holds the viewer back no longer than this.
+      await Promise.race([shown, new Promise((resolve) => setTimeout(resolve, PREVIEW_WAIT_MS))]);
     }
     // pdf.js is the bulk of the page's code: loaded only here, so unlocking and signing in start fast.
     const { PdfViewer } = await loadViewer();
@@ -253,6 +257,8 @@ export class SigningPage {
     const box = h('div', { class: 'page-preview' }, image);
     void url.then(async (src) => {
       if (!src) return box.remove();
+      // Too late: pdf.js has drawn the page already.
+      if (!image.isConnected) return URL.revokeObjectURL(src);
       image.src = src;
       try {
         await image.decode();
