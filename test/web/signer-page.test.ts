@@ -962,7 +962,11 @@ describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by 
           const done = s.page.getByRole('region', { name: 'Done by you' });
           await done.getByRole('link', { name: 'Budget 2027' }).waitFor();
           // An approval alone starts no signing round: no round state to tell, only who sent it.
-          assert.equal(await done.locator('.inbox-meta').innerText(), 'owner');
+          assert.equal(
+            await done.locator('.inbox-meta').innerText(),
+            'Olivia Owner',
+            'the sharer by the name they show',
+          );
           assert.equal(await s.page.getByText('Nothing is waiting for you.').count(), 1);
           await s.capture('inbox-done');
           await s.page.getByRole('button', { name: 'Sign out' }).click();
