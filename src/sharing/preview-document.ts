@@ -17,11 +17,8 @@ export async function previewSharedDocument(
   caller: RecipientCaller,
   documentId?: string,
 ): Promise<PagePreview & { tag: string }> {
-  const share = await loadCallerShare(
-    deps,
-    caller,
-    documentId ?? (caller.kind === 'external' ? caller.recipient.documentId : undefined),
-  );
+  // A link knows its own document; a user names it (loadCallerShare checks either).
+  const share = await loadCallerShare(deps, caller, documentId);
   const doc = await liveDocumentFiles(deps.db, share.document_id);
   if (!doc) throw new NotFound('No such document');
   const file = doc.main_file_id ? await deps.files.find(share.tenant_id, doc.main_file_id) : undefined;
