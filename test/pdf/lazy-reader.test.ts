@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
 import { PDF, PdfDict, PdfRef } from '@libpdf/core';
 import { pageGeometries } from '../../src/pdf/geometry.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
-import { memorySource, type ByteSource } from '../../src/pdf/reader/byte-source.js';
+import { memorySource, withKnownPrefix, type ByteSource } from '../../src/pdf/reader/byte-source.js';
 import { LazyPdf } from '../../src/pdf/reader/lazy-pdf.js';
-import { signPdf } from '../../src/pdf/sign-pdf.js';
+import { signPdf, signPdfUpdate } from '../../src/pdf/sign-pdf.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { serializeObject } from '../../src/pdf/writer/serialize-object.js';
 import { openDevCa, type DevCa } from '../../src/pki/dev-ca.js';
@@ -150,6 +151,38 @@ describe('the lazy reader (issue 26): the objects the full parse reads, read on 
     assert.ok(afterOpen < 3 * table + 64 * 1024, `opening read ${afterOpen} bytes of ${bytes.length}`);
     assert.ok(read - afterOpen < 64 * 1024, `the last page took ${read - afterOpen} more bytes`);
     assert.ok(read < bytes.length / 2, `${read} bytes of ${bytes.length} read`);
+  });
+
+  it('signs from a known digest of the file (a large seal hashes the original as it copies it): the file is not read again for the byte ranges, and a wrong digest would show', async () => {
+    const devCa = await openDevCa({ dir: `${space.dir}/pki-known-prefix` });
+    const bytes = manyPagesPdf(300).bytes;
+    const signFrom = async (state: Buffer) => {
+      let read = 0;
+      const counting: ByteSource = {
+        length: bytes.length,
+        read(start, end) {
+          const chunk = memorySource(bytes).read(start, end);
+          read += chunk.length;
+          return chunk;
+        },
+      };
+      const hash = createHash('sha256').update(state);
+      const source = withKnownPrefix(counting, {
+        algorithm: 'sha256',
+        bytes: bytes.length,
+        state: Promise.resolve(hash),
+      });
+      const { appended } = await signPdfUpdate({ pdf: source, signer: devCa.sealSigner });
+      const [check] = (await verifyPdf({ pdf: new Uint8Array(Buffer.concat([bytes, appended])) })).signatures;
+      return { read, check };
+    };
+    const right = await signFrom(Buffer.from(bytes));
+    assert.equal(right.check?.digestValid, true);
+    assert.equal(right.check?.signatureValid, true);
+    assert.equal(right.check?.coversWholeFile, true);
+    assert.ok(right.read < bytes.length / 4, `${right.read} bytes of ${bytes.length} read`);
+    const wrong = await signFrom(Buffer.from(bytes.subarray(1)));
+    assert.equal(wrong.check?.digestValid, false, 'the digest given is the one signed');
   });
 
   describe('what it leaves to the full parse', () => {

@@ -240,6 +240,28 @@ for (const kind of ['fs', 's3'] as const) {
       assert.deepEqual(await harness.leftovers(), []);
     });
 
+    it('prefixHash hands over the running SHA-256 after exactly that many bytes, from a stream or a buffer (a seal hashes its byte ranges from the copy)', async () => {
+      const bytes = Buffer.from(Array.from({ length: 3 * CHUNK + 500 }, (_, i) => (i * 13 + 7) % 256));
+      const chunks = [bytes.subarray(0, CHUNK), bytes.subarray(CHUNK, 3 * CHUNK), bytes.subarray(3 * CHUNK)];
+      // Inside a chunk, on a chunk boundary, the whole blob, nothing.
+      for (const cut of [CHUNK + 1234, CHUNK, bytes.length, 0]) {
+        for (const source of [() => Readable.from(chunks), () => Buffer.from(bytes)]) {
+          const taken: string[] = [];
+          const stored = await store.put(source(), {
+            prefixHash: { bytes: cut, take: (state) => taken.push(state.digest('hex')) },
+          });
+          assert.deepEqual(taken, [sha256(bytes.subarray(0, cut))], `prefix of ${cut} bytes`);
+          assert.equal(stored.sha256, sha256(bytes), 'the blob key is the whole digest still');
+        }
+      }
+      // A prefix longer than the blob is never handed over.
+      let called = false;
+      await store.put(Readable.from(chunks), {
+        prefixHash: { bytes: bytes.length + 1, take: () => (called = true) },
+      });
+      assert.equal(called, false);
+    });
+
     it('a source stream that errors midway rejects and leaves nothing visible', async () => {
       const before = (await listAll(store)).sort();
       await assert.rejects(store.put(failingSource(300 * 1024)), /client went away/);
@@ -403,6 +425,20 @@ for (const kind of ['fs', 's3'] as const) {
         await rm(join(fsRoot, key.slice(0, 2)), { recursive: true });
         assert.equal((await store.put(Readable.from([first]))).sha256, key);
         assert.deepEqual(await readFile(join(fsRoot, key.slice(0, 2), key.slice(2, 4), key)), first);
+        assert.deepEqual(await harness.leftovers(), []);
+      });
+
+      it('a stream longer than the writeback interval is sent to the disk on the way and stored byte for byte', async () => {
+        assert.ok(fsRoot !== undefined);
+        // Writebacks every 64 KiB: dozens of fdatasyncs overlap the writes, the last one settles
+        // before the final fsync closes the file.
+        const small = new FsBlobStore({ root: fsRoot, writebackBytes: CHUNK });
+        const size = 5 * MiB + 999;
+        const source = pseudoRandom(99, size);
+        const stored = await small.put(source.stream);
+        assert.deepEqual(stored, { sha256: source.digest(), size });
+        assert.deepEqual(await sha256Of(await small.get(stored.sha256)), { sha256: stored.sha256, size });
+        await assert.rejects(small.put(failingSource(400 * 1024)), /client went away/);
         assert.deepEqual(await harness.leftovers(), []);
       });
 

@@ -52,7 +52,7 @@ export async function storeUploadBytes(
   const { limit, storage } = await uploadAllowance(deps, owner);
   const remaining = Math.max(0, storage.limit - storage.used);
   try {
-    return { stored: await deps.files.storeBytes(stream, Math.min(limit, remaining)), storage };
+    return { stored: await deps.files.storeBytes(stream, { maxBytes: Math.min(limit, remaining) }), storage };
   } catch (error) {
     if (!(error instanceof BlobTooLarge)) throw error;
     stream.resume();

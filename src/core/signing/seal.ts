@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
+import type { Hash } from 'node:crypto';
 import { read as readCallback } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { TsaOptions } from '../../pdf/finish-signature.js';
-import { fileSource } from '../../pdf/reader/byte-source.js';
+import { fileSource, withKnownPrefix } from '../../pdf/reader/byte-source.js';
 import {
   signPdf,
   signPdfUpdate,
@@ -63,9 +64,10 @@ export function sealBytes(deps: Deps, options: SealOptions & { pdf: Uint8Array }
  * documents are), else signed from the stored file where it lies (read lazily, the byte ranges hashed
  * as they are read) and stored streamed, the original bytes followed by the seal's revisions, so
  * memory stays flat whatever the size (issue 26: a 1 GB PDF). The copy is stored while the file is
- * signed, its revisions written last: the signature's hashing and the copy's (SHA-256, and SHA-512
- * on a worker thread) run side by side, each reading the file once. The caller makes it the main
- * file in its transaction (replaceMainFile, with `next`).
+ * signed, its revisions written last; the file is read once, by the copy, whose SHA-256 of the
+ * original (the blob store's) is where the signature's byte-range digest starts, while its SHA-512
+ * is computed on a worker thread. The caller makes it the main file in its transaction
+ * (replaceMainFile, with `next`).
  *
  * ```ts
  * const { sealed, next } = await sealStoredFile(deps, { operation: 'seal', file, signerName, level });
@@ -83,11 +85,24 @@ export async function sealStoredFile(
   const local = await deps.files.openFile(file);
   let appended!: { resolve: (bytes: Uint8Array) => void; reject: (error: unknown) => void };
   const revisions = new Promise<Uint8Array>((resolve, reject) => (appended = { resolve, reject }));
-  const storing = deps.files.storeBytes(Readable.from(followedBy(local, revisions)));
+  // The copy's SHA-256 of the original is where the signature's byte-range digest starts: the file is
+  // read and hashed once for both (it ends where the seal's revisions begin).
+  let original!: (state: Hash) => void;
+  const originalHashed = new Promise<Hash>((resolve) => (original = resolve));
+  const storing = deps.files.storeBytes(Readable.from(followedBy(local, revisions)), {
+    prefixHash: { bytes: local.size, take: original },
+  });
   // Awaited below, after the signature: a failure meanwhile must not count as unhandled.
   storing.catch(() => undefined);
+  // A copy that fails before the end of the original fails the signature waiting for its digest.
+  const state = Promise.race([originalHashed, storing.then(() => originalHashed)]);
+  state.catch(() => undefined);
   try {
-    const source = fileSource(local.fd, local.size);
+    const source = withKnownPrefix(fileSource(local.fd, local.size), {
+      algorithm: 'sha256',
+      bytes: local.size,
+      state,
+    });
     const sealed = await sealWith(deps, options, (parameters) =>
       signPdfUpdate({ ...parameters, pdf: source }),
     );

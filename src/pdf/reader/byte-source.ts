@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { readSync } from 'node:fs';
 
 /**
@@ -15,6 +16,33 @@ export interface ByteSource {
   readonly length: number;
   /** Bytes [start, end), clamped to the file. May be a view of memory the source owns: never write to it. */
   read(start: number, end: number): Uint8Array;
+  /** The digest of the source's first bytes, when something else computes it anyway (`withKnownPrefix`). */
+  readonly knownPrefix?: KnownPrefix;
+}
+
+/**
+ * A hash's state after a source's first `bytes` bytes, computed by whoever reads them for another
+ * purpose: a seal of a large stored file copies the original as it signs it, and the copy's SHA-256
+ * serves the signature's byte ranges, which start with the whole original (issue 26).
+ */
+export interface KnownPrefix {
+  /** Node's name of the hash (`sha256`). */
+  algorithm: string;
+  bytes: number;
+  /** The state after those bytes; shared, so copy it (`Hash.copy`) before going on. */
+  state: Promise<Hash>;
+}
+
+/**
+ * `source`, whose first `prefix.bytes` bytes are hashed elsewhere: a signature's byte-range digest
+ * starts from that state instead of reading them (signature-placeholder.ts, `byteRangeDigest`).
+ *
+ * ```ts
+ * const source = withKnownPrefix(fileSource(fd, size), { algorithm: 'sha256', bytes: size, state });
+ * ```
+ */
+export function withKnownPrefix(source: ByteSource, prefix: KnownPrefix): ByteSource {
+  return { length: source.length, read: (start, end) => source.read(start, end), knownPrefix: prefix };
 }
 
 /** The bytes of a file held in memory (views, no copies). */
@@ -61,6 +89,7 @@ export function appendedSource(base: ByteSource, tail: Uint8Array): ByteSource {
   const split = base.length;
   return {
     length: split + tail.length,
+    ...(base.knownPrefix ? { knownPrefix: base.knownPrefix } : {}),
     read(start, end) {
       const from = Math.max(0, start);
       const to = Math.min(end, split + tail.length);

@@ -104,7 +104,8 @@ const DIGEST_CHUNK = 4 * 1024 * 1024;
 /**
  * The digest of a ByteRange's signed bytes, read from `source` piece by piece: a file on disk is
  * hashed without being held in memory, one in memory without being copied. Between pieces the event
- * loop turns, so hashing a 1 GB file holds up no other request for more than one piece.
+ * loop turns, so hashing a 1 GB file holds up no other request for more than one piece. Bytes whose
+ * digest the source already knows (`ByteSource.knownPrefix`) are not read again.
  *
  * ```ts
  * const messageDigest = await byteRangeDigest('SHA-256', appendedSource(written.base, written.tail), byteRange);
@@ -115,10 +116,17 @@ export async function byteRangeDigest(
   source: ByteSource,
   byteRange: ByteRange,
 ): Promise<Uint8Array> {
-  const hash = createHash(nodeHashName(algorithm));
+  const name = nodeHashName(algorithm);
+  const known = source.knownPrefix;
+  const skip =
+    known && known.algorithm === name && byteRange[0] === 0 && known.bytes <= byteRange[1]
+      ? known
+      : undefined;
+  const hash = skip ? (await skip.state).copy() : createHash(name);
+  const skipped = skip?.bytes ?? 0;
   let sinceTurn = 0;
   for (const [start, length] of [
-    [byteRange[0], byteRange[1]],
+    [byteRange[0] + skipped, byteRange[1] - skipped],
     [byteRange[2], byteRange[3]],
   ] as const) {
     for (let at = start; at < start + length; at += DIGEST_CHUNK) {

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 /**
@@ -10,6 +11,7 @@ import type { Readable } from 'node:stream';
  *   blob visible only once every byte is durable; a failed or aborted put leaves no visible blob.
  * - `put` of bytes already stored succeeds and returns the same key.
  * - `maxBytes`: more bytes than that aborts the put with BlobTooLarge.
+ * - `prefixHash`: the put's running SHA-256 after that many bytes is handed over (RunningSha256).
  * - `get` of an unknown key throws BlobNotFound; `range` is inclusive on both ends, like HTTP.
  * - `read` gives the same bytes as `get` without a range, in one buffer.
  * - `openFile` gives the same bytes through a local file descriptor, read at any offset, until `close`.
@@ -55,6 +57,62 @@ export interface BlobStore {
 
 export interface PutOptions {
   maxBytes?: number;
+  /**
+   * Hands `take` a copy of the put's running SHA-256 once the first `bytes` bytes have gone through,
+   * for a caller that needs the digest of that prefix too: a seal of a large file hashes its byte
+   * ranges, which start with the whole original the put copies, without reading it a second time
+   * (issue 26). Not called when the put fails or ends before.
+   */
+  prefixHash?: { bytes: number; take: (state: Hash) => void };
+}
+
+/**
+ * A blob's SHA-256 and size as its bytes go by (every store's `put`), handing the state at
+ * `prefixHash.bytes` to its caller on the way.
+ *
+ * ```ts
+ * const hash = new RunningSha256(options.prefixHash);
+ * for await (const chunk of source) hash.update(chunk);
+ * const { sha256, size } = hash.digest();
+ * ```
+ */
+export class RunningSha256 {
+  readonly #hash = createHash('sha256');
+  #size = 0;
+  #prefix: PutOptions['prefixHash'];
+
+  constructor(prefix?: PutOptions['prefixHash']) {
+    this.#prefix = prefix;
+    this.#handOver();
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  update(chunk: Uint8Array): void {
+    const cut = this.#prefix ? this.#prefix.bytes - this.#size : -1;
+    if (cut >= 0 && cut < chunk.length) {
+      this.#hash.update(chunk.subarray(0, cut));
+      this.#size += cut;
+      this.#handOver();
+      chunk = chunk.subarray(cut);
+    }
+    this.#hash.update(chunk);
+    this.#size += chunk.length;
+    this.#handOver();
+  }
+
+  digest(): StoredBlob {
+    return { sha256: this.#hash.digest('hex'), size: this.#size };
+  }
+
+  #handOver(): void {
+    if (this.#prefix?.bytes !== this.#size) return;
+    const { take } = this.#prefix;
+    this.#prefix = undefined;
+    take(this.#hash.copy());
+  }
 }
 
 export interface StoredBlob {

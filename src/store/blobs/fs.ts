@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   closeSync,
   constants,
   createWriteStream,
+  fdatasync,
   fsync,
   mkdirSync,
   openSync,
@@ -17,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import type { TransformCallback, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
+import { BlobNotFound, BlobTooLarge, RunningSha256, checkRange, isSha256 } from './blob-store.js';
 import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 // Bytes in memory up to this size are written into the page cache synchronously (tens of
@@ -29,12 +30,20 @@ const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
 // what came before (with the default 16 KiB, reading waited for each write in turn).
 const SINK_BUFFER_BYTES = 1024 * 1024;
 
+// A streamed blob's bytes are sent to the disk every this many bytes while the rest still arrives,
+// not all at its final fsync: with gigabytes of RAM the kernel would otherwise hold a 1 GB file's
+// pages until then, and that fsync would write all of it after the stream, not during (issue 26).
+const WRITEBACK_BYTES = 64 * 1024 * 1024;
+
 export interface FsBlobStoreOptions {
   /** Directory holding the blobs; created on first use. */
   root: string;
+  /** A streamed blob's bytes start for the disk every this many bytes (WRITEBACK_BYTES by default). */
+  writebackBytes?: number;
 }
 
 const fsyncAsync = promisify(fsync);
+const fdatasyncAsync = promisify(fdatasync);
 const writeAsync = promisify(write);
 
 const FANOUT_DIR = /^[0-9a-f]{2}$/;
@@ -53,12 +62,14 @@ const FANOUT_DIR = /^[0-9a-f]{2}$/;
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #tmp: string;
+  readonly #writebackBytes: number;
   /** Fan-out directories made or being made by this store (at most 65,536). */
   readonly #dirs = new Map<string, Promise<void>>();
 
   constructor(options: FsBlobStoreOptions) {
     this.#root = options.root;
     this.#tmp = join(options.root, 'tmp');
+    this.#writebackBytes = options.writebackBytes ?? WRITEBACK_BYTES;
   }
 
   async put(source: Readable | Buffer, options: PutOptions = {}): Promise<StoredBlob> {
@@ -71,11 +82,13 @@ export class FsBlobStore implements BlobStore {
     try {
       let blob: StoredBlob;
       if (Buffer.isBuffer(source)) {
-        blob = { sha256: createHash('sha256').update(source).digest('hex'), size: source.length };
+        const hash = new RunningSha256(options.prefixHash);
+        hash.update(source);
+        blob = hash.digest();
         // The key is known before writing, so the fan-out directory is made (durably) meanwhile.
         await Promise.all([writeDurably(tmp.fd, source), this.#ensureDir(blob.sha256)]);
       } else {
-        blob = await streamDurably(source, tmp.fd, maxBytes);
+        blob = await streamDurably(source, tmp.fd, options, this.#writebackBytes);
         await this.#ensureDir(blob.sha256);
       }
       await this.#publish(tmp.path, blob.sha256);
@@ -298,30 +311,49 @@ async function writeDurably(fd: number, bytes: Buffer): Promise<void> {
   }
 }
 
-/** Streams `source` into the file, fsynced before it closes, hashing and counting on the way. */
+/**
+ * Streams `source` into the file, fsynced before it closes, hashing and counting on the way. Every
+ * `writebackBytes` the bytes written so far start for the disk (an fdatasync not waited for, one at a
+ * time), so the disk writes while the stream flows and the final fsync waits only for the last ones.
+ */
 async function streamDurably(
   source: Readable,
   fd: number,
-  maxBytes: number | undefined,
+  options: PutOptions,
+  writebackBytes: number,
 ): Promise<StoredBlob> {
-  const hash = createHash('sha256');
-  let size = 0;
+  const { maxBytes } = options;
+  const hash = new RunningSha256(options.prefixHash);
+  let sentToDisk = 0;
+  let writeback: Promise<void> | undefined;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      size += chunk.length;
-      if (maxBytes !== undefined && size > maxBytes) {
+      if (maxBytes !== undefined && hash.size + chunk.length > maxBytes) {
         callback(new BlobTooLarge(maxBytes));
         return;
       }
       hash.update(chunk);
+      if (writeback === undefined && hash.size - sentToDisk >= writebackBytes) {
+        sentToDisk = hash.size;
+        const started = fdatasyncAsync(fd).then(() => {
+          if (writeback === started) writeback = undefined;
+        });
+        writeback = started;
+        // Awaited at the end of the stream; a stream that fails first does not wait for it.
+        started.catch(() => undefined);
+      }
       callback(null, chunk);
+    },
+    // The last writeback settles (its failure failing the put) before the sink fsyncs and closes the file.
+    flush(callback: TransformCallback) {
+      (writeback ?? Promise.resolve()).then(() => callback(), callback);
     },
   });
   // flush: fsynced before the stream closes the file, hence before a rename can publish it. pipeline
   // destroys the source too when anything fails, so an oversized upload stops being read.
   const sink = createWriteStream('', { fd, flush: true, highWaterMark: SINK_BUFFER_BYTES });
   await pipeline(source, meter, sink);
-  return { sha256: hash.digest('hex'), size };
+  return hash.digest();
 }
 
 async function fsyncDir(path: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { open, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { CompletedPart } from '@aws-sdk/client-s3';
-import { BlobNotFound, BlobTooLarge, checkRange, isSha256 } from './blob-store.js';
+import { BlobNotFound, BlobTooLarge, RunningSha256, checkRange, isSha256 } from './blob-store.js';
 import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
@@ -86,8 +86,7 @@ export class S3BlobStore implements BlobStore {
       throw new BlobTooLarge(maxBytes);
     }
     const tmpKey = `${this.#prefix}tmp/${randomUUID()}`;
-    const hash = createHash('sha256');
-    let size = 0;
+    const hash = new RunningSha256(options.prefixHash);
     let uploadId: string | undefined;
     const parts: CompletedPart[] = [];
     let pending: Buffer[] = [];
@@ -123,8 +122,7 @@ export class S3BlobStore implements BlobStore {
       // Throwing out of the loop destroys the source stream.
       for await (const raw of chunks) {
         const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-        size += chunk.length;
-        if (maxBytes !== undefined && size > maxBytes) throw new BlobTooLarge(maxBytes);
+        if (maxBytes !== undefined && hash.size + chunk.length > maxBytes) throw new BlobTooLarge(maxBytes);
         hash.update(chunk);
         pending.push(chunk);
         pendingBytes += chunk.length;
@@ -140,7 +138,7 @@ export class S3BlobStore implements BlobStore {
 
       const last = Buffer.concat(pending, pendingBytes);
       pending = [];
-      const sha256 = hash.digest('hex');
+      const { sha256, size } = hash.digest();
       if (uploadId === undefined) {
         // Every byte is in hand before anything is sent, so the key is known: the blob goes straight
         // to it, in one request instead of four (PutObject makes an object visible whole or not at

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
-import type { BlobStore, ByteRange, LocalFile, StoredBlob } from '../blobs/blob-store.js';
+import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from '../blobs/blob-store.js';
 import { writeJson } from '../db/json.js';
 import { Sha512Tap } from './parallel-sha512.js';
 import type { Database, FileTable } from '../db/schema.js';
@@ -71,7 +71,10 @@ export class FileStore {
     now = new Date(),
     db: Kysely<Database> = this.#db,
   ): Promise<FileRecord> {
-    const stored = await this.storeBytes(source, file.maxBytes);
+    const stored = await this.storeBytes(
+      source,
+      file.maxBytes !== undefined ? { maxBytes: file.maxBytes } : {},
+    );
     return this.insert(db, file, stored, now);
   }
 
@@ -79,8 +82,7 @@ export class FileStore {
    * The bytes of a file, durable in the blob store, not yet a file: `insert` makes one of them (in
    * the transaction that also writes what comes with it). Bytes never inserted stay unreferenced.
    */
-  async storeBytes(source: Readable | Buffer, maxBytes?: number): Promise<StoredBytes> {
-    const options = maxBytes !== undefined ? { maxBytes } : {};
+  async storeBytes(source: Readable | Buffer, options: PutOptions = {}): Promise<StoredBytes> {
     // The SHA-512 checksum (Contract: File record) is computed on the way, like the blob's SHA-256;
     // for a stream, on a worker thread while the blob store writes (Sha512Tap).
     if (Buffer.isBuffer(source)) {
