@@ -15,7 +15,7 @@ import {
   type DocumentView,
 } from '../core/views/document-view.js';
 import { countRows } from '../store/db/count-rows.js';
-import { readJson } from '../store/db/json.js';
+import { dialectOf } from '../store/db/dialect.js';
 import { QueryTemplate } from '../store/db/query-template.js';
 import type { Database, DocumentTable } from '../store/db/schema.js';
 
@@ -54,7 +54,6 @@ interface SearchValues {
   kind: DocumentTable['kind'];
   shareStateName: string;
   isSigned: number;
-  size: number;
   from: number;
   /** The `LIKE` pattern of each word (`word0`, `word1`, …). */
   [word: `word${number}`]: string;
@@ -68,6 +67,8 @@ interface SearchShape {
   shareStateName: boolean;
   isSigned: boolean;
   words: number;
+  /** The page size, written into the statement: SQLite plans `limit ?` for any size, several times slower. */
+  size: number;
   sort: 'created_at' | 'updated_at' | 'title';
   order: 'asc' | 'desc';
 }
@@ -103,46 +104,25 @@ function matching(shape: SearchShape, p: SearchValues) {
 }
 
 /**
- * A page of a search of `shape` in one statement: the documents (with what their view shows), the
- * count of all that match, and the users the page names (owners and creators, by name), the last two
- * repeated on every row. Over an empty page there is no row to carry the count: `countOf` then.
+ * The ids of a page of a search of `shape`, each row carrying the count of all that match (a
+ * subquery run once). Over an empty page there is no row to carry the count: `countStatement` then.
+ * (`count(*) over ()` would count in the same pass, but SQLite then reads and sorts every match:
+ * several times slower than reading the page in index order and counting apart.)
  */
 function pageStatement(shape: SearchShape) {
-  return new QueryTemplate((db, p: SearchValues, dialect) => {
+  return new QueryTemplate((db, p: SearchValues) => {
     const where = matching(shape, p);
-    const reader = { tenantId: p.tenantId, organizationId: p.organizationId };
-    return withOpenFolders(db, reader)
-      .with('page', (qc) =>
-        qc
-          .selectFrom('documents')
-          .select(SHOWN_COLUMNS.map((column) => `documents.${column}` as const))
-          .where(where)
-          .orderBy(`documents.${shape.sort}`, shape.order)
-          .orderBy('documents.id', shape.order)
-          .limit(p.size)
-          .offset(p.from),
-      )
-      .selectFrom('page as d')
-      .selectAll('d')
+    return withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId })
+      .selectFrom('documents')
       .select((eb) => [
+        'documents.id',
         eb.selectFrom('documents').select(eb.fn.countAll<number>().as('count')).where(where).as('total'),
-        dialect
-          .jsonArrayFrom(
-            eb
-              .selectFrom('page')
-              .innerJoin('users', (join) =>
-                join.on((on) => on('users.id', 'in', [on.ref('page.owner_id'), on.ref('page.created_by')])),
-              )
-              .select(['users.id', 'users.name', 'users.display_name'])
-              .distinct()
-              .where('users.tenant_id', '=', p.tenantId)
-              .orderBy('users.name'),
-          )
-          .as('users'),
       ])
-      .$call((query) => withViewParts(db, query))
-      .orderBy(`d.${shape.sort}`, shape.order)
-      .orderBy('d.id', shape.order);
+      .where(where)
+      .orderBy(`documents.${shape.sort}`, shape.order)
+      .orderBy('documents.id', shape.order)
+      .limit(sql<number>`${sql.lit(shape.size)}`)
+      .offset(p.from);
   });
 }
 
@@ -154,6 +134,20 @@ function countStatement(shape: SearchShape) {
       .where(matching(shape, p)),
   );
 }
+
+/**
+ * The documents of a page, each with what its view shows (`withViewParts`) and the display names of
+ * its owner and creator (the answer's `users`), in any order.
+ */
+const pageDocuments = new QueryTemplate((db, p: { ids: unknown }, dialect) =>
+  withViewParts(
+    db,
+    db.selectFrom('documents as d').select(SHOWN_COLUMNS.map((column) => `d.${column}` as const)),
+  )
+    .select(['owner.display_name as owner_display_name', 'creator.display_name as creator_display_name'])
+    .where(dialect.isInTextList('d.id', p.ids))
+    .where('d.deleted_at', 'is', null),
+);
 
 /** The statements of each shape, built once: their number is bounded by the shapes' combinations. */
 const statements = new Map<
@@ -171,10 +165,36 @@ function statementsOf(shape: SearchShape) {
   return found;
 }
 
+type PageDocument = Awaited<ReturnType<typeof pageDocuments.execute>>[number];
+
+/** The users a page names (owners and creators), once each, by name (then id). */
+function usersNamed(rows: readonly PageDocument[]): SearchAnswer['users'] {
+  const users = new Map<string, SearchAnswer['users'][number]>();
+  for (const row of rows) {
+    if (row.owner_name !== null)
+      users.set(row.owner_id, {
+        id: row.owner_id,
+        name: row.owner_name,
+        displayName: row.owner_display_name,
+      });
+    if (row.creator_name !== null)
+      users.set(row.created_by, {
+        id: row.created_by,
+        name: row.creator_name,
+        displayName: row.creator_display_name,
+      });
+  }
+  const byName = (a: { name: string; id: string }, b: { name: string; id: string }) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return [...users.values()].sort(byName);
+}
+
 /**
  * POST /search (spec: `{from, size}` → `{from, total, results, users, ...}`): the documents and folders
- * the caller may see, filtered and sorted, with each result shaped like GET /documents/:id. One
- * statement reads the page, its count and its users (two when the page is past the end).
+ * the caller may see, filtered and sorted, with each result shaped like GET /documents/:id. Two
+ * statements: the page's ids with the count of all that match (one pass over them), then those
+ * documents with what their views show; the users come from the second. A page past the end counts
+ * with a third.
  */
 export async function searchDocuments(
   deps: Deps,
@@ -195,6 +215,7 @@ export async function searchDocuments(
     shareStateName: Boolean(search.shareStateName),
     isSigned: search.isSigned !== undefined,
     words: words.length,
+    size,
     sort: SORT_COLUMNS[search.sort ?? 'createDate'],
     order: search.order ?? (search.sort === 'documentTitle' ? 'asc' : 'desc'),
   };
@@ -206,29 +227,30 @@ export async function searchDocuments(
     kind: search.kind ?? 'document',
     shareStateName: search.shareStateName ?? '',
     isSigned: search.isSigned ? 1 : 0,
-    size,
     from,
     ...Object.fromEntries(
       words.map((word, i) => [`word${i}`, `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]),
     ),
   };
   const { page, count } = statementsOf(shape);
-  const rows = await page.execute(deps.db, values);
-  const first = rows[0];
-  const total = first
-    ? Number(first.total)
+  const listed = await page.execute(deps.db, values);
+  const total = listed[0]
+    ? Number(listed[0].total)
     : from === 0
       ? 0
       : Number((await count.execute(deps.db, values))[0]?.count ?? 0);
-  const users = first
-    ? readJson<{ id: string; name: string; display_name: string | null }[]>(first.users, [])
-    : [];
+  const ids = listed.map((row) => row.id);
+  const rows =
+    ids.length > 0 ? await pageDocuments.execute(deps.db, { ids: dialectOf(deps.db).textList(ids) }) : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  // A document deleted between the two statements is left out, as a search a moment later would.
+  const documents = ids.flatMap((id) => byId.get(id) ?? []);
   return {
     from,
     size,
     total,
-    results: rows.map((row) => shapeDocument(actor, row, row)),
-    users: users.map((u) => ({ id: u.id, name: u.name, displayName: u.display_name })),
+    results: documents.map((row) => shapeDocument(actor, row, row)),
+    users: usersNamed(documents),
   };
 }
 

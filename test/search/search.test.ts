@@ -102,6 +102,9 @@ describe('spec Documents: POST /search and POST /search/locate over what the cal
       page.body.results.map((r: { documentTitle: string }) => r.documentTitle),
       ['Lease for Ann'],
     );
+    // Past the end: no row carries the count, which is still given.
+    const past = await search({ kind: 'document', from: 5, size: 2 });
+    assert.deepEqual([past.body.total, past.body.results], [3, []]);
     const bad = await search({ size: 0 });
     assert.equal(bad.status, 400);
     assert.match(bad.body.message, /"size" must be greater than or equal to 1/);

@@ -278,9 +278,9 @@ export function withOpenFolders(db: Kysely<Database>, actor: Pick<Actor, 'tenant
       .selectFrom('documents')
       .select('documents.id')
       .where('documents.tenant_id', '=', actor.tenantId)
-      .where('documents.kind', '=', 'folder')
+      .where('documents.kind', '=', sql.lit('folder'))
       .where('documents.folder_id', 'is', null)
-      .where('documents.is_shared', '=', 1)
+      .where('documents.is_shared', '=', sql.lit(1))
       .where('documents.organization_id', '=', actor.organizationId)
       .where('documents.deleted_at', 'is', null)
       .union(
@@ -288,7 +288,7 @@ export function withOpenFolders(db: Kysely<Database>, actor: Pick<Actor, 'tenant
           .selectFrom('documents as child')
           .innerJoin('open_folders', 'open_folders.id', 'child.folder_id')
           .select('child.id')
-          .where('child.kind', '=', 'folder')
+          .where('child.kind', '=', sql.lit('folder'))
           .where('child.deleted_at', 'is', null),
       ),
   );
