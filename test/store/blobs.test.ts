@@ -262,6 +262,56 @@ for (const kind of ['fs', 's3'] as const) {
       assert.equal(called, false);
     });
 
+    it('putExtended stores a blob followed by bytes known later, observed in order, the prefix hash handed over at the base (a seal of a large file)', async () => {
+      const base = Buffer.from(Array.from({ length: 2 * MiB + 333 }, (_, i) => (i * 7 + 1) % 256));
+      const tail = Buffer.from('\n% the seal revision\n');
+      const { sha256: baseKey } = await store.put(base);
+      let release!: (bytes: Uint8Array) => void;
+      const appended = new Promise<Uint8Array>((resolve) => (release = resolve));
+      const observed: Buffer[] = [];
+      let prefix: string | undefined;
+      const stored = store.putExtended(baseKey, appended, {
+        prefixHash: {
+          bytes: base.length,
+          take: (state) => {
+            prefix = state.digest('hex');
+            // The tail is known only once the base is hashed, as a signature's revision is.
+            release(tail);
+          },
+        },
+        // Copied, as the SHA-512 tap copies: the store may reuse a chunk's memory afterwards.
+        observe: async (chunk) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          observed.push(Buffer.from(chunk));
+        },
+      });
+      const whole = Buffer.concat([base, tail]);
+      assert.deepEqual(await stored, { sha256: sha256(whole), size: whole.length });
+      assert.equal(prefix, sha256(base));
+      assert.ok(Buffer.concat(observed).equals(whole), 'every byte observed, in order');
+      assert.ok((await store.read(sha256(whole))).equals(whole));
+      assert.deepEqual(await harness.leftovers(), []);
+    });
+
+    it('putExtended of an unknown base is BlobNotFound; a tail that fails, or too many bytes, leave nothing', async () => {
+      await assert.rejects(
+        store.putExtended('e'.repeat(64), Promise.resolve(Buffer.from('x'))),
+        BlobNotFound,
+      );
+      const { sha256: baseKey } = await store.put(Buffer.alloc(3 * MiB, 5));
+      const before = (await listAll(store)).sort();
+      await assert.rejects(
+        store.putExtended(baseKey, Promise.reject(new Error('the signature failed'))),
+        /the signature failed/,
+      );
+      await assert.rejects(
+        store.putExtended(baseKey, Promise.resolve(Buffer.alloc(10)), { maxBytes: 3 * MiB + 9 }),
+        BlobTooLarge,
+      );
+      assert.deepEqual((await listAll(store)).sort(), before);
+      assert.deepEqual(await harness.leftovers(), []);
+    });
+
     it('a source stream that errors midway rejects and leaves nothing visible', async () => {
       const before = (await listAll(store)).sort();
       await assert.rejects(store.put(failingSource(300 * 1024)), /client went away/);
@@ -439,6 +489,19 @@ for (const kind of ['fs', 's3'] as const) {
         assert.deepEqual(stored, { sha256: source.digest(), size });
         assert.deepEqual(await sha256Of(await small.get(stored.sha256)), { sha256: stored.sha256, size });
         await assert.rejects(small.put(failingSource(400 * 1024)), /client went away/);
+        assert.deepEqual(await harness.leftovers(), []);
+      });
+
+      it('putExtended past the writeback interval sends the copy to the disk on the way and stores it byte for byte', async () => {
+        assert.ok(fsRoot !== undefined);
+        const small = new FsBlobStore({ root: fsRoot, writebackBytes: CHUNK });
+        const source = pseudoRandom(5, 6 * MiB + 77);
+        const { sha256: baseKey } = await small.put(source.stream);
+        const tail = Buffer.from('tail');
+        const stored = await small.putExtended(baseKey, Promise.resolve(tail));
+        const whole = Buffer.concat([await small.read(baseKey), tail]);
+        assert.deepEqual(stored, { sha256: sha256(whole), size: whole.length });
+        assert.ok((await small.read(stored.sha256)).equals(whole));
         assert.deepEqual(await harness.leftovers(), []);
       });
 

@@ -33,6 +33,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       sweepTemporary: (olderThan) => blobs.sweepTemporary(olderThan),
       ping: () => blobs.ping(),
       close: () => blobs.close(),
+      putExtended: (base, appended, options) => blobs.putExtended(base, appended, options),
       put: async (source, options) => {
         log.push('put started');
         await released;

@@ -2,10 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import type { Hash } from 'node:crypto';
-import { read as readCallback } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import type { TsaOptions } from '../../pdf/finish-signature.js';
 import { fileSource, withKnownPrefix } from '../../pdf/reader/byte-source.js';
 import {
@@ -21,7 +18,6 @@ import type { ResolvedVisuals } from './visual-input.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import type { Database } from '../../store/db/schema.js';
 import { READ_WHOLE_MAX_BYTES } from '../files/stored-pdf.js';
-import type { LocalFile } from '../../store/blobs/blob-store.js';
 import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
 
 /** The level a call gets unless it asks: B-T with a TSA configured, else B-B (DESIGN). */
@@ -61,13 +57,12 @@ export function sealBytes(deps: Deps, options: SealOptions & { pdf: Uint8Array }
 /**
  * A seal of a stored file, and the next main file it makes: held in memory when the file is small
  * (read whole, its blob written while the caller's transaction runs: the quickest for the files most
- * documents are), else signed from the stored file where it lies (read lazily, the byte ranges hashed
- * as they are read) and stored streamed, the original bytes followed by the seal's revisions, so
- * memory stays flat whatever the size (issue 26: a 1 GB PDF). The copy is stored while the file is
- * signed, its revisions written last; the file is read once, by the copy, whose SHA-256 of the
- * original (the blob store's) is where the signature's byte-range digest starts, while its SHA-512
- * is computed on a worker thread. The caller makes it the main file in its transaction
- * (replaceMainFile, with `next`).
+ * documents are), else signed from the stored file where it lies (read lazily) and copied by the blob
+ * store (FileStore.storeExtended: the original, then the seal's revisions), so memory stays flat
+ * whatever the size (issue 26: a 1 GB PDF). The copy runs while the file is signed, its revisions
+ * written last; the file is read once, by the copy, whose SHA-256 of the original is where the
+ * signature's byte-range digest starts, while its SHA-512 is computed on a worker thread. The caller
+ * makes it the main file in its transaction (replaceMainFile, with `next`).
  *
  * ```ts
  * const { sealed, next } = await sealStoredFile(deps, { operation: 'seal', file, signerName, level });
@@ -85,11 +80,13 @@ export async function sealStoredFile(
   const local = await deps.files.openFile(file);
   let appended!: { resolve: (bytes: Uint8Array) => void; reject: (error: unknown) => void };
   const revisions = new Promise<Uint8Array>((resolve, reject) => (appended = { resolve, reject }));
+  // Rejected when the signature fails, maybe before the copy reaches it: not an unhandled rejection.
+  revisions.catch(() => undefined);
   // The copy's SHA-256 of the original is where the signature's byte-range digest starts: the file is
   // read and hashed once for both (it ends where the seal's revisions begin).
   let original!: (state: Hash) => void;
   const originalHashed = new Promise<Hash>((resolve) => (original = resolve));
-  const storing = deps.files.storeBytes(Readable.from(followedBy(local, revisions)), {
+  const storing = deps.files.storeExtended(file, revisions, {
     prefixHash: { bytes: local.size, take: original },
   });
   // Awaited below, after the signature: a failure meanwhile must not count as unhandled.
@@ -116,23 +113,6 @@ export async function sealStoredFile(
   } finally {
     await local.close();
   }
-}
-
-const read = promisify(readCallback);
-
-/** Reads of a large stored file while its sealed copy is stored. */
-const COPY_CHUNK_BYTES = 1024 * 1024;
-
-/** The bytes of `file`, read in order from its descriptor, then `appended` once it is known. */
-async function* followedBy(file: LocalFile, appended: Promise<Uint8Array>): AsyncGenerator<Uint8Array> {
-  for (let at = 0; at < file.size;) {
-    const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, file.size - at));
-    const { bytesRead } = await read(file.fd, buffer, 0, buffer.length, at);
-    if (bytesRead === 0) throw new Error('The stored file ended before its size');
-    yield buffer.subarray(0, bytesRead);
-    at += bytesRead;
-  }
-  yield await appended;
 }
 
 /** One seal: the signer of `provider`, the TSA and revocation of the installation, the metrics. */

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /**
  * Where file bytes live. Content-addressed: a blob's key is the lowercase hex SHA-256 of its bytes,
@@ -23,6 +23,13 @@ import type { Readable } from 'node:stream';
  */
 export interface BlobStore {
   put(source: Readable | Buffer, options?: PutOptions): Promise<StoredBlob>;
+  /**
+   * A new blob: the bytes of the stored blob `base`, then `appended` once it resolves (a seal of a
+   * large file: its revisions after the original, issue 26). Like `put`, with the base read where it
+   * is stored, never held whole, and no memory allocated per chunk. `observe` sees every byte in
+   * order; a chunk's memory is reused once its promise settles. BlobNotFound for an unknown `base`.
+   */
+  putExtended(base: string, appended: Promise<Uint8Array>, options?: ExtendOptions): Promise<StoredBlob>;
   get(sha256: string, range?: ByteRange): Promise<Readable>;
   /** The whole blob in memory, for bytes worked on whole (a PDF to sign); BlobNotFound like `get`. */
   read(sha256: string): Promise<Buffer>;
@@ -113,6 +120,41 @@ export class RunningSha256 {
     this.#prefix = undefined;
     take(this.#hash.copy());
   }
+}
+
+export interface ExtendOptions extends PutOptions {
+  /** Sees each chunk of the new blob in order; resolves once done with its bytes. */
+  observe?: (chunk: Uint8Array) => Promise<void> | void;
+}
+
+/**
+ * `putExtended` through `put`, for a store that cannot read its blobs in place: the base streamed
+ * from `get`, each chunk observed on the way.
+ *
+ * ```ts
+ * putExtended(base, appended, options) { return putExtendedByStream(this, base, appended, options); }
+ * ```
+ */
+export async function putExtendedByStream(
+  store: BlobStore,
+  base: string,
+  appended: Promise<Uint8Array>,
+  options: ExtendOptions = {},
+): Promise<StoredBlob> {
+  const { observe, ...putOptions } = options;
+  // Awaited once the base is read; a failure before then must not count as unhandled.
+  appended.catch(() => undefined);
+  const stream = await store.get(base);
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      await observe?.(chunk);
+      yield chunk;
+    }
+    const tail = await appended;
+    await observe?.(tail);
+    yield tail;
+  }
+  return store.put(Readable.from(chunks(), { objectMode: false }), putOptions);
 }
 
 export interface StoredBlob {

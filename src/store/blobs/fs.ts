@@ -5,6 +5,7 @@ import {
   createWriteStream,
   fdatasync,
   fsync,
+  read,
   mkdirSync,
   openSync,
   renameSync,
@@ -19,7 +20,7 @@ import { Transform } from 'node:stream';
 import type { TransformCallback, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobNotFound, BlobTooLarge, RunningSha256, checkRange, isSha256 } from './blob-store.js';
-import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
+import type { BlobStore, ByteRange, ExtendOptions, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 // Bytes in memory up to this size are written into the page cache synchronously (tens of
 // microseconds, where each trip through the thread pool costs a wake-up); their fsync, which waits for
@@ -42,7 +43,13 @@ export interface FsBlobStoreOptions {
   writebackBytes?: number;
 }
 
+// A blob extended in place (`putExtended`) is copied in chunks of this size, this many at a time: a read
+// of the next ones overlaps the writes of the last ones, and the same memory serves the whole copy.
+const EXTEND_CHUNK_BYTES = 1024 * 1024;
+const EXTEND_BUFFERS = 4;
+
 const fsyncAsync = promisify(fsync);
+const readAsync = promisify(read);
 const fdatasyncAsync = promisify(fdatasync);
 const writeAsync = promisify(write);
 
@@ -95,6 +102,28 @@ export class FsBlobStore implements BlobStore {
       published = true;
       return blob;
     } finally {
+      if (!published) await unlink(tmp.path).catch(() => undefined);
+    }
+  }
+
+  async putExtended(
+    base: string,
+    appended: Promise<Uint8Array>,
+    options: ExtendOptions = {},
+  ): Promise<StoredBlob> {
+    // Awaited once the base is copied; a failure before then must not count as unhandled.
+    appended.catch(() => undefined);
+    const source = await this.#open(base);
+    const tmp = this.#createTmp();
+    let published = false;
+    try {
+      const blob = await extendDurably(source.fd, appended, tmp.fd, options, this.#writebackBytes);
+      await this.#ensureDir(blob.sha256);
+      await this.#publish(tmp.path, blob.sha256);
+      published = true;
+      return blob;
+    } finally {
+      await source.close();
       if (!published) await unlink(tmp.path).catch(() => undefined);
     }
   }
@@ -312,9 +341,42 @@ async function writeDurably(fd: number, bytes: Buffer): Promise<void> {
 }
 
 /**
- * Streams `source` into the file, fsynced before it closes, hashing and counting on the way. Every
- * `writebackBytes` the bytes written so far start for the disk (an fdatasync not waited for, one at a
- * time), so the disk writes while the stream flows and the final fsync waits only for the last ones.
+ * Sends a file's bytes to the disk while more are written: every `every` bytes an fdatasync starts,
+ * not waited for, one at a time. With gigabytes of RAM the kernel would otherwise keep a 1 GB blob's
+ * pages until its final fsync, which would then write all of it after the copy instead of during.
+ */
+class Writeback {
+  readonly #fd: number;
+  readonly #every: number;
+  #sent = 0;
+  #running: Promise<void> | undefined;
+
+  constructor(fd: number, every: number) {
+    this.#fd = fd;
+    this.#every = every;
+  }
+
+  /** `written` bytes are in the file (or on their way to it). */
+  advance(written: number): void {
+    if (this.#running !== undefined || written - this.#sent < this.#every) return;
+    this.#sent = written;
+    const started = fdatasyncAsync(this.#fd).then(() => {
+      if (this.#running === started) this.#running = undefined;
+    });
+    this.#running = started;
+    // Awaited by `settled`; a copy that fails first does not wait for it.
+    started.catch(() => undefined);
+  }
+
+  /** The last writeback's end (its failure is the copy's), before the final fsync and close. */
+  settled(): Promise<void> {
+    return this.#running ?? Promise.resolve();
+  }
+}
+
+/**
+ * Streams `source` into the file, fsynced before it closes, hashing and counting on the way, the
+ * bytes sent to the disk as they come (Writeback).
  */
 async function streamDurably(
   source: Readable,
@@ -324,8 +386,7 @@ async function streamDurably(
 ): Promise<StoredBlob> {
   const { maxBytes } = options;
   const hash = new RunningSha256(options.prefixHash);
-  let sentToDisk = 0;
-  let writeback: Promise<void> | undefined;
+  const writeback = new Writeback(fd, writebackBytes);
   const meter = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       if (maxBytes !== undefined && hash.size + chunk.length > maxBytes) {
@@ -333,20 +394,11 @@ async function streamDurably(
         return;
       }
       hash.update(chunk);
-      if (writeback === undefined && hash.size - sentToDisk >= writebackBytes) {
-        sentToDisk = hash.size;
-        const started = fdatasyncAsync(fd).then(() => {
-          if (writeback === started) writeback = undefined;
-        });
-        writeback = started;
-        // Awaited at the end of the stream; a stream that fails first does not wait for it.
-        started.catch(() => undefined);
-      }
+      writeback.advance(hash.size);
       callback(null, chunk);
     },
-    // The last writeback settles (its failure failing the put) before the sink fsyncs and closes the file.
     flush(callback: TransformCallback) {
-      (writeback ?? Promise.resolve()).then(() => callback(), callback);
+      writeback.settled().then(() => callback(), callback);
     },
   });
   // flush: fsynced before the stream closes the file, hence before a rename can publish it. pipeline
@@ -354,6 +406,72 @@ async function streamDurably(
   const sink = createWriteStream('', { fd, flush: true, highWaterMark: SINK_BUFFER_BYTES });
   await pipeline(source, meter, sink);
   return hash.digest();
+}
+
+/**
+ * Copies the file `sourceFd` into `fd`, then `appended`, hashing and observing on the way, fsynced,
+ * and closes `fd`. EXTEND_BUFFERS buffers serve the whole copy: each is read into again only once
+ * its write has ended, while the others are read, hashed and written.
+ */
+async function extendDurably(
+  sourceFd: number,
+  appended: Promise<Uint8Array>,
+  fd: number,
+  options: ExtendOptions,
+  writebackBytes: number,
+): Promise<StoredBlob> {
+  const { maxBytes, observe } = options;
+  const hash = new RunningSha256(options.prefixHash);
+  const writeback = new Writeback(fd, writebackBytes);
+  const free = Array.from({ length: EXTEND_BUFFERS }, () => Buffer.allocUnsafeSlow(EXTEND_CHUNK_BYTES));
+  const writing = new Set<Promise<void>>();
+  // The chunk's bytes are hashed, observed, then written at `at`; its buffer is free again after.
+  const take = async (chunk: Uint8Array, at: number, release?: () => void): Promise<void> => {
+    if (maxBytes !== undefined && hash.size + chunk.length > maxBytes) throw new BlobTooLarge(maxBytes);
+    hash.update(chunk);
+    await observe?.(chunk);
+    const written = writeAll(fd, chunk, at).finally(() => {
+      writing.delete(written);
+      release?.();
+    });
+    writing.add(written);
+    // Awaited below (race, all, allSettled); a failure meanwhile must not count as unhandled.
+    written.catch(() => undefined);
+    writeback.advance(hash.size);
+  };
+  try {
+    for (let at = 0; ;) {
+      let buffer = free.pop();
+      while (buffer === undefined) {
+        await Promise.race(writing);
+        buffer = free.pop();
+      }
+      const { bytesRead } = await readAsync(sourceFd, buffer, 0, buffer.length, at);
+      if (bytesRead === 0) {
+        free.push(buffer);
+        await take(await appended, at);
+        break;
+      }
+      const reused = buffer;
+      await take(buffer.subarray(0, bytesRead), at, () => free.push(reused));
+      at += bytesRead;
+    }
+    await Promise.all(writing);
+    await writeback.settled();
+    await fsyncAsync(fd);
+  } finally {
+    // No write may still use the descriptor (or the buffers) once it is closed.
+    await Promise.allSettled(writing);
+    closeSync(fd);
+  }
+  return hash.digest();
+}
+
+/** Writes all of `bytes` at `position`. */
+async function writeAll(fd: number, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.length;) {
+    done += (await writeAsync(fd, bytes, done, bytes.length - done, position + done)).bytesWritten;
+  }
 }
 
 async function fsyncDir(path: string): Promise<void> {

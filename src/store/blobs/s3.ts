@@ -21,8 +21,15 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { CompletedPart } from '@aws-sdk/client-s3';
-import { BlobNotFound, BlobTooLarge, RunningSha256, checkRange, isSha256 } from './blob-store.js';
-import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
+import {
+  BlobNotFound,
+  BlobTooLarge,
+  RunningSha256,
+  checkRange,
+  isSha256,
+  putExtendedByStream,
+} from './blob-store.js';
+import type { BlobStore, ByteRange, ExtendOptions, LocalFile, PutOptions, StoredBlob } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -78,6 +85,11 @@ export class S3BlobStore implements BlobStore {
     this.#bucket = bucket;
     this.#prefix =
       prefix === undefined || prefix === '' || prefix.endsWith('/') ? (prefix ?? '') : `${prefix}/`;
+  }
+
+  /** The base streamed from S3 (its objects are not local files), then put as any stream. */
+  putExtended(base: string, appended: Promise<Uint8Array>, options?: ExtendOptions): Promise<StoredBlob> {
+    return putExtendedByStream(this, base, appended, options);
   }
 
   async put(source: Readable | Buffer, options: PutOptions = {}): Promise<StoredBlob> {

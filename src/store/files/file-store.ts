@@ -104,6 +104,29 @@ export class FileStore {
     }
   }
 
+  /**
+   * The bytes of `base` followed by `appended`, durable in the blob store, with their SHA-512 (like
+   * `storeBytes`): a seal of a large file, its revisions after the original (issue 26). The base is
+   * read where it is stored, in reused buffers, and hashed on a worker thread as it is copied.
+   */
+  async storeExtended(
+    base: Pick<FileRecord, 'sha256'>,
+    appended: Promise<Uint8Array>,
+    options: PutOptions = {},
+  ): Promise<StoredBytes> {
+    const sha512 = new Sha512Tap();
+    try {
+      const blob = await this.#blobs.putExtended(base.sha256, appended, {
+        ...options,
+        observe: (chunk) => sha512.update(chunk),
+      });
+      sha512.finish();
+      return { ...blob, checksum: await sha512.digest() };
+    } finally {
+      sha512.destroy();
+    }
+  }
+
   /** Makes a file of stored bytes: its row, written in `db` (the caller's transaction). */
   async insert(db: Kysely<Database>, file: NewFile, stored: StoredBytes, now: Date): Promise<FileRecord> {
     const record = newRecord(file, stored, stored.checksum, now);

@@ -68,6 +68,22 @@ export class Sha512Tap extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
+    this.finish();
+    callback();
+  }
+
+  /**
+   * Hashes `chunk` outside a pipeline (a copy that reuses its buffers, FileStore.storeExtended):
+   * resolves once its bytes are copied, so its memory may be written again. `finish` after the last.
+   */
+  update(chunk: Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.#copy(chunk, 0, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  /** No more bytes: the digest follows (`digest`). */
+  finish(): void {
     this.#ended = true;
     if (this.#id === undefined) {
       this.#settle.resolve(
@@ -79,7 +95,6 @@ export class Sha512Tap extends Transform {
       if (this.#slot !== undefined) this.#send();
       thread.post({ type: 'end', id: this.#id });
     }
-    callback();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -92,7 +107,7 @@ export class Sha512Tap extends Transform {
   }
 
   /** Copies `chunk` from `at` into slots, sending each full one; `done` once all of it is copied. */
-  #copy(chunk: Buffer, at: number, done: (error?: Error) => void): void {
+  #copy(chunk: Uint8Array, at: number, done: (error?: Error) => void): void {
     const ring = (this.#ring ??= new Uint8Array(new SharedArrayBuffer(SLOTS * SLOT_BYTES)));
     while (at < chunk.length) {
       if (this.#slot === undefined) {
