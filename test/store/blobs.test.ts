@@ -293,6 +293,25 @@ for (const kind of ['fs', 's3'] as const) {
       assert.deepEqual(await harness.leftovers(), []);
     });
 
+    it('putExtended reads the base from the local file given (a seal already has it open): a remote store does not fetch it again', async () => {
+      const base = Buffer.alloc(2 * MiB + 5, 'base at hand ');
+      const { sha256: baseKey } = await store.put(base);
+      const local = await store.openFile(baseKey);
+      try {
+        // Gone from the store: only the open file still holds the bytes.
+        await store.delete(baseKey);
+        const tail = Buffer.from('revision');
+        const stored = await store.putExtended(baseKey, Promise.resolve(tail), { baseFile: local });
+        const whole = Buffer.concat([base, tail]);
+        assert.deepEqual(stored, { sha256: sha256(whole), size: whole.length });
+        assert.ok((await store.read(stored.sha256)).equals(whole));
+        // Still open: it is the caller's to close.
+        assert.equal(readSync(local.fd, Buffer.alloc(4), 0, 4, 0), 4);
+      } finally {
+        await local.close();
+      }
+    });
+
     it('putExtended of an unknown base is BlobNotFound; a tail that fails, or too many bytes, leave nothing', async () => {
       await assert.rejects(
         store.putExtended('e'.repeat(64), Promise.resolve(Buffer.from('x'))),

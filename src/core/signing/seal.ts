@@ -88,6 +88,7 @@ export async function sealStoredFile(
   const originalHashed = new Promise<Hash>((resolve) => (original = resolve));
   const storing = deps.files.storeExtended(file, revisions, {
     prefixHash: { bytes: local.size, take: original },
+    baseFile: local,
   });
   // Awaited below, after the signature: a failure meanwhile must not count as unhandled.
   storing.catch(() => undefined);

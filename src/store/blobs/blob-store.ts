@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 
 /**
@@ -125,11 +126,17 @@ export class RunningSha256 {
 export interface ExtendOptions extends PutOptions {
   /** Sees each chunk of the new blob in order; resolves once done with its bytes. */
   observe?: (chunk: Uint8Array) => Promise<void> | void;
+  /**
+   * The base, already open as a local file (`openFile`, which a seal's signer reads): its bytes are read
+   * from there, so a store whose blobs are remote does not fetch them a second time. The caller keeps
+   * it open until the put has settled, and closes it.
+   */
+  baseFile?: LocalFile;
 }
 
 /**
  * `putExtended` through `put`, for a store that cannot read its blobs in place: the base streamed
- * from `get`, each chunk observed on the way.
+ * from `baseFile` when given, else from `get`, each chunk observed on the way.
  *
  * ```ts
  * putExtended(base, appended, options) { return putExtendedByStream(this, base, appended, options); }
@@ -141,10 +148,12 @@ export async function putExtendedByStream(
   appended: Promise<Uint8Array>,
   options: ExtendOptions = {},
 ): Promise<StoredBlob> {
-  const { observe, ...putOptions } = options;
+  const { observe, baseFile, ...putOptions } = options;
   // Awaited once the base is read; a failure before then must not count as unhandled.
   appended.catch(() => undefined);
-  const stream = await store.get(base);
+  const stream = baseFile
+    ? createReadStream('', { fd: baseFile.fd, start: 0, autoClose: false, highWaterMark: 1024 * 1024 })
+    : await store.get(base);
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for await (const chunk of stream as AsyncIterable<Uint8Array>) {
       await observe?.(chunk);

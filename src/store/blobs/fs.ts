@@ -113,7 +113,7 @@ export class FsBlobStore implements BlobStore {
   ): Promise<StoredBlob> {
     // Awaited once the base is copied; a failure before then must not count as unhandled.
     appended.catch(() => undefined);
-    const source = await this.#open(base);
+    const source = options.baseFile ?? (await this.#open(base));
     const tmp = this.#createTmp();
     let published = false;
     try {
@@ -123,7 +123,8 @@ export class FsBlobStore implements BlobStore {
       published = true;
       return blob;
     } finally {
-      await source.close();
+      // A base file given is the caller's to close.
+      if (source !== options.baseFile) await source.close();
       if (!published) await unlink(tmp.path).catch(() => undefined);
     }
   }

@@ -2,7 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import { BlobTooLarge } from '../blobs/blob-store.js';
-import type { BlobStore, ByteRange, LocalFile, PutOptions, StoredBlob } from '../blobs/blob-store.js';
+import type {
+  BlobStore,
+  ByteRange,
+  ExtendOptions,
+  LocalFile,
+  PutOptions,
+  StoredBlob,
+} from '../blobs/blob-store.js';
 import { writeJson } from '../db/json.js';
 import { Sha512Tap } from './parallel-sha512.js';
 import type { Database, FileTable } from '../db/schema.js';
@@ -112,7 +119,7 @@ export class FileStore {
   async storeExtended(
     base: Pick<FileRecord, 'sha256'>,
     appended: Promise<Uint8Array>,
-    options: PutOptions = {},
+    options: Omit<ExtendOptions, 'observe'> = {},
   ): Promise<StoredBytes> {
     const sha512 = new Sha512Tap();
     try {
