@@ -7,8 +7,10 @@
  *
  *   npm run bench:upload -- [--mb 200] [--runs 3] [--compare DIR] [--server-cpus 0]
  *
- * The client (this process) runs on CPU 1; the servers may use both CPUs (`--server-cpus 0` pins them
- * to CPU 0, the placement of the runs before issue 26: then the SHA-512 worker has no core of its own).
+ * The client (this process) runs on CPU 1; the servers are placed on every CPU explicitly (`taskset`),
+ * since they would otherwise inherit the client's CPU 1 (`--server-cpus 0` pins them to CPU 0, the
+ * placement of the runs before issue 26: then the SHA-512 worker has no core of its own). The header
+ * prints the CPUs each process really got.
  * `--compare DIR` serves a second build (another checkout's dist/) beside this one, the two measured
  * in turns within each round, so that both see the same load from the rest of the machine.
  */
@@ -53,10 +55,10 @@ const { values } = parseArgs({
 });
 const sizeMb = Number(values.mb);
 const runs = Number(values.runs);
-const serverPlacement: Placement = {
-  prefix: values['server-cpus'] ? ['taskset', '-c', values['server-cpus']] : [],
-  niceness: undefined,
-};
+// Always an explicit affinity: a child inherits its parent's, and this process pins itself to CPU 1
+// before it starts the servers, so without one every server thread would share the client's core.
+const serverCpus = values['server-cpus'] ?? `0-${availableParallelism() - 1}`;
+const serverPlacement: Placement = { prefix: ['taskset', '-c', serverCpus], niceness: undefined };
 
 /**
  * What the client sends: a random 16-byte prefix making each upload's bytes unique (the store keeps
@@ -147,6 +149,11 @@ function memory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** The CPUs a process may run on, as the kernel has them (`Cpus_allowed_list`). */
+function allowedCpus(pid: number): string {
+  return /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?';
 }
 
 /** Resets the kernel's peak-RSS mark, so VmHWM afterwards is the peak of what follows. */
@@ -270,11 +277,11 @@ async function main(): Promise<void> {
   );
   // The client on CPU 1, every thread of it.
   if (cores > 1) pinThisProcess('1');
-  console.log(
-    `client on CPU 1; servers ${values['server-cpus'] ? `on CPU ${values['server-cpus']}` : 'on any CPU'}; ${runs} rounds of ${sizeMb} MB to the filesystem store`,
-  );
   const builds = [await startBuild('this tree', ROOT)];
   if (values.compare) builds.push(await startBuild(`compare (${values.compare})`, resolve(values.compare)));
+  console.log(
+    `client on CPU ${allowedCpus(process.pid)}; servers on CPU ${builds.map((build) => allowedCpus(build.server.pid!)).join(' and ')}; ${runs} rounds of ${sizeMb} MB to the filesystem store`,
+  );
   const sink = await startSink();
   const floorDir = mkdtempSync(join(tmpdir(), 'signery-bench-disk-'));
   try {
