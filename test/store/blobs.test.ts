@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -495,6 +495,21 @@ for (const kind of ['fs', 's3'] as const) {
         assert.equal((await store.put(Readable.from([first]))).sha256, key);
         assert.deepEqual(await readFile(join(fsRoot, key.slice(0, 2), key.slice(2, 4), key)), first);
         assert.deepEqual(await harness.leftovers(), []);
+      });
+
+      it('a large blob (over 1 MiB, renamed on the thread pool) put again replaces its copy, and lands after its fan-out directory was removed by hand', async () => {
+        assert.ok(fsRoot !== undefined);
+        const bytes = randomBytes(3 * MiB + 7);
+        const { sha256: key } = await store.put(Readable.from([bytes.subarray(0, MiB), bytes.subarray(MiB)]));
+        const path = join(fsRoot, key.slice(0, 2), key.slice(2, 4), key);
+        const firstInode = (await stat(path)).ino;
+        assert.deepEqual(await store.put(Readable.from([bytes])), { sha256: key, size: bytes.length });
+        assert.notEqual((await stat(path)).ino, firstInode, 'the new copy replaced the old one');
+        await rm(join(fsRoot, key.slice(0, 2)), { recursive: true });
+        assert.equal((await store.put(bytes)).sha256, key);
+        assert.deepEqual(await readFile(path), bytes);
+        assert.deepEqual(await harness.leftovers(), []);
+        await store.delete(key);
       });
 
       it('a stream longer than the writeback interval is sent to the disk on the way and stored byte for byte', async () => {
