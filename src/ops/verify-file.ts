@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkEmbeddedTrail, type TrailCheck } from '../core/audit/embedded-trail.js';
-import { openPdf, type OpenedPdf } from '../pdf/open-pdf.js';
+import { readPdf } from '../pdf/appendable-pdf.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
 
@@ -51,10 +51,15 @@ export async function verifyFile(
   const problems: string[] = [];
   const file = { size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') };
   let signatures: SignatureCheck[];
-  let opened: OpenedPdf;
+  let auditTrail: TrailCheck;
   try {
-    opened = await openPdf({ bytes: pdf });
-    ({ signatures } = await verifyPdf({ pdf: opened, trustAnchors: options.trustAnchors }));
+    ({ signatures, auditTrail } = await readPdf(pdf, async (opened) => {
+      const verified = await verifyPdf({ pdf: opened, trustAnchors: options.trustAnchors });
+      return {
+        signatures: verified.signatures,
+        auditTrail: await checkEmbeddedTrail(opened, verified.signatures),
+      };
+    }));
   } catch (error) {
     return {
       verdict: 'invalid',
@@ -64,7 +69,6 @@ export async function verifyFile(
       problems: [`The file cannot be read as a PDF (${(error as Error).message})`],
     };
   }
-  const auditTrail = await checkEmbeddedTrail(opened, signatures);
   const reported = signatures.map((check) => {
     const intact = check.byteRangeValid && check.digestValid && check.signatureValid;
     const own = [...check.problems];

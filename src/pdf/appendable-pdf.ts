@@ -1,7 +1,8 @@
 import type { PdfDict, PdfObject, PdfRef } from '@libpdf/core';
 import type { DocumentEncryption } from './encryption.js';
 import { openPdf, type OpenedPdf } from './open-pdf.js';
-import type { ByteSource } from './reader/byte-source.js';
+import { assertWithinPdfLimits } from './pdf-limits.js';
+import { memorySource, type ByteSource } from './reader/byte-source.js';
 import { LazyPdf } from './reader/lazy-pdf.js';
 import { NotReadableLazily } from './reader/stream-data.js';
 
@@ -60,4 +61,43 @@ export async function updatePdf<T>(
     if (!(error instanceof NotReadableLazily)) throw error;
   }
   return work(await openPdf({ bytes: source.read(0, source.length) }));
+}
+
+/**
+ * Runs `work` on a PDF in memory read lazily (the objects `work` asks for, each parsed once), and
+ * again on @libpdf/core's full parse when the lazy reader fails in any way: cannot open the file,
+ * meets what it leaves to the engine, or finds damage on the way. Whatever the lazy reader cannot
+ * answer is answered as the full parse answered before it, refusals included; what it answers costs
+ * the objects read, not a parse of every object and a walk of the page tree (a verification of ten
+ * signatures on 300 pages spent half its time there). The file is held to PDF_LIMITS first, as
+ * openPdf holds it. `work` must do nothing but compute (it may run twice).
+ *
+ * ```ts
+ * const signatures = await readPdf(bytes, (opened) => findSignatures({ opened }));
+ * ```
+ */
+export async function readPdf<T>(
+  bytes: Uint8Array,
+  work: (opened: AppendablePdf) => T | Promise<T>,
+): Promise<T> {
+  await assertWithinPdfLimits(bytes);
+  let lazy: LazyPdf | undefined;
+  try {
+    lazy = LazyPdf.open(memorySource(bytes));
+  } catch {
+    // The full parse gives the file its answer, as it did before there was a lazy reader.
+  }
+  if (lazy) {
+    try {
+      return await work(lazy);
+    } catch {
+      // Damage found on the way, or what only the engine reads: the same work on the full parse.
+    }
+  }
+  return work(await openPdf({ bytes }));
+}
+
+/** The bytes of the file a PDF was read from (no copy from memory; a file source is read whole). */
+export function pdfBytes(opened: AppendablePdf): Uint8Array {
+  return opened.source.read(0, opened.source.length);
 }

@@ -11,9 +11,8 @@ import {
   type PdfObject,
 } from '@libpdf/core';
 import { pdfDate } from './annotations.js';
-import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
+import { readPdf, updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { PdfInvalid } from './errors.js';
-import { openPdf, type OpenedPdf } from './open-pdf.js';
 import { memorySource } from './reader/byte-source.js';
 import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
 
@@ -111,14 +110,20 @@ function attachmentUpdate(opened: AppendablePdf, files: FileToEmbed[]): WrittenU
 
 /**
  * The files of a PDF's EmbeddedFiles name tree, in name order; a specification whose stream cannot
- * be read is left out. `pdf` is the bytes, or the PDF opened from them (openPdf).
+ * be read is left out. `pdf` is the bytes, or the PDF read from them (readPdf).
  *
  * ```ts
  * const trail = (await readEmbeddedFiles({ pdf })).find((f) => f.name === 'audit-trail.json');
  * ```
  */
-export async function readEmbeddedFiles(options: { pdf: Uint8Array | OpenedPdf }): Promise<EmbeddedFile[]> {
-  const opened = options.pdf instanceof Uint8Array ? await openPdf({ bytes: options.pdf }) : options.pdf;
+export async function readEmbeddedFiles(options: {
+  pdf: Uint8Array | AppendablePdf;
+}): Promise<EmbeddedFile[]> {
+  const { pdf } = options;
+  return pdf instanceof Uint8Array ? readPdf(pdf, embeddedFiles) : embeddedFiles(pdf);
+}
+
+function embeddedFiles(opened: AppendablePdf): EmbeddedFile[] {
   const files: EmbeddedFile[] = [];
   for (const { name, spec } of embeddedFileEntries(opened)) {
     const dict = opened.resolve(spec);

@@ -16,14 +16,14 @@ import {
   type DocumentSecurityStore,
   type FoundSignature,
 } from './find-signatures.js';
-import { openPdf, type OpenedPdf } from './open-pdf.js';
+import { pdfBytes, readPdf, type AppendablePdf } from './appendable-pdf.js';
 import type { PadesLevel } from './sign-pdf.js';
 import { validationReports, type ValidationReports } from './validation-report.js';
 import type { ByteRange } from './writer/signature-placeholder.js';
 
 export interface VerifyPdfOptions {
-  /** The bytes, or the PDF opened from them (openPdf), when more than this check reads it. */
-  pdf: Uint8Array | OpenedPdf;
+  /** The bytes, or the PDF read from them in memory (readPdf), when more than this check reads it. */
+  pdf: Uint8Array | AppendablePdf;
   /** Trusted roots (e.g. the dev CA's root certificate). Without them no chain is trusted. */
   trustAnchors?: Uint8Array[];
   /** Adds `dss`: the XML reports (spec: Versioning 4, `dss` query parameter). */
@@ -152,12 +152,18 @@ export interface PdfVerification {
  * ```
  */
 export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerification> {
+  const { pdf } = options;
+  if (pdf instanceof Uint8Array) return readPdf(pdf, (opened) => verifyRead(opened, options));
+  return verifyRead(pdf, options);
+}
+
+async function verifyRead(opened: AppendablePdf, options: VerifyPdfOptions): Promise<PdfVerification> {
   const validationTime = options.validationTime ?? new Date();
-  const opened = options.pdf instanceof Uint8Array ? await openPdf({ bytes: options.pdf }) : options.pdf;
+  const bytes = pdfBytes(opened);
   const found = findSignatures({ opened });
   const securityStore = readDss({ opened });
   const dss = securityStore ?? { certificates: [], crls: [], ocsps: [] };
-  const eofs = eofOffsets(opened.bytes);
+  const eofs = eofOffsets(bytes);
   const trustAnchors = options.trustAnchors ?? [];
   const cache = new ValidationCache();
 
@@ -165,13 +171,13 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
   // pool, and one signature's wait is another's work. A failure is the first signature's, as if one
   // by one.
   const settled = await Promise.allSettled(
-    found.map((signature) => checkOne({ opened, signature, dss, eofs, trustAnchors, validationTime, cache })),
+    found.map((signature) => checkOne({ bytes, signature, dss, eofs, trustAnchors, validationTime, cache })),
   );
   const checks = settled.map((result) => {
     if (result.status === 'rejected') throw result.reason;
     return result.value;
   });
-  await detectLevels({ checks, opened, finalDss: securityStore, trustAnchors, validationTime, eofs, cache });
+  await detectLevels({ checks, bytes, finalDss: securityStore, trustAnchors, validationTime, eofs, cache });
   return {
     signatures: checks,
     validationTime: validationTime.toISOString(),
@@ -190,7 +196,8 @@ export async function verifyPdf(options: VerifyPdfOptions): Promise<PdfVerificat
 }
 
 async function checkOne(context: {
-  opened: OpenedPdf;
+  /** The whole file. */
+  bytes: Uint8Array;
   signature: FoundSignature;
   dss: DocumentSecurityStore;
   eofs: number[];
@@ -198,8 +205,7 @@ async function checkOne(context: {
   validationTime: Date;
   cache: ValidationCache;
 }): Promise<SignatureCheck> {
-  const { signature, opened, dss } = context;
-  const bytes = opened.bytes;
+  const { signature, bytes, dss } = context;
   const problems: string[] = [];
   const warnings: string[] = [];
   const br = signature.byteRange;
@@ -484,8 +490,9 @@ function signerSummary(der: Uint8Array): NonNullable<SignatureCheck['signer']> {
  */
 async function detectLevels(context: {
   checks: SignatureCheck[];
-  opened: OpenedPdf;
-  /** The DSS of the file as it is (readDss of `opened`, read once for the whole verification). */
+  /** The whole file. */
+  bytes: Uint8Array;
+  /** The DSS of the file as it is (readDss, read once for the whole verification). */
   finalDss: DocumentSecurityStore | undefined;
   trustAnchors: Uint8Array[];
   validationTime: Date;
@@ -501,10 +508,10 @@ async function detectLevels(context: {
     const previousEnd = context.eofs.filter((offset) => offset < ts.byteRange[1]!).pop();
     if (previousEnd === undefined) continue;
     try {
-      const prefix = await openPdf({
-        bytes: context.opened.bytes.subarray(0, eolAfter(context.opened.bytes, previousEnd)),
-      });
-      const covered = readDss({ opened: prefix });
+      const covered = await readPdf(
+        context.bytes.subarray(0, eolAfter(context.bytes, previousEnd)),
+        (prefix) => readDss({ opened: prefix }),
+      );
       dssBefore.set(ts, covered);
       if (covered) ts.evidence.coveredDss = covered;
     } catch {

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadVisible } from '../core/access/document-access.js';
 import { checkEmbeddedTrail } from '../core/audit/embedded-trail.js';
-import { openPdf } from '../pdf/open-pdf.js';
+import { readPdf } from '../pdf/appendable-pdf.js';
 import { verifyPdf } from '../pdf/verify-pdf.js';
 import { mainFileBytes } from './sign-document.js';
 import { verificationReport, type VerificationReport } from './verification-report.js';
@@ -31,18 +31,26 @@ export function verifyUpload(
   return verifyBytes(deps, options);
 }
 
-/** The report on a PDF's bytes: its signatures and its audit trail, from one parse of the file. */
+/**
+ * The report on a PDF's bytes: its signatures and its audit trail, from one reading of the file (the
+ * objects both need, read lazily; readPdf).
+ */
 async function verifyBytes(
   deps: Deps,
   options: { pdf: Uint8Array; name: string; dss: boolean; evidence: boolean },
 ): Promise<VerificationReport> {
   const { trustAnchors } = await deps.seal();
-  const opened = await openPdf({ bytes: options.pdf });
-  const verification = await verifyPdf({
-    pdf: opened,
-    trustAnchors,
-    dss: options.dss,
-    documentName: options.name,
+  return readPdf(options.pdf, async (opened) => {
+    const verification = await verifyPdf({
+      pdf: opened,
+      trustAnchors,
+      dss: options.dss,
+      documentName: options.name,
+    });
+    return verificationReport(
+      verification,
+      options,
+      await checkEmbeddedTrail(opened, verification.signatures),
+    );
   });
-  return verificationReport(verification, options, await checkEmbeddedTrail(opened, verification.signatures));
 }

@@ -4,6 +4,7 @@ import { deflateSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
 import { PDF, PdfDict, PdfRef } from '@libpdf/core';
 import { pageGeometries } from '../../src/pdf/geometry.js';
+import { hasEngine, readPdf } from '../../src/pdf/appendable-pdf.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
 import { memorySource, withKnownPrefix, type ByteSource } from '../../src/pdf/reader/byte-source.js';
 import { LazyPdf } from '../../src/pdf/reader/lazy-pdf.js';
@@ -179,6 +180,8 @@ describe('the lazy reader (issue 26): the objects the full parse reads, read on 
     it('an object stream with a filter it does not decode (ASCIIHex) is signed on the full parse, intact', async () => {
       const bytes = hybridPdf({ hexObjectStream: true });
       assert.throws(() => LazyPdf.open(memorySource(bytes)).page(0), /ASCIIHexDecode/);
+      // Reading (verification: readPdf) goes on on the full parse when the lazy reader meets that stream.
+      assert.equal(await readPdf(bytes, (opened) => hasEngine(opened) || (opened.page(0), false)), true);
       const { pdf } = await signPdf({ pdf: bytes, signer: devCa.sealSigner });
       const [check] = (await verifyPdf({ pdf })).signatures;
       assert.equal(check?.digestValid, true);

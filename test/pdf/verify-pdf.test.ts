@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
 import { addValidationData } from '../../src/pdf/add-validation-data.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
+import { readPdf } from '../../src/pdf/appendable-pdf.js';
+import { openPdf } from '../../src/pdf/open-pdf.js';
+import { LazyPdf } from '../../src/pdf/reader/lazy-pdf.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { issueCrl } from '../../src/pki/issue-certificate.js';
 import { certificateFields } from '../../src/pki/certificate-fields.js';
@@ -106,6 +109,29 @@ describe('verification', () => {
     assert.equal(check!.certificate.revocation, 'revoked');
     assert.equal(check!.indication, 'TOTAL_FAILED');
     assert.equal(check!.subIndication, 'REVOKED');
+  });
+
+  it('reads the file lazily and reports exactly what the full parse reports: signatures, levels, revocation from the DSS, reports', async () => {
+    const crl = await issueCrl({
+      issuer: pki.intermediate,
+      thisUpdate: new Date(),
+      nextUpdate: new Date(Date.now() + 86_400_000),
+      revoked: [],
+    });
+    const withDss = await addValidationData({
+      pdf: signed,
+      certificates: [alice.certificate, ...alice.chain, bob.certificate, ...bob.chain],
+      crls: [crl],
+    });
+    const validationTime = new Date();
+    for (const pdf of [signed, withDss]) {
+      assert.equal(await readPdf(pdf, (opened) => opened instanceof LazyPdf), true, 'read lazily');
+      const options = { trustAnchors: [pki.root.certificate], validationTime, dss: true };
+      const lazily = await verifyPdf({ pdf, ...options });
+      const whole = await verifyPdf({ pdf: await openPdf({ bytes: pdf }), ...options });
+      assert.deepEqual(lazily, whole);
+      assert.equal(lazily.signatures.length, 2);
+    }
   });
 
   it('annotating after signing keeps the signature valid (an incremental update)', async () => {

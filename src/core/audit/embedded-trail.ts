@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { attachFiles, readEmbeddedFiles } from '../../pdf/embedded-files.js';
-import type { OpenedPdf } from '../../pdf/open-pdf.js';
+import { pdfBytes, type AppendablePdf } from '../../pdf/appendable-pdf.js';
 import type { SignatureCheck } from '../../pdf/verify-pdf.js';
 import { chainHash } from './chain.js';
 import { TRAIL_FORMAT, trailPages, type DocumentTrail } from './document-trail.js';
@@ -67,12 +67,13 @@ export interface TrailCheck {
  * the same opened PDF: it is parsed once for both.
  *
  * ```ts
- * const opened = await openPdf({ bytes });
- * const trail = await checkEmbeddedTrail(opened, (await verifyPdf({ pdf: opened })).signatures);
+ * const trail = await readPdf(bytes, async (opened) =>
+ *   checkEmbeddedTrail(opened, (await verifyPdf({ pdf: opened })).signatures),
+ * );
  * ```
  */
 export async function checkEmbeddedTrail(
-  opened: OpenedPdf,
+  opened: AppendablePdf,
   signatures: SignatureCheck[],
 ): Promise<TrailCheck> {
   const absent: TrailCheck = { present: false, intact: false, problems: [], events: [], revisions: [] };
@@ -119,7 +120,7 @@ export async function checkEmbeddedTrail(
     return { occurredAt: e.occurredAt, activityType: e.activityType, actor: e.actorId, hash: e.hash, intact };
   });
 
-  const prefixes = revisionDigests(opened.bytes);
+  const prefixes = revisionDigests(pdfBytes(opened));
   const revisions = trail.revisions.map((r) => ({
     revision: r.revision,
     reason: r.reason,
@@ -145,7 +146,7 @@ export async function checkEmbeddedTrail(
   };
 }
 
-async function trailJson(pdf: Uint8Array | OpenedPdf): Promise<Uint8Array | undefined> {
+async function trailJson(pdf: Uint8Array | AppendablePdf): Promise<Uint8Array | undefined> {
   try {
     return (await readEmbeddedFiles({ pdf })).find((f) => f.name === TRAIL_FILES.json)?.bytes;
   } catch {
@@ -159,16 +160,17 @@ async function trailJson(pdf: Uint8Array | OpenedPdf): Promise<Uint8Array | unde
  * (the file itself, already read, when the signature covers all of it).
  */
 async function coveringSignature(
-  opened: OpenedPdf,
+  opened: AppendablePdf,
   json: Uint8Array,
   signatures: SignatureCheck[],
 ): Promise<string | undefined> {
+  const bytes = pdfBytes(opened);
   const intact = signatures.filter((s) => s.byteRangeValid && s.digestValid && s.signatureValid);
   for (const signature of intact.reverse()) {
     const [, , start, length] = signature.byteRange;
     if (start === undefined || length === undefined) continue;
     const end = start + length;
-    const signed = await trailJson(end >= opened.bytes.length ? opened : opened.bytes.subarray(0, end));
+    const signed = await trailJson(end >= bytes.length ? opened : bytes.subarray(0, end));
     if (signed && Buffer.compare(signed, json) === 0) return signature.fieldName;
   }
   return undefined;
