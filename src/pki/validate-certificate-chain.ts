@@ -164,38 +164,50 @@ async function revocationOf(
   options: Pick<ValidateCertificateChainOptions, 'crls' | 'ocsps' | 'at'>,
   cache: ValidationCache,
 ): Promise<RevocationAnswer | undefined> {
-  const cert = cache.remember('x509', [certificate], () => new x509.X509Certificate(certificate));
   for (const der of options.crls ?? []) {
-    const entry = cache.remember('crl', [der, certificate, issuer], () => crlEntry(der, cert, issuer, cache));
+    const entry = cache.rememberAcross('crl', [der, certificate, issuer], () =>
+      crlEntry(
+        der,
+        cache.remember('x509', [certificate], () => new x509.X509Certificate(certificate)),
+        issuer,
+        cache,
+      ),
+    );
     if (!entry) continue;
-    const status = entry.revokedAt && entry.revokedAt <= options.at ? 'revoked' : 'good';
-    return { certificate, status, source: 'crl', der, issuedAt: entry.thisUpdate };
+    const status =
+      entry.revokedAt !== undefined && entry.revokedAt <= options.at.getTime() ? 'revoked' : 'good';
+    return { certificate, status, source: 'crl', der, issuedAt: new Date(entry.thisUpdate) };
   }
   for (const der of options.ocsps ?? []) {
-    const answer = await cache.remember('ocsp', [der, certificate, issuer], () =>
+    const answer = await cache.rememberAcross('ocsp', [der, certificate, issuer], () =>
       ocspAnswer(der, certificate, issuer, cache),
     );
-    if (answer) return { certificate, status: answer.status, source: 'ocsp', der, issuedAt: answer.issuedAt };
+    if (answer)
+      return { certificate, status: answer.status, source: 'ocsp', der, issuedAt: new Date(answer.issuedAt) };
   }
   return undefined;
 }
 
 /**
  * What the CRL `der` says of the certificate `cert`, when `issuer` signed it: when it was revoked (if it is
- * listed) and the CRL's thisUpdate; undefined when the CRL cannot be read or does not speak for it.
+ * listed) and the CRL's thisUpdate (ms since the epoch; frozen, as it may be shared: rememberAcross);
+ * undefined when the CRL cannot be read or does not speak for it.
  */
 function crlEntry(
   der: Uint8Array,
   cert: x509.X509Certificate,
   issuer: Uint8Array,
   cache: ValidationCache,
-): { revokedAt?: Date; thisUpdate: Date } | undefined {
+): Readonly<{ revokedAt?: number; thisUpdate: number }> | undefined {
   try {
     const crl = cache.remember('x509-crl', [der], () => new x509.X509Crl(der));
     if (crl.issuer !== cert.issuer) return undefined;
     if (!crlSignedBy(der, issuer)) return undefined;
     const entry = crl.findRevoked(cert);
-    return { ...(entry ? { revokedAt: entry.revocationDate } : {}), thisUpdate: crl.thisUpdate };
+    return Object.freeze({
+      ...(entry ? { revokedAt: entry.revocationDate.getTime() } : {}),
+      thisUpdate: crl.thisUpdate.getTime(),
+    });
   } catch {
     return undefined;
   }
@@ -203,14 +215,15 @@ function crlEntry(
 
 /**
  * What the OCSP response `der` says of `certificate`, when `issuer` (or its delegate) signed it and it
- * is about this certificate: the status and the producedAt; undefined otherwise.
+ * is about this certificate: the status and the producedAt (ms since the epoch; frozen, as it may be
+ * shared: rememberAcross); undefined otherwise.
  */
 async function ocspAnswer(
   der: Uint8Array,
   certificate: Uint8Array,
   issuer: Uint8Array,
   cache: ValidationCache,
-): Promise<{ status: RevocationStatus; issuedAt: Date } | undefined> {
+): Promise<Readonly<{ status: RevocationStatus; issuedAt: number }> | undefined> {
   try {
     const ocsp = cache.remember('ocsp-response', [der], () => readOcspResponse(der));
     if (!ocsp) return undefined;
@@ -225,10 +238,10 @@ async function ocspAnswer(
     );
     if (!status.isForCertificate) return undefined;
     // pkijs: 0 good, 1 revoked, 2 unknown.
-    return {
+    return Object.freeze({
       status: status.status === 0 ? 'good' : status.status === 1 ? 'revoked' : 'unknown',
-      issuedAt: ocsp.basic.tbsResponseData.producedAt,
-    };
+      issuedAt: ocsp.basic.tbsResponseData.producedAt.getTime(),
+    });
   } catch {
     return undefined;
   }

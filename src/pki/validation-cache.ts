@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 
 /**
  * What validating the certificate chains of one file parses and checks again and again, done once.
@@ -7,7 +7,8 @@ import { X509Certificate } from 'node:crypto';
  * thirty chain validations, each of which parsed every certificate, CRL and OCSP response anew and
  * verified their signatures again (most of a 10-signature verification's time). Results are keyed by
  * the bytes they were computed from, whatever array holds them, so they cannot differ from computing
- * them again. One cache serves one verification and goes with it.
+ * them again. One cache serves one verification and goes with it; answers that depend on nothing but
+ * bytes are also kept for the next verifications (`rememberAcross`).
  *
  * ```ts
  * const cache = new ValidationCache();
@@ -43,6 +44,26 @@ export class ValidationCache {
     return value;
   }
 
+  /**
+   * As `remember`, for a computation that depends on nothing but its inputs' bytes (not the time of
+   * validation, not the trust anchors): its answer is also kept for the verifications that follow, in
+   * memory shared by the process (ACROSS_MAX answers at most; past that it starts again). The next
+   * verification of a document signed by the same signers, with the same revocation answers in its
+   * DSS, does not parse and check those answers again (they were most of its time). Callers never
+   * mutate what it answers. A promise that rejects is not kept.
+   */
+  rememberAcross<T>(kind: string, inputs: Uint8Array[], compute: () => T): T {
+    return this.remember(kind, inputs, () => {
+      const key = `${kind}:${inputs.map(contentKey).join(':')}`;
+      if (across.has(key)) return across.get(key) as T;
+      const value = compute();
+      if (across.size >= ACROSS_MAX) across.clear();
+      across.set(key, value);
+      if (value instanceof Promise) value.catch(() => across.delete(key));
+      return value;
+    });
+  }
+
   /** A number per distinct content: arrays holding the same bytes get the same one. */
   #id(bytes: Uint8Array): number {
     let id = this.#ids.get(bytes);
@@ -57,4 +78,12 @@ export class ValidationCache {
     }
     return id;
   }
+}
+
+const ACROSS_MAX = 1_000;
+/** ValidationCache.rememberAcross's answers, by computation and inputs' SHA-256. */
+const across = new Map<string, unknown>();
+
+function contentKey(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
 }
