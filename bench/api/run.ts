@@ -42,7 +42,16 @@ const SEARCH_TARGETS: Record<DatabaseKind, Target> = {
   postgres: { minRequestsPerSecond: 2_500 },
 };
 
-const CASE_IDS = ['healthz', 'get', 'document', 'search', 'login', 'get-info', 'get-nolimit'] as const;
+const CASE_IDS = [
+  'healthz',
+  'get',
+  'document',
+  'search',
+  'login',
+  'get-info',
+  'document-info',
+  'get-nolimit',
+] as const;
 type CaseId = (typeof CASE_IDS)[number];
 
 const USAGE = `Usage: npm run bench:api -- [options]
@@ -378,15 +387,7 @@ function casesFor(database: DatabaseKind, settings: Settings): BenchCase[] {
       target: undefined,
     },
     authenticatedGet(database, settings),
-    {
-      id: 'document',
-      name: 'GET /documents/:id',
-      method: 'GET',
-      // Document i with the integrator's token i: every answer must be that document, byte for byte.
-      requests: (fixture) => readsOf(fixture).documents,
-      seconds: settings.seconds,
-      target: TARGETS[database],
-    },
+    documentRead(database, settings),
     {
       id: 'search',
       name: 'POST /search, page of 20',
@@ -405,6 +406,18 @@ function casesFor(database: DatabaseKind, settings: Settings): BenchCase[] {
     },
   ];
   return all.filter((c) => settings.cases.has(c.id));
+}
+
+function documentRead(database: DatabaseKind, settings: Settings): BenchCase {
+  return {
+    id: 'document',
+    name: 'GET /documents/:id',
+    method: 'GET',
+    // Document i with the integrator's token i: every answer must be that document, byte for byte.
+    requests: (fixture) => readsOf(fixture).documents,
+    seconds: settings.seconds,
+    target: TARGETS[database],
+  };
 }
 
 function authenticatedGet(database: DatabaseKind, settings: Settings): BenchCase {
@@ -431,10 +444,13 @@ async function benchDatabase(
   if (database === 'sqlite') {
     if (cases.length > 0) await withServer(settings, pinning, 'sqlite', 'warn', cases, undefined, into);
     // The default LOG_LEVEL is info, which writes a line per request: measured once so its cost shows.
-    if (settings.cases.has('get-info')) {
-      const infoCase = authenticatedGet('sqlite', settings);
-      await withServer(settings, pinning, 'sqlite', 'info', [infoCase], undefined, into);
-    }
+    const infoCases = [
+      ...(settings.cases.has('get-info') ? [authenticatedGet('sqlite', settings)] : []),
+      // The issue's figures are of `npm start` as shipped: the call integrators poll, at that level too.
+      ...(settings.cases.has('document-info') ? [documentRead('sqlite', settings)] : []),
+    ];
+    if (infoCases.length > 0)
+      await withServer(settings, pinning, 'sqlite', 'info', infoCases, undefined, into);
     // Every other case runs with the rate limiter counting (limits no case reaches): once without
     // it, so that what it costs shows.
     if (settings.cases.has('get-nolimit')) {
