@@ -13,6 +13,7 @@ import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
 import { requestIdOf } from './http/request-id.js';
+import { logAbortedRequests, OneLinePerRequest } from './http/request-logging.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import {
   REDACT_PATHS,
@@ -217,6 +218,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // x-request-id is honoured only when it is a short safe token (http/request-id.ts).
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // One line per request, when it ends (http/request-logging.ts).
+    logController: new OneLinePerRequest(),
     // Errors made before routing get the Contract's shape and our words (http/error-handler.ts).
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -230,6 +233,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     draining = true;
     return drainConnections(maxMs);
   };
+  logAbortedRequests(server);
   server.setValidatorCompiler(createValidatorCompiler());
   refuseNulCharacters(server);
   treatAbsentBodyAsEmpty(server);

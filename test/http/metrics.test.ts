@@ -171,7 +171,7 @@ describe('GET /metrics after real traffic (README: Metrics and alerts)', () => {
     // One id leads from the request to the deliveries it caused.
     const linesOf = (reqId: string) => log.lines.filter((line) => line.reqId === reqId);
     const created = linesOf('trace-create-7f3a');
-    assert.ok(created.some((line) => line.msg === 'incoming request'));
+    assert.ok(created.some((line) => line.msg === 'request completed'));
     assert.deepEqual(
       created.filter((line) => line.type === DELIVER).map((line) => [line.msg, line.attempt]),
       [

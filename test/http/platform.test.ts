@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,78 @@ describe('logs never hold tokens, keys or passwords', () => {
       for (const secret of [token, key, key.slice(17), ADMIN.password, 'wrong-password-here']) {
         assert.ok(!log.includes(secret), `log holds a secret: ${secret.slice(0, 6)}…`);
       }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('request log lines', () => {
+  it('one line per request when it ends (its request with the URL cleaned, status, time), and one for a request its caller gave up on', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n'))
+          if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const server = await startServer({ logger: { level: 'info', stream } });
+    try {
+      const token = await server.login(ADMIN.name, ADMIN.password);
+      await server.api('GET', '/login', { token, headers: { 'x-request-id': 'line-ok-1' } });
+      await server.api('GET', '/documents/no-such-document', {
+        token,
+        headers: { 'x-request-id': 'line-404-1' },
+      });
+      // An upload whose caller goes away halfway through its body.
+      const url = new URL(`${server.url}/api/v1/files/saveFile?token=${token}`);
+      await new Promise<void>((resolve) => {
+        const request = httpRequest(url, {
+          method: 'POST',
+          headers: {
+            'x-request-id': 'line-gone-1',
+            'content-type': 'multipart/form-data; boundary=xyz',
+            'content-length': '100000',
+          },
+        });
+        request.on('error', () => resolve());
+        request.write(
+          '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.7',
+        );
+        setTimeout(() => request.destroy(), 200);
+      });
+      const linesOf = async (id: string, count: number) => {
+        for (let i = 0; i < 50 && lines.filter((line) => line.reqId === id).length < count; i++)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        return lines.filter((line) => line.reqId === id);
+      };
+      const [ok] = await linesOf('line-ok-1', 1);
+      assert.equal(ok?.msg, 'request completed');
+      assert.deepEqual(ok.req, {
+        id: 'line-ok-1',
+        method: 'GET',
+        url: '/api/v1/login?token=[REDACTED]',
+        remoteAddress: '127.0.0.1',
+      });
+      assert.deepEqual(ok.res, { statusCode: 200 });
+      assert.equal(typeof ok.responseTime, 'number');
+      const notFound = await linesOf('line-404-1', 1);
+      assert.deepEqual(
+        notFound.map((line) => [line.msg, (line.res as { statusCode: number }).statusCode]),
+        [['request completed', 404]],
+      );
+      const gone = await linesOf('line-gone-1', 1);
+      assert.deepEqual(
+        gone.map((line) => [line.msg, (line.req as { url: string }).url]),
+        [['request aborted', '/api/v1/files/saveFile?token=[REDACTED]']],
+      );
+      assert.equal(lines.filter((line) => line.msg === 'incoming request').length, 0);
+      assert.equal(
+        lines.filter((line) => line.reqId === 'line-ok-1').length,
+        1,
+        'one line for a request, not one when it comes and one when it ends',
+      );
     } finally {
       await server.close();
     }
