@@ -462,7 +462,8 @@ async function benchDatabase(
     }
     return 'done';
   }
-  if (cases.length === 0) return 'done';
+  const infoCases = settings.cases.has('document-info') ? [documentRead('postgres', settings)] : [];
+  if (cases.length === 0 && infoCases.length === 0) return 'done';
   const url = settings.postgresUrl;
   const reachable = await postgresVersion(url);
   if ('unreachable' in reachable) {
@@ -474,13 +475,27 @@ async function benchDatabase(
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   const forget = onCleanup(() => dropSchema(url, schema));
   try {
-    await withServer(settings, pinning, 'postgres', 'warn', cases, { url, schema }, into);
+    if (cases.length > 0)
+      await withServer(settings, pinning, 'postgres', 'warn', cases, { url, schema }, into);
   } finally {
     forget();
     progress(`postgres: dropping schema ${schema}`);
     await dropSchema(url, schema).catch((error: unknown) =>
       console.error(`could not drop schema ${schema}: ${String(error)}`),
     );
+  }
+  if (infoCases.length > 0) {
+    // A server of its own at LOG_LEVEL=info, on a fresh schema of its own.
+    const infoSchema = `bench_${randomBytes(6).toString('hex')}`;
+    const forgetInfo = onCleanup(() => dropSchema(url, infoSchema));
+    try {
+      await withServer(settings, pinning, 'postgres', 'info', infoCases, { url, schema: infoSchema }, into);
+    } finally {
+      forgetInfo();
+      await dropSchema(url, infoSchema).catch((error: unknown) =>
+        console.error(`could not drop schema ${infoSchema}: ${String(error)}`),
+      );
+    }
   }
   return 'done';
 }
