@@ -434,6 +434,21 @@ function authenticatedGet(database: DatabaseKind, settings: Settings): BenchCase
   };
 }
 
+/** Runs `run` on a new PostgreSQL schema, dropped afterwards (and on Ctrl-C or a failure). */
+async function onFreshSchema(url: string, run: (schema: string) => Promise<void>): Promise<void> {
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const forget = onCleanup(() => dropSchema(url, schema));
+  try {
+    await run(schema);
+  } finally {
+    forget();
+    progress(`postgres: dropping schema ${schema}`);
+    await dropSchema(url, schema).catch((error: unknown) =>
+      console.error(`could not drop schema ${schema}: ${String(error)}`),
+    );
+  }
+}
+
 async function benchDatabase(
   database: DatabaseKind,
   settings: Settings,
@@ -472,31 +487,15 @@ async function benchDatabase(
     return 'skipped';
   }
   progress(`postgres: PostgreSQL ${reachable.version} at ${url}`);
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const forget = onCleanup(() => dropSchema(url, schema));
-  try {
-    if (cases.length > 0)
-      await withServer(settings, pinning, 'postgres', 'warn', cases, { url, schema }, into);
-  } finally {
-    forget();
-    progress(`postgres: dropping schema ${schema}`);
-    await dropSchema(url, schema).catch((error: unknown) =>
-      console.error(`could not drop schema ${schema}: ${String(error)}`),
+  if (cases.length > 0)
+    await onFreshSchema(url, (schema) =>
+      withServer(settings, pinning, 'postgres', 'warn', cases, { url, schema }, into),
     );
-  }
-  if (infoCases.length > 0) {
-    // A server of its own at LOG_LEVEL=info, on a fresh schema of its own.
-    const infoSchema = `bench_${randomBytes(6).toString('hex')}`;
-    const forgetInfo = onCleanup(() => dropSchema(url, infoSchema));
-    try {
-      await withServer(settings, pinning, 'postgres', 'info', infoCases, { url, schema: infoSchema }, into);
-    } finally {
-      forgetInfo();
-      await dropSchema(url, infoSchema).catch((error: unknown) =>
-        console.error(`could not drop schema ${infoSchema}: ${String(error)}`),
-      );
-    }
-  }
+  // A server of its own at LOG_LEVEL=info, on a schema of its own.
+  if (infoCases.length > 0)
+    await onFreshSchema(url, (schema) =>
+      withServer(settings, pinning, 'postgres', 'info', infoCases, { url, schema }, into),
+    );
   return 'done';
 }
 
