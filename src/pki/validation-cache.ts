@@ -59,7 +59,8 @@ export class ValidationCache {
       const value = compute();
       if (across.size >= ACROSS_MAX) across.clear();
       across.set(key, value);
-      if (value instanceof Promise) value.catch(() => across.delete(key));
+      // Forgotten if it rejects, unless the memory has started again and holds another answer by then.
+      if (value instanceof Promise) value.catch(() => across.get(key) === value && across.delete(key));
       return value;
     });
   }
