@@ -317,7 +317,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['audit'],
           summary: 'Search the audit logs (right view_logs)',
           description:
-            'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`).',
+            'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.',
           body: Type.Object(
             {
               logsQuery: Type.Object(
