@@ -82,6 +82,7 @@ import { SmtpMailer } from './notify/mail/smtp.js';
 import { registerNotificationJobs } from './jobs/notification-jobs.js';
 import { FileSmsSender } from './notify/sms/file.js';
 import { HttpSmsSender } from './notify/sms/http.js';
+import { withSecurityHeaders } from './http/answers.js';
 import { registerSharingJobs } from './sharing/scheduled.js';
 import { registerSigningJobs } from './signing/seal-on-complete.js';
 import { renewDueArchives } from './signing/renew-archives.js';
@@ -254,6 +255,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     void reply.header('x-request-id', request.id);
     const location = reply.getHeader('location');
     if (typeof location === 'string') void reply.header('location', withoutCredentials(location));
+    withSecurityHeaders(reply);
     return payload;
   });
   // The docs page is public, like the OpenAPI document it shows.

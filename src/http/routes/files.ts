@@ -8,7 +8,7 @@ import { findFileForRecipient, findReadableFile, openFile } from '../../files/re
 import { uploadFile, type UploadKind } from '../../files/upload-file.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { contentDisposition } from '../answers.js';
+import { userFileHeaders } from '../answers.js';
 import { errorBody } from '../error-handler.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
@@ -144,7 +144,9 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED.',
           params: Type.Object({ hash: Type.String({ minLength: 1, maxLength: 100 }) }),
           response: withErrors({
-            200: Bytes('The file’s bytes, with its own Content-Type.'),
+            200: Bytes(
+              "The file’s bytes, with the type its bytes show (never the one declared at upload: anything Signery does not handle is `application/octet-stream`), `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, and `Content-Disposition: attachment` (`inline` for a PDF).",
+            ),
             206: Bytes('The range asked for (`Range: bytes=a-b`), with Content-Range.'),
           }),
         },
@@ -161,11 +163,8 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             .header('content-range', `bytes */${size}`)
             .send(errorBody(416, 'The requested range is not satisfiable', 'RANGE_NOT_SATISFIABLE'));
         }
-        void reply
-          .header('content-type', file.mimetype)
-          .header('accept-ranges', 'bytes')
-          .header('etag', `"${file.sha256}"`)
-          .header('content-disposition', contentDisposition('inline', file.name));
+        await userFileHeaders(reply, deps.files, file, 'inline');
+        void reply.header('accept-ranges', 'bytes').header('etag', `"${file.sha256}"`);
         if (range) {
           void reply
             .status(206)
