@@ -7,6 +7,7 @@ import type { Actor } from '../core/access/actor.js';
 import { assertNotThrottled, clearFailures, countFailure } from '../core/identity/login-throttle.js';
 import { hashToken, newRecoveryCode, normalizeRecoveryCode } from '../core/identity/secrets.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { confirmPassword } from './confirm-password.js';
 
 const RECOVERY_CODE_COUNT = 10;
 const MFA_FAILURES = 5;
@@ -31,8 +32,13 @@ export function totpCode(deps: Deps, secret: string): string {
  * POST /login/mfa (Contract: MFA): enables MFA on the caller's account and returns the TOTP secret
  * and ten single-use recovery codes, shown this once. Enabling again replaces both.
  */
-export async function enableMfa(deps: Deps, actor: Actor): Promise<MfaEnrollment> {
+export async function enableMfa(
+  deps: Deps,
+  actor: Actor,
+  confirm: { password: string; address: string },
+): Promise<MfaEnrollment> {
   if (!actor.unlocked) throw new Forbidden('Unlock the session before changing its factors');
+  await confirmPassword(deps, actor, confirm.password, confirm.address);
   const secret = otplib.authenticator.generateSecret(20);
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await writeTransaction(deps.db, deps.dialect, async (trx) => {

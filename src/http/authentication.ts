@@ -4,6 +4,7 @@ import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { MfaRequired, Unauthenticated } from '../core/errors.js';
+import { assertOwnSiteRequest } from './cookie-sessions.js';
 import {
   isShareToken,
   resolveShareToken,
@@ -43,21 +44,27 @@ declare module 'fastify' {
 
 export const TOKEN_COOKIE = 'signery_token';
 
-function tokenOf(request: FastifyRequest): string | undefined {
+/** A request's credential and where it came from (the cookie is held to stricter rules: cookie-sessions.ts). */
+interface Credential {
+  token: string;
+  from: 'query' | 'header' | 'cookie' | 'path';
+}
+
+function credentialOf(request: FastifyRequest): Credential | undefined {
   const query = request.query as Record<string, unknown> | undefined;
   const fromQuery = query?.token;
   if (query && 'token' in query) {
     // Taken out so route schemas need not declare it and it never reaches a handler or a log line.
     delete query.token;
   }
-  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return { token: fromQuery, from: 'query' };
   const header = request.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice(7).trim();
+  if (header?.startsWith('Bearer ')) return { token: header.slice(7).trim(), from: 'header' };
   const cookie = request.cookies?.[TOKEN_COOKIE];
-  if (cookie) return cookie;
+  if (cookie) return { token: cookie, from: 'cookie' };
   const param = request.routeOptions.config.credentialParam;
   const fromPath = param ? (request.params as Record<string, string | undefined>)[param] : undefined;
-  return fromPath && isApiKey(fromPath) ? fromPath : undefined;
+  return fromPath && isApiKey(fromPath) ? { token: fromPath, from: 'path' } : undefined;
 }
 
 /**
@@ -76,6 +83,7 @@ export function registerAuthentication(
   app.decorateRequest('actorRow', undefined);
   app.decorateRequest('authFailure', undefined);
   const { admit } = options;
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!admit) return identify(request);
     try {
@@ -91,7 +99,9 @@ export function registerAuthentication(
     if (request.is404) return;
     const mode = request.routeOptions.config.auth ?? 'required';
     if (mode === 'none') return;
-    const token = tokenOf(request);
+    const credential = credentialOf(request);
+    const token = credential?.token;
+    if (credential?.from === 'cookie') assertOwnSiteRequest(request, publicOrigin);
     if (token && isShareToken(token)) {
       if (mode !== 'recipient' && mode !== 'recipient-locked')
         throw new Unauthenticated('A share link works on recipient endpoints only');

@@ -4,7 +4,7 @@ import otplib from 'otplib';
 import { ManualClock } from '../../src/core/clock.js';
 import { ConfigError, loadConfig } from '../../src/core/config.js';
 import { signInWithBrowser, startIdentityProvider } from '../helpers/oidc.js';
-import { createUser, startServer } from '../helpers/server.js';
+import { createUser, startServer, USER_PASSWORD } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
 import { useServer, useStarted } from '../helpers/use-server.js';
 
@@ -117,7 +117,10 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
 
   it('an account with MFA gets a locked token (isUnlocked false), as POST /login gives, unlocked by POST /login/totp', async () => {
     const password = (await aUser(server, { name: 'mfa-user', email: 'mfa@example.test' })).token;
-    const enrolled = await server.api('POST', '/login/mfa', { token: password });
+    const enrolled = await server.api('POST', '/login/mfa', {
+      token: password,
+      body: { password: USER_PASSWORD },
+    });
     assert.equal(enrolled.status, 200);
 
     const flow = await browser('mfa');

@@ -122,7 +122,7 @@ describe('spec: Session token table', () => {
     });
     const cookie = response.headers.get('set-cookie') ?? '';
     assert.match(cookie, /signery_token=[^;]+;.*HttpOnly/i);
-    assert.match(cookie, /SameSite=Lax/i);
+    assert.match(cookie, /SameSite=Strict/i);
     const viaCookie = await server.api('GET', '/api/key', {
       headers: { cookie: cookie.split(';')[0] ?? '' },
     });
@@ -153,7 +153,7 @@ describe('Contract: MFA (POST /login/mfa, /login/totp, /login/recovery, DELETE /
   async function enroll(name: string) {
     await createUser(server, { name });
     const token = await server.login(name, 'user-password-1');
-    const response = await server.api('POST', '/login/mfa', { token });
+    const response = await server.api('POST', '/login/mfa', { token, body: { password: 'user-password-1' } });
     assert.equal(response.status, 200);
     return response.body as { recoveryCodes: string[]; totpSecret: string; otpauthUrl: string };
   }
@@ -271,7 +271,10 @@ describe('Contract: MFA (POST /login/mfa, /login/totp, /login/recovery, DELETE /
     assert.deepEqual(mfa.body.user.authenticationFactors, ['password', 'totp']);
     // Unlock with a fresh enrolment's code is impossible here, so use an unlocked session made before MFA.
     const adminToken = await server.adminToken();
-    const enable = await server.api('POST', '/login/mfa', { token: adminToken });
+    const enable = await server.api('POST', '/login/mfa', {
+      token: adminToken,
+      body: { password: ADMIN.password },
+    });
     const code = enable.body.recoveryCodes[0];
     const adminLocked = await server.login(ADMIN.name, ADMIN.password);
     await server.api('POST', '/login/recovery', { token: adminLocked, body: { recoveryCode: code } });

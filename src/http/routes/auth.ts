@@ -7,6 +7,7 @@ import { loginResponse } from '../../core/identity/login-response.js';
 import { disableMfa, enableMfa, unlockWithRecoveryCode, unlockWithTotp } from '../../auth/mfa.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf, TOKEN_COOKIE } from '../authentication.js';
+import { sessionCookieOptions } from '../cookie-sessions.js';
 import { useMinified } from '../minified.js';
 import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
@@ -15,7 +16,6 @@ import { answerSuccess } from '../answers.js';
 export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
-    const secureCookie = deps.config.publicUrl.startsWith('https://');
 
     app.post(
       '/login',
@@ -51,13 +51,11 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           requestId: request.id,
         });
         if (request.body.cookie) {
-          void reply.setCookie(TOKEN_COOKIE, token, {
-            httpOnly: true,
-            sameSite: 'lax',
-            secure: secureCookie,
-            path: '/',
-            maxAge: deps.config.sessionTtlDays * 86_400,
-          });
+          void reply.setCookie(
+            TOKEN_COOKIE,
+            token,
+            sessionCookieOptions(deps.config.publicUrl, deps.config.sessionTtlDays * 86_400),
+          );
         }
         if (request.body.returnToken === false) delete response.token;
         return response;
@@ -161,7 +159,11 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['auth'],
           summary: 'Enable MFA for the caller',
           description:
-            'Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
+            'Body `{password}`: the account’s password, asked again so that a session alone (or a page driving it) cannot change how the account signs in; a wrong one is 403 and counts against the login limits (429 past them); an account without a password (it signs in through an identity provider) is 403. Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
+          body: Type.Object(
+            { password: Type.String({ minLength: 1, maxLength: 1024 }) },
+            { additionalProperties: false, examples: [{ password: 'correct horse battery staple' }] },
+          ),
           response: withErrors({
             200: Type.Object(
               {
@@ -194,7 +196,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           }),
         },
       },
-      async (request) => enableMfa(deps, actorOf(request)),
+      async (request) =>
+        enableMfa(deps, actorOf(request), { password: request.body.password, address: request.ip }),
     );
 
     app.delete(

@@ -1,0 +1,44 @@
+import type { Actor } from '../core/access/actor.js';
+import type { Deps } from '../core/deps.js';
+import { Forbidden } from '../core/errors.js';
+import {
+  assertNotThrottled,
+  clearFailures,
+  countFailure,
+  type ThrottleKey,
+} from '../core/identity/login-throttle.js';
+import { verifyPassword } from '../core/identity/secrets.js';
+
+/**
+ * Re-authentication before a change to how the account signs in (DESIGN, Decided this round: a
+ * password to turn MFA on): the caller's session is not enough, the account's password must be
+ * given again. A wrong one counts against the same limits as POST /login, per account and address.
+ */
+export async function confirmPassword(
+  deps: Deps,
+  actor: Actor,
+  password: string,
+  address: string,
+): Promise<void> {
+  const accountKey = `account:${actor.tenantName}/${actor.name.trim().toLowerCase()}`;
+  const keys: ThrottleKey[] = [
+    { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
+    { key: `address:${address}`, max: deps.config.loginMaxFailuresPerAddress },
+  ];
+  await assertNotThrottled(deps, keys);
+  const user = await deps.db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('id', '=', actor.userId)
+    .executeTakeFirst();
+  if (!user?.password_hash) {
+    throw new Forbidden(
+      'This account signs in through an identity provider and has no password to confirm: its second factor is the provider’s',
+    );
+  }
+  if (!(await verifyPassword(user.password_hash, password))) {
+    await countFailure(deps, keys);
+    throw new Forbidden('The password is not right');
+  }
+  await clearFailures(deps, accountKey);
+}
