@@ -3,13 +3,15 @@ import { deleteRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
 import { withdrawDeletedUser } from '../core/sharing/withdraw-recipient.js';
+import { reconcileHeldWebhooks } from '../core/access/webhook-holders.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { mayGrantRole, type Role } from '../core/access/roles.js';
 
 /**
  * DELETE /users/:id (administrators; spec: User account table): permanent; the account, its
  * sessions, keys, recovery codes and contacts go; the actions they still owed are withdrawn from the
- * documents' workflows. The audit log keeps what the user did, under their name.
+ * documents' workflows; the webhooks they held pause (core/access/webhook-holders.ts). The audit log keeps what
+ * the user did, under their name.
  */
 export async function deleteUser(deps: Deps, actor: Actor, userId: string): Promise<void> {
   const user = await loadManagedUser(deps, actor, userId);
@@ -28,6 +30,14 @@ export async function deleteUser(deps: Deps, actor: Actor, userId: string): Prom
       await trx.deleteFrom('contacts').where('owner_id', '=', user.id).execute();
       // Whatever they still owe on shared documents is withdrawn, so no document waits for them.
       await withdrawDeletedUser(trx, deps, { userId: user.id, by: actor, now });
+      // The webhooks they held stop delivering until an administrator transfers them.
+      await reconcileHeldWebhooks(trx, {
+        tenantId: actor.tenantId,
+        userId: user.id,
+        by: actor,
+        now,
+        deleted: true,
+      });
     },
   });
 }

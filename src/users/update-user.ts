@@ -11,6 +11,7 @@ import { resolveOrganization } from './organizations.js';
 import { mayGrantRole, type Right, type Role } from '../core/access/roles.js';
 import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { reconcileHeldWebhooks } from '../core/access/webhook-holders.js';
 
 export interface UserChanges {
   status?: 'active' | 'suspended' | undefined;
@@ -66,6 +67,10 @@ export async function updateUser(
       set.organization_id = await resolveOrganization(trx, actor, changes.organization, now);
     }
     await trx.updateTable('users').set(set).where('id', '=', user.id).execute();
+    if (set.status !== undefined || set.role !== undefined || set.organization_id !== undefined) {
+      // A webhook delivers only while its holder may hold it (core/access/webhook-holders.ts).
+      await reconcileHeldWebhooks(trx, { tenantId: actor.tenantId, userId: user.id, by: actor, now });
+    }
     if (passwordHash !== undefined) {
       await trx
         .deleteFrom('auth_tokens')

@@ -64,6 +64,7 @@ export async function createWebhook(deps: Deps, actor: Actor, input: NewWebhook)
     creator_id: actor.userId,
     creator_name: actor.name,
     created_at: now.toISOString(),
+    paused_at: null,
   };
   await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx.insertInto('webhooks').values(row).execute();

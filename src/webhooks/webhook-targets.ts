@@ -9,6 +9,8 @@ export interface WebhookTarget {
   hmacSecret: string;
   /** The secret a rotation replaced, while it still signs (its grace period). */
   previous: { secret: string; until: Date } | null;
+  /** No one entitled holds the webhook (core/access/webhook-holders.ts): nothing is sent to it. */
+  paused: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export const TARGET_CACHE_MS = 5_000;
  */
 /** The webhook columns `webhookTarget` reads. */
 export const TARGET_COLUMNS = [
+  'paused_at',
   'callback_url',
   'hmac_secret',
   'previous_hmac_secret',
@@ -70,12 +73,14 @@ export class WebhookTargets {
 
 /** A target from the webhook's row. */
 export function webhookTarget(row: {
+  paused_at: string | null;
   callback_url: string;
   hmac_secret: string;
   previous_hmac_secret: string | null;
   previous_secret_until: string | null;
 }): WebhookTarget {
   return {
+    paused: row.paused_at !== null,
     callbackUrl: row.callback_url,
     hmacSecret: row.hmac_secret,
     previous:

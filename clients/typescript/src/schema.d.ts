@@ -951,7 +951,7 @@ export interface paths {
     put?: never;
     /**
      * Enable MFA for the caller
-     * @description Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.
+     * @description Body `{password}`: the account’s password, asked again so that a session alone (or a page driving it) cannot change how the account signs in; a wrong one is 403 and counts against the login limits (429 past them); an account without a password (it signs in through an identity provider) is 403. Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.
      */
     post: {
       parameters: {
@@ -960,7 +960,18 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "password": "correct horse battery staple"
+           *     }
+           */
+          'application/json': {
+            password: string;
+          };
+        };
+      };
       responses: {
         /** @description Default Response */
         200: {
@@ -4404,7 +4415,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description The file’s bytes, with its own Content-Type. */
+        /** @description The file’s bytes, with the type its bytes show (never the one declared at upload: anything Signery does not handle is `application/octet-stream`), `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, and `Content-Disposition: attachment` (`inline` for a PDF). */
         200: {
           headers: {
             [name: string]: unknown;
@@ -14894,7 +14905,7 @@ export interface paths {
     put?: never;
     /**
      * Search the audit logs (right view_logs)
-     * @description Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`).
+     * @description Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.
      */
     post: {
       parameters: {
@@ -19742,7 +19753,7 @@ export interface paths {
     };
     /**
      * List webhooks
-     * @description Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding `use_webhooks` the webhooks they created. Secrets are not shown. A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.
+     * @description Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding `use_webhooks` the webhooks they hold. Secrets are not shown. A webhook delivers on the authority of the user who holds it (its creator, or whom an administrator transferred it to), only while that user could create it now: an active account with the right `use_webhooks` whose role reaches its scope (an organization webhook: a user of that organization, or a global or super administrator; a tenant webhook: a global or super administrator). When the holder loses the right, the role, the organization, is suspended or deleted, the webhook is paused (`state: paused`, audit record `webhookPaused`): no event is queued for it and a queued one is not sent (the events stay in GET /events for 30 days), until the holder is entitled again (`webhookResumed`) or an administrator of its scope transfers it with PUT /webhooks/{webhookId}/owner. A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.
      */
     get: {
       parameters: {
@@ -19769,7 +19780,9 @@ export interface paths {
              *           "createDate": "2026-03-01T08:00:00.000Z",
              *           "type": "organization",
              *           "name": "050839dd-4fbf-428a-abae-88cf336f3e42",
-             *           "callbackUrl": "https://erp.example.com/hooks/signery"
+             *           "callbackUrl": "https://erp.example.com/hooks/signery",
+             *           "state": "active",
+             *           "pausedAt": null
              *         }
              *       ]
              *     }
@@ -19778,7 +19791,7 @@ export interface paths {
               total: number;
               results: {
                 id: string;
-                /** @description Login name of the user who created it. */
+                /** @description Login name of the user who holds it: its creator, or whom an administrator transferred it to (PUT /webhooks/{webhookId}/owner). */
                 creator: string;
                 createDate: string;
                 /** @enum {unknown} */
@@ -19786,6 +19799,13 @@ export interface paths {
                 /** @description Id of the organization an organization webhook covers; the tenant’s id for a tenant webhook. */
                 name: string;
                 callbackUrl: string;
+                /**
+                 * @description `paused` while no one entitled holds it (see POST /webhooks): nothing is delivered.
+                 * @enum {unknown}
+                 */
+                state: 'active' | 'paused';
+                /** @description Since when it is paused. */
+                pausedAt: string | null;
                 /** @description Only in the answer to POST /webhooks: store it to verify signatures. */
                 hmacSecret?: string;
               }[];
@@ -19842,7 +19862,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description Needs the right `use_webhooks`. Organization administrators (and users granted the right) create `organization` webhooks for their own organization; global and super administrators also `tenant` webhooks, or organization webhooks for any organization (`name` = its id, default their own). `callbackUrl` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without `hmacSecret` one is generated; this answer is the only one that shows it. Each event in a webhook's scope is POSTed as JSON `{documentId, event, actor, timestamp}` (events: documentCreated, documentEdited, documentDeleted, signRequest, signDelegated, signRejected, signExpired, signCancelled, documentSigned, documentCompleted, documentSimpleActionExecuted) with `x-signery-signature` (hex HMAC-SHA256 of the raw body with `hmacSecret`; during a secret rotation, with the new secret), `x-signery-delivery` (the same on every attempt of a delivery) and `x-signery-timestamp` (this attempt's time), and the Standard Webhooks headers `webhook-id` (the delivery id), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one space-separated entry per active secret, the newest first: two during a secret rotation's grace period; keyed with the base64-decoded rest of a `whsec_` secret, otherwise with the secret's UTF-8 bytes). A generated `hmacSecret` is `whsec_` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.
+     * @description Needs the right `use_webhooks`. Organization administrators (and users granted the right) create `organization` webhooks for their own organization; global and super administrators also `tenant` webhooks, or organization webhooks for any organization (`name` = its id, default their own). `callbackUrl` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without `hmacSecret` one is generated; this answer is the only one that shows it. A webhook delivers on the authority of the user who holds it (its creator, or whom an administrator transferred it to), only while that user could create it now: an active account with the right `use_webhooks` whose role reaches its scope (an organization webhook: a user of that organization, or a global or super administrator; a tenant webhook: a global or super administrator). When the holder loses the right, the role, the organization, is suspended or deleted, the webhook is paused (`state: paused`, audit record `webhookPaused`): no event is queued for it and a queued one is not sent (the events stay in GET /events for 30 days), until the holder is entitled again (`webhookResumed`) or an administrator of its scope transfers it with PUT /webhooks/{webhookId}/owner. Each event in a webhook's scope is POSTed as JSON `{documentId, event, actor, timestamp}` (events: documentCreated, documentEdited, documentDeleted, signRequest, signDelegated, signRejected, signExpired, signCancelled, documentSigned, documentCompleted, documentSimpleActionExecuted) with `x-signery-signature` (hex HMAC-SHA256 of the raw body with `hmacSecret`; during a secret rotation, with the new secret), `x-signery-delivery` (the same on every attempt of a delivery) and `x-signery-timestamp` (this attempt's time), and the Standard Webhooks headers `webhook-id` (the delivery id), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one space-separated entry per active secret, the newest first: two during a secret rotation's grace period; keyed with the base64-decoded rest of a `whsec_` secret, otherwise with the secret's UTF-8 bytes). A generated `hmacSecret` is `whsec_` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.
      */
     post: {
       parameters: {
@@ -19884,12 +19904,14 @@ export interface paths {
              *       "type": "organization",
              *       "name": "050839dd-4fbf-428a-abae-88cf336f3e42",
              *       "callbackUrl": "https://erp.example.com/hooks/signery",
+             *       "state": "active",
+             *       "pausedAt": null,
              *       "hmacSecret": "whsec_MrWpv6Rv2VR7qmQMzNfqddHY1V5RV5nQlYdxzUrpza8="
              *     }
              */
             'application/json': {
               id: string;
-              /** @description Login name of the user who created it. */
+              /** @description Login name of the user who holds it: its creator, or whom an administrator transferred it to (PUT /webhooks/{webhookId}/owner). */
               creator: string;
               createDate: string;
               /** @enum {unknown} */
@@ -19897,6 +19919,13 @@ export interface paths {
               /** @description Id of the organization an organization webhook covers; the tenant’s id for a tenant webhook. */
               name: string;
               callbackUrl: string;
+              /**
+               * @description `paused` while no one entitled holds it (see POST /webhooks): nothing is delivered.
+               * @enum {unknown}
+               */
+              state: 'active' | 'paused';
+              /** @description Since when it is paused. */
+              pausedAt: string | null;
               /** @description Only in the answer to POST /webhooks: store it to verify signatures. */
               hmacSecret?: string;
             };
@@ -20185,6 +20214,134 @@ export interface paths {
       };
     };
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/owner': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Transfer a webhook to another holder
+     * @description Administrators of the webhook's scope only (anyone else who reaches it: 403). `owner`: the id or login name of a user of the tenant who may hold it (400 VALIDATION_ERROR otherwise; an unknown user 404). The webhook keeps its URL, secret and pending deliveries, becomes the new holder's, and delivers again at once if it was paused. Answers the webhook. A webhook delivers on the authority of the user who holds it (its creator, or whom an administrator transferred it to), only while that user could create it now: an active account with the right `use_webhooks` whose role reaches its scope (an organization webhook: a user of that organization, or a global or super administrator; a tenant webhook: a global or super administrator). When the holder loses the right, the role, the organization, is suspended or deleted, the webhook is paused (`state: paused`, audit record `webhookPaused`): no event is queued for it and a queued one is not sent (the events stay in GET /events for 30 days), until the holder is entitled again (`webhookResumed`) or an administrator of its scope transfers it with PUT /webhooks/{webhookId}/owner. A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          webhookId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "owner": "ops@example.com"
+           *     }
+           */
+          'application/json': {
+            owner: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "9d247647-1554-4762-bc14-8d4cd1994f4e",
+             *       "creator": "admin@example.com",
+             *       "createDate": "2026-03-01T08:00:00.000Z",
+             *       "type": "organization",
+             *       "name": "050839dd-4fbf-428a-abae-88cf336f3e42",
+             *       "callbackUrl": "https://erp.example.com/hooks/signery",
+             *       "state": "active",
+             *       "pausedAt": null
+             *     }
+             */
+            'application/json': {
+              id: string;
+              /** @description Login name of the user who holds it: its creator, or whom an administrator transferred it to (PUT /webhooks/{webhookId}/owner). */
+              creator: string;
+              createDate: string;
+              /** @enum {unknown} */
+              type: 'organization' | 'tenant';
+              /** @description Id of the organization an organization webhook covers; the tenant’s id for a tenant webhook. */
+              name: string;
+              callbackUrl: string;
+              /**
+               * @description `paused` while no one entitled holds it (see POST /webhooks): nothing is delivered.
+               * @enum {unknown}
+               */
+              state: 'active' | 'paused';
+              /** @description Since when it is paused. */
+              pausedAt: string | null;
+              /** @description Only in the answer to POST /webhooks: store it to verify signatures. */
+              hmacSecret?: string;
+            };
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
     post?: never;
     delete?: never;
     options?: never;

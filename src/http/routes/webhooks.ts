@@ -15,6 +15,7 @@ import {
 import { retryDelivery } from '../../webhooks/retry-delivery.js';
 import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
+import { transferWebhook } from '../../webhooks/transfer-webhook.js';
 import { actorOf } from '../authentication.js';
 import { EXAMPLE_IDS } from '../examples.js';
 import { Id, Success, withErrors, withExamples } from '../schemas.js';
@@ -30,12 +31,17 @@ const WEBHOOK_EXAMPLE = {
   type: 'organization',
   name: EXAMPLE_IDS.organization,
   callbackUrl: 'https://erp.example.com/hooks/signery',
+  state: 'active',
+  pausedAt: null,
 };
 const SECRET_EXAMPLE = 'whsec_MrWpv6Rv2VR7qmQMzNfqddHY1V5RV5nQlYdxzUrpza8=';
 
 const Webhook = Type.Object({
   id: Type.String(),
-  creator: Type.String({ description: 'Login name of the user who created it.' }),
+  creator: Type.String({
+    description:
+      'Login name of the user who holds it: its creator, or whom an administrator transferred it to (PUT /webhooks/{webhookId}/owner).',
+  }),
   createDate: Type.String(),
   type: WebhookType,
   name: Type.String({
@@ -43,6 +49,10 @@ const Webhook = Type.Object({
       'Id of the organization an organization webhook covers; the tenant’s id for a tenant webhook.',
   }),
   callbackUrl: Type.String(),
+  state: Type.Enum(['active', 'paused'], {
+    description: '`paused` while no one entitled holds it (see POST /webhooks): nothing is delivered.',
+  }),
+  pausedAt: Type.Union([Type.String(), Type.Null()], { description: 'Since when it is paused.' }),
   hmacSecret: Type.Optional(
     Type.String({ description: 'Only in the answer to POST /webhooks: store it to verify signatures.' }),
   ),
@@ -110,6 +120,10 @@ const Delivery = Type.Object({
 
 const DELIVERY_RULES = `Each event in a webhook's scope is POSTed as JSON \`{documentId, event, actor, timestamp}\` (events: ${EVENT_NAMES.join(', ')}) with \`x-signery-signature\` (hex HMAC-SHA256 of the raw body with \`hmacSecret\`; during a secret rotation, with the new secret), \`x-signery-delivery\` (the same on every attempt of a delivery) and \`x-signery-timestamp\` (this attempt's time), and the Standard Webhooks headers \`webhook-id\` (the delivery id), \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`, one space-separated entry per active secret, the newest first: two during a secret rotation's grace period; keyed with the base64-decoded rest of a \`whsec_\` secret, otherwise with the secret's UTF-8 bytes). A generated \`hmacSecret\` is \`whsec_\` and the base64 of 32 random bytes. Any 2xx within 10 s is success; otherwise it is retried with exponential backoff (first retry within 30 s) for 24 hours after the event, then given up. Deliveries to one webhook go out one at a time in event order; a failed-for-good delivery lets the next one go.`;
 
+/** Whose authority a webhook delivers on (core/access/webhook-holders.ts), told where it is created, listed and transferred. */
+const HOLDING =
+  'A webhook delivers on the authority of the user who holds it (its creator, or whom an administrator transferred it to), only while that user could create it now: an active account with the right `use_webhooks` whose role reaches its scope (an organization webhook: a user of that organization, or a global or super administrator; a tenant webhook: a global or super administrator). When the holder loses the right, the role, the organization, is suspended or deleted, the webhook is paused (`state: paused`, audit record `webhookPaused`): no event is queued for it and a queued one is not sent (the events stay in GET /events for 30 days), until the holder is entitled again (`webhookResumed`) or an administrator of its scope transfers it with PUT /webhooks/{webhookId}/owner.';
+
 /** Who reaches a webhook, told on every route that names one. */
 const REACH =
   'A webhook is reached (listed, read, its deliveries listed, retried and replayed, its secret rotated, deleted) only by its creator and the administrators of its scope: organization administrators for the organization webhooks of their organization, global and super administrators for every webhook of the tenant. Without the right `use_webhooks`: 403 FORBIDDEN. A webhook the caller may not reach is 404 NOT_FOUND, never 403, so its existence does not leak.';
@@ -123,7 +137,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'Create a webhook',
-          description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${DELIVERY_RULES}`,
+          description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${HOLDING} ${DELIVERY_RULES}`,
           body: Type.Object(
             {
               type: WebhookType,
@@ -150,7 +164,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['webhooks'],
           summary: 'List webhooks',
-          description: `Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding \`use_webhooks\` the webhooks they created. Secrets are not shown. ${REACH}`,
+          description: `Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding \`use_webhooks\` the webhooks they hold. Secrets are not shown. ${HOLDING} ${REACH}`,
           response: withErrors({
             200: Type.Object(
               { total: Type.Integer(), results: Type.Array(Webhook) },
@@ -200,6 +214,25 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => listDeliveries(deps, actorOf(request), request.params.webhookId, request.query),
+    );
+
+    app.put(
+      '/webhooks/:webhookId/owner',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Transfer a webhook to another holder',
+          description: `Administrators of the webhook's scope only (anyone else who reaches it: 403). \`owner\`: the id or login name of a user of the tenant who may hold it (400 VALIDATION_ERROR otherwise; an unknown user 404). The webhook keeps its URL, secret and pending deliveries, becomes the new holder's, and delivers again at once if it was paused. Answers the webhook. ${HOLDING} ${REACH}`,
+          params: WebhookParams,
+          body: Type.Object(
+            { owner: Type.String({ minLength: 1, maxLength: 200 }) },
+            { additionalProperties: false, examples: [{ owner: 'ops@example.com' }] },
+          ),
+          response: withErrors({ 200: withExamples(Webhook, WEBHOOK_EXAMPLE) }),
+        },
+      },
+      async (request) =>
+        transferWebhook(deps, actorOf(request), request.params.webhookId, request.body.owner),
     );
 
     app.post(

@@ -346,9 +346,12 @@ export interface WebhookTable {
   /** The secret a rotation replaced, still signing until `previous_secret_until`; then cleared. */
   previous_hmac_secret: string | null;
   previous_secret_until: string | null;
+  /** Who holds it (its creator, or whom an administrator transferred it to): it delivers only while they may. */
   creator_id: string;
   creator_name: string;
   created_at: string;
+  /** Since when no one entitled holds it (core/access/webhook-holders.ts); null while it delivers. */
+  paused_at: string | null;
 }
 
 export interface WebhookDeliveryTable {

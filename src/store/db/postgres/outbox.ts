@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 
 /**
  * PostgreSQL, where each statement is a round trip that costs more than the work: the event, the
- * covering webhooks, their lanes, jobs and deliveries in one statement (lane locks taken in webhook
+ * covering webhooks (not paused: core/access/webhook-holders.ts), their lanes, jobs and deliveries in one statement (lane locks taken in webhook
  * id order), sent with the COMMIT (`beforeCommit`).
  */
 export const postgresOutbox: Outbox = Object.freeze({
@@ -21,7 +21,7 @@ export const postgresOutbox: Outbox = Object.freeze({
         select id as webhook_id, ${entry.lanePrefix}::text || id as lane,
                gen_random_uuid()::text as delivery_id, gen_random_uuid()::text as job_id
         from webhooks
-        where tenant_id = ${event.tenantId}
+        where tenant_id = ${event.tenantId} and paused_at is null
           and (type = 'tenant' or (type = 'organization' and organization_id = ${event.organizationId}))
       ),
       lanes as (

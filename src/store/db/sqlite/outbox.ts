@@ -5,7 +5,8 @@ import { insertQueuedJob } from '../job-rows.js';
 import type { Database } from '../schema.js';
 
 /**
- * SQLite, where a statement costs no round trip: the event, then for each covering webhook (in id
+ * SQLite, where a statement costs no round trip: the event, then for each covering webhook that is
+ * not paused (core/access/webhook-holders.ts; in id
  * order, as every emitter takes the lanes) its lane's job and the delivery, one statement each.
  */
 export const sqliteOutbox: Outbox = Object.freeze({
@@ -27,6 +28,7 @@ export const sqliteOutbox: Outbox = Object.freeze({
       .selectFrom('webhooks')
       .select('id')
       .where('tenant_id', '=', event.tenantId)
+      .where('paused_at', 'is', null)
       .where((eb) =>
         eb.or([
           eb('type', '=', 'tenant'),
