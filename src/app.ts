@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import type { Deps } from './core/deps.js';
+import { loadSecretKey, useSecretKey } from './core/identity/secret-box.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
 import { drainer } from './http/drain.js';
@@ -129,6 +130,7 @@ export interface AppOptions {
  * and wires every route. Nothing else constructs stores or services.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  useSecretKey(await loadSecretKey(config));
   const database = await openDatabase(config);
   try {
     await migrateToLatest(database);
@@ -325,6 +327,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (worker) {
     registerWebhookJobs(worker, deps);
     registerNotificationJobs(worker, {
+      db: deps.db,
       mailer: config.smtpUrl
         ? new SmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
         : new EmlFileMailer({ dir: join(config.dataDir, 'mail'), from: config.mailFrom }),

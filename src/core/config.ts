@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   dataDir: string;
   publicUrl: string;
+  /** SECRET_KEY: what secrets kept for a while (queued mails' links and codes) are encrypted with; generated under DATA_DIR when unset (secret-box.ts). */
+  secretKey: string | undefined;
   databaseUrl: string | undefined;
   /** PostgreSQL schema to use (created when missing); lets several instances share one database. */
   databaseSchema: string | undefined;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: resolve(text(env, 'DATA_DIR') ?? './data'),
     publicUrl: (text(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    secretKey: text(env, 'SECRET_KEY'),
     databaseUrl,
     databaseSchema: schema,
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000),

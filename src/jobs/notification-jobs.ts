@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
-import { enqueue } from './queue.js';
+import { isSealed, seal, unseal } from '../core/identity/secret-box.js';
+import { writeJson } from '../store/db/json.js';
+import { enqueue, type ClaimedJob } from './queue.js';
 import type { Worker } from './worker.js';
 import type { Database } from '../store/db/schema.js';
 import type { Mailer, MailMessage, OutgoingMail, StoredAttachment } from '../notify/mail/mailer.js';
@@ -23,7 +25,11 @@ export const queueMail = queueSending<MailMessage>(MAIL_JOB);
 /** Queues a text message, like `queueMail`. */
 export const queueSms = queueSending<SmsMessage>(SMS_JOB);
 
-/** Queues one message of a sending job's type, to go out within a day (DEADLINE_MS). */
+/**
+ * Queues one message of a sending job's type, to go out within a day (DEADLINE_MS). A message may carry
+ * a share link or a one-time code, which are stored nowhere else in clear (DESIGN, secrets at rest): the
+ * job keeps it sealed (secret-box.ts) and drops it once sent (dropSent).
+ */
 function queueSending<M extends MailMessage | SmsMessage>(type: string) {
   return async (
     trx: Kysely<Database>,
@@ -33,7 +39,7 @@ function queueSending<M extends MailMessage | SmsMessage>(type: string) {
   ): Promise<void> => {
     await enqueue(trx, {
       type,
-      payload: { ...message },
+      payload: { sealed: seal(message) },
       now,
       requestId,
       deadline: new Date(now.getTime() + DEADLINE_MS),
@@ -50,10 +56,12 @@ export type AttachmentReader = (attachment: StoredAttachment) => Promise<Buffer 
  */
 export function registerNotificationJobs(
   worker: Worker,
-  senders: { mailer: Mailer; sms: SmsSender; readAttachment: AttachmentReader },
+  senders: { mailer: Mailer; sms: SmsSender; readAttachment: AttachmentReader; db: Kysely<Database> },
 ): void {
   worker.register(MAIL_JOB, async (job) => {
-    const { attachments, ...message } = job.payload as unknown as MailMessage;
+    const queued = messageOf<MailMessage>(job);
+    if (!queued) return;
+    const { attachments, ...message } = queued;
     const outgoing: OutgoingMail = { ...message };
     if (attachments?.length) {
       outgoing.attachments = [];
@@ -68,9 +76,32 @@ export function registerNotificationJobs(
       }
     }
     await senders.mailer.send(outgoing);
+    await dropSent(senders.db, job);
   });
   worker.register(SMS_JOB, async (job) => {
-    await senders.sms.send(job.payload as unknown as SmsMessage);
+    const message = messageOf<SmsMessage>(job);
+    if (!message) return;
+    await senders.sms.send(message);
+    await dropSent(senders.db, job);
   });
   worker.onStop(() => senders.mailer.close());
+}
+
+/**
+ * The message a sending job carries: sealed (queueSending), or as queued by an earlier release; none
+ * once it was sent (dropSent), when the attempt that sent it ended before it was settled.
+ */
+function messageOf<M>(job: ClaimedJob): M | undefined {
+  const { sealed, sent } = job.payload as { sealed?: unknown; sent?: unknown };
+  if (sent === true) return undefined;
+  return (isSealed(sealed) ? unseal(sealed) : job.payload) as M;
+}
+
+/** Once a message went out, its job keeps no more of it than that it was sent (and its request id). */
+async function dropSent(db: Kysely<Database>, job: ClaimedJob): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ payload: writeJson({ sent: true, ...(job.requestId ? { requestId: job.requestId } : {}) }) })
+    .where('id', '=', job.id)
+    .execute();
 }

@@ -271,13 +271,11 @@ describe('issue 25: completion mails of an organisation that does not seal on co
       .select('payload')
       .where('type', '=', 'mail.send')
       .execute();
+    // The message itself is sealed, then dropped once sent (secrets at rest); its request id stays.
     const completion = jobs
-      .map((job) => readJson<{ subject?: string; requestId?: string }>(job.payload, {}))
-      .filter((payload) => payload.subject === '“Traced completion” is complete');
-    assert.deepEqual(
-      completion.map((payload) => payload.requestId),
-      ['completes-traced-1', 'completes-traced-1'],
-    );
+      .map((job) => readJson<{ requestId?: string }>(job.payload, {}))
+      .filter((payload) => payload.requestId === 'completes-traced-1');
+    assert.equal(completion.length, 2, 'the owner’s and the signer’s mail');
   });
 
   it('with no seal to wait for, the mails go out on the completion job’s first try, with the signed PDF as it is: the document’s file, signed once', async () => {
