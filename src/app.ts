@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './core/clock.js';
 import type { Config } from './core/config.js';
 import type { Deps } from './core/deps.js';
-import { loadSecretKey, useSecretKey } from './core/identity/secret-box.js';
+import { loadSecretKey, useSecretKey } from './store/secret-box.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
 import { drainer } from './http/drain.js';

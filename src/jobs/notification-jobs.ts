@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { isSealed, seal, unseal } from '../core/identity/secret-box.js';
+import { isSealed, seal, unseal } from '../store/secret-box.js';
 import { writeJson } from '../store/db/json.js';
 import { enqueue, type ClaimedJob } from './queue.js';
 import type { Worker } from './worker.js';
