@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createCanvas } from '@napi-rs/canvas';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
@@ -124,7 +125,7 @@ for (const store of ['fs', 's3'] as const) {
           assert.match(response.body.message, /"file" must be a PNG or JPEG image/);
         }
       }
-      const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(16)]);
+      const jpeg = createCanvas(4, 4).toBuffer('image/jpeg');
       const declaredPdf = await server.api('POST', '/files/signature', {
         token,
         form: { file: { name: 'scan.pdf', type: 'application/pdf', bytes: jpeg } },

@@ -55,7 +55,7 @@ describe('DESIGN, files answered to a browser: user bytes never render on our or
     }
   });
 
-  it("a recipient's stamp, PNG bytes followed by HTML declared text/html, is answered as an image in a sandbox, as an attachment", async () => {
+  it("a recipient's stamp of PNG bytes followed by HTML is refused (not a whole image); a PNG declared text/html is answered as an image in a sandbox, as an attachment", async () => {
     const shared = await anExternalShare(server, owner, {
       title: 'Stamp target',
       pdf: null,
@@ -68,8 +68,13 @@ describe('DESIGN, files answered to a browser: user bytes never render on our or
         file: { name: 'seal.png', type: 'text/html', bytes: Buffer.concat([PNG_1PX, PAGE]) },
       },
     });
-    assert.equal(uploaded.status, 200, uploaded.text);
-    const image = await server.api('GET', `/share/stamp/${uploaded.body.id}`, { token: shared.link });
+    assert.equal(uploaded.status, 400, uploaded.text);
+    const png = await server.api('POST', '/share/upload/stamp', {
+      token: shared.link,
+      form: { fields: { name: 'Seal' }, file: { name: 'seal.png', type: 'text/html', bytes: PNG_1PX } },
+    });
+    assert.equal(png.status, 200, png.text);
+    const image = await server.api('GET', `/share/stamp/${png.body.id}`, { token: shared.link });
     assertInert(image, 'stamp');
     assert.equal(image.headers.get('content-type'), 'image/png');
   });

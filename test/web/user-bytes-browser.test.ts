@@ -90,6 +90,14 @@ describe(
           urls.push({ url: `/api/v1/share/stamp/${stamp.body.id}`, token: shared.link });
         else assert.equal(stamp.status, 400, stamp.text);
       }
+      // A stamp must be a whole image (PNG bytes followed by a page are refused above): a real PNG
+      // declared text/html is what a stamp route can still be asked to answer.
+      const stamp = await server.api('POST', '/share/upload/stamp', {
+        token: shared.link,
+        form: { fields: { name: 'Seal' }, file: { name: 'stamp.html', type: 'text/html', bytes: PNG_1PX } },
+      });
+      assert.equal(stamp.status, 200, stamp.text);
+      urls.push({ url: `/api/v1/share/stamp/${stamp.body.id}`, token: shared.link });
       assert.ok(urls.length >= 7, `${urls.length} routes`);
 
       const context = await browser.newContext();

@@ -2,26 +2,37 @@ import { buffer } from 'node:stream/consumers';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
-
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+import { imageStructure, type ImageStructure } from './image-structure.js';
 
 /**
- * Whether stored bytes are a PNG or JPEG image: the only images signed PDFs embed
- * (pdf/visuals/image-xobject.ts). Signature, initials and stamp images are checked by their first
- * bytes, never by the Content-Type the client declared, so that they are refused when they arrive
- * rather than failing later, at signing.
+ * Whether stored bytes are, whole, a PNG or JPEG image (image-structure.ts): the only images signed
+ * PDFs embed (pdf/visuals/image-xobject.ts), and the only ones a signature, initials, stamp, photo or
+ * image upload may be (DESIGN, files answered to a browser). Checked on the bytes, never on the
+ * Content-Type the client declared, so they are refused when they arrive rather than failing later, at
+ * signing, or being something else (a page) that merely starts like an image.
  *
  * ```ts
  * if (!(await isPngOrJpeg(deps, stored))) throw new ValidationError('file', 'must be a PNG or JPEG image');
  * ```
  */
 export async function isPngOrJpeg(deps: Deps, file: Pick<FileRecord, 'sha256' | 'size'>): Promise<boolean> {
-  const size = Number(file.size);
-  if (size < JPEG.length) return false;
-  const head = await buffer(await deps.files.open(file, { start: 0, end: Math.min(size, PNG.length) - 1 }));
-  return startsWith(head, PNG) || startsWith(head, JPEG);
+  return (await imageOf(deps, file)).ok;
 }
+
+/** What the stored bytes are as an image, or why they are not one. */
+export async function imageOf(
+  deps: Deps,
+  file: Pick<FileRecord, 'sha256' | 'size'>,
+): Promise<ImageStructure> {
+  const size = Number(file.size);
+  if (size < 8) return { ok: false, reason: 'not a PNG or JPEG image' };
+  if (size > MAX_IMAGE_BYTES)
+    return { ok: false, reason: `an image of more than ${MAX_IMAGE_BYTES / 1_048_576} MiB` };
+  return imageStructure(await buffer(await deps.files.open(file)));
+}
+
+/** Larger images are refused before they are read: no signature, stamp or photo needs them. */
+const MAX_IMAGE_BYTES = 20 * 1_048_576;
 
 /**
  * spec Files usage rule 2: signature and initials images are drawn into signed PDFs, so they are
@@ -29,14 +40,17 @@ export async function isPngOrJpeg(deps: Deps, file: Pick<FileRecord, 'sha256' | 
  * removed by the unreferenced-blob sweep).
  */
 export async function assertSignatureImage(deps: Deps, stored: StoredBytes): Promise<void> {
-  if (!(await isPngOrJpeg(deps, stored))) {
+  const image = await imageOf(deps, stored);
+  if (!image.ok) {
     throw new ValidationError(
       'file',
-      'must be a PNG or JPEG image (signature and initials images are drawn into signed PDFs)',
+      `must be a PNG or JPEG image (signature and initials images are drawn into signed PDFs): ${image.reason}`,
     );
   }
 }
 
-function startsWith(bytes: Buffer, prefix: Buffer): boolean {
-  return bytes.length >= prefix.length && bytes.subarray(0, prefix.length).equals(prefix);
+/** Photos of users, contacts and enums: a PNG or JPEG image, whole (they are shown in browsers). */
+export async function assertPhotoImage(deps: Deps, stored: StoredBytes): Promise<void> {
+  const image = await imageOf(deps, stored);
+  if (!image.ok) throw new ValidationError('file', `must be a PNG or JPEG image: ${image.reason}`);
 }
