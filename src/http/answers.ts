@@ -111,7 +111,12 @@ export function withSecurityHeaders(reply: FastifyReply): void {
   const type = String(reply.getHeader('content-type') ?? '');
   const ours = /^(text\/html|text\/css|text\/javascript|application\/javascript)\b/.test(type);
   if (!ours && !reply.hasHeader('content-security-policy')) {
-    void reply.header('content-security-policy', API_ANSWER_CSP);
+    // A file to save (an export, a signed PDF, an archive) carries what users wrote: sandboxed too.
+    const file = reply.hasHeader('content-disposition');
+    void reply.header(
+      'content-security-policy',
+      file ? USER_BYTES_HEADERS['content-security-policy'] : API_ANSWER_CSP,
+    );
   }
 }
 

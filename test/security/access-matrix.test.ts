@@ -1424,7 +1424,8 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
       const problem =
         token && headers.includes(token)
           ? 'a header repeats the token'
-          : judge(expected, actor, response.status, response.body, response.text, w, call);
+          : (headerProblem(response.headers) ??
+            judge(expected, actor, response.status, response.body, response.text, w, call));
       if (problem)
         wrong.push(
           `${actor}: expected ${expected} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
@@ -1465,7 +1466,9 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
           query: call.query,
         });
         requests++;
-        const problem = judge(row[who], who, response.status, response.body, response.text, w, call);
+        const problem =
+          headerProblem(response.headers) ??
+          judge(row[who], who, response.status, response.body, response.text, w, call);
         if (problem)
           wrong.push(
             `${who}: expected ${row[who]} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
@@ -1497,6 +1500,28 @@ async function sessionFor(w: World, actor: Actor): Promise<string | undefined> {
   const who = names[actor];
   if (!who) return w.tokens[actor];
   return w.server.login(who[0], 'user-password-1', who[1] ? { tenant: who[1] } : {});
+}
+
+/**
+ * What is wrong with an answer's security headers (issue 37: "security headers on every HTML page and
+ * API answer, checked for every route by the access matrix"): every answer says nosniff and sends no
+ * referrer; a page has its own policy, anything else one that loads and runs nothing; an answer
+ * carrying a file (a Content-Disposition) is sandboxed and never typed as something a browser runs.
+ */
+function headerProblem(headers: Headers): string | undefined {
+  const type = headers.get('content-type') ?? '';
+  const policy = headers.get('content-security-policy') ?? '';
+  if (headers.get('x-content-type-options') !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
+  if (!headers.get('referrer-policy')) return 'no Referrer-Policy';
+  if (!policy) return 'no Content-Security-Policy';
+  const page = /^text\/html\b/.test(type);
+  if (!page && !/default-src 'none'/.test(policy))
+    return `a ${type || 'typeless'} answer whose policy loads something`;
+  if (headers.get('content-disposition')) {
+    if (!/\bsandbox\b/.test(policy)) return 'a file without the sandbox policy';
+    if (/html|svg|xml|javascript/.test(type)) return `a file answered as ${type}`;
+  }
+  return undefined;
 }
 
 /** What is wrong with an answer to `actor` whose expectation is `expected`; undefined when right. */
