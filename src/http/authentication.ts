@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../core/access/actor.js';
 import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
+import { credentialParam, TOKEN_PARAM, tokenParams } from '../core/identity/credential-params.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { MfaRequired, Unauthenticated } from '../core/errors.js';
@@ -43,14 +44,26 @@ declare module 'fastify' {
 
 export const TOKEN_COOKIE = 'signery_token';
 
-function tokenOf(request: FastifyRequest): string | undefined {
+/**
+ * The token of the request's query string, whatever the spelling of its parameter (`token`, `%74oken`,
+ * `TOKEN`: core/identity/credential-params.ts), read from the URL as received; the parameter is taken
+ * out of the parsed query so that route schemas need not declare it and it never reaches a handler or
+ * a log line. Several different tokens name no one caller: 401.
+ */
+export function queryToken(request: FastifyRequest): string | undefined {
   const query = request.query as Record<string, unknown> | undefined;
-  const fromQuery = query?.token;
-  if (query && 'token' in query) {
-    // Taken out so route schemas need not declare it and it never reaches a handler or a log line.
-    delete query.token;
-  }
-  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  if (query)
+    for (const name of Object.keys(query)) if (credentialParam(name) === TOKEN_PARAM) delete query[name];
+  const url = request.raw.url ?? '';
+  const at = url.indexOf('?');
+  const tokens = new Set(at < 0 ? [] : tokenParams(url.slice(at + 1)));
+  if (tokens.size > 1) throw new Unauthenticated('Send one token: the query names several');
+  return [...tokens][0];
+}
+
+function tokenOf(request: FastifyRequest): string | undefined {
+  const fromQuery = queryToken(request);
+  if (fromQuery !== undefined) return fromQuery;
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
   const cookie = request.cookies?.[TOKEN_COOKIE];
