@@ -297,7 +297,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     }
   });
 
-  it('no credential travels in a redirect: a token parameter in the target, whatever its spelling, is dropped and the rest kept', async () => {
+  it('no credential travels in a redirect: a token parameter in the target, whatever its spelling, and a user name and password are dropped, the rest kept', async () => {
     const link = `shr_${'L'.repeat(43)}`;
     for (const spelling of ['token', '%74oken', 'tok%65n', 'TOKEN', 'To%4Ben', '%2574oken', 'access_token']) {
       const target = `${PUBLIC_URL}/app/signed-in?${spelling}=${link}&from=oidc`;
@@ -313,6 +313,11 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
       assert.ok(!location.href.includes(link), spelling);
       assert.ok(new URLSearchParams(location.hash.slice(1)).get('token'), 'the session is in the fragment');
     }
+    const withUser = `http://someone:a-password@${new URL(PUBLIC_URL).host}/app/signed-in`;
+    const flow = await browser('alice', `?redirect=${encodeURIComponent(withUser)}`);
+    const location = new URL((await callback(flow.callback, flow.cookie)).headers.get('location') ?? '');
+    assert.equal(`${location.origin}${location.pathname}`, `${PUBLIC_URL}/app/signed-in`);
+    assert.equal(`${location.username}${location.password}`, '', 'no user name or password either');
   });
 
   it('a sign-in started before that rule, whose target is under the API, lands on PUBLIC_URL/ instead', async () => {

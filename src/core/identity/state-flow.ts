@@ -152,8 +152,8 @@ export async function authorizationRequest(
 
 /**
  * Where a browser may be sent once a flow through an identity provider is done, the token it opened in
- * the fragment: a page on PUBLIC_URL's origin, `target` without its fragment and without any credential
- * parameter whatever its spelling (credential-params.ts). Anything else would hand the session to
+ * the fragment: a page on PUBLIC_URL's origin, `target` without its fragment, user name and password,
+ * and without any credential parameter whatever its spelling (credential-params.ts). Anything else would hand the session to
  * whoever crafted the start link: another origin (an open redirect carrying a token), or an answer of
  * the API, which may be a recipient's upload opened with their link in the query (DESIGN, issue 37:
  * "No credential ever travels in a URL that leaves the API"). Refused: 400 naming why.
@@ -188,6 +188,8 @@ function landingPlace(publicUrl: string, target: string): { url: string } | { re
     return { refused: `must be a page, not an answer of the API (${api}/…)` };
   }
   dropCredentials(url.searchParams);
+  url.username = '';
+  url.password = '';
   url.hash = '';
   return { url: url.href };
 }
