@@ -8,6 +8,7 @@ import {
  * What may be written to logs. The session token travels in the query string and API keys and share
  * tokens in some paths, so URLs are cleaned before they reach pino (non-negotiable: never logged).
  */
+
 /** Query parameters whose values are never logged, recognised whatever their spelling (`%74oken`). */
 const SECRET_PARAMS = new Set<string>([...CREDENTIAL_PARAMS, 'code', 'password', 'otp']);
 /** A query's `name=value` pair, in a URL or in a message quoting one. */

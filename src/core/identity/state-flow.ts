@@ -151,12 +151,13 @@ export async function authorizationRequest(
 }
 
 /**
- * Where a browser may be sent once a flow through an identity provider is done, the token it opened in
- * the fragment: a page on PUBLIC_URL's origin, `target` without its fragment, user name and password,
- * and without any credential parameter whatever its spelling (credential-params.ts). Anything else would hand the session to
- * whoever crafted the start link: another origin (an open redirect carrying a token), or an answer of
- * the API, which may be a recipient's upload opened with their link in the query (DESIGN, issue 37:
- * "No credential ever travels in a URL that leaves the API"). Refused: 400 naming why.
+ * Where a browser may be sent once a flow through an identity provider is done, with the token it
+ * opened in the fragment: a page on PUBLIC_URL's origin, `target` without its fragment, user name and
+ * password, and without any credential parameter whatever its spelling (credential-params.ts).
+ * Anything else would hand the session to whoever crafted the start link: another origin (an open
+ * redirect carrying a token), or an answer of the API, which may be a recipient's upload opened with
+ * their link in the query (DESIGN, issue 37: "No credential ever travels in a URL that leaves the
+ * API"). Refused: 400 naming why.
  */
 export function ownRedirect(publicUrl: string, target: string): string {
   const place = landingPlace(publicUrl, target);
