@@ -11,6 +11,8 @@ import {
 
 /** Query parameters whose values are never logged, recognised whatever their spelling (`%74oken`). */
 const SECRET_PARAMS = new Set<string>([...CREDENTIAL_PARAMS, 'code', 'password', 'otp']);
+const PLAIN_SECRET_QUERY = new RegExp(`([?&](?:${[...SECRET_PARAMS].join('|')})=)[^&#]*`, 'gi');
+const ESCAPED = /[%\u0080-\uffff]/;
 /** A query's `name=value` pair, in a URL or in a message quoting one. */
 const QUERY_PAIR = /([?&])([^?&#=\s]+)=([^&#]*)/g;
 /** How deep a URL inside a parameter (an encoded `redirect`) is cleaned too. */
@@ -20,7 +22,10 @@ const SECRET_PATHS: RegExp[] = [/(\/api\/key\/)[^/?#]+/i, /(\/s\/)[^/?#]+/i, /(\
 const SHARE_TOKEN = /(shr|shs)_[A-Za-z0-9_-]{20,}/g;
 
 export function redactUrl(url: string): string {
-  let clean = redactQuery(url, NESTING);
+  // A name in plain letters is read at once (this runs for every request's log line); only a URL with
+  // escapes or other characters is read pair by pair, its names decoded.
+  let clean = url.replace(PLAIN_SECRET_QUERY, '$1[REDACTED]');
+  if (ESCAPED.test(clean)) clean = redactQuery(clean, NESTING);
   for (const pattern of SECRET_PATHS) clean = clean.replace(pattern, '$1[REDACTED]');
   return clean.replace(SHARE_TOKEN, '$1_[REDACTED]');
 }

@@ -83,7 +83,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => {
         const actor = request.actor;
         if (!actor) return { logged: false };
-        // The token the caller already holds, read again from the URL (never kept on the request).
+        // The token the caller already holds, as authentication read it from the query.
         const token = request.query.returnToken === false ? undefined : queryToken(request);
         return loginResponse(deps, {
           userId: actor.userId,
