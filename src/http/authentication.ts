@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../core/access/actor.js';
 import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
+import { credentialParam, TOKEN_PARAM } from '../core/identity/credential-params.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { MfaRequired, Unauthenticated } from '../core/errors.js';
@@ -44,6 +45,39 @@ declare module 'fastify' {
 
 export const TOKEN_COOKIE = 'signery_token';
 
+/**
+ * The query token each request was authenticated with, for GET /login's echo: kept beside the request,
+ * never on it, where a handler or a log line could pick it up.
+ */
+const queryTokens = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The token of the request's query string, whatever the spelling of its parameter (`token`, `%74oken`,
+ * `TOKEN`: core/identity/credential-params.ts). The parameter is taken out of the parsed query so that
+ * route schemas need not declare it and it never reaches a handler or a log line. Several different
+ * tokens name no one caller: 401.
+ */
+function takeQueryToken(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return undefined;
+  const tokens = new Set<string>();
+  for (const name of Object.keys(query)) {
+    if (credentialParam(name) !== TOKEN_PARAM) continue;
+    for (const value of [query[name]].flat())
+      if (typeof value === 'string' && value !== '') tokens.add(value);
+    delete query[name];
+  }
+  if (tokens.size > 1) throw new Unauthenticated('Send one token: the query names several');
+  const [token] = tokens;
+  if (token !== undefined) queryTokens.set(request, token);
+  return token;
+}
+
+/** The token the request's query string carried, once authentication has read it. */
+export function queryToken(request: FastifyRequest): string | undefined {
+  return queryTokens.get(request);
+}
+
 /** A request's credential and where it came from (the cookie is held to stricter rules: cookie-sessions.ts). */
 interface Credential {
   token: string;
@@ -51,13 +85,8 @@ interface Credential {
 }
 
 function credentialOf(request: FastifyRequest): Credential | undefined {
-  const query = request.query as Record<string, unknown> | undefined;
-  const fromQuery = query?.token;
-  if (query && 'token' in query) {
-    // Taken out so route schemas need not declare it and it never reaches a handler or a log line.
-    delete query.token;
-  }
-  if (typeof fromQuery === 'string' && fromQuery !== '') return { token: fromQuery, from: 'query' };
+  const fromQuery = takeQueryToken(request);
+  if (fromQuery !== undefined) return { token: fromQuery, from: 'query' };
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return { token: header.slice(7).trim(), from: 'header' };
   const cookie = request.cookies?.[TOKEN_COOKIE];

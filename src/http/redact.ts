@@ -1,16 +1,61 @@
+import {
+  canonicalParamName,
+  CREDENTIAL_PARAMS,
+  dropCredentials,
+} from '../core/identity/credential-params.js';
+
 /**
  * What may be written to logs. The session token travels in the query string and API keys and share
  * tokens in some paths, so URLs are cleaned before they reach pino (non-negotiable: never logged).
  */
-const SECRET_QUERY = /([?&](?:token|access_token|code|password|otp)=)[^&#]*/gi;
+
+/** Query parameters whose values are never logged, recognised whatever their spelling (`%74oken`). */
+const SECRET_PARAMS = new Set<string>([...CREDENTIAL_PARAMS, 'code', 'password', 'otp']);
+const PLAIN_SECRET_QUERY = new RegExp(`([?&](?:${[...SECRET_PARAMS].join('|')})=)[^&#]*`, 'gi');
+const ESCAPED = /[%\u0080-\uffff]/;
+/** A query's `name=value` pair, in a URL or in a message quoting one. */
+const QUERY_PAIR = /([?&])([^?&#=\s]+)=([^&#]*)/g;
+/** How deep a URL inside a parameter (an encoded `redirect`) is cleaned too. */
+const NESTING = 3;
 const SECRET_PATHS: RegExp[] = [/(\/api\/key\/)[^/?#]+/i, /(\/s\/)[^/?#]+/i, /(\/login\/activate\/)[^/?#]+/i];
 /** Share-link and recipient session tokens wherever they appear (e.g. inside an encoded `redirect`). */
 const SHARE_TOKEN = /(shr|shs)_[A-Za-z0-9_-]{20,}/g;
 
 export function redactUrl(url: string): string {
-  let clean = url.replace(SECRET_QUERY, '$1[REDACTED]');
+  // A name in plain letters is read at once (this runs for every request's log line); only a URL with
+  // escapes or other characters is read pair by pair, its names decoded.
+  let clean = url.replace(PLAIN_SECRET_QUERY, '$1[REDACTED]');
+  if (ESCAPED.test(clean)) clean = redactQuery(clean, NESTING);
   for (const pattern of SECRET_PATHS) clean = clean.replace(pattern, '$1[REDACTED]');
   return clean.replace(SHARE_TOKEN, '$1_[REDACTED]');
+}
+
+/**
+ * The secret parameters' values replaced, and cleaned the same way: the rest of a value after a `?`
+ * (`redirect=https://host/page?%74oken=…`) and a value that decodes to a URL with a query of its own.
+ */
+function redactQuery(text: string, depth: number): string {
+  return text.replace(QUERY_PAIR, (_pair, separator: string, name: string, value: string) => {
+    if (SECRET_PARAMS.has(canonicalParamName(name))) return `${separator}${name}=[REDACTED]`;
+    const query = value.indexOf('?');
+    const clean =
+      query < 0
+        ? redactEncoded(value, depth)
+        : redactEncoded(value.slice(0, query), depth) + redactQuery(value.slice(query), depth);
+    return `${separator}${name}=${clean}`;
+  });
+}
+
+function redactEncoded(value: string, depth: number): string {
+  if (depth === 0 || !value.includes('%')) return value;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+  const clean = redactQuery(decoded, depth - 1);
+  return clean === decoded ? value : encodeURIComponent(clean).replace(/%5BREDACTED%5D/g, '[REDACTED]');
 }
 
 /** pino redaction paths for headers and bodies that may carry secrets. */
@@ -66,18 +111,20 @@ export function redactLogArguments(
   );
 }
 
-const CREDENTIAL_PARAMS = ['token', 'access_token'];
-
 /**
- * A redirect's target without the credentials of the request that caused it: a `Location` header
- * never repeats a token (a plugin that redirects to `req.url`, @fastify/swagger-ui's static index,
- * would otherwise echo it, and loop on itself).
+ * A redirect's target without the credentials of the request that caused it, whatever their spelling:
+ * a `Location` header never repeats a token (a plugin that redirects to `req.url`, @fastify/swagger-ui's
+ * static index, would otherwise echo it, and loop on itself). A target that cannot be read keeps no
+ * query at all.
  */
 export function withoutCredentials(location: string): string {
-  if (!/[?&](?:token|access_token)=/i.test(location)) return location;
-  const url = new URL(location, 'http://placeholder');
-  for (const name of [...url.searchParams.keys()])
-    if (CREDENTIAL_PARAMS.includes(name.toLowerCase())) url.searchParams.delete(name);
+  let url: URL;
+  try {
+    url = new URL(location, 'http://placeholder');
+  } catch {
+    return location.split(/[?#]/)[0] ?? '';
+  }
+  if (!dropCredentials(url.searchParams)) return location;
   if (/^[a-z][a-z0-9+.-]*:/i.test(location)) return url.href;
   if (location.startsWith('//')) return url.href.slice(url.protocol.length);
   return url.pathname + url.search + url.hash;

@@ -273,6 +273,70 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     assert.match(body.message, /redirect/);
   });
 
+  // DESIGN, decided in issue 37: "No credential ever travels in a URL that leaves the API: redirects
+  // carry none, and a token parameter is recognised after URL decoding, whatever its spelling."
+  it('no credential travels in a redirect: a target under the API is refused at the start (400), however its path is spelled', async () => {
+    // The attack: a recipient's uploaded page, opened with their link, receives the victim's session.
+    const link = `shr_${'L'.repeat(43)}`;
+    for (const target of [
+      `${PUBLIC_URL}/api/v1/files/loadFile/hash/some-file?%74oken=${link}`,
+      `${PUBLIC_URL}/api/v1/files/loadFile/hash/some-file?tok%65n=${link}`,
+      `${PUBLIC_URL}/api/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/api`,
+      `${PUBLIC_URL}/API/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/%61pi/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/%2561pi/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/app/%2e%2e/api/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/app/..%2Fapi/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}//api/v1/files/loadFile/hash/some-file`,
+      `${PUBLIC_URL}/app\\..\\api/v1/files/loadFile/hash/some-file`,
+    ]) {
+      const response = await answer(
+        await fetch(start(`?redirect=${encodeURIComponent(target)}`), { redirect: 'manual' }),
+      );
+      assert.equal(response.status, 400, target);
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.match(response.body.message, /redirect/);
+    }
+  });
+
+  it('no credential travels in a redirect: a token parameter in the target, whatever its spelling, and a user name and password are dropped, the rest kept', async () => {
+    const link = `shr_${'L'.repeat(43)}`;
+    for (const spelling of ['token', '%74oken', 'tok%65n', 'TOKEN', 'To%4Ben', '%2574oken', 'access_token']) {
+      const target = `${PUBLIC_URL}/app/signed-in?${spelling}=${link}&from=oidc`;
+      const flow = await browser('alice', `?redirect=${encodeURIComponent(target)}`);
+      const response = await callback(flow.callback, flow.cookie);
+      assert.equal(response.status, 302);
+      const location = new URL(response.headers.get('location') ?? '');
+      assert.equal(
+        `${location.origin}${location.pathname}${location.search}`,
+        `${PUBLIC_URL}/app/signed-in?from=oidc`,
+        spelling,
+      );
+      assert.ok(!location.href.includes(link), spelling);
+      assert.ok(new URLSearchParams(location.hash.slice(1)).get('token'), 'the session is in the fragment');
+    }
+    const withUser = `http://someone:a-password@${new URL(PUBLIC_URL).host}/app/signed-in`;
+    const flow = await browser('alice', `?redirect=${encodeURIComponent(withUser)}`);
+    const location = new URL((await callback(flow.callback, flow.cookie)).headers.get('location') ?? '');
+    assert.equal(`${location.origin}${location.pathname}`, `${PUBLIC_URL}/app/signed-in`);
+    assert.equal(`${location.username}${location.password}`, '', 'no user name or password either');
+  });
+
+  it('a sign-in started before that rule, whose target is under the API, lands on PUBLIC_URL/ instead', async () => {
+    const flow = await browser('alice', `?redirect=${encodeURIComponent(`${PUBLIC_URL}/app/signed-in`)}`);
+    // What an earlier version kept: the target as given.
+    await server.app.deps.db
+      .updateTable('oidc_login_states')
+      .set({ redirect: `${PUBLIC_URL}/api/v1/files/loadFile/hash/some-file?%74oken=shr_${'L'.repeat(43)}` })
+      .execute();
+    const response = await callback(flow.callback, flow.cookie);
+    assert.equal(response.status, 302);
+    const location = new URL(response.headers.get('location') ?? '');
+    assert.equal(`${location.origin}${location.pathname}${location.search}`, `${PUBLIC_URL}/`);
+    assert.ok(new URLSearchParams(location.hash.slice(1)).get('token'));
+  });
+
   it('the provider refusing (access denied) is 401 naming its error code', async () => {
     const started = await fetch(start(), { redirect: 'manual' });
     const state = new URL(started.headers.get('location') ?? '').searchParams.get('state') ?? '';

@@ -101,6 +101,64 @@ describe('logs never hold tokens, keys or passwords', () => {
   });
 });
 
+// DESIGN, decided in issue 37: "No credential ever travels in a URL that leaves the API: redirects
+// carry none, and a token parameter is recognised after URL decoding, whatever its spelling."
+describe('a token parameter is recognised after URL decoding, whatever its spelling', () => {
+  const SPELLINGS = ['token', '%74oken', 'tok%65n', 'TOKEN', 'To%4Ben', '%54%4F%4B%45%4E'];
+
+  it('every spelling authenticates as `token` does, GET /login echoes it, and no log line holds it', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const server = await startServer({ logger: { level: 'info', stream } });
+    try {
+      const token = await server.login(ADMIN.name, ADMIN.password);
+      for (const spelling of SPELLINGS) {
+        const response = await fetch(`${server.url}/api/v1/login?${spelling}=${token}`);
+        const body = (await response.json()) as { logged?: boolean; token?: string };
+        assert.equal(response.status, 200, spelling);
+        assert.equal(body.logged, true, spelling);
+        assert.equal(body.token, token, `${spelling}: the token is echoed`);
+      }
+      // Two spellings naming different tokens: which caller is it? Neither.
+      const two = await fetch(`${server.url}/api/v1/login?token=${token}&TOKEN=another-token`);
+      assert.equal(two.status, 401);
+      // A token inside an encoded redirect, in any spelling, is a token all the same.
+      const inner = encodeURIComponent(`http://signery.test/app?%74oken=${token}`);
+      await fetch(`${server.url}/api/v1/login/oidc/none?redirect=${inner}`);
+      const log = lines.join('');
+      assert.ok(log.includes('[REDACTED]'), 'the request lines are logged, cleaned');
+      assert.ok(!log.includes(token), 'no log line holds the token');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a redirect the server answers never repeats a token of the request, whatever its spelling', async () => {
+    const server = await startServer();
+    try {
+      const secret = 'a-token-that-must-not-be-repeated';
+      for (const spelling of [...SPELLINGS, 'access_token', '%2574oken']) {
+        // @fastify/swagger-ui answers its static index with a redirect to the URL it was asked.
+        const response = await fetch(
+          `${server.url}/api/v1/docs/static/index.html?${spelling}=${secret}&x=1`,
+          {
+            redirect: 'manual',
+          },
+        );
+        assert.equal(response.status, 302, spelling);
+        assert.equal(response.headers.get('location'), '/api/v1/docs/static/index.html?x=1', spelling);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('request log lines', () => {
   it('one line per request when it ends (its request with the URL cleaned, status, time), and one for a request its caller gave up on', async () => {
     const lines: Record<string, unknown>[] = [];

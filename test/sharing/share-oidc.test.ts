@@ -303,6 +303,38 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     assert.ok(Number(blocked.headers.get('retry-after')) > 0);
   });
 
+  // DESIGN, decided in issue 37: "No credential ever travels in a URL that leaves the API: redirects
+  // carry none, and a token parameter is recognised after URL decoding, whatever its spelling."
+  it('no credential travels in a redirect: a target under the API is refused at the start (400), and a token parameter of any spelling is dropped from the signer page target', async () => {
+    const { token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    const startWith = (redirect: string) =>
+      `${server.url}/api/v1/share/oidc/corp?%74oken=${encodeURIComponent(token)}&redirect=${encodeURIComponent(redirect)}`;
+    for (const target of [
+      `${PUBLIC_URL}/api/v1/share/document?%74oken=${token}`,
+      `${PUBLIC_URL}/api/v1/files/loadFile/hash/some-file?tok%65n=${token}`,
+      `${PUBLIC_URL}/%61pi/v1/share/document`,
+      `${PUBLIC_URL}/s/../API/v1/share/document`,
+    ]) {
+      const refused = await answer(await fetch(startWith(target), { redirect: 'manual' }));
+      assert.equal(refused.status, 400, target);
+      assert.equal(refused.body.code, 'VALIDATION_ERROR');
+    }
+    const page = `${PUBLIC_URL}/s/${token}`;
+    const flow = await signInWithBrowser({
+      start: startWith(`${page}?tok%65n=${token}&TOKEN=${token}&%74oken=${token}&lang=en`),
+      accountId: 'rita',
+      publicUrl: PUBLIC_URL,
+      serverUrl: server.url,
+    });
+    const back = await fetch(flow.callback, { redirect: 'manual', headers: { cookie: flow.cookie } });
+    assert.equal(back.status, 302);
+    const location = new URL(back.headers.get('location') ?? '');
+    assert.equal(`${location.origin}${location.pathname}${location.search}`, `${page}?lang=en`);
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    assert.equal(fragment.get('isUnlocked'), 'true');
+    assert.match(fragment.get('token') ?? '', /^shs_/);
+  });
+
   it('the callback refuses a state used twice, an unknown state, and another browser (401)', async () => {
     const { token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
     const flow = await signInWithBrowser({

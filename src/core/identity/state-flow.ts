@@ -4,6 +4,7 @@ import type { OidcProviderConfig } from '../config.js';
 import type { Deps } from '../deps.js';
 import { Unauthenticated, ValidationError } from '../errors.js';
 import type { OidcLoginStateTable } from '../../store/db/schema.js';
+import { dropCredentials } from './credential-params.js';
 import { hashToken, newToken, sameHash } from './secrets.js';
 import type { OidcProviders } from './oidc-providers.js';
 
@@ -91,7 +92,8 @@ export async function claimPendingState(
   if (!options.binding || !sameHash(hashToken(options.binding), pending.binding_hash)) {
     throw new Unauthenticated('This sign-in was started in another browser: start it again here');
   }
-  return { ...pending, state };
+  const redirect = pending.redirect === null ? null : landingOf(deps.config.publicUrl, pending.redirect);
+  return { ...pending, redirect, state };
 }
 
 /**
@@ -149,20 +151,67 @@ export async function authorizationRequest(
 }
 
 /**
- * The token travels in the redirect's fragment, so only our own origin may receive it: anything else
- * would hand sessions to whoever crafted the start link (an open redirect carrying a token).
+ * Where a browser may be sent once a flow through an identity provider is done, with the token it
+ * opened in the fragment: a page on PUBLIC_URL's origin, `target` without its fragment, user name and
+ * password, and without any credential parameter whatever its spelling (credential-params.ts).
+ * Anything else would hand the session to whoever crafted the start link: another origin (an open
+ * redirect carrying a token), or an answer of the API, which may be a recipient's upload opened with
+ * their link in the query (DESIGN, issue 37: "No credential ever travels in a URL that leaves the
+ * API"). Refused: 400 naming why.
  */
-export function ownRedirect(publicUrl: string, redirect: string): string {
-  const origin = new URL(publicUrl).origin;
+export function ownRedirect(publicUrl: string, target: string): string {
+  const place = landingPlace(publicUrl, target);
+  if ('refused' in place) throw new ValidationError('redirect', place.refused, { part: 'querystring' });
+  return place.url;
+}
+
+/**
+ * The target a started flow kept, checked again when it finishes (a start made before the rules above
+ * could keep any target): PUBLIC_URL's home page instead of one the rules refuse.
+ */
+export function landingOf(publicUrl: string, target: string): string {
+  const place = landingPlace(publicUrl, target);
+  return 'url' in place ? place.url : `${publicUrl}/`;
+}
+
+function landingPlace(publicUrl: string, target: string): { url: string } | { refused: string } {
+  const home = new URL(publicUrl);
   let url: URL;
   try {
-    url = new URL(redirect);
+    url = new URL(target);
   } catch {
-    throw new ValidationError('redirect', `must be an absolute URL on ${origin}`, { part: 'querystring' });
+    return { refused: `must be an absolute URL on ${home.origin}` };
   }
-  if (url.origin !== origin) {
-    throw new ValidationError('redirect', `must be on ${origin}`, { part: 'querystring' });
+  if (url.origin !== home.origin) return { refused: `must be on ${home.origin}` };
+  const api = `${canonicalPath(home.pathname).replace(/\/$/, '')}/api`;
+  const path = canonicalPath(url.pathname);
+  if (path === api || path.startsWith(`${api}/`)) {
+    return { refused: `must be a page, not an answer of the API (${api}/…)` };
   }
+  dropCredentials(url.searchParams);
+  url.username = '';
+  url.password = '';
   url.hash = '';
-  return url.href;
+  return { url: url.href };
+}
+
+/**
+ * A path as a router or a proxy on the way may read it: decoded until it no longer changes (`/%61pi`,
+ * `/%2561pi`), backslashes and repeated slashes as one slash, dot segments resolved (`/s/..%2Fapi`),
+ * case folded (`/API`).
+ */
+function canonicalPath(pathname: string): string {
+  let path = pathname;
+  for (let round = 0; round < 5; round++) {
+    let decoded = path;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      // A malformed escape: read as it is.
+    }
+    const next = new URL(decoded.replace(/[\\/]+/g, '/'), 'http://canonical.invalid').pathname;
+    if (next === path) break;
+    path = next;
+  }
+  return path.normalize('NFKC').toLowerCase();
 }

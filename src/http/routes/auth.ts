@@ -6,7 +6,7 @@ import { logOut } from '../../auth/log-out.js';
 import { loginResponse } from '../../core/identity/login-response.js';
 import { disableMfa, enableMfa, unlockWithRecoveryCode, unlockWithTotp } from '../../auth/mfa.js';
 import type { Deps } from '../../core/deps.js';
-import { actorOf, TOKEN_COOKIE } from '../authentication.js';
+import { actorOf, queryToken, TOKEN_COOKIE } from '../authentication.js';
 import { sessionCookieOptions } from '../cookie-sessions.js';
 import { useMinified } from '../minified.js';
 import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
@@ -81,7 +81,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => {
         const actor = request.actor;
         if (!actor) return { logged: false };
-        const token = request.query.returnToken === false ? undefined : tokenEcho(request.raw.url);
+        // The token the caller already holds, as authentication read it from the query.
+        const token = request.query.returnToken === false ? undefined : queryToken(request);
         return loginResponse(deps, {
           userId: actor.userId,
           unlocked: actor.unlocked,
@@ -295,11 +296,4 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => answerSuccess(revokeApiKey(deps, actorOf(request), { key: request.params.token })),
     );
   };
-}
-
-// GET /login echoes the token the caller already holds; it was taken out of the parsed query, so it is
-// read from the raw URL here rather than kept on the request where a log line could pick it up.
-function tokenEcho(rawUrl: string | undefined): string | undefined {
-  const query = rawUrl?.split('?')[1];
-  return query ? (new URLSearchParams(query).get('token') ?? undefined) : undefined;
 }

@@ -49,7 +49,7 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         description: [
           'Open this in the user’s browser (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
           `The provider sends the browser back to \`PUBLIC_URL${OIDC_LOGIN_PATH}/{name}/callback\`, which the operator registers as the client's redirect URI. The sign-in must finish within ${OIDC_LOGIN_TTL_SECONDS / 60} minutes, on any node.`,
-          '`redirect` (optional): an absolute URL on PUBLIC_URL’s origin where the browser is sent once signed in, with `#token=…&isUnlocked=…` in the fragment; any other origin is 400 VALIDATION_ERROR. Unknown provider: 404. Provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
+          '`redirect` (optional): an absolute URL of a page on PUBLIC_URL’s origin where the browser is sent once signed in, with `#token=…&isUnlocked=…` in the fragment. Another origin, or an address of the API (`PUBLIC_URL/api/…`, however its path is spelled or encoded: an API answer is never a place to land a person), is 400 VALIDATION_ERROR. A credential parameter in its query (`token`, `access_token`, in any letter case or percent-encoding) is dropped: no credential travels in a redirect. Unknown provider: 404. Provider unreachable: 502 IDENTITY_PROVIDER_ERROR.',
         ].join('\n\n'),
         begin: (_request, choice) => startOidcLogin(deps, providers, choice),
       },
