@@ -101,7 +101,8 @@ export async function sendStoredFile(
 /**
  * Headers on every answer, set where the route did not set its own: no type guessing, no Referer
  * leaving with an address, and, on anything that is not one of our pages or their scripts and styles
- * (JSON, errors, images, archives), a policy that loads nothing, runs no script and may not be framed.
+ * (JSON, errors, images, archives), a policy that loads nothing, runs no script and may not be framed;
+ * a page that sets no policy of its own, PAGE_FALLBACK_CSP.
  * User files carry USER_BYTES_HEADERS' sandbox as well (userFileHeaders); they are never typed HTML,
  * script or style (typeOfBytes).
  */
@@ -109,8 +110,17 @@ export function withSecurityHeaders(reply: FastifyReply): void {
   if (!reply.hasHeader('x-content-type-options')) void reply.header('x-content-type-options', 'nosniff');
   if (!reply.hasHeader('referrer-policy')) void reply.header('referrer-policy', 'no-referrer');
   const type = String(reply.getHeader('content-type') ?? '');
-  const ours = /^(text\/html|text\/css|text\/javascript|application\/javascript)\b/.test(type);
-  if (!ours && !reply.hasHeader('content-security-policy')) {
+  // A script or style answers under the policy of the page that loads it (a worker's script would
+  // take its own: none is given, so pdf.js's worker keeps what the signer page allows it).
+  if (
+    reply.hasHeader('content-security-policy') ||
+    /^(text\/css|text\/javascript|application\/javascript)\b/.test(type)
+  )
+    return;
+  if (/^text\/html\b/.test(type)) {
+    // A page that set no policy of its own (the API reference's): its own scripts and styles only.
+    void reply.header('content-security-policy', PAGE_FALLBACK_CSP);
+  } else {
     // A file to save (an export, a signed PDF, an archive) carries what users wrote: sandboxed too.
     const file = reply.hasHeader('content-disposition');
     void reply.header(
@@ -119,6 +129,10 @@ export function withSecurityHeaders(reply: FastifyReply): void {
     );
   }
 }
+
+/** The policy of a page of ours that sets none itself: what it loads comes from us, and no one frames it. */
+export const PAGE_FALLBACK_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** The policy of every answer that is not a page: nothing loads, nothing runs, nothing frames it. */
 export const API_ANSWER_CSP = "default-src 'none'; frame-ancestors 'none'";

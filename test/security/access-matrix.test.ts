@@ -238,7 +238,12 @@ const ROWS: Row[] = [
     call: () => ({ path: `${V}/login/totp`, body: { code: '000000' } }),
     expect: { owner: 'fails' },
   },
-  { route: `POST ${V}/login/mfa`, kind: 'self', call: () => ({ path: `${V}/login/mfa` }) },
+  {
+    route: `POST ${V}/login/mfa`,
+    kind: 'self',
+    call: () => ({ path: `${V}/login/mfa`, body: { password: 'user-password-1' } }),
+    why: 'the password asked again (issue 37 item 5): a caller whose password differs gets 403, still their own account',
+  },
   { route: `DELETE ${V}/login/mfa`, kind: 'self', call: () => ({ path: `${V}/login/mfa` }) },
   { route: `GET ${V}/api/key`, kind: 'self', call: () => ({ path: `${V}/api/key` }) },
   {
@@ -1027,6 +1032,13 @@ const ROWS: Row[] = [
     why: 'issue 20 item 11: "a webhook is changed or deleted only by its creator or an administrator of its scope"',
   },
   {
+    route: `PUT ${V}/webhooks/:webhookId/owner`,
+    kind: 'owned',
+    call: (w) => ({ path: `${V}/webhooks/${w.ids.webhook}/owner`, body: { owner: 'owner' } }),
+    expect: { owner: 'forbidden' },
+    why: 'issue 37 item 7: administrators of its scope transfer a webhook; its holder who is not one may not (403)',
+  },
+  {
     route: `GET ${V}/webhooks/:webhookId/deliveries`,
     kind: 'owned',
     call: (w) => ({ path: `${V}/webhooks/${w.ids.webhook}/deliveries` }),
@@ -1513,6 +1525,8 @@ function headerProblem(headers: Headers): string | undefined {
   const policy = headers.get('content-security-policy') ?? '';
   if (headers.get('x-content-type-options') !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
   if (!headers.get('referrer-policy')) return 'no Referrer-Policy';
+  // Scripts and styles run under the policy of the page that loads them.
+  if (/^(text\/css|text\/javascript|application\/javascript)\b/.test(type)) return undefined;
   if (!policy) return 'no Content-Security-Policy';
   const page = /^text\/html\b/.test(type);
   if (!page && !/default-src 'none'/.test(policy))
