@@ -188,4 +188,28 @@ describe('DESIGN: deletion deletes (DELETE /documents, soft and hard)', () => {
     });
     assert.deepEqual(byAdmin.body, { errors: false, count: 1, items: [] });
   });
+
+  it('a hard delete of a folder takes what was soft-deleted in it, files included', async () => {
+    const folder = mustSucceed(
+      await server.api('POST', '/folders', {
+        token: owner,
+        body: { name: 'To be emptied', isShared: false, parentFolderId: null },
+      }),
+      'POST /folders',
+    ).body.id as string;
+    const inside = await aDocument(server, owner, {
+      pdf: makePdf({ lines: ['Soft-deleted inside a folder'] }),
+      call: { optionalData: { folder } },
+    });
+    const file = (await readDocument(server, owner, inside)).pdfFile.content as string;
+    const [sha256] = await bytesOf([file]);
+    await remove(inside, false);
+
+    assert.deepEqual(await remove(folder, true), { errors: false, count: 2, items: [] });
+
+    assert.equal(await documentRow(inside), undefined);
+    assert.equal(await documentRow(folder), undefined);
+    assert.equal(await loadByHash(file), 404);
+    assert.equal(stored(sha256!), false);
+  });
 });
