@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/audit/verify-chain.js';
+import { S3BlobStore } from '../../src/store/blobs/s3.js';
 import { auditOf } from '../helpers/audit-log.js';
 import { aDocument, readDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { aUser, withMail } from '../helpers/people.js';
+import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { mustSucceed, upload } from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
@@ -211,5 +213,49 @@ describe('DESIGN: deletion deletes (DELETE /documents, soft and hard)', () => {
     assert.equal(await documentRow(folder), undefined);
     assert.equal(await loadByHash(file), 404);
     assert.equal(stored(sha256!), false);
+  });
+});
+
+describe('DESIGN: deletion deletes, with the bytes in S3 (S3_* set)', () => {
+  let s3: RunningS3;
+  before(async () => {
+    s3 = await startS3rver();
+  });
+  const server = useServer(() => ({ env: s3.env }));
+  after(() => s3.close());
+
+  it('hard delete removes the bytes from the bucket once no file has them; bytes another file has stay', async () => {
+    const owner = (await aUser(server, withMail('owner'))).token;
+    const pdf = makePdf({ lines: ['Hard delete on S3'] });
+    const id = await aDocument(server, owner, { pdf });
+    const other = await aDocument(server, owner, { pdf, title: 'Same bytes' });
+    const barcode = (await readDocument(server, owner, id)).barcode as string;
+    const sha256Of = async (fileId: string) =>
+      (
+        await server.app.deps.db
+          .selectFrom('files')
+          .select('sha256')
+          .where('id', '=', fileId)
+          .executeTakeFirstOrThrow()
+      ).sha256;
+    const [shared, own] = [
+      await sha256Of((await readDocument(server, owner, id)).pdfFile.content as string),
+      await sha256Of(barcode),
+    ];
+    assert.ok(server.app.blobs instanceof S3BlobStore);
+    assert.ok(await server.app.blobs.stat(own));
+
+    const response = await server.api('DELETE', '/documents', {
+      token: owner,
+      query: { hardDelete: 'true' },
+      body: { documents: [{ id }] },
+    });
+    assert.deepEqual(mustSucceed(response, 'DELETE /documents').body, { errors: false, count: 1, items: [] });
+
+    assert.equal(await server.app.blobs.stat(own), undefined, 'the barcode’s bytes are gone from the bucket');
+    assert.ok(await server.app.blobs.stat(shared), 'the other document’s bytes stay');
+    const otherFile = (await readDocument(server, owner, other)).pdfFile.content as string;
+    const download = await fetch(`${server.url}/api/v1/files/loadFile/hash/${otherFile}?token=${owner}`);
+    assert.equal(download.status, 200);
   });
 });
