@@ -8,6 +8,7 @@ import { recordAction } from '../core/audit/record.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import { eraseDocument } from '../core/documents/erase-document.js';
 import { emitEvent } from '../core/events/emit-event.js';
+import { queueBytesRemoval, removeBytes, type BytesRemovalPayload } from '../core/files/bytes-removal.js';
 import type { ReleasedFile } from '../core/files/file-references.js';
 import { endDocumentShares } from '../core/sharing/end-document-shares.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -41,6 +42,7 @@ export async function deleteDocuments(
   if (options.ids.length > BULK_LIMIT) throw new LimitExceeded(`At most ${BULK_LIMIT} documents per request`);
   const now = deps.clock.now();
   const released: ReleasedFile[] = [];
+  let removal: BytesRemovalPayload | undefined;
   const result = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     released.length = 0;
     const result: DeleteResult = { errors: false, count: 0, items: [] };
@@ -53,15 +55,12 @@ export async function deleteDocuments(
       await deleteTree(trx, actor, doc, { hard: options.hardDelete, now, result, released }, 0);
     }
     result.errors = result.items.length > 0;
+    removal = await queueBytesRemoval(trx, { released, writtenBefore: now, now, requestId: actor.requestId });
     return result;
   });
-  // After commit, so that a rollback never loses bytes; a crash before this leaves unreferenced
-  // blobs to the sweep (blobs.sweepUnreferenced). Bytes written since `now` (an upload of the same
-  // content meanwhile) stay.
-  await deps.files.removeUnreferencedBytes(
-    released.map((file) => file.sha256),
-    now,
-  );
+  // The bytes go at once, after commit (a rollback must never lose bytes). What fails here is the
+  // queued job's to retry: the deletion has committed, and its answer says so.
+  if (removal) await removeBytes(deps, removal).catch(() => undefined);
   return result;
 }
 

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyAuditChain } from '../../src/audit/verify-chain.js';
+import { BYTES_REMOVAL_JOB, type BytesRemovalPayload } from '../../src/core/files/bytes-removal.js';
 import { S3BlobStore } from '../../src/store/blobs/s3.js';
+import { readJson } from '../../src/store/db/json.js';
 import { auditOf } from '../helpers/audit-log.js';
 import { aDocument, readDocument } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
@@ -12,6 +15,12 @@ import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { mustSucceed, upload } from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
+
+/** Waits up to ten seconds for `done` to hold. */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await done()); i++) await sleep(50);
+  assert.ok(await done(), 'in time');
+}
 
 /*
  * DESIGN, decided this round: "Hard delete (`hardDelete=true`) removes the document's rows, revisions,
@@ -78,6 +87,28 @@ describe('DESIGN: deletion deletes (DELETE /documents, soft and hard)', () => {
     for (const sha256 of blobs.filter((b) => b !== originalBytes))
       assert.equal(stored(sha256), false, sha256);
     assert.equal(stored(originalBytes!), true, 'bytes another file references stay');
+    // The removal was also queued with the deletion, for a crash or a failure after commit; it finds
+    // nothing more to remove, and keeps the bytes another file has.
+    const job = await server.app.deps.db
+      .selectFrom('jobs')
+      .select(['payload', 'status'])
+      .where('type', '=', BYTES_REMOVAL_JOB)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [...readJson<BytesRemovalPayload>(job.payload, { sha256s: [], writtenBefore: '' }).sha256s].sort(),
+      [...blobs].sort(),
+    );
+    await waitFor(
+      async () =>
+        (
+          await server.app.deps.db
+            .selectFrom('jobs')
+            .select('status')
+            .where('type', '=', BYTES_REMOVAL_JOB)
+            .executeTakeFirstOrThrow()
+        ).status === 'done',
+    );
+    assert.equal(stored(originalBytes!), true);
     assert.equal(await loadByHash(otherFile), 200);
     const rows = async (table: 'document_revisions' | 'document_attachments') =>
       server.app.deps.db.selectFrom(table).select('document_id').where('document_id', '=', id).execute();

@@ -165,7 +165,8 @@ export class FileStore {
    * Removes the blobs among `sha256s` that no file references and that no put wrote at `olderThan` or
    * later; answers how many. After a change that deleted file records has committed (a hard delete),
    * with `olderThan` the moment the change began: an upload of the same bytes since then writes them
-   * anew and keeps them. A crash before this runs leaves the blobs to `sweepUnreferenced`.
+   * anew and keeps them. A crash before this runs leaves the blobs to a retry (core/files/bytes-removal.ts)
+   * or `sweepUnreferenced`.
    */
   async removeUnreferencedBytes(sha256s: readonly string[], olderThan: Date): Promise<number> {
     const keys = [...new Set(sha256s)];
