@@ -35,6 +35,7 @@ import { signingRoutes } from './http/routes/signing.js';
 import { twoStepRoutes } from './http/routes/two-step.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sweepScrollContexts } from './core/scroll.js';
+import { BYTES_REMOVAL_JOB, removeBytes, type BytesRemovalPayload } from './core/files/bytes-removal.js';
 import { shareUploadRoutes } from './http/routes/share-uploads.js';
 import { shareOidcRoutes } from './http/routes/share-oidc.js';
 import { stampRoutes } from './http/routes/stamps.js';
@@ -357,6 +358,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     });
     worker.every('blobs.sweepTemporary', 3_600_000, async (tick) => {
       await blobs.sweepTemporary(new Date(tick.getTime() - TEMPORARY_BLOB_GRACE_MS));
+    });
+    worker.register(BYTES_REMOVAL_JOB, async (job) => {
+      await removeBytes(deps, job.payload as unknown as BytesRemovalPayload);
     });
     worker.every('blobs.sweepUnreferenced', 86_400_000, async (tick) => {
       await deps.files.sweepUnreferenced(new Date(tick.getTime() - TEMPORARY_BLOB_GRACE_MS));

@@ -212,6 +212,17 @@ describe('issue 20: protected shares open through a recipient session only; edit
         'UNAUTHENTICATED',
         `the session ends when the share is ${end}`,
       );
+      if (end === 'deleted') {
+        // DESIGN: a soft delete ends the document's shares, and a link has no power once its share has ended.
+        assertError(await openDocument(link), 401, 'UNAUTHENTICATED', end);
+        assertError(
+          await server.api('POST', '/share/unlock', { token: link, body: { password: 'open-sesame' } }),
+          401,
+          'UNAUTHENTICATED',
+          'the link of a deleted document unlocks nothing',
+        );
+        continue;
+      }
       assertError(await openDocument(link), 403, 'MFA_REQUIRED', end);
       assertError(
         await server.api('POST', '/share/unlock', { token: link, body: { password: 'open-sesame' } }),

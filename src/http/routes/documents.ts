@@ -457,7 +457,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Delete documents and folders',
           description:
-            'Soft by default; `hardDelete=true` is permanent. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
+            'Soft by default: the document is hidden and its shares end (a process `inprogress` becomes `cancelled`, active and waiting shares `cancelled`; their links answer 401). `hardDelete=true` is permanent, and works on a soft-deleted document too (for its owner or an administrator): the document, its revisions, attachments, shares and their credentials, its recipients’ uploads and every file record only it used go at once (GET /files/loadFile/hash answers 404), then their bytes unless another file has the same content. The audit record of the deletion keeps ids and hashes only. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
           querystring: Type.Object(
             { hardDelete: Type.Optional(Type.Boolean({ default: false })) },
             { additionalProperties: false },

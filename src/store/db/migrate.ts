@@ -17,6 +17,7 @@ import { devPki } from './migrations/0013-dev-pki.js';
 import { rateLimits } from './migrations/0014-rate-limits.js';
 import { archiveRenewal } from './migrations/0022-archive-renewal.js';
 import { eventFeed } from './migrations/0023-event-feed.js';
+import { fileReferenceIndexes } from './migrations/0024-file-reference-indexes.js';
 import { webhookHolders } from './migrations/0028-webhook-holders.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
@@ -45,6 +46,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0021-webhook-rotation': webhookRotation(dialect),
     '0022-archive-renewal': archiveRenewal(dialect),
     '0023-event-feed': eventFeed(dialect),
+    '0024-file-reference-indexes': fileReferenceIndexes(),
     '0028-webhook-holders': webhookHolders(dialect),
   };
 }

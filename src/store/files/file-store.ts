@@ -150,27 +150,36 @@ export class FileStore {
   async sweepUnreferenced(olderThan: Date): Promise<number> {
     let removed = 0;
     let batch: string[] = [];
-    const sweep = async (): Promise<void> => {
-      const referenced = new Set(
-        (
-          await this.#db
-            .selectFrom('files')
-            .select('sha256')
-            .distinct()
-            .where('sha256', 'in', batch)
-            .execute()
-        ).map((row) => row.sha256),
-      );
-      for (const sha256 of batch) {
-        if (!referenced.has(sha256) && (await this.#blobs.deleteIfOlderThan(sha256, olderThan))) removed++;
-      }
-      batch = [];
-    };
     for await (const sha256 of this.#blobs.list()) {
       batch.push(sha256);
-      if (batch.length === SWEEP_BATCH) await sweep();
+      if (batch.length === SWEEP_BATCH) {
+        removed += await this.removeUnreferencedBytes(batch, olderThan);
+        batch = [];
+      }
     }
-    if (batch.length > 0) await sweep();
+    if (batch.length > 0) removed += await this.removeUnreferencedBytes(batch, olderThan);
+    return removed;
+  }
+
+  /**
+   * Removes the blobs among `sha256s` that no file references and that no put wrote at `olderThan` or
+   * later; answers how many. After a change that deleted file records has committed (a hard delete),
+   * with `olderThan` the moment the change began: an upload of the same bytes since then writes them
+   * anew and keeps them. A crash before this runs leaves the blobs to a retry (core/files/bytes-removal.ts)
+   * or `sweepUnreferenced`.
+   */
+  async removeUnreferencedBytes(sha256s: readonly string[], olderThan: Date): Promise<number> {
+    const keys = [...new Set(sha256s)];
+    if (keys.length === 0) return 0;
+    const referenced = new Set(
+      (
+        await this.#db.selectFrom('files').select('sha256').distinct().where('sha256', 'in', keys).execute()
+      ).map((row) => row.sha256),
+    );
+    let removed = 0;
+    for (const sha256 of keys) {
+      if (!referenced.has(sha256) && (await this.#blobs.deleteIfOlderThan(sha256, olderThan))) removed++;
+    }
     return removed;
   }
 
