@@ -3,7 +3,7 @@ import type { Actor } from '../core/access/actor.js';
 import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { MfaRequired, Unauthenticated } from '../core/errors.js';
+import { Forbidden, MfaRequired, Unauthenticated } from '../core/errors.js';
 import {
   isShareToken,
   resolveShareToken,
@@ -19,7 +19,8 @@ import {
  * - `none`: no token is read (login, health);
  * - `recipient`: a share-link or recipient session token (an external recipient) or an unlocked
  *   session (an internal user); the link of a protected share, or a session that has not passed all
- *   its protections, gets 403 MFA_REQUIRED;
+ *   its protections, gets 403 MFA_REQUIRED; a link or session of a share that ended is 401, and once
+ *   its recipient acted only routes marked `signedCopies` answer it (403 otherwise);
  * - `recipient-locked`: the same, locked shares included (the calls that unlock a share).
  */
 export type AuthMode = 'required' | 'locked' | 'optional' | 'none' | 'recipient' | 'recipient-locked';
@@ -29,6 +30,11 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** A path parameter that may itself carry the credential (DELETE /api/key/:token, Contract). */
     credentialParam?: string;
+    /**
+     * A recipient route that downloads what the recipient signed: the one kind a share's link or
+     * session still reaches after its recipient acted (RECIPIENT_DOWNLOAD_DAYS, share-standing.ts).
+     */
+    signedCopies?: boolean;
   }
   interface FastifyRequest {
     actor: Actor | undefined;
@@ -97,6 +103,11 @@ export function registerAuthentication(
         throw new Unauthenticated('A share link works on recipient endpoints only');
       const recipient = await resolveShareToken(deps, token, request.id);
       request.recipient = recipient;
+      if (recipient.standing === 'completed' && !request.routeOptions.config.signedCopies) {
+        throw new Forbidden(
+          'You have acted on this share: its link now only downloads what you signed (GET /share/signed)',
+        );
+      }
       // Contract: a protected share's link stays locked; only a recipient session that passed its
       // protections acts (POST /share/unlock gives one).
       if (mode === 'recipient' && !recipient.unlocked) {

@@ -8,6 +8,7 @@ import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-s
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
 import { getSharedDocument } from '../../core/sharing/recipient-actions.js';
 import { previewSharedDocument } from '../../sharing/preview-document.js';
+import { signedCopyOf } from '../../sharing/download-signed-copy.js';
 import { actFromInbox } from '../../signing/act-from-inbox.js';
 import { executeShare } from '../../signing/execute-share.js';
 import { rejectShare } from '../../signing/reject-share.js';
@@ -33,7 +34,7 @@ import {
 } from '../examples.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
-import { answerSuccess } from '../answers.js';
+import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const OAuthFactors = Type.Array(
   Type.Object(
@@ -399,6 +400,29 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           .header('content-type', preview.contentType)
           .header('content-length', preview.image.byteLength)
           .send(Buffer.from(preview.image.buffer, preview.image.byteOffset, preview.image.byteLength));
+      },
+    );
+
+    app.get(
+      '/share/signed',
+      {
+        config: { auth: 'recipient', signedCopies: true },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Download what you signed (external recipients)',
+          description:
+            'With the share-link token (any link the recipient received for the share) or a recipient session, once the recipient acted (signed, approved, …): the document as their round left it (their signature, those after it and the seal on completion; never a later round’s file), as a PDF attachment. It works for RECIPIENT_DOWNLOAD_DAYS (default 30) after they acted, and is then the only thing the link or session does: every other recipient endpoint answers 403, and /files/loadFile/hash serves only the files of that round (earlier revisions included). Afterwards, and for a share that ended otherwise, 401 UNAUTHENTICATED. Before the recipient acted: 409.',
+          response: withErrors({
+            200: Bytes(
+              "The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`.",
+            ),
+            409: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request, reply) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        return sendStoredFile(reply, deps.files, await signedCopyOf(deps, request.recipient), 'attachment');
       },
     );
 
