@@ -413,7 +413,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     clock.advance(86_400_000);
     for (let i = 0; i < 100 && count() < 3; i++) await sleep(100);
     assert.equal(count(), 3, 'the next one a day later');
-    // Each reminder carries a new link, which replaces the earlier ones (issue 25).
+    // Each reminder carries a new link (issue 25); the earlier ones keep working (issue 37 item 9).
     const token = shareTokenOf(mails().at(-1) as ReceivedMail);
     assert.equal((await server.api('POST', '/share/execute', { token, body: { id } })).status, 200);
     clock.advance(2 * 86_400_000);
