@@ -305,8 +305,10 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       200,
     );
     assert.equal((await doc(cancelled)).workflow.shareStateName, 'cancelled');
+    // Issue 37 item 9: the link of a cancelled share has no power left.
     const late = await server.api('PUT', '/share/reject', { token, body: { id: cancelled } });
-    assert.equal(late.status, 409);
+    assert.equal(late.status, 401);
+    assert.equal(late.body.code, 'UNAUTHENTICATED');
 
     const expiring = await newDoc('To expire');
     await share(expiring, [
@@ -450,8 +452,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     assert.deepEqual((await doc(id)).waitingFor, ['deputy@example.org']);
     assert.equal(
       (await server.api('PUT', '/share/reject', { token, body: { id } })).status,
-      409,
-      'the old share is delegated',
+      401,
+      'the old share is delegated: its link has no power left (issue 37 item 9)',
     );
     await smtp.waitFor('deputy@example.org');
     const events = await eventsOf(server, id);
