@@ -46,6 +46,7 @@ import { fileRoutes } from './http/routes/files.js';
 import { healthRoutes } from './http/routes/health.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { signerPageRoutes } from './http/routes/signer-page.js';
+import { shareLinkStanding } from './core/sharing/recipient.js';
 import { publicVerifyRoutes } from './http/routes/public-verify.js';
 import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
@@ -280,7 +281,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     admit: rateLimiter && rateLimitAdmission(rateLimiter, config.rateLimits),
   });
   healthRoutes(server, { database, blobs, draining: () => draining });
-  await server.register(signerPageRoutes({ verifyPage: config.publicVerify.enabled }));
+  await server.register(
+    signerPageRoutes({
+      verifyPage: config.publicVerify.enabled,
+      linkStanding: (token) => shareLinkStanding(deps, token),
+    }),
+  );
   if (config.publicVerify.enabled) await server.register(publicVerifyRoutes(deps));
   await server.register(devPkiRoutes(deps));
 

@@ -51,6 +51,11 @@ export interface Config {
   twoStepSessionSeconds: number;
   /** How long a recipient session (POST /share/unlock) lasts after its last use. */
   recipientSessionMinutes: number;
+  /**
+   * How long, after acting, a recipient's link (or session) still downloads what they signed
+   * (RECIPIENT_DOWNLOAD_DAYS), and nothing else.
+   */
+  recipientDownloadDays: number;
   logLevel: string;
   /** Serves GET /metrics on this port too (METRICS_PORT): `signery worker`'s only HTTP. */
   metricsPort: number | undefined;
@@ -231,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),
     recipientSessionMinutes: integer(env, 'RECIPIENT_SESSION_MINUTES', 60, 1),
+    recipientDownloadDays: integer(env, 'RECIPIENT_DOWNLOAD_DAYS', 30, 0),
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     metricsPort,
     loginMaxFailuresPerAccount: integer(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 5, 1),

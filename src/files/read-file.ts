@@ -4,6 +4,7 @@ import { canView, liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, MfaRequired, NotFound } from '../core/errors.js';
 import type { Recipient } from '../core/sharing/recipient.js';
+import { signedFilesOfShare } from '../core/sharing/share-standing.js';
 import { canSeeTemplate } from '../core/access/template-access.js';
 import type { ByteRange } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
@@ -75,8 +76,8 @@ export async function findReadableFile(deps: Deps, actor: Actor, id: string): Pr
 /**
  * Whether an external recipient may read a file with their share-link token (Contract: "the share
  * token also reads that document's files through /files/loadFile/hash"): the shared document's main
- * file, its revisions and barcode, its public attachments, and what this share uploaded. The share
- * must be unlocked; anything else is "not found".
+ * file, its revisions and barcode, its public attachments, and what this share uploaded; once the
+ * recipient acted, only the files they signed. The share must be unlocked; anything else is "not found".
  */
 export async function findFileForRecipient(
   deps: Deps,
@@ -87,6 +88,11 @@ export async function findFileForRecipient(
     throw new MfaRequired('This share is protected: unlock it with POST /share/unlock');
   const file = await deps.files.find(recipient.tenantId, id);
   if (!file) throw new NotFound('No such file');
+  if (recipient.standing === 'completed') {
+    // After acting, only what they signed (share-standing.ts): never a later round's file.
+    if ((await signedFilesOfShare(deps.db, recipient.shareId)).includes(id)) return file;
+    throw new NotFound('No such file');
+  }
   if (file.share_id === recipient.shareId) return file;
   const doc = await liveDocumentFiles(deps.db, recipient.documentId);
   if (!doc) throw new NotFound('No such file');

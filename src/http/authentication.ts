@@ -4,7 +4,7 @@ import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
 import { credentialParam, TOKEN_PARAM } from '../core/identity/credential-params.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { MfaRequired, Unauthenticated } from '../core/errors.js';
+import { Forbidden, MfaRequired, Unauthenticated } from '../core/errors.js';
 import { assertOwnSiteRequest } from './cookie-sessions.js';
 import {
   isShareToken,
@@ -21,7 +21,8 @@ import {
  * - `none`: no token is read (login, health);
  * - `recipient`: a share-link or recipient session token (an external recipient) or an unlocked
  *   session (an internal user); the link of a protected share, or a session that has not passed all
- *   its protections, gets 403 MFA_REQUIRED;
+ *   its protections, gets 403 MFA_REQUIRED; a link or session of a share that ended is 401, and once
+ *   its recipient acted only routes marked `signedCopies` answer it (403 otherwise);
  * - `recipient-locked`: the same, locked shares included (the calls that unlock a share).
  */
 export type AuthMode = 'required' | 'locked' | 'optional' | 'none' | 'recipient' | 'recipient-locked';
@@ -31,6 +32,11 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** A path parameter that may itself carry the credential (DELETE /api/key/:token, Contract). */
     credentialParam?: string;
+    /**
+     * A recipient route that downloads what the recipient signed: the one kind a share's link or
+     * session still reaches after its recipient acted (RECIPIENT_DOWNLOAD_DAYS, share-standing.ts).
+     */
+    signedCopies?: boolean;
   }
   interface FastifyRequest {
     actor: Actor | undefined;
@@ -136,6 +142,11 @@ export function registerAuthentication(
         throw new Unauthenticated('A share link works on recipient endpoints only');
       const recipient = await resolveShareToken(deps, token, request.id);
       request.recipient = recipient;
+      if (recipient.standing === 'completed' && !request.routeOptions.config.signedCopies) {
+        throw new Forbidden(
+          'You have acted on this share: its link now only downloads what you signed (GET /share/signed)',
+        );
+      }
       // Contract: a protected share's link stays locked; only a recipient session that passed its
       // protections acts (POST /share/unlock gives one).
       if (mode === 'recipient' && !recipient.unlocked) {

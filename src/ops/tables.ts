@@ -43,6 +43,7 @@ export const TABLES = {
   oidc_identities: ['provider', 'subject'],
   share_oidc_states: ['state_hash'],
   recipient_sessions: ['id'],
+  share_links: ['token_hash'],
   dev_pki: ['name'],
   rate_limit_windows: ['bucket', 'window_start_ms'],
 } as const satisfies { [T in keyof Database]: PrimaryKey<T> };

@@ -8,6 +8,7 @@ import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { checkOAuthFactors } from './create-shares.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
+import { revokeShareLinks } from '../core/sharing/share-links.js';
 import { resolveRecipient } from './resolve-recipient.js';
 import { PENDING, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { notifyTurn } from '../core/sharing/workflow.js';
@@ -58,7 +59,6 @@ export async function changeRecipient(
       share_to: newName,
       user_id: next.user?.id ?? null,
       email: next.email,
-      token_hash: null,
       message_read: 0,
       identity_provider: null,
       identity_verified_at: null,
@@ -67,6 +67,8 @@ export async function changeRecipient(
     })
     .where('id', '=', share.id)
     .execute();
+  // The old recipient's links and sessions open nothing any more; the new one is mailed a link.
+  await revokeShareLinks(trx, share.id);
   await endRecipientSessions(trx, share.id);
   await recordAction(trx, actor, {
     activityType: 'shareRecipientChanged',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
-import { hashPassword, hashToken } from '../core/identity/secrets.js';
+import { hashPassword } from '../core/identity/secrets.js';
 import type { OidcProviderConfig } from '../core/config.js';
 import type { Deps } from '../core/deps.js';
 import { loadManageable } from '../core/access/document-access.js';
@@ -16,12 +16,11 @@ import {
   prepareVisualsInCall,
   type VisualsInCall,
 } from '../core/signing/sign-in-call.js';
-import { newShareToken } from '../core/sharing/recipient.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
 import { prepareValueFields } from '../core/sharing/field-types.js';
-import { sharerOf, signerPageLink } from '../core/sharing/share-links.js';
+import { issueShareLink, sharerOf, signerPageLink } from '../core/sharing/share-links.js';
 import { assignSignEntities, type SignEntityInput } from '../core/sharing/sign-entities.js';
 import {
   ACTION_PURPOSES,
@@ -261,8 +260,6 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     for (const r of ordered) {
       const waits =
         sequential && ACTION_PURPOSES.includes(r.input.sharePurpose) && r.position !== firstActionPosition;
-      // A recipient waiting for their turn gets their link when it comes (workflow.ts), not before.
-      const token = r.user || waits ? undefined : newShareToken();
       const options: ShareOptions = {
         rights: r.input.rights ?? [],
         language: r.input.language,
@@ -287,7 +284,6 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         share_to: r.user ? r.user.name : r.key,
         user_id: r.user?.id ?? null,
         email: r.email,
-        token_hash: token ? hashToken(token) : null,
         status: waits ? 'waiting' : 'active',
         sequential: sequential ? 1 : 0,
         position: r.position,
@@ -313,6 +309,8 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
       };
       await trx.insertInto('shares').values(row).execute();
       created.push(row);
+      // A recipient waiting for their turn gets their link when it comes (workflow.ts), not before.
+      const token = r.user || waits ? undefined : await issueShareLink(trx, row, now);
       if (!waits && r.email) {
         const link = token
           ? `${deps.config.publicUrl}/s/${token}`

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { hashToken } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import { Forbidden, ValidationError } from '../core/errors.js';
@@ -11,10 +10,10 @@ import {
   callerName,
   callerRequestId,
   loadCallerShare,
-  newShareToken,
   type RecipientCaller,
 } from '../core/sharing/recipient.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
+import { issueShareLink } from '../core/sharing/share-links.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
@@ -48,7 +47,6 @@ export async function delegateShare(
   }
   if (email === share.share_to) throw new ValidationError('A share cannot be delegated to its own recipient');
   const factors = checkOAuthFactors(options.oauthFactors, options.allowedOAuths, email, '');
-  const token = newShareToken();
   const by = { tenantId: share.tenant_id, name: callerName(caller), requestId: callerRequestId(caller) };
   const row = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const created: ShareRow = {
@@ -57,7 +55,6 @@ export async function delegateShare(
       share_to: email,
       user_id: null,
       email,
-      token_hash: hashToken(token),
       status: share.status,
       message: options.message ?? share.message,
       password_hash: null,
@@ -82,6 +79,7 @@ export async function delegateShare(
       updated_at: now.toISOString(),
     };
     await trx.insertInto('shares').values(created).execute();
+    const token = await issueShareLink(trx, created, now);
     await trx
       .updateTable('shares')
       .set({

@@ -11,7 +11,8 @@ import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../core
 import { queueMail, queueSms } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import type { Recipient } from '../core/sharing/recipient.js';
-import { openRecipientSession, shareHasEnded } from '../core/sharing/recipient-session.js';
+import { openRecipientSession } from '../core/sharing/recipient-session.js';
+import { shareStanding } from '../core/sharing/share-standing.js';
 import { shareOptions } from '../core/sharing/share-types.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { needsIdentity, needsCode } from '../core/sharing/share-protection.js';
@@ -112,7 +113,10 @@ export async function unlockShare(
     .select('deleted_at')
     .where('id', '=', share.document_id)
     .executeTakeFirst();
-  if (shareHasEnded(share, !doc || doc.deleted_at !== null, now)) {
+  const documentDeleted = !doc || doc.deleted_at !== null;
+  const downloadDays = deps.config.recipientDownloadDays;
+  // A recipient who acted keeps the session they signed in (its downloads); no new one opens.
+  if (shareStanding(share, { documentDeleted, now, downloadDays }) !== 'live') {
     throw new Conflict(`This share is over (${share.status}): there is nothing left to unlock`);
   }
   const key = shareThrottleKey(share.id);

@@ -173,10 +173,23 @@ describe('DESIGN: deletion deletes (DELETE /documents, soft and hard)', () => {
     assert.equal(row.share_state, 'cancelled');
     const shares = await server.app.deps.db
       .selectFrom('shares')
-      .select(['status', 'token_hash'])
+      .select(['id', 'status'])
       .where('document_id', '=', id)
       .execute();
-    assert.deepEqual(shares, [{ status: 'cancelled', token_hash: null }]);
+    assert.deepEqual(
+      shares.map((share) => share.status),
+      ['cancelled'],
+    );
+    const links = await server.app.deps.db
+      .selectFrom('share_links')
+      .select('share_id')
+      .where(
+        'share_id',
+        'in',
+        shares.map((share) => share.id),
+      )
+      .execute();
+    assert.deepEqual(links, [], 'no link of the document is kept');
     const events = await server.app.deps.db
       .selectFrom('events')
       .select('event')

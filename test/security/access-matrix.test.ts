@@ -621,6 +621,13 @@ const ROWS: Row[] = [
     why: 'the first page of the read above, to the same callers',
   },
   {
+    route: `GET ${V}/share/signed`,
+    kind: 'recipient',
+    call: () => ({ path: `${V}/share/signed` }),
+    expect: { ...INTERNAL_FAIL, recipientUnlocked: 'fails' },
+    why: 'issue 37 item 9: what an external recipient signed, once they acted (409 before); users download from GET /documents/:id',
+  },
+  {
     route: `PUT ${V}/share/reject`,
     kind: 'recipient',
     call: async (w) => {

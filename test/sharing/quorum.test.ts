@@ -178,9 +178,13 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
       'witness@example.org': 'notRequired',
       kim: 'done',
     });
-    const refused = await signByLinkAt(witness, id, 0.85);
-    assert.equal(refused.status, 409);
-    assert.match(refused.body.message, /no longer needed.*quorum reached/);
+    // Issue 37 item 9: a share no longer awaited has ended, and its link with it.
+    const refused = await server.api('PUT', `/share/document/sign/${done._version}`, {
+      token: witness,
+      body: { id, signatures: signatureAt(0.85) },
+    });
+    assert.equal(refused.status, 401, refused.text);
+    assert.equal(refused.body.code, 'UNAUTHENTICATED');
     // Three signatures and the organisation seal made on completion.
     await assertAllValid(id, 4);
     const events = await server.app.deps.db

@@ -129,7 +129,8 @@ describe('issue 24 item 9: signatures and images in POST /share/execute, PUT /sh
     assert.equal(signed?.actor_id, 'exec@example.org', 'the audit names the recipient');
     // The image is used now (rule 3: each image an unused file).
     const again = await server.api('POST', '/share/execute', { token: link, body: { id } });
-    assert.equal(again.status, 409, 'the share is done');
+    // Issue 37 item 9: once done, the link only downloads what was signed.
+    assert.equal(again.status, 403, 'the share is done');
   });
 
   it('usage rule 3, POST /share/execute: an approver executes with `signatures`: their PAdES signature, then the approval (audit `documentSigned` then `documentApproved`), one change; the signer still to come keeps the document in progress', async () => {

@@ -180,7 +180,7 @@ describe('issue 20: protected shares open through a recipient session only; edit
     assert.equal((await openDocument(await unlock(link, { password: 'open-sesame' }))).status, 200);
   });
 
-  it('the session ends with the share: signed (action done), rejected, cancelled, expired, delegated, deleted', async () => {
+  it('the session ends with the share: rejected, cancelled, expired, delegated, deleted (401, the link too); once the action is done it only downloads what was signed', async () => {
     const ends: [string, (s: { id: string; session: string }) => Promise<ApiResponse>][] = [
       ['done', ({ id, session }) => server.api('POST', '/share/execute', { token: session, body: { id } })],
       ['rejected', ({ id, session }) => server.api('PUT', '/share/reject', { token: session, body: { id } })],
@@ -206,28 +206,32 @@ describe('issue 20: protected shares open through a recipient session only; edit
       assert.equal((await openDocument(session)).status, 200);
       const acted = await act({ id, session });
       assert.equal(acted.status, 200, `${end}: ${acted.text}`);
+      if (end === 'done') {
+        // Issue 37 item 9: after acting, the session only downloads what was signed (for
+        // RECIPIENT_DOWNLOAD_DAYS); the link stays locked and nothing unlocks again.
+        assertError(await openDocument(session), 403, 'FORBIDDEN', 'the session only downloads now');
+        assert.equal((await server.api('GET', '/share/signed', { token: session })).status, 200);
+        assertError(await openDocument(link), 403, 'FORBIDDEN', end);
+        assertError(
+          await server.api('POST', '/share/unlock', { token: link, body: { password: 'open-sesame' } }),
+          403,
+          'FORBIDDEN',
+          'nothing is left to unlock once the share is done',
+        );
+        continue;
+      }
       assertError(
         await openDocument(session),
         401,
         'UNAUTHENTICATED',
         `the session ends when the share is ${end}`,
       );
-      if (end === 'deleted') {
-        // DESIGN: a soft delete ends the document's shares, and a link has no power once its share has ended.
-        assertError(await openDocument(link), 401, 'UNAUTHENTICATED', end);
-        assertError(
-          await server.api('POST', '/share/unlock', { token: link, body: { password: 'open-sesame' } }),
-          401,
-          'UNAUTHENTICATED',
-          'the link of a deleted document unlocks nothing',
-        );
-        continue;
-      }
-      assertError(await openDocument(link), 403, 'MFA_REQUIRED', end);
+      // Issue 37 item 9: the link of a share that ended has no power at all.
+      assertError(await openDocument(link), 401, 'UNAUTHENTICATED', end);
       assertError(
         await server.api('POST', '/share/unlock', { token: link, body: { password: 'open-sesame' } }),
-        409,
-        'CONFLICT',
+        401,
+        'UNAUTHENTICATED',
         `nothing is left to unlock once the share is ${end}`,
       );
     }

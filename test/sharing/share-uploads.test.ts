@@ -110,6 +110,7 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
         .tenant_id,
       shareTo: 'stamp@example.org',
       email: 'stamp@example.org',
+      standing: 'live' as const,
       unlocked: true,
       requestId: 'test',
     };

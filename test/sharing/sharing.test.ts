@@ -305,8 +305,10 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
       200,
     );
     assert.equal((await doc(cancelled)).workflow.shareStateName, 'cancelled');
+    // Issue 37 item 9: the link of a cancelled share has no power left.
     const late = await server.api('PUT', '/share/reject', { token, body: { id: cancelled } });
-    assert.equal(late.status, 409);
+    assert.equal(late.status, 401);
+    assert.equal(late.body.code, 'UNAUTHENTICATED');
 
     const expiring = await newDoc('To expire');
     await share(expiring, [
@@ -413,7 +415,7 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     clock.advance(86_400_000);
     for (let i = 0; i < 100 && count() < 3; i++) await sleep(100);
     assert.equal(count(), 3, 'the next one a day later');
-    // Each reminder carries a new link, which replaces the earlier ones (issue 25).
+    // Each reminder carries a new link (issue 25); the earlier ones keep working (issue 37 item 9).
     const token = shareTokenOf(mails().at(-1) as ReceivedMail);
     assert.equal((await server.api('POST', '/share/execute', { token, body: { id } })).status, 200);
     clock.advance(2 * 86_400_000);
@@ -450,8 +452,8 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     assert.deepEqual((await doc(id)).waitingFor, ['deputy@example.org']);
     assert.equal(
       (await server.api('PUT', '/share/reject', { token, body: { id } })).status,
-      409,
-      'the old share is delegated',
+      401,
+      'the old share is delegated: its link has no power left (issue 37 item 9)',
     );
     await smtp.waitFor('deputy@example.org');
     const events = await eventsOf(server, id);

@@ -311,6 +311,14 @@ export class Api {
     return this.bytes(`/files/loadFile/hash/${encodeURIComponent(fileId)}`);
   }
 
+  /**
+   * GET /share/signed: what the link's recipient signed, once they acted. It is then all their link
+   * (or session) does, for RECIPIENT_DOWNLOAD_DAYS: the document itself is no longer read.
+   */
+  signedCopy(): Promise<ArrayBuffer> {
+    return this.bytes('/share/signed');
+  }
+
   /** Signature and initials images: /share/upload/* for a link, /files/* for a user (spec Files rule 2). */
   uploadImage(kind: 'signature' | 'initials', png: Blob): Promise<UploadAnswer> {
     const path = this.isShare ? `/share/upload/${kind}` : `/files/${kind}`;

@@ -86,8 +86,14 @@ export class SigningPage {
   #buttons = new Map<string, FieldControl[]>();
   #visited = -1;
   #outcome: Outcome | undefined;
-  /** The document could not be read again after the outcome (a protected share's session ends with it). */
+  /**
+   * The document could not be read again after the outcome: a share link (or its session) only
+   * downloads what its recipient signed once they acted (GET /share/signed), and nothing after a
+   * rejection or a delegation.
+   */
   #unreadAfterOutcome = false;
+  /** After signing or acting by link: the download is the signed copy (GET /share/signed). */
+  #signedCopyOnly = false;
   #delegatedTo = '';
   /** The sentence saying what the share asks, while it is to be done. */
   #ask: HTMLElement | undefined;
@@ -641,7 +647,7 @@ export class SigningPage {
         actions.append(button('action.delegate', 'secondary', 'delegate', () => void this.#delegate()));
       actions.append(button('action.reject', 'danger', 'reject', () => void this.#reject()));
     }
-    if (this.#state === 'completed' && this.#doc.pdfFile) {
+    if ((this.#state === 'completed' && this.#doc.pdfFile) || this.#signedCopyOnly) {
       actions.append(button('action.download', 'primary', 'download', () => void this.#download()));
     }
     actions.hidden = actions.childElementCount === 0;
@@ -749,9 +755,10 @@ export class SigningPage {
     try {
       await this.#refresh();
     } catch {
-      // The outcome stands; the document's new state shows on the next visit. A protected share's
-      // recipient session ends with the share (Contract), so its page cannot read the document again.
+      // The outcome stands. A share link no longer reads the document once its recipient acted: it
+      // downloads what they signed (issue 37 item 9).
       this.#unreadAfterOutcome = true;
+      this.#signedCopyOnly = this.#ctx.api.isShare && (outcome === 'signed' || outcome === 'executed');
     }
     if (outcome === 'signed' && this.#doc.pdfFile?.content !== this.#pdfFileId) {
       // The page is built again around the signed PDF, the outcome focused once.
@@ -871,9 +878,10 @@ export class SigningPage {
 
   async #download(): Promise<void> {
     const fileId = this.#doc.pdfFile?.content;
-    if (!fileId) return;
+    if (!fileId && !this.#signedCopyOnly) return;
     try {
-      const bytes = await this.#ctx.api.file(fileId);
+      const bytes =
+        this.#signedCopyOnly || !fileId ? await this.#ctx.api.signedCopy() : await this.#ctx.api.file(fileId);
       const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
       const link = h('a', { href: url, download: `${safeName(this.#doc.documentTitle)}.pdf`, hidden: true });
       document.body.append(link);

@@ -33,6 +33,7 @@ export async function eraseDocument(trx: Kysely<Database>, doc: DocumentRow): Pr
     .execute();
   for (const { id } of owned) fileIds.add(id);
 
+  await trx.deleteFrom('share_links').where('share_id', 'in', shares).execute();
   await trx.deleteFrom('recipient_sessions').where('share_id', 'in', shares).execute();
   await trx.deleteFrom('share_oidc_states').where('share_id', 'in', shares).execute();
   await trx.deleteFrom('stamps').where('share_id', 'in', shares).execute();

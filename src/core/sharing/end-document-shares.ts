@@ -35,13 +35,9 @@ export async function endDocumentShares(
     .where('document_id', '=', doc.id)
     .where('status', 'in', [...PENDING])
     .execute();
-  await trx
-    .updateTable('shares')
-    .set({ token_hash: null })
-    .where('document_id', '=', doc.id)
-    .where('token_hash', 'is not', null)
-    .execute();
   const shares = trx.selectFrom('shares').select('id').where('document_id', '=', doc.id);
+  // Every link the recipients were sent (core/sharing/share-links.ts), and every session they opened.
+  await trx.deleteFrom('share_links').where('share_id', 'in', shares).execute();
   await trx.deleteFrom('recipient_sessions').where('share_id', 'in', shares).execute();
   await trx.deleteFrom('share_oidc_states').where('share_id', 'in', shares).execute();
   return doc;

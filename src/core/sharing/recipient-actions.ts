@@ -90,6 +90,8 @@ export async function getSharedDocument(
       documentType: doc.document_type,
       customFields: doc.custom_fields,
       delegatedBy: doc.delegated_by ?? undefined,
+      // An external caller came with one of the share's links (or a session opened from one).
+      linkIssued: caller.kind === 'external',
     },
     deps.config.oidcProviders,
   );

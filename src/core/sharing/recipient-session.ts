@@ -3,14 +3,16 @@ import type { Kysely } from 'kysely';
 import { hashToken } from '../identity/secrets.js';
 import type { Deps } from '../deps.js';
 import type { Database } from '../../store/db/schema.js';
-import { PENDING, type ShareRow } from './share-types.js';
+import { shareStanding } from './share-standing.js';
+import type { ShareRow } from './share-types.js';
 
 /**
  * Recipient sessions (Contract: Sharing and external recipients). Passing a share's protections
  * (POST /share/unlock, an identity provider's sign-in) never unlocks the link itself: it opens a
  * session bound to that unlock, whose token the recipient's page keeps for its tab. The session is
  * accepted wherever the link is, lasts RECIPIENT_SESSION_MINUTES after its last use and ends with its
- * share, so a forwarded mail, or a link read over someone's shoulder, opens nothing.
+ * share (the one rule of share-standing.ts), so a forwarded mail, or a link read over someone's
+ * shoulder, opens nothing.
  *
  * ```ts
  * const token = await openRecipientSession(trx, { share, unlocked: true, now, minutes: 60 });
@@ -22,23 +24,6 @@ const PREFIX = 'shs_';
 
 export function isRecipientSessionToken(token: string): boolean {
   return token.startsWith(PREFIX);
-}
-
-/**
- * Whether the share's process is over for its recipient: it no longer owes anything or waits its
- * turn (signed, rejected, cancelled, expired, delegated, not required), its validity passed, or its
- * document was deleted. A session ends with it.
- */
-export function shareHasEnded(
-  share: Pick<ShareRow, 'status' | 'valid_until'>,
-  documentDeleted: boolean,
-  now: Date,
-): boolean {
-  return (
-    documentDeleted ||
-    !PENDING.includes(share.status) ||
-    (share.valid_until !== null && new Date(share.valid_until) <= now)
-  );
 }
 
 /** Opens a session for the share's recipient and answers its token (stored only as a hash). */
@@ -103,13 +88,20 @@ export async function useRecipientSession(
       'r.expires_at',
       's.status',
       's.valid_until',
+      's.acted_at',
+      'd.id as document_id',
       'd.deleted_at',
     ])
     .where('r.token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row) return undefined;
   const now = deps.clock.now();
-  if (new Date(row.expires_at) <= now || shareHasEnded(row, row.deleted_at !== null, now)) {
+  const standing = shareStanding(row, {
+    documentDeleted: row.document_id === null || row.deleted_at !== null,
+    now,
+    downloadDays: deps.config.recipientDownloadDays,
+  });
+  if (new Date(row.expires_at) <= now || standing === 'ended') {
     await deps.db.deleteFrom('recipient_sessions').where('id', '=', row.id).execute();
     return 'ended';
   }

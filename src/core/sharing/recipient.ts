@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { MfaRequired, NotFound, Unauthenticated } from '../errors.js';
 import { isProtected } from './share-protection.js';
 import { isRecipientSessionToken, useRecipientSession } from './recipient-session.js';
+import { downloadableUntil, shareStanding, type ShareStanding } from './share-standing.js';
 import type { ShareRow } from './share-types.js';
 
 /** An external recipient acting through the share link (Contract: the share token is their `token`). */
@@ -14,6 +15,11 @@ export interface Recipient {
   tenantId: string;
   shareTo: string;
   email: string | null;
+  /**
+   * What the token may do: `live` acts on the recipient endpoints; `completed` (the recipient acted,
+   * within RECIPIENT_DOWNLOAD_DAYS) only downloads what they signed (share-standing.ts).
+   */
+  standing: Exclude<ShareStanding, 'ended'>;
   /**
    * Whether the caller may act: through the link only when the share has no protection at all,
    * through a recipient session once every protection was passed in it.
@@ -42,7 +48,10 @@ export function isShareToken(token: string): boolean {
 /**
  * The external recipient a share-link or recipient session token names (Contract: Sharing). The link
  * of a protected share stays locked for whoever holds it, however often its recipient unlocked it:
- * only the session that unlock gave acts. A token naming nothing, or a session that ended, is 401.
+ * only the session that unlock gave acts. Every link a recipient received for a share (invitation,
+ * reminders) and every session opened from them follow one rule (share-standing.ts): live while the
+ * share is, download-only for a while after the recipient acted, then nothing. A token naming nothing,
+ * a session that ended, or a share that ended is 401.
  */
 export async function resolveShareToken(deps: Deps, token: string, requestId: string): Promise<Recipient> {
   const session = isRecipientSessionToken(token) ? await useRecipientSession(deps, token) : undefined;
@@ -53,24 +62,88 @@ export async function resolveShareToken(deps: Deps, token: string, requestId: st
   }
   if (isRecipientSessionToken(token) && !session)
     throw new Unauthenticated('The recipient session is not valid');
-  const row = await deps.db
-    .selectFrom('shares')
-    .select(['id', 'document_id', 'tenant_id', 'share_to', 'email', 'password_hash', 'phone', 'options'])
-    .$call((q) =>
-      session ? q.where('id', '=', session.shareId) : q.where('token_hash', '=', hashToken(token)),
-    )
-    .executeTakeFirst();
-  if (!row) throw new Unauthenticated('The share link is not valid');
+  const found = await shareWithStanding(
+    deps,
+    session ? { shareId: session.shareId } : { linkHash: hashToken(token) },
+  );
+  if (!found) throw new Unauthenticated('The share link is not valid');
+  const { row, standing } = found;
+  if (standing === 'ended') {
+    throw new Unauthenticated(
+      'This share has ended (expired, cancelled, rejected, delegated, completed long ago, or its document deleted): the link no longer opens it',
+    );
+  }
   return {
     shareId: row.id,
     documentId: row.document_id,
     tenantId: row.tenant_id,
     shareTo: row.share_to,
     email: row.email,
+    standing,
     unlocked: session ? session.unlocked : !isProtected(row),
     sessionId: session?.sessionId,
     identity: session?.identity,
     requestId,
+  };
+}
+
+/** The share a credential names, read with what decides its standing (share-standing.ts). */
+async function shareWithStanding(deps: Deps, by: { shareId: string } | { linkHash: string }) {
+  const row = await deps.db
+    .selectFrom('shares as s')
+    .leftJoin('documents as d', 'd.id', 's.document_id')
+    .select([
+      's.id',
+      's.document_id',
+      's.tenant_id',
+      's.share_to',
+      's.email',
+      's.password_hash',
+      's.phone',
+      's.options',
+      's.status',
+      's.valid_until',
+      's.acted_at',
+      'd.id as live_document',
+      'd.deleted_at',
+    ])
+    .$call((q) =>
+      'shareId' in by
+        ? q.where('s.id', '=', by.shareId)
+        : q.where('s.id', 'in', (eb) =>
+            eb.selectFrom('share_links').select('share_id').where('token_hash', '=', by.linkHash),
+          ),
+    )
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const standing = shareStanding(row, {
+    documentDeleted: row.live_document === null || row.deleted_at !== null,
+    now: deps.clock.now(),
+    downloadDays: deps.config.recipientDownloadDays,
+  });
+  return { row, standing };
+}
+
+/**
+ * What a share link's address (/s/<token>) leads to, for the page a person opens: nothing (`unknown`),
+ * a share that ended, one whose recipient acted (until when they may download what they signed, and
+ * whether the link itself may: not for a protected share), or a live share (the signer page).
+ */
+export async function shareLinkStanding(
+  deps: Deps,
+  token: string,
+): Promise<
+  | { standing: 'unknown' | 'ended' | 'live' }
+  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean }
+> {
+  if (!token.startsWith('shr_')) return { standing: 'unknown' };
+  const found = await shareWithStanding(deps, { linkHash: hashToken(token) });
+  if (!found) return { standing: 'unknown' };
+  if (found.standing !== 'completed') return { standing: found.standing };
+  return {
+    standing: 'completed',
+    downloadUntil: downloadableUntil(found.row, deps.config.recipientDownloadDays) ?? deps.clock.now(),
+    linkDownloads: !isProtected(found.row),
   };
 }
 

@@ -14,23 +14,42 @@ export function signerPageLink(publicUrl: string, documentId: string): string {
 
 /**
  * A link that opens the share for its recipient now: the signer page for a user; for an external
- * recipient a new share link, since a token is kept only as a hash and cannot be repeated. The share's
- * earlier link stops working (a recipient session already open goes on): the newest message holds
- * the one that works, and says so.
+ * recipient a new share link, since a token is kept only as a hash and cannot be repeated. Links sent
+ * earlier (the invitation, earlier reminders) keep working: whichever mail the recipient opens first
+ * opens the share, and all of them end with it (share-standing.ts).
  */
 export async function freshRecipientLink(
   trx: Kysely<Database>,
   publicUrl: string,
-  share: Pick<ShareRow, 'id' | 'user_id' | 'document_id'>,
+  share: Pick<ShareRow, 'id' | 'tenant_id' | 'user_id' | 'document_id'>,
+  now: Date,
 ): Promise<string> {
   if (share.user_id) return signerPageLink(publicUrl, share.document_id);
+  return `${publicUrl}/s/${await issueShareLink(trx, share, now)}`;
+}
+
+/** Issues one more link token for a share (stored only as its hash) and answers the token. */
+export async function issueShareLink(
+  trx: Kysely<Database>,
+  share: Pick<ShareRow, 'id' | 'tenant_id'>,
+  now: Date,
+): Promise<string> {
   const token = newShareToken();
   await trx
-    .updateTable('shares')
-    .set({ token_hash: hashToken(token) })
-    .where('id', '=', share.id)
+    .insertInto('share_links')
+    .values({
+      token_hash: hashToken(token),
+      share_id: share.id,
+      tenant_id: share.tenant_id,
+      created_at: now.toISOString(),
+    })
     .execute();
-  return `${publicUrl}/s/${token}`;
+  return token;
+}
+
+/** Ends every link of a share at once (it moved to another recipient, or was withdrawn). */
+export async function revokeShareLinks(trx: Kysely<Database>, shareId: string): Promise<void> {
+  await trx.deleteFrom('share_links').where('share_id', '=', shareId).execute();
 }
 
 /** The person a share's messages speak for: who shared it, by the name they show and their address. */

@@ -29,9 +29,9 @@ export function sharersOf(db: Kysely<Database>): SharerLookup {
  * Queues the e-mail of a share that owes its recipient's action now: the invitation when their turn
  * comes, or a reminder (manual, PUT /share/reminder, or automatic). It is in the share's language and
  * in its sharer's name, with its deadline and a link that works: the signer page for a user, a new
- * share link for an external recipient (issue 25: "reminder mails carry no link at all"), which a
- * reminder says replaces the earlier one. An invitation carries the sharer's message. A share
- * without an e-mail address gets none.
+ * share link for an external recipient (issue 25: "reminder mails carry no link at all"); the links
+ * of earlier messages keep working while the share is live. An invitation carries the sharer's
+ * message. A share without an e-mail address gets none.
  */
 export async function queueShareMail(
   trx: Kysely<Database>,
@@ -47,7 +47,7 @@ export async function queueShareMail(
   requestId: string | undefined,
 ): Promise<void> {
   if (!share.email) return;
-  const link = await freshRecipientLink(trx, deps.config.publicUrl, share);
+  const link = await freshRecipientLink(trx, deps.config.publicUrl, share, now);
   const sender = await (mail.sharers ?? sharersOf(trx))(share.shared_by);
   await queueMail(
     trx,
@@ -60,7 +60,7 @@ export async function queueShareMail(
       sender,
       purpose: share.purpose,
       link,
-      ...(mail.kind === 'invitation' ? { note: share.message } : { newLink: share.user_id === null }),
+      ...(mail.kind === 'invitation' ? { note: share.message } : {}),
       deadline: share.valid_until,
     }),
     now,
@@ -84,8 +84,7 @@ export async function queueReminderSms(
     language: shareOptions(share).language,
     documentTitle: sms.documentTitle,
     purpose: share.purpose,
-    link: await freshRecipientLink(trx, deps.config.publicUrl, share),
-    newLink: share.user_id === null,
+    link: await freshRecipientLink(trx, deps.config.publicUrl, share, now),
   });
   await queueSms(trx, { to: sms.phone, text }, now, requestId);
 }

@@ -31,7 +31,6 @@ export async function withdrawDeletedUser(
       status: 'cancelled',
       reason: 'recipient deleted',
       next_reminder_at: null,
-      token_hash: null,
       updated_at: now.toISOString(),
     })
     .where(

@@ -21,7 +21,7 @@ import { ACTION_PURPOSES, NOT_REQUIRED, owesAction, PENDING, type ShareRow } fro
 
 /**
  * Invites recipients whose turn it is (or whose share was just moved to them): a user by a link to the
- * document, an external recipient by a new share link (any earlier link of the share stops working).
+ * document, an external recipient by a new share link (the links sent before it keep working).
  */
 export async function notifyTurn(
   trx: Kysely<Database>,

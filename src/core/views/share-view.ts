@@ -75,6 +75,8 @@ export interface ShareContext {
   customFields: Json | undefined;
   /** The `shareTo` of the share this one was delegated from, when the reader may know it. */
   delegatedBy?: string | undefined;
+  /** Whether a link was issued for the share (spec Share `tokenGenerated`; share_links). */
+  linkIssued?: boolean | undefined;
 }
 
 export async function shareViews(
@@ -85,14 +87,25 @@ export async function shareViews(
 ): Promise<ShareView[]> {
   if (rows.length === 0) return [];
   const userIds = [...new Set(rows.map((r) => r.shared_by))];
-  const [users, docs] = await Promise.all([
+  const [users, docs, links] = await Promise.all([
     db.selectFrom('users').select(['id', 'name', 'display_name']).where('id', 'in', userIds).execute(),
     db
       .selectFrom('documents')
       .select(['id', 'document_type', 'custom_fields'])
       .where('id', 'in', [...new Set(rows.map((r) => r.document_id))])
       .execute(),
+    db
+      .selectFrom('share_links')
+      .select('share_id')
+      .distinct()
+      .where(
+        'share_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute(),
   ]);
+  const linked = new Set(links.map((l) => l.share_id));
   const names = new Map(users.map((u) => [u.id, u]));
   const documents = new Map(docs.map((d) => [d.id, d]));
   return rows.map((row) =>
@@ -103,6 +116,7 @@ export async function shareViews(
         sharedByDisplayName: names.get(row.shared_by)?.display_name,
         documentType: documents.get(row.document_id)?.document_type,
         customFields: documents.get(row.document_id)?.custom_fields,
+        linkIssued: linked.has(row.id),
       },
       providers,
     ),
@@ -130,7 +144,7 @@ export function shareView(
     ...(context.delegatedBy ? { delegatedBy: context.delegatedBy } : {}),
     sendAttachmentsOnComplete: false,
     isMandatory: options.isMandatory,
-    tokenGenerated: row.token_hash !== null,
+    tokenGenerated: context.linkIssued === true,
     shareDate: row.created_at,
     validUntil: row.valid_until,
     shareType: row.purpose,

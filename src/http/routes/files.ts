@@ -136,12 +136,12 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/files/loadFile/hash/:hash',
       {
-        config: { auth: 'recipient' },
+        config: { auth: 'recipient', signedCopies: true },
         schema: {
           tags: ['files'],
           summary: 'Download a file',
           description:
-            'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED.',
+            'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED. Once the recipient acted, for RECIPIENT_DOWNLOAD_DAYS: only the files of their round (GET /share/signed); a share that ended: 401.',
           params: Type.Object({ hash: Type.String({ minLength: 1, maxLength: 100 }) }),
           response: withErrors({
             200: Bytes(

@@ -8,6 +8,7 @@ import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-s
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
 import { getSharedDocument } from '../../core/sharing/recipient-actions.js';
 import { previewSharedDocument } from '../../sharing/preview-document.js';
+import { signedCopyOf } from '../../sharing/download-signed-copy.js';
 import { actFromInbox } from '../../signing/act-from-inbox.js';
 import { executeShare } from '../../signing/execute-share.js';
 import { rejectShare } from '../../signing/reject-share.js';
@@ -33,7 +34,7 @@ import {
 } from '../examples.js';
 import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
-import { answerSuccess } from '../answers.js';
+import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const OAuthFactors = Type.Array(
   Type.Object(
@@ -167,9 +168,9 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Share a document',
           description: [
-            'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints.',
+            'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints. A link has no power once its share ended (`validUntil` passed, cancelled, rejected, delegated, not required, document deleted): 401 UNAUTHENTICATED, and `/s/<token>` shows a page saying so; after acting, the recipient only downloads what they signed (GET /share/signed) for RECIPIENT_DOWNLOAD_DAYS.',
             'Protection of external recipients: `password`, `phone` (SMS one-time code), `emailCode` and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) for everyone who holds it, for good: passing them answers a recipient session (POST /share/unlock), which acts instead of the link. All that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); a name that is not configured is 400 naming it (it could never be passed); each Share object lists the configured ones it offers in `identityProviders`.',
-            'Sign entities (as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
+            'Sign entities (as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (their link has ended: 401; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.',
             `The sharer signs and shares in one step: root \`signatures\`, \`images\`, \`annotations\` (and \`level\`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, \`images\` unused uploads from POST /files/saveFile or the document’s \`barcode\`, stamps by id, positions 0..1. With \`signatures\` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; \`images\`/\`annotations\` alone annotate it. It is one change (\`_version\` bumped once; \`documentSigned\` then \`signRequest\`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.`,
             'Imported fields (custom fields shown to the recipient): an `annotation` field whose `config` is the JSON string `{"importedField":"<customField key>"}` shows that custom field of the document: the field is shown read-only with the value as its `text` (and `importedField: {key, displayName, type}`) in the Share objects and in GET /share/document, and when its recipient signs the value is written at the field’s place in their revision, as `readOnly` fields with a predefined `text` are. A key the document does not have is 400 (`"signatureFields[i].config" importedField must be one of the document\'s custom field keys [...]`).',
             'The workflow: a sign share moves the document to `inprogress` from any state, also `completed`, `cancelled`, `rejected` or `expired`: a new round on the current file, earlier signatures stay. The document is `completed` when no mandatory action (sign, approve, review, accept, execute) is pending; a recipient with `isMandatory: false` may act but is never waited for (not in `waitingFor`; still pending at completion, their share becomes `notRequired`). Only a mandatory action share whose `validUntil` passes expires the process (`signExpired`, the share named in the audit); any other share (a view share, an optional action) expires alone (audit `shareExpired`). `automaticReminder` applies to sign, approve and review shares, while the document is in progress.',
@@ -295,7 +296,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Send reminders',
           description:
-            'By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.',
+            'By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). An external recipient’s reminder carries a new link; the links of the invitation and earlier reminders keep working while the share is live, and all end with it. Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.',
           body: Type.Object(
             {
               documentId: Type.Optional(DocumentId),
@@ -340,7 +341,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'The shared document (recipients)',
           description:
-            'With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only). Internal recipients pass `id`.',
+            'With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only), while the share is live; once it ended, 401; once the recipient acted, 403 (GET /share/signed downloads what they signed). Internal recipients pass `id`.',
           querystring: Type.Object({ id: Type.Optional(DocumentId) }, { additionalProperties: false }),
           response: withErrors({
             200: Type.Object(
@@ -399,6 +400,29 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           .header('content-type', preview.contentType)
           .header('content-length', preview.image.byteLength)
           .send(Buffer.from(preview.image.buffer, preview.image.byteOffset, preview.image.byteLength));
+      },
+    );
+
+    app.get(
+      '/share/signed',
+      {
+        config: { auth: 'recipient', signedCopies: true },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Download what you signed (external recipients)',
+          description:
+            'With the share-link token (any link the recipient received for the share) or a recipient session, once the recipient acted (signed, approved, …): the document as their round left it (their signature, those after it and the seal on completion; never a later round’s file), as a PDF attachment. It works for RECIPIENT_DOWNLOAD_DAYS (default 30) after they acted, and is then the only thing the link or session does: every other recipient endpoint answers 403, and /files/loadFile/hash serves only the files of that round (earlier revisions included). Afterwards, and for a share that ended otherwise, 401 UNAUTHENTICATED. Before the recipient acted: 409.',
+          response: withErrors({
+            200: Bytes(
+              "The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`.",
+            ),
+            409: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request, reply) => {
+        if (!request.recipient) throw new Unauthenticated('Send the share-link token');
+        return sendStoredFile(reply, deps.files, await signedCopyOf(deps, request.recipient), 'attachment');
       },
     );
 
@@ -539,8 +563,8 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'Unlock a protected share (external recipients)',
           description: [
-            '`{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (signed, rejected, cancelled, expired, delegated, deleted) or when the sharer changes its protections (401 afterwards: open the link again). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.',
-            '5 wrong attempts lock the share for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.',
+            '`{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (rejected, cancelled, expired, delegated, deleted: 401, as the link does) or when the sharer changes its protections (401 afterwards: open the link again). Once the recipient acted it only downloads what they signed (GET /share/signed, for RECIPIENT_DOWNLOAD_DAYS; 403 elsewhere). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.',
+            '5 wrong attempts lock the share for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that ended: 401; one whose recipient acted: 403 (nothing opens again).',
           ].join('\n\n'),
           body: Type.Object(
             {

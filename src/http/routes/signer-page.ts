@@ -130,6 +130,48 @@ address into the browser. If it still does not work, ask the sender for a new li
 </html>
 `;
 
+/** A page of few words for a person who opened a share link (no script: the page's policy allows none inline). */
+function linkPage(title: string, paragraphs: string[]): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Signery</title>${ICON_LINK}</head>
+<body>
+<main>
+<h1>${title}</h1>
+${paragraphs.map((p) => `<p>${p}</p>`).join('\n')}
+</main>
+</body>
+</html>
+`;
+}
+
+const LINK_ENDED_PAGE = linkPage('This link has ended', [
+  'The request this link was sent for is over: it expired, was withdrawn or handed to someone else, was declined, or the document was removed. The link no longer opens the document.',
+  'If you still need to act on it, ask the sender for a new request.',
+]);
+
+/** What the address /s/<token> leads to (core/sharing/recipient.ts `shareLinkStanding`). */
+export type LinkStanding =
+  | { standing: 'unknown' | 'ended' | 'live' }
+  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean };
+
+function completedPage(token: string, done: { downloadUntil: Date; linkDownloads: boolean }): string {
+  const until = done.downloadUntil.toISOString().slice(0, 10);
+  return linkPage(
+    'You have completed this request',
+    done.linkDownloads
+      ? [
+          'Thank you: your part is done. This link now only downloads the document as you signed it.',
+          // The address already carries the token; the download stays on this origin.
+          `<a href="/api/v1/share/signed?token=${encodeURIComponent(token)}" download>Download the signed document</a> (until ${until}).`,
+        ]
+      : [
+          'Thank you: your part is done. The signed document is sent to you by e-mail once everyone has acted.',
+        ],
+  );
+}
+
 /**
  * The signer's page (issue 9), served from the API's origin: GET /s/:token (an external recipient's
  * share link, Contract), GET /sign and /sign/:documentId (internal users' pending documents) answer
@@ -138,7 +180,14 @@ address into the browser. If it still does not work, ask the sender for a new li
  * names carry content hashes, so they are cached for a year. The routes read no token: the page
  * itself calls the public API.
  */
-export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean } = {}) {
+export function signerPageRoutes(
+  options: {
+    dir?: string;
+    verifyPage?: boolean;
+    /** What a share link leads to: without it every well-formed link gets the signer page. */
+    linkStanding?: (token: string) => Promise<LinkStanding>;
+  } = {},
+) {
   const dir = options.dir ?? BUILT_PAGE;
   return async (app: FastifyInstance) => {
     const built = (name: string) => {
@@ -186,9 +235,23 @@ export function signerPageRoutes(options: { dir?: string; verifyPage?: boolean }
     const notALink = async (_request: unknown, reply: FastifyReply) =>
       reply.status(404).headers(HTML_HEADERS).send(NOT_A_LINK_PAGE);
     const route = { config: { auth: 'none' as const }, schema: { hide: true } };
-    app.get<{ Params: { token: string } }>('/s/:token', route, async (request, reply) =>
-      isShareToken(request.params.token) ? page(request, reply) : notALink(request, reply),
-    );
+    // A link whose share ended (or whose recipient acted) is a page that says so, never the signer
+    // page (DESIGN: "a share's link has no power once its share has ended … a human page at /s/…").
+    app.get<{ Params: { token: string } }>('/s/:token', route, async (request, reply) => {
+      const { token } = request.params;
+      if (!isShareToken(token)) return notALink(request, reply);
+      const link = options.linkStanding ? await options.linkStanding(token) : { standing: 'live' as const };
+      switch (link.standing) {
+        case 'unknown':
+          return notALink(request, reply);
+        case 'ended':
+          return reply.status(410).headers(HTML_HEADERS).send(LINK_ENDED_PAGE);
+        case 'completed':
+          return reply.headers(HTML_HEADERS).send(completedPage(token, link));
+        case 'live':
+          return page(request, reply);
+      }
+    });
     app.get('/s', route, notALink);
     app.get('/s/*', route, notALink);
     app.get('/sign', route, page);

@@ -15,8 +15,6 @@ interface Common {
   /** The button of a sign share. */
   reviewAndSign: string;
   deadline: (date: string) => string;
-  /** A reminder's link is a new one: earlier links of the share stop working. */
-  newLink: string;
   attached: string;
   notAttached: string;
 }
@@ -58,7 +56,6 @@ const WORDING: Record<string, Record<Kind, Wording> & { common: Common }> = {
       shared: (t) => `“${t}” was shared with you`,
       reviewAndSign: 'Review and sign',
       deadline: (d) => `Please respond by ${d}.`,
-      newLink: 'This link replaces the one in earlier messages.',
       attached: 'The signed PDF is attached.',
       notAttached: 'The signed PDF is too large to attach to this message.',
     },
@@ -98,7 +95,6 @@ const WORDING: Record<string, Record<Kind, Wording> & { common: Common }> = {
       shared: (t) => `„${t}“ wurde für Sie freigegeben`,
       reviewAndSign: 'Prüfen und unterschreiben',
       deadline: (d) => `Bitte bis ${d} erledigen.`,
-      newLink: 'Dieser Link ersetzt den aus früheren Nachrichten.',
       attached: 'Das unterschriebene PDF ist angehängt.',
       notAttached: 'Das unterschriebene PDF ist zu groß, um es anzuhängen.',
     },
@@ -138,7 +134,6 @@ const WORDING: Record<string, Record<Kind, Wording> & { common: Common }> = {
       shared: (t) => `« ${t} » a été partagé avec vous`,
       reviewAndSign: 'Consulter et signer',
       deadline: (d) => `Merci de répondre avant le ${d}.`,
-      newLink: 'Ce lien remplace celui des messages précédents.',
       attached: 'Le PDF signé est joint à ce message.',
       notAttached: 'Le PDF signé est trop volumineux pour être joint à ce message.',
     },
@@ -193,21 +188,20 @@ function deadlineText(language: string, at: string): string {
 
 /**
  * A reminder as a text message (PUT /share/reminder with `reminderType: 'sms'`): the reminder mail's
- * subject in the share's language and its link, which for an external recipient replaces the earlier
- * one (the message says so, as the mail does).
+ * subject in the share's language and its link (a new one for an external recipient; the links of
+ * earlier messages keep working while the share is live).
  */
 export function reminderSms(options: {
   language?: string | undefined;
   documentTitle: string;
   purpose: string;
   link: string;
-  newLink: boolean;
 }): string {
   const language = options.language && options.language in WORDING ? options.language : 'en';
   const table = WORDING[language] ?? ENGLISH;
   const purpose = ACTIONS[language]?.[options.purpose] ?? options.purpose;
   const subject = table.reminder.subject(options.documentTitle, purpose);
-  return [`${subject}: ${options.link}`, ...(options.newLink ? [table.common.newLink] : [])].join('\n');
+  return `${subject}: ${options.link}`;
 }
 
 /**
@@ -226,8 +220,6 @@ export function shareMail(options: {
   sender?: { name: string; email?: string | null | undefined } | undefined;
   purpose?: string;
   link?: string | undefined;
-  /** A reminder's link that replaces the share's earlier one. */
-  newLink?: boolean | undefined;
   note?: string | null | undefined;
   /** The share's `validUntil`. */
   deadline?: string | null | undefined;
@@ -251,9 +243,7 @@ export function shareMail(options: {
   if (options.attachment !== undefined) lines.push(options.attachment ? common.attached : common.notAttached);
   const note = options.note ? `${words.note} ${options.note}` : '';
   const button = options.kind === 'invitation' && purposeKey === 'sign' ? common.reviewAndSign : words.open;
-  const linkLines = options.link
-    ? [`${button}: ${options.link}`, ...(options.newLink ? [common.newLink] : [])]
-    : [];
+  const linkLines = options.link ? [`${button}: ${options.link}`] : [];
   const text = [lines.join(' '), note, ...linkLines].filter(Boolean).join('\n\n');
   const html = [
     `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
@@ -262,8 +252,7 @@ export function shareMail(options: {
     note ? `<p>${escapeHtml(words.note)} <strong>${escapeHtml(options.note ?? '')}</strong></p>` : '',
     options.link
       ? `<p><a href="${escapeHtml(options.link)}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px;font-weight:bold">${escapeHtml(button)}</a></p>` +
-        `<p style="font-size:90%;color:#444">${escapeHtml(options.link)}</p>` +
-        (options.newLink ? `<p style="font-size:90%;color:#444">${escapeHtml(common.newLink)}</p>` : '')
+        `<p style="font-size:90%;color:#444">${escapeHtml(options.link)}</p>`
       : '',
     '</body></html>',
   ].join('');

@@ -44,6 +44,7 @@ export interface Database {
   oidc_identities: OidcIdentityTable;
   share_oidc_states: ShareOidcStateTable;
   recipient_sessions: RecipientSessionTable;
+  share_links: ShareLinkTable;
   dev_pki: DevPkiTable;
   rate_limit_windows: RateLimitWindowTable;
 }
@@ -392,8 +393,6 @@ export interface ShareTable {
   /** Internal recipients: their user id. */
   user_id: string | null;
   email: string | null;
-  /** External recipients: SHA-256 of the share-link token. */
-  token_hash: string | null;
   /** active (owes its action or reads), waiting (sequential, not its turn), done, rejected, cancelled, expired, delegated. */
   status: string;
   sequential: number;
@@ -570,6 +569,19 @@ export interface RecipientSessionTable {
   last_used_at: string;
   /** `last_used_at` plus RECIPIENT_SESSION_MINUTES. */
   expires_at: string;
+}
+
+/**
+ * A link an external recipient received for a share (the invitation, each reminder, their turn): every
+ * one opens the share while it is live (share-standing.ts); all die with it, or when the share moves
+ * to another recipient. Earlier databases kept one link per share in `shares.token_hash`, now unused.
+ */
+export interface ShareLinkTable {
+  /** SHA-256 of the link's token: the token itself is never stored. */
+  token_hash: string;
+  share_id: string;
+  tenant_id: string;
+  created_at: string;
 }
 
 /** The development PKI of the installation (PEM), when no seal key is configured. */
