@@ -17,6 +17,7 @@ import { devPki } from './migrations/0013-dev-pki.js';
 import { rateLimits } from './migrations/0014-rate-limits.js';
 import { archiveRenewal } from './migrations/0022-archive-renewal.js';
 import { eventFeed } from './migrations/0023-event-feed.js';
+import { totpStepMemory } from './migrations/0024-totp-step-memory.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -44,6 +45,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0021-webhook-rotation': webhookRotation(dialect),
     '0022-archive-renewal': archiveRenewal(dialect),
     '0023-event-feed': eventFeed(dialect),
+    '0024-totp-step-memory': totpStepMemory(dialect),
   };
 }
 
