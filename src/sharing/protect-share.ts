@@ -126,11 +126,20 @@ export async function unlockShare(
       if (share.password_hash)
         ok = options.password !== undefined && (await verifyPassword(share.password_hash, options.password));
       if (ok && needsCode(share)) {
-        ok =
-          options.otp !== undefined &&
-          share.otp_hash === hashToken(`${share.id}:${options.otp.trim()}`) &&
-          share.otp_expires_at !== null &&
-          new Date(share.otp_expires_at) > now;
+        // A code is used once: its consumption is a compare-and-set, so of two requests with one code
+        // exactly one wins.
+        const otp = options.otp?.trim();
+        const used =
+          otp === undefined
+            ? undefined
+            : await deps.db
+                .updateTable('shares')
+                .set({ otp_hash: null, otp_expires_at: null })
+                .where('id', '=', share.id)
+                .where('otp_hash', '=', hashToken(`${share.id}:${otp}`))
+                .where('otp_expires_at', '>', now.toISOString())
+                .executeTakeFirst();
+        ok = used !== undefined && used.numUpdatedRows > 0n;
       }
       if (!ok) {
         throw new Unauthenticated(
@@ -143,12 +152,6 @@ export async function unlockShare(
     { clear: () => [key.key] },
   );
   const token = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    // A code is used once.
-    await trx
-      .updateTable('shares')
-      .set({ otp_hash: null, otp_expires_at: null })
-      .where('id', '=', share.id)
-      .execute();
     // The half-way session of an identity sign-in is replaced by the one that passed everything.
     if (recipient.sessionId)
       await trx.deleteFrom('recipient_sessions').where('id', '=', recipient.sessionId).execute();

@@ -4,7 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import otplib from 'otplib';
 import { ManualClock } from '../../src/core/clock.js';
 import { aUser, withMail } from '../helpers/people.js';
-import { createUser, type ApiResponse, type TestServer, USER_PASSWORD } from '../helpers/server.js';
+import {
+  createUser,
+  startServer,
+  type ApiResponse,
+  type TestServer,
+  USER_PASSWORD,
+} from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { decode } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';
@@ -35,17 +41,17 @@ interface Burst {
  * checked.
  */
 async function burst(
-  server: TestServer,
+  servers: TestServer | TestServer[],
   wrong: (i: number) => Promise<ApiResponse>,
   right: () => Promise<ApiResponse>,
 ): Promise<Burst> {
-  const http = server.app.server.server;
+  const nodes = [servers].flat().map((s) => s.app.server.server);
   let received = 0;
   const count = () => received++;
-  http.on('request', count);
+  for (const http of nodes) http.on('request', count);
   const wrongs = Array.from({ length: BURST - 1 }, (_, i) => wrong(i));
   for (let i = 0; i < 500 && received < BURST - 1; i++) await sleep(10);
-  http.off('request', count);
+  for (const http of nodes) http.off('request', count);
   await sleep(5);
   const rightAnswer = right();
   const answers = await Promise.all([...wrongs, rightAnswer]);
@@ -255,5 +261,55 @@ describe('guess limits hold under parallel bursts (issue 37 item 3) and a TOTP s
       [200, 401, 401, 401],
       answers.map((a) => a.text).join('\n'),
     );
+  });
+
+  it('a share code is used once under parallel use: of four requests with the right code at once, exactly one opens a session', async () => {
+    nextWindow();
+    const owner = (await aUser(server, withMail('race-owner'))).token;
+    const { link } = await anExternalShare(server, owner, {
+      title: 'Code race',
+      pdf: null,
+      email: 'race-code@example.org',
+      recipient: { emailCode: true },
+    });
+    assert.equal((await server.api('POST', '/share/otp', { token: link, body: {} })).status, 200);
+    const mail = await server.smtp.waitFor('race-code@example.org', /Code: \d{6}/);
+    const code = /Code: (\d{6})/.exec(decode(mail.raw))![1]!;
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        server.api('POST', '/share/unlock', { token: link, body: { otp: code } }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status).sort(),
+      [200, 401, 401, 401],
+      answers.map((a) => a.text).join('\n'),
+    );
+  });
+
+  it('a login password burst spread over two nodes sharing one database is limited as on one', async () => {
+    nextWindow();
+    await createUser(server, { name: 'burst-nodes' });
+    const other = await startServer({
+      sameStoreAs: server,
+      clock,
+      env: {
+        LOGIN_MAX_FAILURES_PER_ACCOUNT: String(LIMIT),
+        LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
+        LOGIN_WINDOW_SECONDS: '600',
+      },
+    });
+    try {
+      const node = (i: number) => (i % 2 === 0 ? server : other);
+      const result = await burst(
+        [server, other],
+        (i) =>
+          node(i).api('POST', '/login', { body: { name: 'burst-nodes', password: `wrong-${i}-password` } }),
+        () => other.api('POST', '/login', { body: { name: 'burst-nodes', password: USER_PASSWORD } }),
+      );
+      assertHeld(result);
+    } finally {
+      await other.close();
+    }
   });
 });
