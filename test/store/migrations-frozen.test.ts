@@ -39,6 +39,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0021-webhook-rotation': '7ddbfa8733845c2638d0a8ec3d76ae5d71f9c19ca966f3070302149ba204acf1',
     '0022-archive-renewal': '38cdadcd55435b8e8e1038ac7327e4c2586660062fa6b316f550066a815aa06e',
     '0023-event-feed': 'd5f9a22d6fb2c211e76bb74795b9b64242f5dc06299b556b9e6ea464d473c14f',
+    '0024-totp-step-memory': '7dd69876ad2297ba08baa05a86f178774c510f84cb19195f834d2c61b3ad1cd7',
   },
   postgres: {
     '0001-foundation': '2f3f81fc005f95dd924383e76d6e1e282f9e0b2e60604ad4acb98564fa8e0f79',
@@ -59,6 +60,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0021-webhook-rotation': 'b1059a2adb00dee337f1384fd3213c6ccb45fad944d4c3ee32540f72cd39d01a',
     '0022-archive-renewal': '11829a1ceef35d3dce7418b3337e98032a5807a22e3963d69fa6ad880772dc63',
     '0023-event-feed': '5d35d2c56e71d5e75ba654664b196390f10437bb544d5d5a92e76fc0ea89de6d',
+    '0024-totp-step-memory': 'a0a2293a122851d149cb37c245b1ec7306c370aa1176f9deef4ee7c6a62414d3',
   },
 };
 
