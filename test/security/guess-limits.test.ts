@@ -13,7 +13,8 @@ import {
 } from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { decode } from '../helpers/smtp.js';
-import { useServer } from '../helpers/use-server.js';
+import { startIdentityProvider } from '../helpers/oidc.js';
+import { useServer, useStarted } from '../helpers/use-server.js';
 
 /**
  * DESIGN "Decided this round": limits on guesses are reserved before the secret is checked, so
@@ -311,5 +312,32 @@ describe('guess limits hold under parallel bursts (issue 37 item 3) and a TOTP s
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('identity-provider sign-in refusals are a guess limit too (the address), under a parallel burst', () => {
+  const PUBLIC_URL = 'http://signery.test';
+  const idp = useStarted(
+    'the identity provider',
+    () =>
+      startIdentityProvider({
+        redirectUris: [`${PUBLIC_URL}/api/v1/login/oidc/corp/callback`],
+        accounts: [{ id: 'alice', email: 'alice@example.test', emailVerified: true }],
+      }),
+    (p) => p.close(),
+  );
+  const server = useServer(() => ({
+    env: {
+      PUBLIC_URL,
+      OIDC_PROVIDERS: JSON.stringify([idp.entry('corp')]),
+      LOGIN_MAX_FAILURES_PER_ADDRESS: String(LIMIT),
+    },
+  }));
+
+  it('a burst of refused third-party sign-in callbacks is limited: no more than the per-address limit checked', async () => {
+    const callback = (i: number) =>
+      server.api('GET', '/login/oidc/corp/callback', { query: { state: `forged-${i}`, code: 'c' } });
+    const result = await burst(server, callback, () => callback(BURST));
+    assertHeld(result);
   });
 });
