@@ -1,13 +1,11 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
-import {
-  assertNotThrottled,
-  clearFailures,
-  countFailure,
-  type ThrottleKey,
-} from '../core/identity/login-throttle.js';
+import { checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
 import { verifyPassword } from '../core/identity/secrets.js';
+
+/** A wrong password given again: 403 (the session stays valid), counted as a failed guess. */
+class WrongPassword extends Forbidden {}
 
 /**
  * Re-authentication before a change to how the account signs in (DESIGN, Decided this round: a
@@ -25,20 +23,25 @@ export async function confirmPassword(
     { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
     { key: `address:${address}`, max: deps.config.loginMaxFailuresPerAddress },
   ];
-  await assertNotThrottled(deps, keys);
   const user = await deps.db
     .selectFrom('users')
     .select('password_hash')
     .where('id', '=', actor.userId)
     .executeTakeFirst();
-  if (!user?.password_hash) {
+  const passwordHash = user?.password_hash;
+  if (!passwordHash) {
     throw new Forbidden(
       'This account signs in through an identity provider and has no password to confirm: its second factor is the provider’s',
     );
   }
-  if (!(await verifyPassword(user.password_hash, password))) {
-    await countFailure(deps, keys);
-    throw new Forbidden('The password is not right');
-  }
-  await clearFailures(deps, accountKey);
+  // A guess like a login's: the attempt is taken before the password is checked (parallel ones count).
+  await checkGuess(
+    deps,
+    keys,
+    async () => {
+      if (!(await verifyPassword(passwordHash, password)))
+        throw new WrongPassword('The password is not right');
+    },
+    { clear: () => [accountKey], isWrong: (error) => error instanceof WrongPassword },
+  );
 }

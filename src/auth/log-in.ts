@@ -3,12 +3,7 @@ import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Unauthenticated } from '../core/errors.js';
 import { openSession, signInAccounts } from '../core/identity/create-session.js';
-import {
-  assertNotThrottled,
-  clearFailures,
-  countFailure,
-  type ThrottleKey,
-} from '../core/identity/login-throttle.js';
+import { checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
 import { verifyAgainstDummy, verifyPassword } from '../core/identity/secrets.js';
 
@@ -36,38 +31,43 @@ export async function logIn(
     { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
     { key: `address:${options.address}`, max: deps.config.loginMaxFailuresPerAddress },
   ];
-  await assertNotThrottled(deps, keys);
-
-  const user = await signInAccounts(deps.db)
-    .select('users.password_hash')
-    .where('tenants.name', '=', tenantName)
-    .where('users.name', '=', name)
-    .executeTakeFirst();
-
-  const passwordOk = user?.password_hash
-    ? await verifyPassword(user.password_hash, options.password)
-    : await verifyAgainstDummy(options.password);
   const now = deps.clock.now();
-  if (!user || !passwordOk) {
-    await countFailure(deps, keys);
-    if (user) {
-      await writeTransaction(deps.db, deps.dialect, (trx) =>
-        record(trx, {
-          tenantId: user.tenant_id,
-          actorId: user.name,
-          activityType: 'loginFailed',
-          objectType: 'user',
-          objectId: user.id,
-          requestId: options.requestId,
-          at: now,
-        }),
-      );
-    }
-    throw new Unauthenticated('Invalid name or password');
-  }
+  // The attempt is reserved before the slow hash, so parallel guesses count (login-throttle.ts); a
+  // proven password of an active account clears the account's failures; the rest is given back.
+  const user = await checkGuess(
+    deps,
+    keys,
+    async () => {
+      const found = await signInAccounts(deps.db)
+        .select('users.password_hash')
+        .where('tenants.name', '=', tenantName)
+        .where('users.name', '=', name)
+        .executeTakeFirst();
+      const passwordOk = found?.password_hash
+        ? await verifyPassword(found.password_hash, options.password)
+        : await verifyAgainstDummy(options.password);
+      if (!found || !passwordOk) {
+        if (found) {
+          await writeTransaction(deps.db, deps.dialect, (trx) =>
+            record(trx, {
+              tenantId: found.tenant_id,
+              actorId: found.name,
+              activityType: 'loginFailed',
+              objectType: 'user',
+              objectId: found.id,
+              requestId: options.requestId,
+              at: now,
+            }),
+          );
+        }
+        throw new Unauthenticated('Invalid name or password');
+      }
+      return found;
+    },
+    { clear: (found) => (found.status === 'active' ? [accountKey] : []) },
+  );
   // Only after the password is proven, so the answer does not reveal the state of others' accounts.
   if (user.status !== 'active') throw new Unauthenticated('This account is suspended');
-  await clearFailures(deps, accountKey);
 
   const unlocked = user.mfa_enabled === 0;
   const { token } = await writeTransaction(deps.db, deps.dialect, (trx) =>

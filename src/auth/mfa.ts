@@ -4,7 +4,7 @@ import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, Unauthenticated, ValidationError } from '../core/errors.js';
 import type { Actor } from '../core/access/actor.js';
-import { assertNotThrottled, clearFailures, countFailure } from '../core/identity/login-throttle.js';
+import { checkGuess } from '../core/identity/login-throttle.js';
 import { hashToken, newRecoveryCode, normalizeRecoveryCode } from '../core/identity/secrets.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { confirmPassword } from './confirm-password.js';
@@ -88,7 +88,12 @@ export async function disableMfa(deps: Deps, actor: Actor): Promise<void> {
 async function setMfaSecret(trx: Deps['db'], deps: Deps, actor: Actor, secret: string | null): Promise<void> {
   await trx
     .updateTable('users')
-    .set({ mfa_enabled: secret ? 1 : 0, mfa_secret: secret, updated_at: deps.clock.now().toISOString() })
+    .set({
+      mfa_enabled: secret ? 1 : 0,
+      mfa_secret: secret,
+      totp_last_step: null,
+      updated_at: deps.clock.now().toISOString(),
+    })
     .where('id', '=', actor.userId)
     .execute();
   await trx.deleteFrom('recovery_codes').where('user_id', '=', actor.userId).execute();
@@ -108,24 +113,26 @@ async function unlock(
     );
   }
   const key = { key: `mfa:${actor.userId}`, max: MFA_FAILURES };
-  await assertNotThrottled(deps, [key]);
-  const ok = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    if (!(await apply(trx))) return false;
-    await trx.updateTable('auth_tokens').set({ unlocked: 1 }).where('id', '=', actor.tokenId).execute();
-    await recordAction(trx, actor, {
-      activityType: 'sessionUnlocked',
-      objectType: 'user',
-      objectId: actor.userId,
-      data: { method },
-      at: deps.clock.now(),
-    });
-    return true;
-  });
-  if (!ok) {
-    await countFailure(deps, [key]);
-    throw new Unauthenticated(`The ${method === 'totp' ? 'code' : 'recovery code'} is not valid`);
-  }
-  await clearFailures(deps, key.key);
+  await checkGuess(
+    deps,
+    [key],
+    async () => {
+      const ok = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+        if (!(await apply(trx))) return false;
+        await trx.updateTable('auth_tokens').set({ unlocked: 1 }).where('id', '=', actor.tokenId).execute();
+        await recordAction(trx, actor, {
+          activityType: 'sessionUnlocked',
+          objectType: 'user',
+          objectId: actor.userId,
+          data: { method },
+          at: deps.clock.now(),
+        });
+        return true;
+      });
+      if (!ok) throw new Unauthenticated(`The ${method === 'totp' ? 'code' : 'recovery code'} is not valid`);
+    },
+    { clear: () => [key.key] },
+  );
 }
 
 /** POST /login/totp `{code}`: unlocks a locked token with the authenticator app's code. */
@@ -137,7 +144,19 @@ export async function unlockWithTotp(deps: Deps, actor: Actor, options: { code: 
       .where('id', '=', actor.userId)
       .executeTakeFirst();
     if (!user?.mfa_secret) throw new ValidationError('MFA is not enabled on this account');
-    return totpAt(deps).check(options.code.replace(/\s+/g, ''), user.mfa_secret);
+    const totp = totpAt(deps);
+    const delta = totp.checkDelta(options.code.replace(/\s+/g, ''), user.mfa_secret);
+    if (delta === null) return false;
+    // RFC 6238 §5.2: a time step, once accepted, is not accepted again. The condition and the write
+    // are one statement, so of two requests with one code exactly one wins.
+    const step = Math.floor(deps.clock.now().getTime() / 1000 / totp.allOptions().step) + delta;
+    const taken = await trx
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('id', '=', actor.userId)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .executeTakeFirst();
+    return taken.numUpdatedRows > 0n;
   });
 }
 

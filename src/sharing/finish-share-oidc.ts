@@ -1,5 +1,5 @@
 import { record } from '../core/audit/record.js';
-import { assertNotThrottled, clearFailures, countFailure } from '../core/identity/login-throttle.js';
+import { checkGuess } from '../core/identity/login-throttle.js';
 import { exchangeCode } from '../core/identity/oidc-exchange.js';
 import type { OidcProviders } from '../core/identity/oidc-providers.js';
 import { claimPendingState, STATE_UNUSABLE } from '../core/identity/state-flow.js';
@@ -63,33 +63,9 @@ export async function finishShareOidc(
     .executeTakeFirst();
   if (!share) throw new Unauthenticated(STATE_UNUSABLE);
   const key = shareThrottleKey(share.id);
-  await assertNotThrottled(deps, [key]);
-  const shareSettings = shareOptions(share);
-  // The sharer may have changed the providers since the start (PUT /share).
-  const offered = offeredProviders(shareSettings.allowedOAuths, deps.config.oidcProviders);
-  if (!offered.some((p) => p.name === provider.name)) {
-    throw new Forbidden(`This share no longer allows the identity provider ${provider.name}`);
-  }
-  const factors = requiredFactors(share, shareSettings.oauthFactors);
-  if (factors.length === 0) throw new Forbidden('This share has no factor an identity provider could prove');
-
-  const { client } = await providers.open(provider.name);
-  let identity;
-  try {
-    identity = await exchangeCode(client, provider, {
-      callback: shareCallbackUrl(deps.config.publicUrl, provider.name),
-      query: options.query,
-      state: pending.state,
-      nonce: pending.nonce,
-      codeVerifier: pending.code_verifier,
-      claims: claimsFor(factors, provider),
-    });
-  } catch (error) {
-    // The provider refusing is a failed attempt; a provider that cannot be used is nobody's (502).
-    if (error instanceof Unauthenticated) await countFailure(deps, [key]);
-    throw error;
-  }
-
+  // Every protection set must be passed: the identity is one; a password or a code (SMS or e-mail)
+  // the share also has still follows, in the session this sign-in opens.
+  const isUnlocked = !share.password_hash && !needsCode(share);
   const audit = {
     tenantId: share.tenant_id,
     actorId: share.share_to,
@@ -98,29 +74,59 @@ export async function finishShareOidc(
     requestId: options.requestId,
     at: now,
   };
-  const mismatches = mismatchedFactors(factors, identity.claims, provider);
-  if (mismatches.length > 0) {
-    await countFailure(deps, [key]);
-    await writeTransaction(deps.db, deps.dialect, (trx) =>
-      record(trx, {
-        ...audit,
-        activityType: 'shareIdentityRefused',
-        data: {
-          shareId: share.id,
-          provider: provider.name,
-          subject: identity.subject,
-          factors: mismatches.map((m) => m.type),
-        },
-      }),
-    );
-    throw new Forbidden(
-      `The identity given by ${provider.label} does not match this share: ${mismatches.map((m) => m.reason).join('; ')}`,
-    );
-  }
+  // The attempt is reserved before the provider's answer is looked at. The provider refusing, or an
+  // identity that does not match, is a failed attempt; a provider that cannot be used is nobody's (502).
+  let mismatched = false;
+  const { factors, identity } = await checkGuess(
+    deps,
+    [key],
+    async () => {
+      const shareSettings = shareOptions(share);
+      // The sharer may have changed the providers since the start (PUT /share).
+      const offered = offeredProviders(shareSettings.allowedOAuths, deps.config.oidcProviders);
+      if (!offered.some((p) => p.name === provider.name)) {
+        throw new Forbidden(`This share no longer allows the identity provider ${provider.name}`);
+      }
+      const factors = requiredFactors(share, shareSettings.oauthFactors);
+      if (factors.length === 0)
+        throw new Forbidden('This share has no factor an identity provider could prove');
 
-  // Every protection set must be passed: the identity is one; a password or a code (SMS or e-mail)
-  // the share also has still follows, in the session this sign-in opens.
-  const isUnlocked = !share.password_hash && !needsCode(share);
+      const { client } = await providers.open(provider.name);
+      const identity = await exchangeCode(client, provider, {
+        callback: shareCallbackUrl(deps.config.publicUrl, provider.name),
+        query: options.query,
+        state: pending.state,
+        nonce: pending.nonce,
+        codeVerifier: pending.code_verifier,
+        claims: claimsFor(factors, provider),
+      });
+      const mismatches = mismatchedFactors(factors, identity.claims, provider);
+      if (mismatches.length > 0) {
+        mismatched = true;
+        await writeTransaction(deps.db, deps.dialect, (trx) =>
+          record(trx, {
+            ...audit,
+            activityType: 'shareIdentityRefused',
+            data: {
+              shareId: share.id,
+              provider: provider.name,
+              subject: identity.subject,
+              factors: mismatches.map((m) => m.type),
+            },
+          }),
+        );
+        throw new Forbidden(
+          `The identity given by ${provider.label} does not match this share: ${mismatches.map((m) => m.reason).join('; ')}`,
+        );
+      }
+      return { factors, identity };
+    },
+    {
+      clear: () => (isUnlocked ? [key.key] : []),
+      isWrong: (error) => error instanceof Unauthenticated || mismatched,
+    },
+  );
+
   const token = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     await trx
       .updateTable('shares')
@@ -150,7 +156,6 @@ export async function finishShareOidc(
       minutes: deps.config.recipientSessionMinutes,
     });
   });
-  if (isUnlocked) await clearFailures(deps, key.key);
   return { isUnlocked, token, redirect: pending.redirect };
 }
 

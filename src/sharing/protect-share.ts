@@ -1,10 +1,5 @@
 import { randomInt } from 'node:crypto';
-import {
-  assertNotThrottled,
-  clearFailures,
-  countFailure,
-  type ThrottleKey,
-} from '../core/identity/login-throttle.js';
+import { assertNotThrottled, checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
 import { hashToken, verifyPassword } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../core/errors.js';
@@ -120,39 +115,47 @@ export async function unlockShare(
     throw new Conflict(`This share is over (${share.status}): there is nothing left to unlock`);
   }
   const key = shareThrottleKey(share.id);
-  await assertNotThrottled(deps, [key]);
-  // The identity is proven in the session that asks, never taken from an earlier visitor's sign-in.
-  if (needsIdentity(share) && !recipient.identity) {
-    throw new MfaRequired(
-      'This share needs you to sign in with an identity provider first: GET /share/oidc lists them',
-    );
-  }
-  let ok = true;
-  if (share.password_hash)
-    ok = options.password !== undefined && (await verifyPassword(share.password_hash, options.password));
-  if (ok && needsCode(share)) {
-    ok =
-      options.otp !== undefined &&
-      share.otp_hash === hashToken(`${share.id}:${options.otp.trim()}`) &&
-      share.otp_expires_at !== null &&
-      new Date(share.otp_expires_at) > now;
-  }
-  if (!ok) {
-    await countFailure(deps, [key]);
-    throw new Unauthenticated(
-      share.password_hash && !options.password
-        ? 'The password is required'
-        : 'The password or code is not valid',
-    );
-  }
-  await clearFailures(deps, key.key);
+  // The attempt is reserved before the password's slow hash, so parallel guesses count.
+  await checkGuess(
+    deps,
+    [key],
+    async () => {
+      // The identity is proven in the session that asks, never taken from an earlier visitor's sign-in.
+      if (needsIdentity(share) && !recipient.identity) {
+        throw new MfaRequired(
+          'This share needs you to sign in with an identity provider first: GET /share/oidc lists them',
+        );
+      }
+      let ok = true;
+      if (share.password_hash)
+        ok = options.password !== undefined && (await verifyPassword(share.password_hash, options.password));
+      if (ok && needsCode(share)) {
+        // A code is used once: its consumption is a compare-and-set, so of two requests with one code
+        // exactly one wins.
+        const otp = options.otp?.trim();
+        const used =
+          otp === undefined
+            ? undefined
+            : await deps.db
+                .updateTable('shares')
+                .set({ otp_hash: null, otp_expires_at: null })
+                .where('id', '=', share.id)
+                .where('otp_hash', '=', hashToken(`${share.id}:${otp}`))
+                .where('otp_expires_at', '>', now.toISOString())
+                .executeTakeFirst();
+        ok = used !== undefined && used.numUpdatedRows > 0n;
+      }
+      if (!ok) {
+        throw new Unauthenticated(
+          share.password_hash && !options.password
+            ? 'The password is required'
+            : 'The password or code is not valid',
+        );
+      }
+    },
+    { clear: () => [key.key] },
+  );
   const token = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    // A code is used once.
-    await trx
-      .updateTable('shares')
-      .set({ otp_hash: null, otp_expires_at: null })
-      .where('id', '=', share.id)
-      .execute();
     // The half-way session of an identity sign-in is replaced by the one that passed everything.
     if (recipient.sessionId)
       await trx.deleteFrom('recipient_sessions').where('id', '=', recipient.sessionId).execute();

@@ -41,6 +41,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0023-event-feed': 'd5f9a22d6fb2c211e76bb74795b9b64242f5dc06299b556b9e6ea464d473c14f',
     '0024-file-reference-indexes': 'f615bc732e00bc0c2ff557c56800deafd771a02b0351348260fd496ce59ce3f0',
     '0024-share-links-per-share': '4e490a67b30b113115fa62c53b6bab03dcaea9f6934fff5b2df28bf56e236e40',
+    '0024-totp-step-memory': '7dd69876ad2297ba08baa05a86f178774c510f84cb19195f834d2c61b3ad1cd7',
   },
   postgres: {
     '0001-foundation': '2f3f81fc005f95dd924383e76d6e1e282f9e0b2e60604ad4acb98564fa8e0f79',
@@ -63,6 +64,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0023-event-feed': '5d35d2c56e71d5e75ba654664b196390f10437bb544d5d5a92e76fc0ea89de6d',
     '0024-file-reference-indexes': '7bff459a94c91eb4409c1ffd906af79119fadaae62dffff96f68b4cbbdfbb5d9',
     '0024-share-links-per-share': '901966dd35b1a432d4654b8000a0845aa43d4b4d76f31badecef96a5e7d69eaf',
+    '0024-totp-step-memory': 'a0a2293a122851d149cb37c245b1ec7306c370aa1176f9deef4ee7c6a62414d3',
   },
 };
 

@@ -25,7 +25,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['auth'],
           summary: 'Log in with name and password',
           description:
-            'Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body.',
+            'Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body. Wrong passwords are limited per account (LOGIN_MAX_FAILURES_PER_ACCOUNT) and per client address (LOGIN_MAX_FAILURES_PER_ADDRESS) within LOGIN_WINDOW_SECONDS: each attempt is counted before its password is checked, so parallel attempts count too; past the limit even the right password is 429 RATE_LIMITED with Retry-After.',
           body: Type.Object(
             {
               name: Name,
@@ -119,7 +119,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['auth'],
           summary: 'Unlock a locked session with a recovery code',
           description:
-            'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used.',
+            'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used. 5 wrong codes (recovery and authenticator codes together, counted before the code is checked, so parallel attempts count too) lock the account’s second factor for LOGIN_WINDOW_SECONDS: 429 RATE_LIMITED with Retry-After.',
           body: Type.Object(
             { recoveryCode: Type.String({ minLength: 1, maxLength: 64 }) },
             { additionalProperties: false, examples: [{ recoveryCode: 'k7mq-2xwp-9dzr' }] },
@@ -143,6 +143,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['auth'],
           summary: 'Unlock a locked session with an authenticator code',
+          description:
+            'The code of the current 30-second step, or of the one before or after (clock drift). A step, once accepted, is never accepted again for that user (RFC 6238 §5.2): a code unlocks one session, and of parallel requests with one code exactly one wins; the next code comes with the next step. 5 wrong codes (with recovery codes, counted before the code is checked) then 429 RATE_LIMITED with Retry-After.',
           body: Type.Object(
             { code: Type.String({ pattern: '^\\s*\\d{6}\\s*$' }) },
             { additionalProperties: false, examples: [{ code: '492817' }] },

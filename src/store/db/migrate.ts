@@ -20,6 +20,7 @@ import { eventFeed } from './migrations/0023-event-feed.js';
 import { fileReferenceIndexes } from './migrations/0024-file-reference-indexes.js';
 import { webhookHolders } from './migrations/0028-webhook-holders.js';
 import { shareLinksPerShare } from './migrations/0024-share-links-per-share.js';
+import { totpStepMemory } from './migrations/0024-totp-step-memory.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -50,6 +51,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0024-file-reference-indexes': fileReferenceIndexes(),
     '0028-webhook-holders': webhookHolders(dialect),
     '0024-share-links-per-share': shareLinksPerShare(dialect),
+    '0024-totp-step-memory': totpStepMemory(dialect),
   };
 }
 

@@ -83,6 +83,8 @@ export interface UserTable {
   config: Json;
   mfa_secret: string | null;
   mfa_enabled: number;
+  /** The TOTP time step of the last code accepted (RFC 6238 §5.2: never accepted again); null: none. */
+  totp_last_step: number | null;
   created_by: string | null;
   created_at: string;
   updated_at: string;
