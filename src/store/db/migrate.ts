@@ -18,9 +18,9 @@ import { rateLimits } from './migrations/0014-rate-limits.js';
 import { archiveRenewal } from './migrations/0022-archive-renewal.js';
 import { eventFeed } from './migrations/0023-event-feed.js';
 import { fileReferenceIndexes } from './migrations/0024-file-reference-indexes.js';
-import { webhookHolders } from './migrations/0028-webhook-holders.js';
-import { shareLinksPerShare } from './migrations/0024-share-links-per-share.js';
-import { totpStepMemory } from './migrations/0024-totp-step-memory.js';
+import { shareLinksPerShare } from './migrations/0025-share-links-per-share.js';
+import { totpStepMemory } from './migrations/0026-totp-step-memory.js';
+import { webhookHolders } from './migrations/0027-webhook-holders.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -49,9 +49,9 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0022-archive-renewal': archiveRenewal(dialect),
     '0023-event-feed': eventFeed(dialect),
     '0024-file-reference-indexes': fileReferenceIndexes(),
-    '0028-webhook-holders': webhookHolders(dialect),
-    '0024-share-links-per-share': shareLinksPerShare(dialect),
-    '0024-totp-step-memory': totpStepMemory(dialect),
+    '0025-share-links-per-share': shareLinksPerShare(dialect),
+    '0026-totp-step-memory': totpStepMemory(dialect),
+    '0027-webhook-holders': webhookHolders(dialect),
   };
 }
 
