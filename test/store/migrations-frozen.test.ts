@@ -40,8 +40,9 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0022-archive-renewal': '38cdadcd55435b8e8e1038ac7327e4c2586660062fa6b316f550066a815aa06e',
     '0023-event-feed': 'd5f9a22d6fb2c211e76bb74795b9b64242f5dc06299b556b9e6ea464d473c14f',
     '0024-file-reference-indexes': 'f615bc732e00bc0c2ff557c56800deafd771a02b0351348260fd496ce59ce3f0',
-    '0024-share-links-per-share': '4e490a67b30b113115fa62c53b6bab03dcaea9f6934fff5b2df28bf56e236e40',
-    '0024-totp-step-memory': '7dd69876ad2297ba08baa05a86f178774c510f84cb19195f834d2c61b3ad1cd7',
+    '0025-share-links-per-share': 'b20fa75f6990f04047407873cf7c496a7c3ee197030655077dc8ab5c215e3486',
+    '0026-totp-step-memory': '080c93fb7eabc73b5af394261a77d9a4414cda149cc6bc064db300930b421fa7',
+    '0027-webhook-holders': '7b7ede86a4168c6dc0144c10e16a1a3571bf50e0accc2cc7a323c6ebccca61a0',
   },
   postgres: {
     '0001-foundation': '2f3f81fc005f95dd924383e76d6e1e282f9e0b2e60604ad4acb98564fa8e0f79',
@@ -63,8 +64,9 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0022-archive-renewal': '11829a1ceef35d3dce7418b3337e98032a5807a22e3963d69fa6ad880772dc63',
     '0023-event-feed': '5d35d2c56e71d5e75ba654664b196390f10437bb544d5d5a92e76fc0ea89de6d',
     '0024-file-reference-indexes': '7bff459a94c91eb4409c1ffd906af79119fadaae62dffff96f68b4cbbdfbb5d9',
-    '0024-share-links-per-share': '901966dd35b1a432d4654b8000a0845aa43d4b4d76f31badecef96a5e7d69eaf',
-    '0024-totp-step-memory': 'a0a2293a122851d149cb37c245b1ec7306c370aa1176f9deef4ee7c6a62414d3',
+    '0025-share-links-per-share': 'd621e8daf78494e3bb5b4ed60a231a775213b30c24e04c3648bef80c24aa6f83',
+    '0026-totp-step-memory': '373018f5f5ba972f88b97dc1e8ec49444b432450ed506d118ffe665720e93f3b',
+    '0027-webhook-holders': '2d8c29dc5833e463e7d8858e2238953f3fb40ae42c22b20a5ce8a00950c53fe5',
   },
 };
 
