@@ -399,7 +399,7 @@ export interface paths {
     put?: never;
     /**
      * Log in with name and password
-     * @description Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body.
+     * @description Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body. Wrong passwords are limited per account (LOGIN_MAX_FAILURES_PER_ACCOUNT) and per client address (LOGIN_MAX_FAILURES_PER_ADDRESS) within LOGIN_WINDOW_SECONDS: each attempt is counted before its password is checked, so parallel attempts count too; past the limit even the right password is 429 RATE_LIMITED with Retry-After.
      */
     post: {
       parameters: {
@@ -749,7 +749,7 @@ export interface paths {
     put?: never;
     /**
      * Unlock a locked session with a recovery code
-     * @description Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used.
+     * @description Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used. 5 wrong codes (recovery and authenticator codes together, counted before the code is checked, so parallel attempts count too) lock the account’s second factor for LOGIN_WINDOW_SECONDS: 429 RATE_LIMITED with Retry-After.
      */
     post: {
       parameters: {
@@ -849,7 +849,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Unlock a locked session with an authenticator code */
+    /**
+     * Unlock a locked session with an authenticator code
+     * @description The code of the current 30-second step, or of the one before or after (clock drift). A step, once accepted, is never accepted again for that user (RFC 6238 §5.2): a code unlocks one session, and of parallel requests with one code exactly one wins; the next code comes with the next step. 5 wrong codes (with recovery codes, counted before the code is checked) then 429 RATE_LIMITED with Retry-After.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1528,7 +1531,7 @@ export interface paths {
      *
      *     The provider sends the browser back to `PUBLIC_URL/api/v1/login/oidc/{name}/callback`, which the operator registers as the client's redirect URI. The sign-in must finish within 10 minutes, on any node.
      *
-     *     `redirect` (optional): an absolute URL on PUBLIC_URL’s origin where the browser is sent once signed in, with `#token=…&isUnlocked=…` in the fragment; any other origin is 400 VALIDATION_ERROR. Unknown provider: 404. Provider unreachable: 502 IDENTITY_PROVIDER_ERROR.
+     *     `redirect` (optional): an absolute URL of a page on PUBLIC_URL’s origin where the browser is sent once signed in, with `#token=…&isUnlocked=…` in the fragment. Another origin, or an address of the API (`PUBLIC_URL/api/…`, however its path is spelled or encoded: an API answer is never a place to land a person), is 400 VALIDATION_ERROR. A credential parameter in its query (`token`, `access_token`, in any letter case or percent-encoding) is dropped: no credential travels in a redirect. Unknown provider: 404. Provider unreachable: 502 IDENTITY_PROVIDER_ERROR.
      */
     get: {
       parameters: {
@@ -4402,7 +4405,7 @@ export interface paths {
     };
     /**
      * Download a file
-     * @description The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED.
+     * @description The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED. Once the recipient acted, for RECIPIENT_DOWNLOAD_DAYS: only the files of their round (GET /share/signed); a share that ended: 401.
      */
     get: {
       parameters: {
@@ -4865,7 +4868,7 @@ export interface paths {
     };
     /**
      * Delete documents and folders
-     * @description Soft by default; `hardDelete=true` is permanent. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.
+     * @description Soft by default: the document is hidden and its shares end (a process `inprogress` becomes `cancelled`, active and waiting shares `cancelled`; their links answer 401). `hardDelete=true` is permanent, and works on a soft-deleted document too (for its owner or an administrator): the document, its revisions, attachments, shares and their credentials, its recipients’ uploads and every file record only it used go at once (GET /files/loadFile/hash answers 404), then their bytes unless another file has the same content. The audit record of the deletion keeps ids and hashes only. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.
      */
     delete: {
       parameters: {
@@ -9086,11 +9089,11 @@ export interface paths {
     };
     /**
      * Share a document
-     * @description Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints.
+     * @description Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints. A link has no power once its share ended (`validUntil` passed, cancelled, rejected, delegated, not required, document deleted): 401 UNAUTHENTICATED, and `/s/<token>` shows a page saying so; after acting, the recipient only downloads what they signed (GET /share/signed) for RECIPIENT_DOWNLOAD_DAYS.
      *
      *     Protection of external recipients: `password`, `phone` (SMS one-time code), `emailCode` and `allowedOAuths` (identity providers) each lock the link (403 MFA_REQUIRED) for everyone who holds it, for good: passing them answers a recipient session (POST /share/unlock), which acts instead of the link. All that are set must be passed: first the identity provider (GET /share/oidc/{provider}, then POST /share/unlock for a password or code). `oauthFactors` default to `email`; an `email` factor must match the recipient; other factors (`phoneNumber`, `emiratesId`) need `allowedOAuths` to be exactly ["uaePass"] (the national digital identity provider). The identity provider’s claims must prove every factor (`email` with `email_verified`, `phoneNumber` as `phone_number`, `emiratesId` as the claim the provider’s `claims.emiratesId` names). `allowedOAuths` names providers of OIDC_PROVIDERS, matched ignoring case (`uaePass` is the provider named `uaepass`); a name that is not configured is 400 naming it (it could never be passed); each Share object lists the configured ones it offers in `identityProviders`.
      *
-     *     Sign entities (as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (409 through their link; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.
+     *     Sign entities (as templates store them): root `signEntities` `[{type:"user", quorum?, userRoleId?, userRoleName?, shareType?:"sign", order?}]` group the sign recipients by role: a recipient with `userRoleId` (or, for an entity without an id, `userRoleName`) is a member of that entity. An entity is satisfied when `quorum` of its members have signed (default: all of them); its other members’ shares then stop being awaited: their `status` becomes `notRequired`, they leave `waitingFor`, get no reminders and can no longer sign (their link has ended: 401; an internal member is no longer a signer of the document: 403). The document is `completed` when every entity is satisfied and every sign recipient outside the entities has signed. In a sequence, members without their own `order` take the entity’s `order`, so they act together and the turn passes once the quorum is in. A rejection by any member still rejects the document. 400 when an entity has no `userRoleId`/`userRoleName`, repeats a role, has no member, has a `quorum` above its member count, or when a recipient names a role no entity has or is a member without `sharePurpose` sign. Each member’s Share object carries `userRoleId`/`userRoleName` and `quorum`. Without `signEntities` roles are only recorded and every sign recipient signs.
      *
      *     The sharer signs and shares in one step: root `signatures`, `images`, `annotations` (and `level`) are the sharer’s, as in PUT /documents/sign/{version} and /annotate/{version}: signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile or the document’s `barcode`, stamps by id, positions 0..1. With `signatures` the main file is signed with the organisation key in the sharer’s name (PAdES) before the shares go out, so recipients get the signed file; `images`/`annotations` alone annotate it. It is one change (`_version` bumped once; `documentSigned` then `signRequest`); on any error (a position above 1, a used file, ...) nothing is written: no share, no mail, no file used up.
      *
@@ -9676,7 +9679,7 @@ export interface paths {
     put?: never;
     /**
      * Send reminders
-     * @description By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.
+     * @description By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). An external recipient’s reminder carries a new link; the links of the invitation and earlier reminders keep working while the share is live, and all end with it. Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.
      */
     post: {
       parameters: {
@@ -9786,7 +9789,7 @@ export interface paths {
     };
     /**
      * The shared document (recipients)
-     * @description With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only). Internal recipients pass `id`.
+     * @description With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only), while the share is live; once it ended, 401; once the recipient acted, 403 (GET /share/signed downloads what they signed). Internal recipients pass `id`.
      */
     get: {
       parameters: {
@@ -10345,6 +10348,99 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/share/signed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download what you signed (external recipients)
+     * @description With the share-link token (any link the recipient received for the share) or a recipient session, once the recipient acted (signed, approved, …): the document as their round left it (their signature, those after it and the seal on completion; never a later round’s file), as a PDF attachment. It works for RECIPIENT_DOWNLOAD_DAYS (default 30) after they acted, and is then the only thing the link or session does: every other recipient endpoint answers 403, and /files/loadFile/hash serves only the files of that round (earlier revisions included). Afterwards, and for a share that ended otherwise, 401 UNAUTHENTICATED. Before the recipient acted: 409.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -11143,9 +11239,9 @@ export interface paths {
     put?: never;
     /**
      * Unlock a protected share (external recipients)
-     * @description `{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (signed, rejected, cancelled, expired, delegated, deleted) or when the sharer changes its protections (401 afterwards: open the link again). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.
+     * @description `{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (rejected, cancelled, expired, delegated, deleted: 401, as the link does) or when the sharer changes its protections (401 afterwards: open the link again). Once the recipient acted it only downloads what they signed (GET /share/signed, for RECIPIENT_DOWNLOAD_DAYS; 403 elsewhere). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.
      *
-     *     5 wrong attempts lock the share for a while (429), counted with refused identity-provider sign-ins. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.
+     *     5 wrong attempts lock the share for LOGIN_WINDOW_SECONDS (429 RATE_LIMITED with Retry-After), counted with refused identity-provider sign-ins; each attempt is counted before its password or code is checked, so parallel attempts count too. A code works once, even for parallel requests. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.
      */
     post: {
       parameters: {
@@ -17453,7 +17549,7 @@ export interface paths {
      *
      *     The provider’s claims are held against the share’s `oauthFactors` (default: the recipient’s `email`), and all of them must match: `email` ↔ the `email` claim with `email_verified` true (case ignored); `phoneNumber` ↔ `phone_number` (or the claim the provider entry’s `claims.phoneNumber` names; digits compared, refused when `phone_number_verified` is false); `emiratesId` ↔ the claim the provider entry’s `claims.emiratesId` names, e.g. `OIDC_PROVIDERS=[{"name":"uaepass", …, "scopes":["openid","email","phone","idn"], "claims":{"emiratesId":"idn"}}]` (letters and digits compared; a provider without it cannot prove an Emirates ID). The provider must be given the scopes that release these claims.
      *
-     *     `redirect` (optional): an absolute URL on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven; any other origin is 400 VALIDATION_ERROR. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.
+     *     `redirect` (optional): an absolute URL of a page on PUBLIC_URL’s origin (the signer page, e.g. `PUBLIC_URL/s/<token>`) where the browser is sent once the identity is proven. Another origin, or an address of the API (`PUBLIC_URL/api/…`, however its path is spelled or encoded), is 400 VALIDATION_ERROR. A credential parameter in its query (`token`, `access_token`, in any letter case or percent-encoding) is dropped. A provider the share does not allow: 403 FORBIDDEN; unknown provider: 404; a share no longer pending: 409; too many failed unlock attempts: 429; provider unreachable: 502 IDENTITY_PROVIDER_ERROR.
      */
     get: {
       parameters: {
