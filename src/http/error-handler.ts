@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import { validationMessage } from './validation.js';
+import { API_ANSWER_CSP, withSecurityHeaders } from './answers.js';
 
 /** The Contract's error body. */
 export interface ErrorBody {
@@ -79,6 +80,9 @@ function sendFrameworkError(error: FastifyError, reply: FastifyReply): void {
  * (a malformed URL encoding, a path parameter over `maxParamLength`, a failed constraint).
  */
 export function answerFrameworkError(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  // No route was found, so no hook runs: the headers every answer carries are set here.
+  void reply.header('content-type', 'application/json; charset=utf-8');
+  withSecurityHeaders(reply);
   sendFrameworkError(error, reply);
 }
 
@@ -111,8 +115,13 @@ export function answerClientError(
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify(errorBody(status, message));
+    // The headers every answer carries (withSecurityHeaders), this one written by hand.
+    const security =
+      `X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n` +
+      `Content-Security-Policy: ${API_ANSWER_CSP}\r\n`;
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        security +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { securityHeaderProblem } from '../helpers/security-headers.js';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -127,6 +128,11 @@ function problemsOf(
 ): string[] {
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`answered ${response.status}`);
+  const headerProblem = securityHeaderProblem((name) => {
+    const value = response.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  });
+  if (headerProblem) problems.push(headerProblem);
   const headerText = Object.entries(response.headers)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : (v ?? '')}`)
     .join('\n');

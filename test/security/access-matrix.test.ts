@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { upload } from '../helpers/server.js';
+import { securityHeaderProblem } from '../helpers/security-headers.js';
 import { ACTORS, buildWorld, COLLABORATORS, type Actor, type Collaborator, type World } from './scenario.js';
 
 /**
@@ -1443,7 +1444,7 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
       const problem =
         token && headers.includes(token)
           ? 'a header repeats the token'
-          : (headerProblem(response.headers) ??
+          : (securityHeaderProblem((name) => response.headers.get(name)) ??
             judge(expected, actor, response.status, response.body, response.text, w, call));
       if (problem)
         wrong.push(
@@ -1486,7 +1487,7 @@ describe('access matrix: every route × every kind of caller (issue 20)', () => 
         });
         requests++;
         const problem =
-          headerProblem(response.headers) ??
+          securityHeaderProblem((name) => response.headers.get(name)) ??
           judge(row[who], who, response.status, response.body, response.text, w, call);
         if (problem)
           wrong.push(
@@ -1519,30 +1520,6 @@ async function sessionFor(w: World, actor: Actor): Promise<string | undefined> {
   const who = names[actor];
   if (!who) return w.tokens[actor];
   return w.server.login(who[0], 'user-password-1', who[1] ? { tenant: who[1] } : {});
-}
-
-/**
- * What is wrong with an answer's security headers (issue 37: "security headers on every HTML page and
- * API answer, checked for every route by the access matrix"): every answer says nosniff and sends no
- * referrer; a page has its own policy, anything else one that loads and runs nothing; an answer
- * carrying a file (a Content-Disposition) is sandboxed and never typed as something a browser runs.
- */
-function headerProblem(headers: Headers): string | undefined {
-  const type = headers.get('content-type') ?? '';
-  const policy = headers.get('content-security-policy') ?? '';
-  if (headers.get('x-content-type-options') !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
-  if (!headers.get('referrer-policy')) return 'no Referrer-Policy';
-  // Scripts and styles run under the policy of the page that loads them.
-  if (/^(text\/css|text\/javascript|application\/javascript)\b/.test(type)) return undefined;
-  if (!policy) return 'no Content-Security-Policy';
-  const page = /^text\/html\b/.test(type);
-  if (!page && !/default-src 'none'/.test(policy))
-    return `a ${type || 'typeless'} answer whose policy loads something`;
-  if (headers.get('content-disposition')) {
-    if (!/\bsandbox\b/.test(policy)) return 'a file without the sandbox policy';
-    if (/html|svg|xml|javascript/.test(type)) return `a file answered as ${type}`;
-  }
-  return undefined;
 }
 
 /** What is wrong with an answer to `actor` whose expectation is `expected`; undefined when right. */
