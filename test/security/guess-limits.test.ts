@@ -102,7 +102,7 @@ describe('guess limits hold under parallel bursts (issue 37 item 3) and a TOTP s
   async function enrolled(name: string) {
     await createUser(server, { name });
     const token = await server.login(name, USER_PASSWORD);
-    const mfa = await server.api('POST', '/login/mfa', { token });
+    const mfa = await server.api('POST', '/login/mfa', { token, body: { password: USER_PASSWORD } });
     assert.equal(mfa.status, 200, mfa.text);
     return mfa.body as { recoveryCodes: string[]; totpSecret: string };
   }
