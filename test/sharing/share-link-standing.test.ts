@@ -203,7 +203,7 @@ describe('issue 37 item 9: a share link has no power once its share has ended', 
     const done = await page(signer.link);
     assert.equal(done.status, 200);
     const doneHtml = await done.text();
-    assert.match(doneHtml, /You have completed this request/);
+    assert.match(doneHtml, /You have already responded/);
     assert.match(doneHtml, /href="\/api\/v1\/share\/signed\?token=shr_[\w-]+"/);
     assert.doesNotMatch(doneHtml, /<script/);
   });

@@ -6,7 +6,7 @@ import { MfaRequired, NotFound, Unauthenticated } from '../errors.js';
 import { isProtected } from './share-protection.js';
 import { isRecipientSessionToken, useRecipientSession } from './recipient-session.js';
 import { downloadableUntil, shareStanding, type ShareStanding } from './share-standing.js';
-import type { ShareRow } from './share-types.js';
+import { shareOptions, type ShareRow } from './share-types.js';
 
 /** An external recipient acting through the share link (Contract: the share token is their `token`). */
 export interface Recipient {
@@ -134,7 +134,7 @@ export async function shareLinkStanding(
   token: string,
 ): Promise<
   | { standing: 'unknown' | 'ended' | 'live' }
-  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean }
+  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean; language: string | undefined }
 > {
   if (!token.startsWith('shr_')) return { standing: 'unknown' };
   const found = await shareWithStanding(deps, { linkHash: hashToken(token) });
@@ -144,6 +144,7 @@ export async function shareLinkStanding(
     standing: 'completed',
     downloadUntil: downloadableUntil(found.row, deps.config.recipientDownloadDays) ?? deps.clock.now(),
     linkDownloads: !isProtected(found.row),
+    language: shareOptions(found.row).language,
   };
 }
 

@@ -131,9 +131,9 @@ address into the browser. If it still does not work, ask the sender for a new li
 `;
 
 /** A page of few words for a person who opened a share link (no script: the page's policy allows none inline). */
-function linkPage(title: string, paragraphs: string[]): string {
+function linkPage(title: string, paragraphs: string[], language = 'en'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${language}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Signery</title>${ICON_LINK}</head>
 <body>
@@ -154,21 +154,55 @@ const LINK_ENDED_PAGE = linkPage('This link has ended', [
 /** What the address /s/<token> leads to (core/sharing/recipient.ts `shareLinkStanding`). */
 export type LinkStanding =
   | { standing: 'unknown' | 'ended' | 'live' }
-  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean };
+  | { standing: 'completed'; downloadUntil: Date; linkDownloads: boolean; language?: string | undefined };
 
-function completedPage(token: string, done: { downloadUntil: Date; linkDownloads: boolean }): string {
+/** The completed page's words in the share e-mails' languages (the signer page's `share.done` heading). */
+const COMPLETED_TEXTS = {
+  en: {
+    title: 'You have already responded',
+    download: 'Thank you: your part is done. This link now only downloads the document as you signed it.',
+    link: 'Download the signed document',
+    until: 'until',
+    mailed:
+      'Thank you: your part is done. The signed document is sent to you by e-mail once everyone has acted.',
+  },
+  de: {
+    title: 'Sie haben bereits geantwortet',
+    download:
+      'Danke: Ihr Teil ist erledigt. Dieser Link lädt jetzt nur noch das Dokument, wie Sie es unterschrieben haben.',
+    link: 'Das unterschriebene Dokument herunterladen',
+    until: 'bis',
+    mailed:
+      'Danke: Ihr Teil ist erledigt. Das unterschriebene Dokument erhalten Sie per E-Mail, sobald alle gehandelt haben.',
+  },
+  fr: {
+    title: 'Vous avez déjà répondu',
+    download:
+      'Merci : votre part est faite. Ce lien ne sert plus qu’à télécharger le document tel que vous l’avez signé.',
+    link: 'Télécharger le document signé',
+    until: 'jusqu’au',
+    mailed:
+      'Merci : votre part est faite. Le document signé vous sera envoyé par e-mail quand tous auront agi.',
+  },
+} as const;
+
+function completedPage(
+  token: string,
+  done: { downloadUntil: Date; linkDownloads: boolean; language?: string | undefined },
+): string {
+  const language = done.language && done.language in COMPLETED_TEXTS ? (done.language as 'de' | 'fr') : 'en';
+  const text = COMPLETED_TEXTS[language];
   const until = done.downloadUntil.toISOString().slice(0, 10);
   return linkPage(
-    'You have completed this request',
+    text.title,
     done.linkDownloads
       ? [
-          'Thank you: your part is done. This link now only downloads the document as you signed it.',
+          text.download,
           // The address already carries the token; the download stays on this origin.
-          `<a href="/api/v1/share/signed?token=${encodeURIComponent(token)}" download>Download the signed document</a> (until ${until}).`,
+          `<a href="/api/v1/share/signed?token=${encodeURIComponent(token)}" download>${text.link}</a> (${text.until} ${until}).`,
         ]
-      : [
-          'Thank you: your part is done. The signed document is sent to you by e-mail once everyone has acted.',
-        ],
+      : [text.mailed],
+    language,
   );
 }
 
