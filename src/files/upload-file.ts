@@ -6,7 +6,7 @@ import { Forbidden } from '../core/errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf, type PdfInspection } from '../pdf/inspect-pdf.js';
 import { repairPdf } from '../pdf/repair-pdf.js';
-import { assertPhotoImage, assertSignatureImage } from '../core/files/image-bytes.js';
+import { assertUploadedImage, assertSignatureImage } from '../core/files/image-bytes.js';
 import type { FileRecord, FileRepair, StoredBytes } from '../store/files/file-store.js';
 import { readUserConfig, writeUserConfig } from '../core/settings/user-config.js';
 import { fileView, type FileView } from '../core/views/file-view.js';
@@ -49,7 +49,7 @@ export async function uploadFile(deps: Deps, actor: Actor, options: UploadOption
   const { storage } = uploaded;
   if (options.kind === 'signature' || options.kind === 'initials') {
     await assertSignatureImage(deps, uploaded.stored);
-  } else if (options.kind === 'photo') await assertPhotoImage(deps, uploaded.stored);
+  } else if (options.kind === 'photo') await assertUploadedImage(deps, uploaded.stored);
   const { stored, pages, repair } = await readPdf(deps, uploaded.stored, options);
   const now = deps.clock.now();
   // spec Limits, Storage; a crash leaves no file without its audit entry: the row, the quota it takes,

@@ -64,6 +64,8 @@ describe('DESIGN: image uploads are whole PNG or JPEG images, nothing that merel
     { path: '/share/upload/signature', as: 'link' },
     { path: '/share/upload/initials', as: 'link' },
     { path: '/share/upload/stamp', as: 'link' },
+    // An image for `images` (without `attach`).
+    { path: '/share/upload/file', as: 'link' },
   ];
   const send = (route: (typeof routes)[number], bytes: Buffer, type: string) =>
     server.api('POST', route.path, {

@@ -35,15 +35,23 @@ describe('DESIGN, files answered to a browser: user bytes never render on our or
       title: 'Upload target',
       pdf: null,
       email: 'uploader@example.org',
+      recipient: { rights: ['uploadFiles'] },
     });
     for (const [name, type, bytes] of [
       ['p.html', 'text/html', PAGE],
       ['p.svg', 'image/svg+xml', SVG],
       ['p.png', 'text/html', Buffer.concat([PNG_1PX, PAGE])],
     ] as const) {
-      const uploaded = await server.api('POST', '/share/upload/file', {
+      // As an image for `images` it is refused: it is no whole image (DESIGN: image uploads decode).
+      const asImage = await server.api('POST', '/share/upload/file', {
         token: shared.link,
         form: { fields: {}, file: { name, type, bytes } },
+      });
+      assert.equal(asImage.status, 400, asImage.text);
+      // As an attachment (any file, the share right uploadFiles) it is taken, and answered inert.
+      const uploaded = await server.api('POST', '/share/upload/file', {
+        token: shared.link,
+        form: { fields: { attach: 'true' }, file: { name, type, bytes } },
       });
       assert.equal(uploaded.status, 200, uploaded.text);
       const path = `/files/loadFile/hash/${uploaded.body.file.id}`;

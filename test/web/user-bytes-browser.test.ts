@@ -75,11 +75,16 @@ describe(
         title: 'Target',
         pdf: null,
         email: 'uploader@example.org',
+        // The recipient attaches files (any bytes) to the document: the share right uploadFiles.
+        recipient: { rights: ['uploadFiles'] },
       });
       for (const file of payloads()) {
         const own = await upload(server, user.token, file.bytes, { name: file.name, type: file.type });
         urls.push({ url: `/api/v1/files/loadFile/hash/${own}`, token: user.token });
-        const theirs = await server.api('POST', '/share/upload/file', { token: shared.link, form: { file } });
+        const theirs = await server.api('POST', '/share/upload/file', {
+          token: shared.link,
+          form: { fields: { attach: 'true' }, file },
+        });
         assert.equal(theirs.status, 200, theirs.text);
         urls.push({ url: `/api/v1/files/loadFile/hash/${theirs.body.file.id}`, token: shared.link });
         const stamp = await server.api('POST', '/share/upload/stamp', {

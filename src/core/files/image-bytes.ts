@@ -49,8 +49,11 @@ export async function assertSignatureImage(deps: Deps, stored: StoredBytes): Pro
   }
 }
 
-/** Photos of users, contacts and enums: a PNG or JPEG image, whole (they are shown in browsers). */
-export async function assertPhotoImage(deps: Deps, stored: StoredBytes): Promise<void> {
+/**
+ * Photos of users, contacts and enums, and a recipient's images for `images` (POST /share/upload/file
+ * without `attach`): a PNG or JPEG image, whole (they are shown in browsers and drawn into PDFs).
+ */
+export async function assertUploadedImage(deps: Deps, stored: StoredBytes): Promise<void> {
   const image = await imageOf(deps, stored);
   if (!image.ok) throw new ValidationError('file', `must be a PNG or JPEG image: ${image.reason}`);
 }

@@ -94,7 +94,7 @@ const FILE_UPLOADS: {
     kind: 'share-file',
     summary: 'Upload a recipient’s image or add a file to the document',
     description:
-      'multipart/form-data `file`, optional `fileName`, optional `attach`. Without `attach`: an image the share may use once in `images`. With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
+      'multipart/form-data `file`, optional `fileName`, optional `attach` (sent before `file`). Without `attach`: an image the share may use once in `images`, which must be a whole PNG or JPEG (400 VALIDATION_ERROR otherwise). With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
     parts: AttachParts,
   },
 ];

@@ -9,7 +9,7 @@ import { changeDocument } from '../../core/changes/change-document.js';
 import type { DocumentView } from '../../core/views/document-view.js';
 import { Conflict, FileNotUsable, NotFound, ValidationError } from '../../core/errors.js';
 import { fileView, type FileView } from '../../core/views/file-view.js';
-import { assertSignatureImage } from '../../core/files/image-bytes.js';
+import { assertSignatureImage, assertUploadedImage } from '../../core/files/image-bytes.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../../core/files/storage.js';
 import {
   callerName,
@@ -75,7 +75,9 @@ export async function receiveShareUpload(
       file.stream.resume();
       throw error;
     }
-    return save(deps, caller, target, file, kind);
+    // An image for `images` (POST /share/upload/file without `attach`, sent before the file) must be one.
+    const image = kind === 'share-file' && fieldsSoFar.attach !== 'true';
+    return save(deps, caller, target, file, kind, image);
   });
   return { upload: result, fields };
 }
@@ -127,11 +129,13 @@ async function save(
   target: { share: ShareRow; doc: DocumentRow },
   file: IncomingFile,
   kind: ShareUploadKind,
+  image: boolean,
 ): Promise<ShareUpload> {
   const { share, doc } = target;
   const uploader = shareUploader(share, doc, callerRequestId(caller));
   const { stored, storage } = await storeUploadBytes(deps, uploader, file.stream);
   if (kind === 'share-signature' || kind === 'share-initials') await assertSignatureImage(deps, stored);
+  else if (image) await assertUploadedImage(deps, stored);
   const now = deps.clock.now();
   // The row, the quota it takes and the audit entry commit together (spec Limits, Storage).
   const { saved, used } = await writeTransaction(deps.db, deps.dialect, async (trx) => {
