@@ -16,7 +16,9 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : collect('test').sort();
 // A test file whose process keeps a handle open (a socket, a timer) would keep `node --test` waiting
 // forever: --test-force-exit ends each file once its tests are done, and --test-timeout turns a test
-// that hangs into a failure that names it.
+// that hangs into a failure that names it. It also bounds each file as a whole: the signer page's
+// browser file (test/web/signer-page.test.ts, some thirty journeys in Chromium) takes 4 to 6 minutes
+// on two busy cores, hence 10.
 const result = spawnSync(
   process.execPath,
   [
@@ -25,7 +27,7 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=2',
     '--test-force-exit',
-    '--test-timeout=300000',
+    '--test-timeout=600000',
     '--test-reporter=spec',
     ...files,
   ],
