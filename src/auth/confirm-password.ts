@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../core/errors.js';
-import { checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
+import { checkGuess, passwordKeys } from '../core/identity/login-throttle.js';
 import { verifyPassword } from '../core/identity/secrets.js';
 
 /** A wrong password given again: 403 (the session stays valid), counted as a failed guess. */
@@ -18,11 +18,7 @@ export async function confirmPassword(
   password: string,
   address: string,
 ): Promise<void> {
-  const accountKey = `account:${actor.tenantName}/${actor.name.trim().toLowerCase()}`;
-  const keys: ThrottleKey[] = [
-    { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
-    { key: `address:${address}`, max: deps.config.loginMaxFailuresPerAddress },
-  ];
+  const { accountKey, keys } = passwordKeys(deps, { tenant: actor.tenantName, name: actor.name, address });
   const user = await deps.db
     .selectFrom('users')
     .select('password_hash')

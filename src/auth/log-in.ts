@@ -3,7 +3,7 @@ import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { Unauthenticated } from '../core/errors.js';
 import { openSession, signInAccounts } from '../core/identity/create-session.js';
-import { checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
+import { checkGuess, passwordKeys } from '../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
 import { verifyAgainstDummy, verifyPassword } from '../core/identity/secrets.js';
 
@@ -26,11 +26,7 @@ export async function logIn(
 ): Promise<{ token: string; response: LoginResponse }> {
   const tenantName = options.tenant ?? deps.config.admin.tenant;
   const name = options.name.trim().toLowerCase();
-  const accountKey = `account:${tenantName}/${name}`;
-  const keys: ThrottleKey[] = [
-    { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
-    { key: `address:${options.address}`, max: deps.config.loginMaxFailuresPerAddress },
-  ];
+  const { accountKey, keys } = passwordKeys(deps, { tenant: tenantName, name, address: options.address });
   const now = deps.clock.now();
   // The attempt is reserved before the slow hash, so parallel guesses count (login-throttle.ts); a
   // proven password of an active account clears the account's failures; the rest is given back.

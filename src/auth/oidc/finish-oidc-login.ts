@@ -2,7 +2,7 @@ import type { OidcProviderConfig } from '../../core/config.js';
 import type { Deps } from '../../core/deps.js';
 import { Unauthenticated } from '../../core/errors.js';
 import { openSession } from '../../core/identity/create-session.js';
-import { checkGuess, type ThrottleKey } from '../../core/identity/login-throttle.js';
+import { addressKey, checkGuess } from '../../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../../core/identity/login-response.js';
 import { findOidcAccount } from './find-oidc-account.js';
 import { callbackUrl, type OidcProviders } from '../../core/identity/oidc-providers.js';
@@ -39,9 +39,7 @@ export async function finishOidcLogin(
   options: FinishOidcLoginOptions,
 ): Promise<FinishedOidcLogin> {
   const provider = providers.get(options.provider);
-  const keys: ThrottleKey[] = [
-    { key: `address:${options.address}`, max: deps.config.loginMaxFailuresPerAddress },
-  ];
+  const keys = [addressKey(deps, options.address)];
   // A refused sign-in counts like a wrong password, reserved before the provider's answer is looked
   // at; a provider that cannot be used is nobody's attempt, and a sign-in that succeeds gives it back.
   return checkGuess(deps, keys, () => finish(deps, providers, provider, options), { clear: () => [] });

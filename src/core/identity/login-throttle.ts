@@ -16,6 +16,29 @@ export interface ThrottleKey {
   max: number;
 }
 
+/** The key of one client address, under the per-address limit of logins and sign-ins. */
+export function addressKey(deps: Deps, address: string): ThrottleKey {
+  return { key: `address:${address}`, max: deps.config.loginMaxFailuresPerAddress };
+}
+
+/**
+ * The keys a password guess counts against (POST /login, and the password asked again to turn MFA
+ * on): its account, by tenant and login name as POST /login spells them, and its client address.
+ */
+export function passwordKeys(
+  deps: Deps,
+  account: { tenant: string; name: string; address: string },
+): { accountKey: string; keys: ThrottleKey[] } {
+  const accountKey = `account:${account.tenant}/${account.name.trim().toLowerCase()}`;
+  return {
+    accountKey,
+    keys: [
+      { key: accountKey, max: deps.config.loginMaxFailuresPerAccount },
+      addressKey(deps, account.address),
+    ],
+  };
+}
+
 /**
  * Throws RateLimited (with Retry-After) when any key has used up its failures in the current window,
  * without taking anything: for steps that lead to a guess but are none (sending a code, starting an
