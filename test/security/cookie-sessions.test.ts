@@ -204,3 +204,30 @@ describe(
     });
   },
 );
+
+describe('DESIGN, cookie sessions behind HTTPS: the cookie is Secure, and PUBLIC_URL is our own origin (issue 37, item 5)', () => {
+  const server = useServer({ env: { PUBLIC_URL: 'https://sign.example.test' } });
+
+  it('POST /login with cookie true sets a Secure, HttpOnly, SameSite=Strict cookie; a change from PUBLIC_URL’s origin is taken', async () => {
+    const user = await aUser(server, { name: 'behind-https' });
+    const response = await server.api('POST', '/login', {
+      body: { name: 'behind-https', password: USER_PASSWORD, cookie: true, returnToken: false },
+    });
+    const set = response.headers.get('set-cookie') ?? '';
+    assert.match(set, /;\s*Secure/i);
+    assert.match(set, /HttpOnly/i);
+    assert.match(set, /SameSite=Strict/i);
+    const cookie = set.split(';')[0]!;
+    const made = await server.api('POST', '/api/key', {
+      headers: { cookie, origin: 'https://sign.example.test' },
+      body: {},
+    });
+    assert.equal(made.status, 200, made.text);
+    const elsewhere = await server.api('POST', '/api/key', {
+      headers: { cookie, origin: 'https://evil.example.test' },
+      body: {},
+    });
+    assert.equal(elsewhere.status, 403);
+    assert.equal(await keyCount(server, user.token), 1);
+  });
+});
