@@ -16291,7 +16291,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a recipient’s image or add a file to the document
-     * @description multipart/form-data `file`, optional `fileName`, optional `attach`. Without `attach`: an image the share may use once in `images`. With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document). With the share-link token of an unprotected share or the recipient session POST /share/unlock answers (an external recipient; the link of a protected share: 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).
+     * @description multipart/form-data `file`, optional `fileName`, optional `attach` (sent before `file`). Without `attach`: an image the share may use once in `images`, which must be a whole PNG or JPEG (400 VALIDATION_ERROR otherwise). With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document). With the share-link token of an unprotected share or the recipient session POST /share/unlock answers (an external recipient; the link of a protected share: 403 MFA_REQUIRED) or a session (an internal recipient, who sends the document `id` as a form field before `file`). The share must still be able to act: active, its turn, not expired (409 otherwise).
      */
     post: {
       parameters: {
