@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
+import { confineFilesOrigin, fileOriginRoutes } from './http/routes/file-origin.js';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './core/clock.js';
@@ -245,6 +246,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   server.addSchema(ErrorBodySchema);
   registerErrorHandlers(server);
   registerJsonParser(server);
+  if (config.filesPublicUrl) confineFilesOrigin(server, config.filesPublicUrl);
   await server.register(fastifyCookie);
   await server.register(fastifyMultipart, {
     // Larger buffers than the 16 KiB default let parsing, hashing and the file writes overlap
@@ -285,8 +287,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     signerPageRoutes({
       verifyPage: config.publicVerify.enabled,
       linkStanding: (token) => shareLinkStanding(deps, token),
+      filesOrigin: config.filesPublicUrl,
     }),
   );
+  if (config.filesPublicUrl) await server.register(fileOriginRoutes(deps));
   if (config.publicVerify.enabled) await server.register(publicVerifyRoutes(deps));
   await server.register(devPkiRoutes(deps));
 

@@ -6,6 +6,12 @@ export interface Config {
   host: string;
   dataDir: string;
   publicUrl: string;
+  /**
+   * FILES_PUBLIC_URL: a separate origin user files are downloaded from (http/file-origin.ts); the API
+   * then answers every stored file with 303 to a short-lived ticket there. Unset: files are answered
+   * on the API's origin, sandboxed.
+   */
+  filesPublicUrl: string | undefined;
   /** SECRET_KEY: what secrets kept for a while (queued mails' links and codes) are encrypted with; generated under DATA_DIR when unset (secret-box.ts). */
   secretKey: string | undefined;
   databaseUrl: string | undefined;
@@ -169,6 +175,25 @@ function text(env: Env, key: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+/** FILES_PUBLIC_URL: an http(s) origin (no path) other than PUBLIC_URL's. */
+function filesPublicUrl(env: Env, publicUrl: string): string | undefined {
+  const raw = text(env, 'FILES_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`FILES_PUBLIC_URL must be an http(s):// origin, got "${raw}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new ConfigError(`FILES_PUBLIC_URL must be an http(s):// origin with no path, got "${raw}"`);
+  }
+  if (url.origin === new URL(publicUrl).origin) {
+    throw new ConfigError('FILES_PUBLIC_URL must be another origin than PUBLIC_URL (another host name)');
+  }
+  return url.origin;
+}
+
 /** Reads the Contract's environment variables; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080);
@@ -186,11 +211,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('DATABASE_SCHEMA must be a lowercase SQL identifier');
   }
   const bucket = text(env, 'S3_BUCKET');
+  const publicUrl = (text(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     port,
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: resolve(text(env, 'DATA_DIR') ?? './data'),
-    publicUrl: (text(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl,
+    filesPublicUrl: filesPublicUrl(env, publicUrl),
     secretKey: text(env, 'SECRET_KEY'),
     databaseUrl,
     databaseSchema: schema,

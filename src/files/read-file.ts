@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { Actor } from '../core/access/actor.js';
 import { canView, liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
@@ -6,7 +5,6 @@ import { Forbidden, MfaRequired, NotFound } from '../core/errors.js';
 import type { Recipient } from '../core/sharing/recipient.js';
 import { signedFilesOfShare } from '../core/sharing/share-standing.js';
 import { canSeeTemplate } from '../core/access/template-access.js';
-import type { ByteRange } from '../store/blobs/blob-store.js';
 import type { FileRecord } from '../store/files/file-store.js';
 
 /**
@@ -113,8 +111,4 @@ export async function findFileForRecipient(
     .executeTakeFirst();
   if (attachment) return file;
   throw new NotFound('No such file');
-}
-
-export async function openFile(deps: Deps, file: FileRecord, range?: ByteRange): Promise<Readable> {
-  return deps.files.open(file, range);
 }

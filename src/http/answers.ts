@@ -1,5 +1,9 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
 import type { FileRecord, FileStore } from '../store/files/file-store.js';
+import { errorBody } from './error-handler.js';
+import { issueFileTicket } from './file-tickets.js';
 
 /**
  * What a route answers once a change whose result the API does not show is done (spec: `{status:
@@ -69,33 +73,84 @@ export async function headOf(files: FileStore, file: FileRecord): Promise<Buffer
   return Buffer.concat(chunks);
 }
 
-/**
- * The one place a stored user file's answer headers are decided: its type from its bytes, nosniff,
- * the sandbox CSP and its disposition (`inline` is honoured for PDFs only). Returns the type decided.
- */
-export async function userFileHeaders(
-  reply: FastifyReply,
-  files: FileStore,
-  file: FileRecord,
-  disposition: 'inline' | 'attachment',
-): Promise<string> {
-  const type = typeOfBytes(await headOf(files, file));
-  void reply
-    .headers(USER_BYTES_HEADERS)
-    .header('content-type', type)
-    .header('content-disposition', contentDisposition(disposition, file.name, type));
-  return type;
+/** What answering a stored file needs: its bytes, and where downloads are served (FILES_PUBLIC_URL). */
+export interface FileAnswerDeps {
+  files: FileStore;
+  clock: Clock;
+  config: Pick<Config, 'filesPublicUrl'>;
 }
 
-/** Answers a stored user file whole: its bytes, with the headers of userFileHeaders and its length. */
+/**
+ * The one place a stored user file is answered (DESIGN, "Files answered to a browser"). With
+ * FILES_PUBLIC_URL set, a request to the API's origin is answered 303 to a short-lived ticket on that
+ * origin (file-tickets.ts), where routes/file-origin.ts answers the bytes with this function. Else
+ * (or there) the bytes: the type from the bytes, nosniff, the sandbox CSP, the disposition (`inline`
+ * is honoured for PDFs only), the digest as ETag and one `Range: bytes=a-b` answered 206.
+ */
 export async function sendStoredFile(
+  deps: FileAnswerDeps,
   reply: FastifyReply,
-  files: FileStore,
   file: FileRecord,
   disposition: 'inline' | 'attachment',
 ): Promise<FastifyReply> {
-  await userFileHeaders(reply, files, file, disposition);
-  return reply.header('content-length', Number(file.size)).send(await files.open(file));
+  const filesOrigin = deps.config.filesPublicUrl;
+  if (filesOrigin !== undefined && !isFilesOrigin(reply.request, filesOrigin)) {
+    const ticket = issueFileTicket(
+      { tenantId: file.tenant_id, fileId: file.id, sha256: file.sha256, disposition },
+      deps.clock.now(),
+    );
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(`${filesOrigin}/f/${ticket}/${encodeURIComponent(file.name)}`, 303);
+  }
+  const size = Number(file.size);
+  const range = parseRange(reply.request.headers.range, size);
+  if (range === 'invalid') {
+    return reply
+      .status(416)
+      .header('content-range', `bytes */${size}`)
+      .send(errorBody(416, 'The requested range is not satisfiable', 'RANGE_NOT_SATISFIABLE'));
+  }
+  const type = typeOfBytes(await headOf(deps.files, file));
+  void reply
+    .headers(USER_BYTES_HEADERS)
+    .header('content-type', type)
+    .header('content-disposition', contentDisposition(disposition, file.name, type))
+    .header('accept-ranges', 'bytes')
+    .header('etag', `"${file.sha256}"`);
+  if (range) {
+    return reply
+      .status(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('content-length', range.end - range.start + 1)
+      .send(await deps.files.open(file, range));
+  }
+  return reply.header('content-length', size).send(await deps.files.open(file));
+}
+
+/** Whether the request came to FILES_PUBLIC_URL's host (X-Forwarded-Host when TRUST_PROXY is on). */
+export function isFilesOrigin(request: FastifyRequest, filesOrigin: string): boolean {
+  return request.host.toLowerCase() === new URL(filesOrigin).host;
+}
+
+/** One `bytes=` range (suffix and open-ended forms included); several ranges are served whole. */
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'invalid' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return header.includes(',') ? undefined : 'invalid';
+  const [, from, to] = match;
+  if (from === '' && to === '') return 'invalid';
+  if (from === '') {
+    const length = Math.min(Number(to), size);
+    return length <= 0 ? 'invalid' : { start: size - length, end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  if (start >= size || end < start) return 'invalid';
+  return { start, end };
 }
 
 /**
@@ -103,7 +158,7 @@ export async function sendStoredFile(
  * leaving with an address, and, on anything that is not one of our pages or their scripts and styles
  * (JSON, errors, images, archives), a policy that loads nothing, runs no script and may not be framed;
  * a page that sets no policy of its own, PAGE_FALLBACK_CSP.
- * User files carry USER_BYTES_HEADERS' sandbox as well (userFileHeaders); they are never typed HTML,
+ * User files carry USER_BYTES_HEADERS' sandbox as well (sendStoredFile); they are never typed HTML,
  * script or style (typeOfBytes).
  */
 export function withSecurityHeaders(reply: FastifyReply): void {

@@ -348,3 +348,19 @@ export const FileRecordSchema = Type.Object(
 export function Bytes(description: string, mediaType = 'application/octet-stream') {
   return { description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } };
 }
+
+/**
+ * What every stored-file download answers besides its 200 (http/answers.ts, sendStoredFile): a range,
+ * an unsatisfiable range, and, with FILES_PUBLIC_URL set, the redirect to the download origin.
+ */
+export const StoredFileAnswers = {
+  206: Bytes('The range asked for (one `Range: bytes=a-b`), with Content-Range.'),
+  303: Type.Null({
+    description:
+      'Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it).',
+    headers: {
+      location: Type.String({ format: 'uri', description: 'FILES_PUBLIC_URL/f/<ticket>/<file name>' }),
+    },
+  }),
+  416: Type.Ref('ErrorBody'),
+};

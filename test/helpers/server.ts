@@ -106,6 +106,8 @@ export interface StartOptions {
   sameStoreAs?: TestServer;
   /** Job worker settings (AppOptions.worker). */
   worker?: AppOptions['worker'];
+  /** The port to listen on (freePort), when the settings must name it (PUBLIC_URL, FILES_PUBLIC_URL). */
+  port?: number;
 }
 
 /**
@@ -135,7 +137,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     logger: options.logger ?? { level: 'error' },
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
   });
-  const address = await app.server.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.server.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
 
   const api: TestServer['api'] = (method, path, call) => callApi(url, method, path, call);

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { TOKEN_COOKIE } from '../../src/http/authentication.js';
+import { freePort } from '../helpers/free-port.js';
 import { PNG_1PX } from '../helpers/pdf.js';
 import { aUser, withMail } from '../helpers/people.js';
 import { upload } from '../helpers/server.js';
 import { anExternalShare } from '../helpers/sharing.js';
 import { useServer } from '../helpers/use-server.js';
-import { hasChromium, launchChromium } from './browser.js';
+import { ensureBuiltPage, hasChromium, inSession, launchChromium } from './browser.js';
 
 /**
  * Issue 37, item 1, in the browser that would run it: as a signed-in user (session cookie, and the
@@ -130,6 +131,82 @@ describe(
       await page.close();
       assert.ok(heard > before, 'the payload’s beacon works when script runs');
       heard = before;
+    });
+  },
+);
+
+/**
+ * FILES_PUBLIC_URL in the browser (DESIGN, "Files answered to a browser"): the API at
+ * http://127.0.0.1:<port>, downloads at http://localhost:<port>. A signed-in user who opens an
+ * uploaded page lands on the files origin, where nothing of ours runs and no credential is; the
+ * signer page still shows the document, fetched from there.
+ */
+describe(
+  'DESIGN, FILES_PUBLIC_URL: downloads open on the files origin, and the signer page reads the document from it, in Chromium (issue 37)',
+  {
+    skip: hasChromium
+      ? false
+      : 'Debian’s chromium is not installed at /usr/bin/chromium: browser test skipped',
+  },
+  () => {
+    let port = 0;
+    before(async () => {
+      ensureBuiltPage();
+      port = await freePort();
+    });
+    const server = useServer(() => ({
+      smtp: true,
+      port,
+      env: { PUBLIC_URL: `http://127.0.0.1:${port}`, FILES_PUBLIC_URL: `http://localhost:${port}` },
+    }));
+    let browser: Browser;
+    before(async () => {
+      browser = await launchChromium();
+    });
+    after(async () => {
+      await browser?.close();
+    });
+
+    it('an uploaded page opened with the session cookie lands on the files origin, inert: it reaches no API and makes no key', async () => {
+      const user = await aUser(server, withMail('victim'));
+      const keysBefore = (await server.api('GET', '/api/key', { token: user.token })).text;
+      const page = Buffer.from(
+        '<!doctype html><script>fetch("/api/v1/api/key",{method:"POST",credentials:"include",headers:{"content-type":"application/json"},body:"{}"})</script>',
+      );
+      const id = await upload(server, user.token, page, { name: 'page.html', type: 'text/html' });
+      const context = await browser.newContext({ acceptDownloads: true });
+      await context.addCookies([{ name: TOKEN_COOKIE, value: user.token, url: server.url }]);
+      const tab = await context.newPage();
+      const landed: string[] = [];
+      tab.on('request', (request) => landed.push(request.url()));
+      const [download] = await Promise.all([
+        tab.waitForEvent('download'),
+        tab.goto(`${server.url}/api/v1/files/loadFile/hash/${id}`).catch(() => undefined),
+      ]);
+      assert.ok(download.url().startsWith(`http://localhost:${port}/f/`), download.url());
+      await tab.waitForTimeout(300);
+      await context.close();
+      assert.ok(!landed.some((url) => url.includes('/api/key')), landed.join(', '));
+      assert.equal((await server.api('GET', '/api/key', { token: user.token })).text, keysBefore);
+    });
+
+    it('the signer page shows the document, its bytes fetched from the files origin, with no policy violation', async () => {
+      const owner = await aUser(server, withMail('owner'));
+      const shared = await anExternalShare(server, owner.token, {
+        title: 'Files origin agreement',
+        email: 'reader@example.org',
+      });
+      await inSession(browser, 'files-origin', 'desktop', async (s) => {
+        const fetched: string[] = [];
+        s.page.on('requestfinished', (request) => fetched.push(request.url()));
+        await s.page.goto(`${server.url}/s/${shared.link}`);
+        await s.page.getByRole('heading', { name: 'Files origin agreement' }).waitFor();
+        await s.page.locator('.page[data-rendered]').first().waitFor();
+        assert.ok(
+          fetched.some((url) => url.startsWith(`http://localhost:${port}/f/`)),
+          `the document came from the files origin: ${fetched.join(', ')}`,
+        );
+      });
     });
   },
 );

@@ -4427,7 +4427,7 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
-        /** @description The range asked for (`Range: bytes=a-b`), with Content-Range. */
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
         206: {
           headers: {
             [name: string]: unknown;
@@ -4435,6 +4435,15 @@ export interface paths {
           content: {
             'application/octet-stream': Blob;
           };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
         };
         /** @description An error: every error the API answers has this shape. */
         400: {
@@ -4465,6 +4474,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };
@@ -8654,6 +8672,24 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
+        206: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description An error: every error the API answers has this shape. */
         400: {
           headers: {
@@ -8683,6 +8719,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };
@@ -8741,6 +8786,24 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
+        206: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description An error: every error the API answers has this shape. */
         400: {
           headers: {
@@ -8770,6 +8833,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };
@@ -10403,6 +10475,24 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
+        206: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description An error: every error the API answers has this shape. */
         400: {
           headers: {
@@ -10441,6 +10531,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };
@@ -17362,6 +17461,24 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
+        206: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description An error: every error the API answers has this shape. */
         400: {
           headers: {
@@ -17391,6 +17508,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };
@@ -18387,6 +18513,24 @@ export interface paths {
             'application/octet-stream': Blob;
           };
         };
+        /** @description The range asked for (one `Range: bytes=a-b`), with Content-Range. */
+        206: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/octet-stream': Blob;
+          };
+        };
+        /** @description Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it). */
+        303: {
+          headers: {
+            /** @description FILES_PUBLIC_URL/f/<ticket>/<file name> */
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description An error: every error the API answers has this shape. */
         400: {
           headers: {
@@ -18416,6 +18560,15 @@ export interface paths {
         };
         /** @description An error: every error the API answers has this shape. */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        416: {
           headers: {
             [name: string]: unknown;
           };

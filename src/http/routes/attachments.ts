@@ -5,7 +5,7 @@ import { findAttachment, findDraftAttachment, listAttachments } from '../../docu
 import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
-import { Bytes } from '../document-schemas.js';
+import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { Id, IdParams, withErrors } from '../schemas.js';
 
 /** A file of a document or draft: the document's or draft's id and the file's hash. */
@@ -41,7 +41,10 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['attachments'],
           summary: 'A file of one of your drafts',
           params: FileParams,
-          response: withErrors({ 200: Bytes('The file’s bytes, with its own Content-Type.') }),
+          response: withErrors({
+            200: Bytes('The file’s bytes, with its own Content-Type.'),
+            ...StoredFileAnswers,
+          }),
         },
       },
       async (request, reply) => {
@@ -51,7 +54,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           request.params.id,
           request.params.hash,
         );
-        return sendStoredFile(reply, deps.files, file, 'attachment');
+        return sendStoredFile(deps, reply, file, 'attachment');
       },
     );
 
@@ -63,12 +66,15 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'One attachment of a document',
           description: 'Needs the right `view_attachments`.',
           params: FileParams,
-          response: withErrors({ 200: Bytes('The file’s bytes, with its own Content-Type.') }),
+          response: withErrors({
+            200: Bytes('The file’s bytes, with its own Content-Type.'),
+            ...StoredFileAnswers,
+          }),
         },
       },
       async (request, reply) => {
         const file = await findAttachment(deps, actorOf(request), request.params.id, request.params.hash);
-        return sendStoredFile(reply, deps.files, file, 'attachment');
+        return sendStoredFile(deps, reply, file, 'attachment');
       },
     );
   };

@@ -4,15 +4,14 @@ import type { Deps } from '../../core/deps.js';
 import { parseAnchors } from '../../files/anchors-input.js';
 import { locateAnchors } from '../../files/locate-anchors.js';
 import type { AnchorPosition } from '../../pdf/anchors.js';
-import { findFileForRecipient, findReadableFile, openFile } from '../../files/read-file.js';
+import { findFileForRecipient, findReadableFile } from '../../files/read-file.js';
 import { uploadFile, type UploadKind } from '../../files/upload-file.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { userFileHeaders } from '../answers.js';
-import { errorBody } from '../error-handler.js';
+import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
-import { Bytes, FileRecordSchema } from '../document-schemas.js';
+import { Bytes, FileRecordSchema, StoredFileAnswers } from '../document-schemas.js';
 
 /** The parts of an upload (multipart/form-data). */
 export const UploadParts = Type.Object(
@@ -147,7 +146,7 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             200: Bytes(
               "The file’s bytes, with the type its bytes show (never the one declared at upload: anything Signery does not handle is `application/octet-stream`), `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, and `Content-Disposition: attachment` (`inline` for a PDF).",
             ),
-            206: Bytes('The range asked for (`Range: bytes=a-b`), with Content-Range.'),
+            ...StoredFileAnswers,
           }),
         },
       },
@@ -155,46 +154,8 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const file = request.recipient
           ? await findFileForRecipient(deps, request.recipient, request.params.hash)
           : await findReadableFile(deps, actorOf(request), request.params.hash);
-        const size = Number(file.size);
-        const range = parseRange(request.headers.range, size);
-        if (range === 'invalid') {
-          return reply
-            .status(416)
-            .header('content-range', `bytes */${size}`)
-            .send(errorBody(416, 'The requested range is not satisfiable', 'RANGE_NOT_SATISFIABLE'));
-        }
-        await userFileHeaders(reply, deps.files, file, 'inline');
-        void reply.header('accept-ranges', 'bytes').header('etag', `"${file.sha256}"`);
-        if (range) {
-          void reply
-            .status(206)
-            .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
-            .header('content-length', range.end - range.start + 1);
-          return reply.send(await openFile(deps, file, range));
-        }
-        void reply.header('content-length', size);
-        return reply.send(await openFile(deps, file));
+        return sendStoredFile(deps, reply, file, 'inline');
       },
     );
   };
-}
-
-/** One `bytes=` range (suffix and open-ended forms included); several ranges are served whole. */
-function parseRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | 'invalid' | undefined {
-  if (!header) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match) return header.includes(',') ? undefined : 'invalid';
-  const [, from, to] = match;
-  if (from === '' && to === '') return 'invalid';
-  if (from === '') {
-    const length = Math.min(Number(to), size);
-    return length <= 0 ? 'invalid' : { start: size - length, end: size - 1 };
-  }
-  const start = Number(from);
-  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
-  if (start >= size || end < start) return 'invalid';
-  return { start, end };
 }

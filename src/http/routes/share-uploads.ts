@@ -12,7 +12,7 @@ import type { RecipientCaller } from '../../core/sharing/recipient.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';
-import { Bytes, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
+import { Bytes, StoredFileAnswers, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
 import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../examples.js';
 import { UploadParts } from './files.js';
 
@@ -180,12 +180,12 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).') }),
+          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
         },
       },
       async (request, reply) => {
         const file = await getShareStampImage(deps, recipientCallerOf(request), request.params.id);
-        return sendStoredFile(reply, deps.files, file, 'inline');
+        return sendStoredFile(deps, reply, file, 'inline');
       },
     );
   };

@@ -18,6 +18,7 @@ import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import {
   Bytes,
+  StoredFileAnswers,
   DocumentId,
   SharedDocumentResult,
   ShareObject,
@@ -416,13 +417,14 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             200: Bytes(
               "The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`.",
             ),
+            ...StoredFileAnswers,
             409: Type.Ref('ErrorBody'),
           }),
         },
       },
       async (request, reply) => {
         if (!request.recipient) throw new Unauthenticated('Send the share-link token');
-        return sendStoredFile(reply, deps.files, await signedCopyOf(deps, request.recipient), 'attachment');
+        return sendStoredFile(deps, reply, await signedCopyOf(deps, request.recipient), 'attachment');
       },
     );
 

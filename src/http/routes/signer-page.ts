@@ -14,21 +14,26 @@ const BUILT_PAGE = fileURLToPath(new URL('../../../dist/web/', import.meta.url))
 
 /**
  * The page's policy: its own scripts, styles, fonts and workers only; nothing inline, no eval, no
- * plugins, no framing. `blob:` images are the signer's own upload previews.
+ * plugins, no framing. `blob:` images are the signer's own upload previews. With FILES_PUBLIC_URL,
+ * the page also fetches the document's bytes from that origin (the API's 303 leads there).
  */
-export const SIGNER_PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function signerPageCsp(filesOrigin?: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' blob:",
+    "font-src 'self'",
+    filesOrigin ? `connect-src 'self' ${filesOrigin}` : "connect-src 'self'",
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const SIGNER_PAGE_CSP = signerPageCsp();
 
 const brotli = promisify(brotliCompress);
 const gzip = promisify(gzipCallback);
@@ -220,9 +225,14 @@ export function signerPageRoutes(
     verifyPage?: boolean;
     /** What a share link leads to: without it every well-formed link gets the signer page. */
     linkStanding?: (token: string) => Promise<LinkStanding>;
+    /** FILES_PUBLIC_URL, which the page may fetch the document from. */
+    filesOrigin?: string;
   } = {},
 ) {
   const dir = options.dir ?? BUILT_PAGE;
+  const htmlHeaders = options.filesOrigin
+    ? { ...HTML_HEADERS, 'content-security-policy': signerPageCsp(options.filesOrigin) }
+    : HTML_HEADERS;
   return async (app: FastifyInstance) => {
     const built = (name: string) => {
       const path = join(dir, name);
@@ -261,13 +271,13 @@ export function signerPageRoutes(
             .status(503)
             .send(errorBody(503, `The ${what} is not built: run npm run build`, 'UNAVAILABLE'));
         }
-        return reply.headers(HTML_HEADERS).send(file);
+        return reply.headers(htmlHeaders).send(file);
       };
     const page = serve(html, 'signer page');
     // An address under /s/ that is not a share link (none, a mistyped one, extra segments) is the
     // person's browser asking: a page that says so, not the API's JSON. The address is not repeated.
     const notALink = async (_request: unknown, reply: FastifyReply) =>
-      reply.status(404).headers(HTML_HEADERS).send(NOT_A_LINK_PAGE);
+      reply.status(404).headers(htmlHeaders).send(NOT_A_LINK_PAGE);
     const route = { config: { auth: 'none' as const }, schema: { hide: true } };
     // A link whose share ended (or whose recipient acted) is a page that says so, never the signer
     // page (DESIGN: "a share's link has no power once its share has ended … a human page at /s/…").
@@ -279,9 +289,9 @@ export function signerPageRoutes(
         case 'unknown':
           return notALink(request, reply);
         case 'ended':
-          return reply.status(410).headers(HTML_HEADERS).send(LINK_ENDED_PAGE);
+          return reply.status(410).headers(htmlHeaders).send(LINK_ENDED_PAGE);
         case 'completed':
-          return reply.headers(HTML_HEADERS).send(completedPage(token, link));
+          return reply.headers(htmlHeaders).send(completedPage(token, link));
         case 'live':
           return page(request, reply);
       }
@@ -289,7 +299,7 @@ export function signerPageRoutes(
     app.get('/s', route, notALink);
     app.get('/s/*', route, notALink);
     app.get('/sign', route, page);
-    app.get('/', route, async (_request, reply) => reply.headers(HTML_HEADERS).send(HOME_PAGE));
+    app.get('/', route, async (_request, reply) => reply.headers(htmlHeaders).send(HOME_PAGE));
     const icon = async (_request: unknown, reply: FastifyReply) =>
       reply
         .headers({

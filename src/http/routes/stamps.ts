@@ -9,7 +9,7 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
-import { Bytes } from '../document-schemas.js';
+import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../examples.js';
 import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
@@ -141,16 +141,11 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).') }),
+          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
         },
       },
       async (request, reply) =>
-        sendStoredFile(
-          reply,
-          deps.files,
-          await getStampImage(deps, actorOf(request), request.params.id),
-          'inline',
-        ),
+        sendStoredFile(deps, reply, await getStampImage(deps, actorOf(request), request.params.id), 'inline'),
     );
 
     app.put(
