@@ -1,13 +1,14 @@
-import { PdfDict, PdfName, PdfString } from '@libpdf/core';
+import { PdfDict, PdfName, PdfStream, PdfString, type PdfRef } from '@libpdf/core';
 import { digest, type DigestAlgorithm } from '../pki/algorithms.js';
 import { buildSignedAttributes } from '../pki/cms/signed-attributes.js';
 import { CertificateInvalid } from '../pki/errors.js';
 import type { KeyAlgorithm } from '../pki/signers/signer.js';
 import { publicKeyOf } from '../pki/verify-signature-value.js';
 import { appendPageAnnotations, pdfDate } from './annotations.js';
+import { associatedFiles, type FileToEmbed } from './embedded-files.js';
 import { updatePdf, type AppendablePdf } from './appendable-pdf.js';
 import { settleNeedAppearances } from './form-appearances.js';
-import { pageGeometries } from './geometry.js';
+import { pageGeometries, rectArray } from './geometry.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
 import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
 import { addSignatureField } from './signature-field.js';
@@ -44,6 +45,13 @@ export interface PrepareSignatureOptions {
   annotations?: TextAnnotation[];
   /** Bytes reserved for the CMS (default 16 KB; more when a timestamp will be embedded). */
   placeholderSize?: number;
+  /**
+   * Files the signature carries and covers (the audit trail of a seal on completion): associated
+   * files of its widget's appearance (`/AP /N /AF`, ISO 32000-2 14.13), an empty one when the
+   * signature is invisible. Nothing else in the document changes, so validators that judge the
+   * revision after earlier signatures see a new signature field and what its appearance holds.
+   */
+  associatedFiles?: FileToEmbed[];
 }
 
 export interface PreparedSignature {
@@ -139,6 +147,7 @@ function signatureUpdate(
   if (options.location) entries.Location = PdfString.fromString(options.location);
   if (options.contactInfo) entries.ContactInfo = PdfString.fromString(options.contactInfo);
   entries.Prop_Build = PdfDict.of({ App: PdfDict.of({ Name: PdfName.of('Signery') }) });
+  const appearance = carryFiles(update, built.widget?.appearance, options.associatedFiles);
   const signatureRef = update.allocate();
   const dictionary = signatureDictionary({
     type: 'Sig',
@@ -155,6 +164,7 @@ function signatureUpdate(
     signature: signatureRef,
     namePrefix: 'Signature',
     widget: built.widget,
+    ...(appearance ? { appearance } : {}),
     byPage: built.byPage,
   });
   appendPageAnnotations({ opened, update, pages, additions: built.byPage });
@@ -162,6 +172,36 @@ function signatureUpdate(
   const written = update.write();
   const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
   return { written, byteRange, fieldName };
+}
+
+/**
+ * Puts `files` on the signature's appearance as its associated files: on the visible widget's form
+ * XObject, else on an empty one (a zero /BBox: nothing drawn) made for it. Answers the appearance an
+ * invisible signature gets, if it gets one.
+ */
+function carryFiles(
+  update: IncrementalUpdate,
+  visible: PdfRef | undefined,
+  files: FileToEmbed[] | undefined,
+): PdfRef | undefined {
+  if (!files?.length) return undefined;
+  const appearance =
+    visible ??
+    update.add(
+      PdfStream.fromDict(
+        {
+          Type: PdfName.of('XObject'),
+          Subtype: PdfName.of('Form'),
+          BBox: rectArray([0, 0, 0, 0]),
+        },
+        new Uint8Array(),
+      ),
+    );
+  const form = update.get(appearance);
+  if (!(form instanceof PdfStream)) throw new Error('The signature appearance is not a form XObject');
+  form.set('AF', associatedFiles(update, files));
+  update.set(appearance, form);
+  return visible ? undefined : appearance;
 }
 
 function keyAlgorithmOfCertificate(certificate: Uint8Array): KeyAlgorithm {

@@ -10,6 +10,7 @@ import {
   validationMaterial,
   type ArchiveExpiry,
 } from './archive-timestamp.js';
+import type { FileToEmbed } from './embedded-files.js';
 import { signatureContents, type TsaOptions } from './finish-signature.js';
 import { prepareSignatureUpdate } from './prepare-signature.js';
 import { appendedSource, memorySource, type ByteSource } from './reader/byte-source.js';
@@ -53,6 +54,8 @@ export interface SignPdfOptions {
   images?: ImageVisual[];
   annotations?: TextAnnotation[];
   placeholderSize?: number;
+  /** Files the signature carries on its appearance and covers (PrepareSignatureOptions). */
+  associatedFiles?: FileToEmbed[];
 }
 
 export interface SignPdfResult extends SignedUpdate {
@@ -135,6 +138,7 @@ export async function signPdfUpdate(
     images: options.images,
     annotations: options.annotations,
     placeholderSize: options.placeholderSize ?? PLACEHOLDER[levelRequested],
+    ...(options.associatedFiles ? { associatedFiles: options.associatedFiles } : {}),
   });
   const signatureValue = await signer.sign({ data: prepared.state.signedAttributes, digestAlgorithm });
   const fallback = options.onTimestampFailure === 'fallback';

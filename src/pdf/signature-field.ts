@@ -15,6 +15,8 @@ export interface AddSignatureFieldOptions {
   namePrefix: string;
   /** The visible appearance of the signature; absent for an invisible signature on page 1. */
   widget?: BuiltAnnotations['widget'];
+  /** The appearance of an invisible signature that has one (the form XObject carrying its files). */
+  appearance?: PdfRef;
   /** Collects the widget for the page's /Annots. */
   byPage: Map<number, PdfRef[]>;
 }
@@ -58,7 +60,7 @@ export function addSignatureField(options: AddSignatureFieldOptions): { fieldNam
   if (widget) {
     field.set('AP', PdfDict.of({ N: widget.appearance }));
     if (widget.comment) field.set('TU', PdfString.fromString(widget.comment));
-  }
+  } else if (options.appearance) field.set('AP', PdfDict.of({ N: options.appearance }));
   const fieldRef = update.add(field);
   options.byPage.set(pageIndex, [...(options.byPage.get(pageIndex) ?? []), fieldRef]);
 

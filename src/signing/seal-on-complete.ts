@@ -11,7 +11,7 @@ import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFileBytes } from './sign-document.js';
 import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
 import { documentTrail } from '../core/audit/document-trail.js';
-import { embedTrail } from '../core/audit/embedded-trail.js';
+import { trailFiles } from '../core/audit/embedded-trail.js';
 import { sealOnCompleteJobId, wakeCompletionMails } from '../core/sharing/completion.js';
 
 export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
@@ -89,8 +89,8 @@ export function registerSigningJobs(worker: Worker, deps: Deps): void {
 }
 
 /**
- * The seal itself: the completed version's main file with its audit trail embedded (core/audit),
- * sealed with the organisation key at the tenant's default level (remote calls first, no transaction open), then one short transaction that
+ * The seal itself: the completed version's main file sealed, the seal carrying its audit trail
+ * (core/audit/embedded-trail.ts), with the organisation key at the tenant's default level (remote calls first, no transaction open), then one short transaction that
  * checks the version, makes the sealed file the main file and settles the job. A document deleted or
  * changed since its completion is not sealed (the job is done: there is nothing left to seal).
  */
@@ -114,11 +114,13 @@ async function sealCompleted(
   };
   if (!doc || doc.deleted_at !== null || doc.version !== payload.version) return nothingToSeal();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  // The document proves itself (issue 27): its audit trail goes in first, so the seal covers it.
+  // The document proves itself (issue 27): its audit trail is in the seal's own revision, which the
+  // seal covers, with nothing between the users' signatures and the seal (issue 38).
   const trail = await documentTrail(deps.db, doc, deps.clock.now());
   const sealed = await sealBytes(deps, {
     operation: 'seal',
-    pdf: await embedTrail(bytes, trail, deps.clock.now()),
+    pdf: bytes,
+    associatedFiles: await trailFiles(trail, deps.clock.now()),
     signerName: 'Organisation seal',
     level: await tenantDefaultLevel(deps, doc.tenant_id),
     reason: 'Completed',

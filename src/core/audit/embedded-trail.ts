@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { attachFiles, readEmbeddedFiles } from '../../pdf/embedded-files.js';
+import { readEmbeddedFiles, type FileToEmbed } from '../../pdf/embedded-files.js';
 import { pdfBytes, type AppendablePdf } from '../../pdf/appendable-pdf.js';
 import type { SignatureCheck } from '../../pdf/verify-pdf.js';
 import { chainHash } from './chain.js';
@@ -9,36 +9,38 @@ import { TRAIL_FORMAT, trailPages, type DocumentTrail } from './document-trail.j
 export const TRAIL_FILES = { json: 'signery-audit-trail.json', pages: 'signery-audit-trail.pdf' } as const;
 
 /**
- * Puts a document's audit trail into its PDF, in an incremental update before the final seal: the
- * JSON (checkable by `signery verify` with no server) and the same trail as pages people read, both
- * associated files of the document (PDF/A-3 style), so the seal that follows covers them.
+ * A document's audit trail as the files its seal on completion carries: the JSON (checkable by
+ * `signery verify` with no server) and the same trail as pages people read. The seal puts them on its
+ * own appearance, in its own revision (prepare-signature.ts, `associatedFiles`): the seal's signature
+ * covers them, and no revision sits between the users' signatures and the seal. Validators that judge
+ * what changed after a signature (pyHanko's difference analysis) allow a new signature field and
+ * whatever its appearance holds, where they hold the catalog's /Names and /AF unchanged: a revision
+ * of attachments before the seal, as documents sealed before issue 38 have, turned every user's
+ * signature invalid there. checkEmbeddedTrail reads both.
  *
  * ```ts
- * const withTrail = await embedTrail(bytes, await documentTrail(deps.db, doc, now), now);
+ * const sealed = await sealBytes(deps, { ..., associatedFiles: await trailFiles(trail, now) });
  * ```
  */
-export async function embedTrail(pdf: Uint8Array, trail: DocumentTrail, now: Date): Promise<Uint8Array> {
-  return attachFiles({
-    pdf,
-    files: [
-      {
-        name: TRAIL_FILES.json,
-        mimeType: 'application/json',
-        bytes: new Uint8Array(Buffer.from(JSON.stringify(trail, null, 2))),
-        description: `Audit trail of document ${trail.document.id} (${TRAIL_FORMAT})`,
-        relationship: 'Supplement',
-        modified: now,
-      },
-      {
-        name: TRAIL_FILES.pages,
-        mimeType: 'application/pdf',
-        bytes: await trailPages(trail, 'Signery, on completion'),
-        description: `Audit trail of document ${trail.document.id}, to read`,
-        relationship: 'Supplement',
-        modified: now,
-      },
-    ],
-  });
+export async function trailFiles(trail: DocumentTrail, now: Date): Promise<FileToEmbed[]> {
+  return [
+    {
+      name: TRAIL_FILES.json,
+      mimeType: 'application/json',
+      bytes: new Uint8Array(Buffer.from(JSON.stringify(trail, null, 2))),
+      description: `Audit trail of document ${trail.document.id} (${TRAIL_FORMAT})`,
+      relationship: 'Supplement',
+      modified: now,
+    },
+    {
+      name: TRAIL_FILES.pages,
+      mimeType: 'application/pdf',
+      bytes: await trailPages(trail, 'Signery, on completion'),
+      description: `Audit trail of document ${trail.document.id}, to read`,
+      relationship: 'Supplement',
+      modified: now,
+    },
+  ];
 }
 
 /** What the audit trail a PDF carries proves (see checkEmbeddedTrail). */
@@ -146,9 +148,14 @@ export async function checkEmbeddedTrail(
   };
 }
 
+/**
+ * The trail's JSON a PDF carries: the one on the newest signature's appearance that has one (the
+ * seal's, since issue 38), else the one of the catalog's EmbeddedFiles (documents sealed before).
+ */
 async function trailJson(pdf: Uint8Array | AppendablePdf): Promise<Uint8Array | undefined> {
   try {
-    return (await readEmbeddedFiles({ pdf })).find((f) => f.name === TRAIL_FILES.json)?.bytes;
+    const trails = (await readEmbeddedFiles({ pdf })).filter((f) => f.name === TRAIL_FILES.json);
+    return (trails.findLast((f) => f.field !== undefined) ?? trails[0])?.bytes;
   } catch {
     return undefined;
   }

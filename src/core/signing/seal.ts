@@ -3,6 +3,7 @@ import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import type { Hash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { FileToEmbed } from '../../pdf/embedded-files.js';
 import type { TsaOptions } from '../../pdf/finish-signature.js';
 import { fileSource, withKnownPrefix } from '../../pdf/reader/byte-source.js';
 import {
@@ -43,6 +44,8 @@ export interface SealOptions {
   reason?: string;
   /** The `signatureProvider` whose key signs; by default the installation's (SEAL_PROVIDER). */
   provider?: string | undefined;
+  /** Files the seal carries in its own revision and covers (the audit trail of a completed document). */
+  associatedFiles?: FileToEmbed[];
 }
 
 /**
@@ -133,6 +136,7 @@ async function sealWith<T>(
     onTimestampFailure: 'fallback',
     revocation: (chains, now) => deps.revocation.collect(chains, now),
     ...(options.reason ? { reason: options.reason } : {}),
+    ...(options.associatedFiles ? { associatedFiles: options.associatedFiles } : {}),
     ...(options.visuals ?? {}),
   });
   deps.metrics.signatureMade(options.operation, options.level, (performance.now() - started) / 1000);

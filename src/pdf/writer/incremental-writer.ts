@@ -102,6 +102,11 @@ export class IncrementalUpdate {
     }
   }
 
+  /** The object this update writes under `ref` (to add to one it made), if it writes one. */
+  get(ref: PdfRef): PdfObject | RawBody | undefined {
+    return this.#objects.get(ref.objectNumber)?.body;
+  }
+
   has(ref: PdfRef): boolean {
     return this.#objects.has(ref.objectNumber);
   }
