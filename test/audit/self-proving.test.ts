@@ -12,7 +12,7 @@ import { mainFileOf, readDocument, signDocument } from '../helpers/documents.js'
 import { anOwnerAndTwoSigners } from '../helpers/people.js';
 import { USER_PASSWORD } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { tool, useWorkspace } from '../pdf/oracles.js';
+import { assertOraclesAccept, tool, useWorkspace } from '../pdf/oracles.js';
 
 const at = (x: number) => ({ percentX: x, percentY: 0.8, percentWidth: 0.25, percentHeight: 0.08 });
 
@@ -138,6 +138,60 @@ describe('documents that prove themselves: the audit trail inside the final PDF,
     assert.equal(report.status, 200, report.text);
     assert.deepEqual([report.body.auditTrail.present, report.body.auditTrail.intact], [true, true]);
     assert.equal(report.body.auditTrail.document.id, id);
+  });
+
+  it('the trail travels in the seal’s own revision: nothing lies between the last user signature and the seal, the trail is on the seal’s appearance inside its signed bytes, and the catalog gains no attachments (issue 38: strict validators such as pyHanko hold a revision of attachments after a signature against it)', async () => {
+    const { pdf } = await aCompletedDocument();
+    const { signatures } = await verifyPdf({ pdf });
+    assert.equal(signatures.length, 3);
+    const [, lastUser, seal] = signatures as [unknown, (typeof signatures)[0], (typeof signatures)[0]];
+    const end = (s: (typeof signatures)[0]): number => s.byteRange[2]! + s.byteRange[3]!;
+    const userEnd = end(lastUser);
+    const sealEnd = end(seal);
+    // Every revision ends with %%EOF: between the user's signed bytes and the seal's end there is one,
+    // the seal's own (the trail's revision before the seal, as documents sealed before had, is a second).
+    const markers: number[] = [];
+    for (let at = pdf.indexOf('%%EOF', userEnd); at !== -1 && at < sealEnd; at = pdf.indexOf('%%EOF', at + 5))
+      markers.push(at);
+    assert.equal(
+      markers.length,
+      1,
+      `revisions between the last user signature and the seal end at ${markers.join()}`,
+    );
+
+    // The trail's files are associated files of the seal widget's appearance, and nowhere else.
+    const files = await readEmbeddedFiles({ pdf });
+    assert.deepEqual(
+      files.map((f) => [f.name, f.field]),
+      [
+        ['signery-audit-trail.json', seal.fieldName],
+        ['signery-audit-trail.pdf', seal.fieldName],
+      ],
+    );
+    // Their streams lie in the seal's revision, inside the bytes its signature covers (not its /Contents).
+    const [, gapStart, gapEnd] = seal.byteRange as [number, number, number, number];
+    const streams: number[] = [];
+    for (
+      let at = pdf.indexOf('/Type /EmbeddedFile');
+      at !== -1;
+      at = pdf.indexOf('/Type /EmbeddedFile', at + 1)
+    )
+      streams.push(at);
+    assert.equal(streams.length, 2);
+    for (const at of streams) {
+      assert.ok(at > userEnd && at < sealEnd, `the trail stream at ${at} is in the seal's revision`);
+      assert.ok(at < gapStart || at >= gapEnd, `the trail stream at ${at} is signed by the seal`);
+    }
+    // The catalog names no attachments: the users' signatures see a new signature field and nothing else.
+    const tail = pdf.subarray(userEnd).toString('latin1');
+    assert.doesNotMatch(
+      tail,
+      /\/EmbeddedFiles|\/Names\s*<</,
+      'no EmbeddedFiles name tree after the users signed',
+    );
+
+    // The independent tools still accept the file, every signature valid.
+    await assertOraclesAccept(await space.write('sealed-with-trail.pdf', pdf), 3);
   });
 
   it('one byte changed anywhere fails the verdict: in the header, in a signed revision, inside the trail, in the unused room of the seal’s /Contents, at the very end', async () => {
