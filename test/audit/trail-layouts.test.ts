@@ -113,6 +113,41 @@ describe('where a sealed document carries its audit trail (issue 38), and that b
     );
   });
 
+  it('a visible seal carries the files on the appearance it shows: the same form XObject draws the seal and holds the trail', async () => {
+    const trail = aTrail(signed);
+    const sealed = await signPdf({
+      pdf: signed,
+      signer: seal,
+      signatures: [
+        {
+          type: 'stamp',
+          pages: [1],
+          position: { percentX: 0.6, percentY: 0.8, percentWidth: 0.3, percentHeight: 0.1 },
+        },
+      ],
+      associatedFiles: await trailFiles(trail, now),
+    });
+    const files = await readEmbeddedFiles({ pdf: sealed.pdf });
+    assert.deepEqual(
+      files.map((f) => [f.name, f.field]),
+      [
+        [TRAIL_FILES.json, sealed.fieldName],
+        [TRAIL_FILES.pages, sealed.fieldName],
+      ],
+    );
+    const bbox = Buffer.from(sealed.appended)
+      .toString('latin1')
+      .match(/\/BBox \[([^\]]*)\](?:(?!endobj)[^])*?\/AF \[/)?.[1];
+    assert.ok(bbox, 'the appearance with /AF has a /BBox');
+    assert.notDeepEqual(
+      bbox.trim().split(/\s+/).map(Number),
+      [0, 0, 0, 0],
+      'the appearance is the visible one',
+    );
+    const check = await checked(sealed.pdf);
+    assert.deepEqual([check.intact, check.coveredBy], [true, sealed.fieldName], check.problems.join());
+  });
+
   it('a document sealed before, its trail in the catalog’s EmbeddedFiles in a revision before the seal, is still read and checked: intact, covered by the seal', async () => {
     const trail = aTrail(signed);
     const withTrail = await oldLayout(signed, trail);
