@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { signAndSealThroughApi } from '../signing/through-the-api.js';
 import { aDocument, mainFileOf, readDocument } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
+import { libreOfficeForm } from '../fixtures/pdf-producers.js';
 import { pdfsig, tool, useWorkspace } from './oracles.js';
 
 const run = promisify(execFile);
@@ -289,6 +290,22 @@ describe('issue 38: rewriting an object keeps the exact text of what it does not
     assert.ok(before && rewritten, 'Signery rewrote the page to add its visual');
     assert.ok(rewritten.includes(`/MediaBox${/\/MediaBox(\s*)/.exec(rewritten)![1]}${mediaBox}`), rewritten);
     assertEntriesKept(before, rewritten, 'the page signed by mutool, then by Signery');
+  });
+
+  it('a LibreOffice form whose appearances the engine draws (the full parse rewrites the page) keeps its page text', async () => {
+    const form = await libreOfficeForm(space, { value: 'Exact text' });
+    const libre = form.bytes.toString('latin1');
+    assert.match(libre, /\/NeedAppearances\s*true/);
+    const pageMatch = /(\d+) 0 obj\s*(<<\/Type\/Page\/.*?)\s*endobj/s.exec(libre);
+    assert.ok(pageMatch, 'LibreOffice wrote a page');
+    const [, pageNumber] = pageMatch as unknown as [string, string];
+    const page = lastVersion(libre, Number(pageNumber))!;
+    assert.match(page, /\/MediaBox\s*\[0 0 595\.303937007874 841\.889763779528\]/);
+    const result = await signAndSealThroughApi(server, admin, space, form.bytes, 'engine-path');
+    const final = result.signed.bytes.toString('latin1');
+    const rewritten = lastVersion(final, Number(pageNumber), form.bytes.length);
+    assert.ok(rewritten, 'Signery rewrote the page to add its visual');
+    assertEntriesKept(page, rewritten, 'the LibreOffice form page');
   });
 });
 

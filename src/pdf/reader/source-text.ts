@@ -105,3 +105,65 @@ function unchanged(object: PdfObject, withStrings: boolean): boolean {
   // Names, references, booleans and null cannot change in place.
   return true;
 }
+
+/**
+ * Gives `target` (an object as @libpdf/core's full parse read it, and changed) the source text of
+ * `read` (the same object as the lazy reader read it) wherever the two hold the same value: what the
+ * engine path rewrites keeps its text as the lazy path's does. Whether the two are equal throughout.
+ */
+export function adoptText(target: PdfObject, read: PdfObject): boolean {
+  if (target === read) return true;
+  if (target instanceof PdfNumber) {
+    const text = texts.get(read);
+    const equal = read instanceof PdfNumber && read.value === target.value;
+    if (equal && text) texts.set(target, text);
+    return equal;
+  }
+  if (target instanceof PdfString) {
+    const text = texts.get(read);
+    const equal =
+      read instanceof PdfString &&
+      read.format === target.format &&
+      Buffer.from(read.bytes).equals(target.bytes);
+    if (equal && text) recordText(target, text);
+    return equal;
+  }
+  if (target instanceof PdfArray) {
+    if (!(read instanceof PdfArray)) return false;
+    let equal = read.length === target.length;
+    for (let i = 0; i < Math.min(read.length, target.length); i++) {
+      const item = target.at(i)!;
+      const readItem = read.at(i)!;
+      if (!adoptText(item, readItem)) equal = false;
+      const spelled = item.type === 'name' ? valueSpelling(read, i, readItem as PdfName) : undefined;
+      if (spelled && readItem === item) recordValueSpelling(target, i, item as PdfName, spelled);
+    }
+    const text = texts.get(read);
+    if (equal && text && !target.dirty) texts.set(target, text);
+    return equal;
+  }
+  if (target instanceof PdfDict) {
+    if (!(read instanceof PdfDict)) return false;
+    let equal = read.size === target.size && target.type === read.type;
+    for (const [key, value] of target) {
+      const readValue = read.get(key);
+      if (readValue === undefined) {
+        equal = false;
+        continue;
+      }
+      if (!adoptText(value, readValue)) equal = false;
+      const keyText = keySpelling(read, key);
+      if (keyText) recordKeySpelling(target, key, keyText);
+      const spelled = value.type === 'name' ? valueSpelling(read, key, readValue as PdfName) : undefined;
+      if (spelled && readValue === value) recordValueSpelling(target, key, value as PdfName, spelled);
+    }
+    const text = texts.get(read);
+    if (equal && text && !target.dirty && target.type === 'dict') texts.set(target, text);
+    return equal;
+  }
+  // Names are interned; references, booleans and null compare by value.
+  if (target.type === 'ref' && read.type === 'ref')
+    return target.objectNumber === read.objectNumber && target.generation === read.generation;
+  if (target.type === 'bool' && read.type === 'bool') return target.value === read.value;
+  return target.type === read.type && target.type === 'null';
+}
