@@ -10,6 +10,7 @@ import { memorySource, withKnownPrefix, type ByteSource } from '../../src/pdf/re
 import { LazyPdf } from '../../src/pdf/reader/lazy-pdf.js';
 import { signPdf, signPdfUpdate } from '../../src/pdf/sign-pdf.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
+import { adoptText } from '../../src/pdf/reader/source-text.js';
 import { serializeObject } from '../../src/pdf/writer/serialize-object.js';
 import { openDevCa, type DevCa } from '../../src/pki/dev-ca.js';
 import { damagedVariants } from '../fixtures/damaged-pdfs.js';
@@ -67,11 +68,14 @@ describe('the lazy reader (issue 26): the objects the full parse reads, read on 
         if (expected instanceof PdfDict && expected.getName('Type')?.value === 'XRef') continue;
         // The engine decrypts the strings of the encryption dictionary, which are never encrypted (7.6.1).
         if (ref === lazy.encryption?.entry) continue;
-        assert.equal(
-          Buffer.from(serializeObject(read)).toString('latin1'),
-          Buffer.from(serializeObject(expected)).toString('latin1'),
-          `${name}: object ${number}`,
-        );
+        // The lazy reader keeps each value's source text (exact rewriting, issue 38), which the
+        // engine does not: the same values (adoptText compares them), or else the same when written.
+        if (!adoptText(expected, read))
+          assert.equal(
+            Buffer.from(serializeObject(read)).toString('latin1'),
+            Buffer.from(serializeObject(expected)).toString('latin1'),
+            `${name}: object ${number}`,
+          );
         compared++;
       }
       assert.ok(compared >= 5, `${name}: only ${compared} objects compared`);

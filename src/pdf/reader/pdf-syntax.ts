@@ -9,6 +9,8 @@ import {
   PdfString,
   type PdfObject,
 } from '@libpdf/core';
+import { formatName } from '../writer/serialize-object.js';
+import { recordKeySpelling, recordText, recordValueSpelling } from './source-text.js';
 
 /** The bytes are not PDF syntax where an object was expected (ISO 32000-1 7.2, 7.3). */
 export class PdfSyntaxError extends Error {
@@ -51,6 +53,8 @@ export class PdfSyntax {
   readonly bytes: Uint8Array;
   readonly complete: boolean;
   pos: number;
+  /** How the last name read was spelled, when not as the writer would spell it (source-text.ts). */
+  #unusualName: Uint8Array | undefined;
 
   constructor(bytes: Uint8Array, pos: number, complete: boolean) {
     this.bytes = bytes;
@@ -139,13 +143,19 @@ export class PdfSyntax {
     this.skipSpace();
     const c = this.peek();
     if (c === 0x2f) return this.name();
-    if (c === 0x28) return this.literalString();
-    if (c === 0x5b) return this.array(depth);
-    if (c === 0x3c) {
+    const start = this.pos;
+    let object: PdfObject | undefined;
+    if (c === 0x28) object = this.literalString();
+    else if (c === 0x5b) object = this.array(depth);
+    else if (c === 0x3c) {
       if (this.pos + 1 >= this.bytes.length) this.outOfBytes();
-      return this.bytes[this.pos + 1] === 0x3c ? this.dictionary(depth) : this.hexString();
+      object = this.bytes[this.pos + 1] === 0x3c ? this.dictionary(depth) : this.hexString();
+    } else if (isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e) object = this.numberOrReference();
+    if (object) {
+      // What the object was written as, so that writing it unchanged writes the same bytes.
+      if (!(object instanceof PdfRef)) recordText(object, this.bytes.subarray(start, this.pos));
+      return object;
     }
-    if (isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e) return this.numberOrReference();
     const word = this.keyword();
     if (word === 'true') return PdfBool.of(true);
     if (word === 'false') return PdfBool.of(false);
@@ -157,6 +167,8 @@ export class PdfSyntax {
   dictionary(depth = 0): PdfDict {
     this.pos += 2;
     const entries: [PdfName, PdfObject][] = [];
+    let spellings:
+      [PdfName, Uint8Array | undefined, PdfName | undefined, Uint8Array | undefined][] | undefined;
     for (;;) {
       this.skipSpace();
       const c = this.peek();
@@ -166,26 +178,39 @@ export class PdfSyntax {
         this.pos += 2;
         const dict = new PdfDict(entries);
         dict.clearDirty();
+        for (const [key, keyText, value, valueText] of spellings ?? []) {
+          if (keyText) recordKeySpelling(dict, key, keyText);
+          if (value && valueText) recordValueSpelling(dict, key, value, valueText);
+        }
         return dict;
       }
       if (c !== 0x2f) throw new PdfSyntaxError(`Expected a name as dictionary key at ${this.pos}`);
       const key = this.name();
-      entries.push([key, this.object(depth + 1)]);
+      const keyText = this.#unusualName;
+      const value = this.object(depth + 1);
+      const valueText = value instanceof PdfName ? this.#unusualName : undefined;
+      if (keyText || valueText) (spellings ??= []).push([key, keyText, value as PdfName, valueText]);
+      entries.push([key, value]);
     }
   }
 
   array(depth: number): PdfArray {
     this.pos++;
     const items: PdfObject[] = [];
+    let spellings: [number, PdfName, Uint8Array][] | undefined;
     for (;;) {
       this.skipSpace();
       if (this.peek() === 0x5d) {
         this.pos++;
         const array = new PdfArray(items);
         array.clearDirty();
+        for (const [index, name, text] of spellings ?? []) recordValueSpelling(array, index, name, text);
         return array;
       }
-      items.push(this.object(depth + 1));
+      const item = this.object(depth + 1);
+      if (item instanceof PdfName && this.#unusualName)
+        (spellings ??= []).push([items.length, item, this.#unusualName]);
+      items.push(item);
     }
   }
 
@@ -193,14 +218,23 @@ export class PdfSyntax {
     const { bytes } = this;
     const start = ++this.pos;
     let escaped = false;
+    let unusual = false;
     while (this.pos < bytes.length && isRegular(bytes[this.pos]!)) {
-      if (bytes[this.pos] === 0x23) escaped = true;
+      const b = bytes[this.pos]!;
+      if (b === 0x23) escaped = true;
+      else if (b >= 0x80) unusual = true;
       this.pos++;
     }
     if (this.pos === bytes.length && !this.complete) this.outOfBytes();
     let raw = bytes.subarray(start, this.pos);
     if (escaped) raw = unescapeName(raw);
-    return PdfName.of(nameText(raw));
+    const name = PdfName.of(nameText(raw));
+    this.#unusualName = undefined;
+    if (escaped || unusual) {
+      const spelled = bytes.subarray(start - 1, this.pos);
+      if (Buffer.from(formatName(name.value), 'latin1').compare(spelled) !== 0) this.#unusualName = spelled;
+    }
+    return name;
   }
 
   /** `( … )` with its escapes (7.3.4.2); end-of-line markers inside read as LF. */

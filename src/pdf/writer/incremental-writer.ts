@@ -3,6 +3,8 @@ import { PdfArray, PdfDict, PdfRef, type PDF, type PdfObject } from '@libpdf/cor
 import type { AppendablePdf } from '../appendable-pdf.js';
 import { assertChangesAllowed, type ObjectEncryption } from '../encryption.js';
 import type { ByteSource } from '../reader/byte-source.js';
+import { LazyPdf } from '../reader/lazy-pdf.js';
+import { adoptText } from '../reader/source-text.js';
 import { crossReferenceSection, type XrefEntry } from './cross-reference.js';
 import { serializeObject } from './serialize-object.js';
 
@@ -107,6 +109,31 @@ export class IncrementalUpdate {
     return this.#objects.get(ref.objectNumber)?.body;
   }
 
+  /**
+   * The full parse (@libpdf/core) keeps no source text: a new version of an object it read takes the
+   * text the lazy reader reads for the values it did not change, so that the engine path rewrites an
+   * object as exactly as the lazy path does (reader/source-text.ts). Where the lazy reader cannot read
+   * the file or the object, the object is written from its values.
+   */
+  #adoptSourceText(): void {
+    if (this.#opened instanceof LazyPdf) return;
+    let lazy: LazyPdf | undefined;
+    try {
+      lazy = LazyPdf.open(this.#opened.source);
+    } catch {
+      return;
+    }
+    for (const [number, { generation, body }] of this.#objects) {
+      if ('raw' in body || number >= this.#opened.trailer.size) continue;
+      try {
+        const read = lazy.getObject(PdfRef.of(number, generation));
+        if (read) adoptText(body, read);
+      } catch {
+        // Not readable lazily: written from its values.
+      }
+    }
+  }
+
   has(ref: PdfRef): boolean {
     return this.#objects.has(ref.objectNumber);
   }
@@ -124,6 +151,7 @@ export class IncrementalUpdate {
 
     const entries = new Map<number, XrefEntry>();
     const bodyOffsets = new Map<number, number>();
+    this.#adoptSourceText();
     for (const [number, { generation, body }] of [...this.#objects].sort((a, b) => a[0] - b[0])) {
       entries.set(number, { type: 'inUse', offset, generation });
       push(Buffer.from(`${number} ${generation} obj\n`));

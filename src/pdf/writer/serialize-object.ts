@@ -1,11 +1,17 @@
 import { PdfName, type PdfObject } from '@libpdf/core';
 import type { ObjectEncryption } from '../encryption.js';
+import { keySpelling, unchangedText, valueSpelling } from '../reader/source-text.js';
 
 /**
  * Writes PDF objects (as @libpdf/core models them) to bytes. Our own writer rather than the
  * library's save, so an incremental update contains exactly the objects we chose and we know the
  * offset of every byte (a signature's /Contents and /ByteRange). In an encrypted document each
  * object's strings and stream data are encrypted with that object's key (`encryption`).
+ *
+ * What was read from the file and is unchanged is written as it was read (reader/source-text.ts):
+ * its numbers, strings and names with their own spelling, an untouched array or dictionary whole,
+ * the entries of a dictionary in their order. Rewriting a page to add /Annots changes nothing else
+ * in it, not even the text of /MediaBox, which a difference analysis would report as a change.
  *
  * ```ts
  * const bytes = serializeObject(PdfDict.of({ Type: PdfName.of('Annot') }));
@@ -19,6 +25,12 @@ export function serializeObject(object: PdfObject, encryption?: ObjectEncryption
 }
 
 function write(object: PdfObject, out: Buffer[], encryption: ObjectEncryption | undefined): void {
+  // Strings of an encrypted file are encrypted anew with the key of the object written.
+  const asRead = unchangedText(object, !encryption);
+  if (asRead) {
+    out.push(Buffer.from(asRead));
+    return;
+  }
   switch (object.type) {
     case 'null':
       out.push(Buffer.from('null'));
@@ -47,11 +59,13 @@ function write(object: PdfObject, out: Buffer[], encryption: ObjectEncryption | 
       return;
     case 'array': {
       out.push(Buffer.from('['));
-      let first = true;
+      let index = 0;
       for (const item of object) {
-        if (!first) out.push(Buffer.from(' '));
-        first = false;
-        write(item, out, encryption);
+        if (index > 0) out.push(Buffer.from(' '));
+        const spelled = item instanceof PdfName ? valueSpelling(object, index, item) : undefined;
+        if (spelled) out.push(Buffer.from(spelled));
+        else write(item, out, encryption);
+        index++;
       }
       out.push(Buffer.from(']'));
       return;
@@ -67,8 +81,14 @@ function write(object: PdfObject, out: Buffer[], encryption: ObjectEncryption | 
       out.push(Buffer.from('<<'));
       for (const [key, value] of object) {
         if (data && key.value === 'Length') continue;
-        out.push(Buffer.from(`${formatName(key.value)} `, 'latin1'));
-        write(value, out, encryption);
+        const keyText = keySpelling(object, key);
+        out.push(
+          keyText ? Buffer.from(keyText) : Buffer.from(formatName(key.value), 'latin1'),
+          Buffer.from(' '),
+        );
+        const spelled = value instanceof PdfName ? valueSpelling(object, key, value) : undefined;
+        if (spelled) out.push(Buffer.from(spelled));
+        else write(value, out, encryption);
         out.push(Buffer.from(' '));
       }
       if (data) out.push(Buffer.from(`/Length ${data.length} `));
@@ -84,16 +104,19 @@ function write(object: PdfObject, out: Buffer[], encryption: ObjectEncryption | 
 }
 
 /**
- * Integers as is; reals with at most 4 decimals and never in exponent form (PDF has no exponents).
+ * A number computed here (one read from the file keeps its text): integers as is, reals with at
+ * most 6 decimals (a millionth of a point), never in exponent form (PDF has no exponents).
  *
  * ```ts
  * formatNumber(1e-7); // '0'
+ * formatNumber(595.303937007874); // '595.303937'
+ * formatNumber(1e21); // '1000000000000000000000'
  * ```
  */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return '0';
-  if (Number.isInteger(value)) return String(value);
-  const fixed = value.toFixed(4).replace(/\.?0+$/, '');
+  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
+  const fixed = value.toFixed(6).replace(/\.?0+$/, '');
   return fixed === '-0' ? '0' : fixed;
 }
 
