@@ -104,6 +104,21 @@ export function analyseRevisions(opened: AppendablePdf): RevisionChanges[] {
   for (let i = 1; i < states.length; i++) {
     revisions.push({ eof: states[i]!.eof, changes: new RevisionDiff(states[i - 1]!, states[i]!).changes() });
   }
+  // Bytes after the last revision's end of file that are not one: a viewer may read them, no signature covers them.
+  const tail = bytes.subarray(last ? last.end : 0);
+  if (last && /\S/.test(Buffer.from(tail.buffer, tail.byteOffset, tail.length).toString('latin1'))) {
+    revisions.push({
+      eof: bytes.length,
+      changes: [
+        {
+          kind: 'other',
+          objects: [],
+          pages: [],
+          description: "Bytes were added after the end of the file's last revision",
+        },
+      ],
+    });
+  }
   return revisions;
 }
 

@@ -630,7 +630,7 @@ async function dssCoversChain(options: {
  * file that cannot be analysed has its later revisions reported as one unexplained change.
  */
 function revisionChanges(opened: AppendablePdf, checks: SignatureCheck[]): RevisionChanges[] | undefined {
-  if (checks.every((check) => check.revisionsAfter === 0)) return [];
+  if (checks.every((check) => check.coversWholeFile)) return [];
   try {
     return analyseRevisions(opened);
   } catch {
@@ -645,7 +645,7 @@ function judge(checks: SignatureCheck[], revisions: RevisionChanges[] | undefine
     check.modifications =
       revisions !== undefined
         ? modificationsAfter(revisions, coverEnd)
-        : check.revisionsAfter > 0
+        : !check.coversWholeFile
           ? [
               {
                 revision: 1,
