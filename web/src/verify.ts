@@ -237,7 +237,7 @@ function result(current: Extract<State, { kind: 'result' }>): HTMLElement[] {
         'section',
         { class: 'verify-section', 'aria-labelledby': 'signatures-title' },
         h('h2', { id: 'signatures-title' }, vt('signatures.title')),
-        ...signatures.map((signature, i) => signatureCard(signature, i + 1, report.signatures)),
+        ...signatures.map((signature, i) => signatureCard(signature, i + 1)),
       ),
     );
   }
@@ -259,7 +259,7 @@ function documentMatch(trail: AuditTrail | undefined): HTMLElement | undefined {
   );
 }
 
-function signatureCard(signature: ReportSignature, n: number, all: ReportSignature[]): HTMLElement {
+function signatureCard(signature: ReportSignature, n: number): HTMLElement {
   const who = signature.signerName ?? signature.signer?.commonName ?? vt('signature.unknown');
   const state = stateOf(signature);
   const findings = findingsOf(signature);
