@@ -1,42 +1,15 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { PdfDict, PdfStream } from '@libpdf/core';
 import { addValidationData } from '../../src/pdf/add-validation-data.js';
 import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
-import { updatePdf } from '../../src/pdf/appendable-pdf.js';
-import { memorySource } from '../../src/pdf/reader/byte-source.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { documentVerdict } from '../../src/pdf/verdict.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
-import { IncrementalUpdate, wholeFile } from '../../src/pdf/writer/incremental-writer.js';
 import { issueCrl } from '../../src/pki/issue-certificate.js';
 import type { Signer } from '../../src/pki/signers/signer.js';
 import { onePagePdf } from '../fixtures/pdf-fixtures.js';
+import { replacePageContent, tamperPadding } from '../helpers/after-signing.js';
 import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
-
-/** The incremental saving attack: an update that gives page 1 a new content stream. */
-export async function replacePageContent(pdf: Uint8Array, text: string): Promise<Uint8Array> {
-  return updatePdf(memorySource(pdf), (opened) => {
-    const update = new IncrementalUpdate(opened);
-    const { ref, dict } = opened.page(0);
-    const content = new PdfStream(
-      new PdfDict(),
-      new Uint8Array(Buffer.from(`BT /F1 14 Tf 72 720 Td (${text}) Tj ET`)),
-    );
-    const page = new PdfDict(dict);
-    page.set('Contents', update.add(content));
-    update.set(ref, page);
-    return wholeFile(update.write());
-  });
-}
-
-/** Changes 12 hex digits in the zero padding of the last signature's /Contents. */
-export function tamperPadding(pdf: Uint8Array, gapEnd: number): Uint8Array {
-  const tampered = new Uint8Array(pdf);
-  // The padding is the end of the hex string, just before '>'.
-  for (let i = 0; i < 12; i++) tampered[gapEnd - 2 - 20 - i] = 0x41;
-  return tampered;
-}
 
 describe('difference analysis: every revision after each signature, one verdict', () => {
   let pki: TestPki;
