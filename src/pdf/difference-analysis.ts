@@ -12,7 +12,8 @@ import {
 import type { AppendablePdf } from './appendable-pdf.js';
 import { memorySource } from './reader/byte-source.js';
 import { LazyPdf } from './reader/lazy-pdf.js';
-import { findStartxref, readCrossReference } from './reader/read-cross-reference.js';
+import type { PdfSyntax } from './reader/pdf-syntax.js';
+import { findStartxref, parseGrowing, readSection, type Section } from './reader/read-cross-reference.js';
 import { decodeStreamData } from './reader/stream-data.js';
 import type { XrefEntry } from './writer/cross-reference.js';
 
@@ -85,21 +86,53 @@ const PAGE_SCAN_LIMIT = 2000;
  */
 export function analyseRevisions(opened: AppendablePdf): RevisionChanges[] {
   const bytes = opened.source.read(0, opened.source.length);
+  const whole = memorySource(bytes);
   const states: RevisionState[] = [];
+  /** Each section read once; a revision's entries are the one before's with its own section over them. */
+  const sections = new Map<number, Section>();
+  let merged = new Map<number, XrefEntry>();
+  let trailer: PdfDict | undefined;
   for (const eof of eofOffsets(bytes)) {
     const end = eolAfter(bytes, eof);
     try {
       const source = memorySource(bytes.subarray(0, end));
       const startxref = findStartxref(source);
       if (startxref === undefined) continue;
-      const xref = readCrossReference(source, startxref);
-      states.push(new RevisionState(bytes.subarray(0, end), eof, xref.entries, xref.trailer, opened, end));
+      // The chain of sections not read yet, newest first (the first revision's may be several).
+      const chain: Section[] = [];
+      for (let offset: number | undefined = startxref, n = 0; offset !== undefined && n < 10_000; n++) {
+        if (sections.has(offset)) break;
+        const section = readSection(whole, offset);
+        if (section.hybridStream !== undefined) {
+          for (const [number, entry] of readSection(whole, section.hybridStream).entries) {
+            const listed = section.entries.get(number);
+            if (!listed || listed.type === 'free') section.entries.set(number, entry);
+          }
+        }
+        sections.set(offset, section);
+        chain.push(section);
+        const prev = section.trailer.get('Prev');
+        offset = prev instanceof PdfNumber && prev.value >= 0 ? prev.value : undefined;
+      }
+      if (chain.length === 0) continue;
+      const next = new Map(merged);
+      let nextTrailer = trailer;
+      for (const section of chain.reverse()) {
+        for (const [number, entry] of section.entries) next.set(number, entry);
+        nextTrailer = section.trailer;
+      }
+      merged = next;
+      trailer = nextTrailer;
+      states.push(new RevisionState(bytes.subarray(0, end), eof, merged, trailer!, opened, end));
     } catch {
       // A section that does not read on its own (a linearized file's first page): not a revision.
     }
   }
   const last = states.at(-1);
-  if (last) last.final = true;
+  if (last) {
+    last.final = true;
+    for (const state of states) state.latestEntry = (n) => last.entries.get(n);
+  }
   const revisions: RevisionChanges[] = [];
   for (let i = 1; i < states.length; i++) {
     revisions.push({ eof: states[i]!.eof, changes: new RevisionDiff(states[i - 1]!, states[i]!).changes() });
@@ -150,20 +183,54 @@ class RevisionState {
   }
 
   /** Objects unchanged since are read (once) from the whole file; others from this revision's prefix. */
-  #readerFor(number: number): AppendablePdf {
+  #readerFor(number: number, open = true): AppendablePdf {
     if (this.final) return this.whole;
     const entry = this.entries.get(number);
-    const latest = this.whole === undefined ? undefined : this.latestEntry(number);
+    const latest = this.latestEntry(number);
     if (entry && latest && sameEntry(entry, latest)) return this.whole;
+    if (!open) return this.#reader ?? (this as unknown as AppendablePdf);
     this.#reader ??= LazyPdf.open(memorySource(this.bytes));
     return this.#reader;
   }
 
+  /** A dictionary, array or other non-stream object at `offset`; null for a stream or what does not parse. */
+  #readDirect(number: number, offset: number): PdfObject | undefined | null {
+    if (offset <= 0 || offset >= this.bytes.length) return null;
+    try {
+      return parseGrowing(memorySource(this.bytes), offset, 4096, (syntax: PdfSyntax) => {
+        const header = syntax.objectHeader();
+        if (!header || header.number !== number) return null;
+        const object = syntax.object();
+        if (object instanceof PdfDict && syntax.atKeyword('stream')) return null;
+        return object;
+      });
+    } catch {
+      return null;
+    }
+  }
+
   latestEntry: (number: number) => XrefEntry | undefined = () => undefined;
+
+  readonly #direct = new Map<number, PdfObject | undefined>();
 
   get(number: number): PdfObject | undefined {
     const entry = this.entries.get(number);
     if (!entry || entry.type === 'free') return undefined;
+    // An older version of an object, written whole at its offset, is parsed there: opening the
+    // revision's prefix as a PDF of its own costs its whole cross-reference chain again.
+    if (
+      !this.final &&
+      entry.type === 'inUse' &&
+      !this.whole.encryption &&
+      this.#readerFor(number, false) !== this.whole
+    ) {
+      if (this.#direct.has(number)) return this.#direct.get(number);
+      const object = this.#readDirect(number, entry.offset);
+      if (object !== null) {
+        this.#direct.set(number, object);
+        return object;
+      }
+    }
     try {
       const generation = entry.type === 'inUse' ? entry.generation : 0;
       return this.#readerFor(number).resolve(PdfRef.of(number, generation));
@@ -262,9 +329,6 @@ class RevisionDiff {
     readonly prev: RevisionState,
     readonly cur: RevisionState,
   ) {
-    const latest = (n: number) => cur.whole && latestEntries(cur.whole, cur, n);
-    prev.latestEntry = latest;
-    cur.latestEntry = latest;
     for (const [number, entry] of cur.entries) {
       const before = prev.entries.get(number);
       if (before && sameEntry(before, entry)) continue;
@@ -769,24 +833,6 @@ class RevisionDiff {
     return found;
   }
 }
-
-function latestEntries(whole: AppendablePdf, cur: RevisionState, number: number): XrefEntry | undefined {
-  const cache = finalEntries.get(whole);
-  if (cache) return cache.get(number);
-  try {
-    const source = whole.source;
-    const startxref = findStartxref(source);
-    const entries =
-      startxref === undefined ? new Map<number, XrefEntry>() : readCrossReference(source, startxref).entries;
-    finalEntries.set(whole, entries);
-    return entries.get(number);
-  } catch {
-    finalEntries.set(whole, cur.entries);
-    return undefined;
-  }
-}
-
-const finalEntries = new WeakMap<AppendablePdf, Map<number, XrefEntry>>();
 
 function sameEntry(a: XrefEntry, b: XrefEntry): boolean {
   if (a.type !== b.type) return false;
