@@ -41,8 +41,9 @@ Commands:
   verify <file.pdf> [--trust root.pem]…
                                 check a PDF offline, with no server and no database: every signature
                                 and the level it proves, and the audit trail it carries; prints a JSON
-                                report and exits 0 when intact, 1 when not (changed, invalid, or, with
-                                --trust, a chain that ends at none of the given roots)
+                                report with the headline every verifier gives and exits 0 when valid,
+                                1 when changed, invalid or unsigned, 3 when unconfirmed (intact and
+                                unchanged, but a signer's chain ends at none of the --trust roots)
 
   --version                     print this release's version
   help, -h, --help              print this help
@@ -174,7 +175,8 @@ async function main(argv: string[]): Promise<number> {
       }
       const report = await verifyFile(pdf, { trustAnchors });
       console.log(JSON.stringify(report, null, 2));
-      return report.verdict === 'intact' ? 0 : 1;
+      // 0 valid; 1 changed, invalid or unsigned; 3 unconfirmed (intact, unchanged, a signer not confirmed).
+      return report.verdict === 'valid' ? 0 : report.verdict === 'unconfirmed' ? 3 : 1;
     }
     case 'audit': {
       if (args[0] !== 'verify') {

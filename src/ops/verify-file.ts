@@ -2,19 +2,23 @@ import { createHash } from 'node:crypto';
 import { checkEmbeddedTrail, type TrailCheck } from '../core/audit/embedded-trail.js';
 import { readPdf } from '../pdf/appendable-pdf.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
+import { documentVerdict, type Headline } from '../pdf/verdict.js';
+import { isAllowedAfterSignature } from '../pdf/difference-analysis.js';
 import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
 
 /**
- * `signery verify`'s verdict on a PDF: `intact` when every signature's bytes, digest and value hold,
- * the newest signature covers every byte of the file, nothing was slipped into a signature's
- * /Contents, and the audit trail it carries (if any) checks out; `changed` when bytes were appended
- * after the last signature; `invalid` otherwise; `untrusted` when trust anchors were given and a
- * chain does not end at one of them.
+ * `signery verify`'s verdict on a PDF: the one headline every verifier gives (pdf/verdict.ts,
+ * `documentVerdict`): `valid`, `changed`, `invalid`, `unconfirmed` (a signer not confirmed: without
+ * `--trust`, no chain is) or `unsigned`.
  */
-export type FileVerdict = 'intact' | 'changed' | 'invalid' | 'untrusted';
+export type FileVerdict = Headline;
 
 export interface FileReport {
   verdict: FileVerdict;
+  /** The signature the verdict names (the first broken, or the first whose content was changed after it). */
+  signature?: string;
+  /** Why, in one sentence. */
+  reason: string;
   file: { size: number; sha256: string };
   signatures: {
     fieldName: string;
@@ -28,6 +32,10 @@ export interface FileReport {
     /** The chain ends at a given trust anchor (false, and not checked, without `--trust`). */
     trusted: boolean;
     revisionsAfter: number;
+    /** This signature's own verdict. */
+    verdict: SignatureCheck['verdict'];
+    /** What the revisions after it changed. */
+    modifications: SignatureCheck['modifications'];
     problems: string[];
   }[];
   auditTrail: TrailCheck;
@@ -41,7 +49,7 @@ export interface FileReport {
  *
  * ```ts
  * const report = await verifyFile(await readFile('contract.pdf'), { trustAnchors: [rootDer] });
- * process.exitCode = report.verdict === 'intact' ? 0 : 1;
+ * process.exitCode = report.verdict === 'valid' ? 0 : 1;
  * ```
  */
 export async function verifyFile(
@@ -63,63 +71,44 @@ export async function verifyFile(
   } catch (error) {
     return {
       verdict: 'invalid',
+      reason: 'The file cannot be read as a PDF',
       file,
       signatures: [],
       auditTrail: { present: false, intact: false, problems: [], events: [], revisions: [] },
       problems: [`The file cannot be read as a PDF (${(error as Error).message})`],
     };
   }
-  const reported = signatures.map((check) => {
-    const intact = check.byteRangeValid && check.digestValid && check.signatureValid;
-    const own = [...check.problems];
-    if (intact && !zeroPadded(pdf, check)) own.push('Bytes were changed in the unused room of its /Contents');
-    return {
-      fieldName: check.fieldName,
-      kind: check.kind,
-      ...(check.signer ? { signer: check.signer.commonName } : {}),
-      ...(check.claimedSigningTime ? { signingTime: check.claimedSigningTime } : {}),
-      ...(check.timestamp?.valid ? { timestampTime: check.timestamp.genTime } : {}),
-      ...(check.level ? { level: check.level } : {}),
-      intact: intact && own.length === check.problems.length,
-      trusted: options.trustAnchors.length > 0 && check.certificate.trusted,
-      revisionsAfter: check.revisionsAfter,
-      problems: own,
-    };
-  });
+  const reported = signatures.map((check) => ({
+    fieldName: check.fieldName,
+    kind: check.kind,
+    ...(check.signer ? { signer: check.signer.commonName } : {}),
+    ...(check.claimedSigningTime ? { signingTime: check.claimedSigningTime } : {}),
+    ...(check.timestamp?.valid ? { timestampTime: check.timestamp.genTime } : {}),
+    ...(check.level ? { level: check.level } : {}),
+    intact: check.verdict !== 'invalid',
+    trusted: options.trustAnchors.length > 0 && check.certificate.trusted,
+    revisionsAfter: check.revisionsAfter,
+    verdict: check.verdict,
+    modifications: check.modifications,
+    problems: check.problems,
+  }));
   if (reported.length === 0) problems.push('The file has no signatures');
   for (const s of reported)
     if (!s.intact) problems.push(`${s.fieldName}: ${s.problems.join('; ') || 'not intact'}`);
   if (auditTrail.present && !auditTrail.intact)
     problems.push(...auditTrail.problems.map((p) => `Audit trail: ${p}`));
-  const last = signatures.at(-1);
-  const appended = last !== undefined && !last.coversWholeFile;
-  if (appended) problems.push(`Bytes were added after the last signature (${last.fieldName})`);
-  const untrusted = options.trustAnchors.length > 0 && reported.some((s) => !s.trusted);
-  const verdict: FileVerdict =
-    reported.length === 0 || reported.some((s) => !s.intact) || (auditTrail.present && !auditTrail.intact)
-      ? 'invalid'
-      : appended
-        ? 'changed'
-        : untrusted
-          ? 'untrusted'
-          : 'intact';
+  for (const check of signatures) {
+    for (const m of check.modifications)
+      if (!isAllowedAfterSignature(m)) problems.push(`After ${check.fieldName}: ${m.description}`);
+  }
+  const { headline, signature, reason } = documentVerdict({ signatures }, auditTrail);
   return {
-    verdict,
+    verdict: headline,
+    ...(signature ? { signature } : {}),
+    reason,
     file,
     signatures: reported,
     auditTrail,
-    problems,
+    problems: [...new Set(problems)],
   };
-}
-
-/**
- * Whether the hex string between a signature's byte ranges holds its CMS and then only zeros: the
- * room left for a signature is not covered by it, so a change there must be found here.
- */
-function zeroPadded(pdf: Uint8Array, check: SignatureCheck): boolean {
-  const [, gapStart, gapEnd] = check.byteRange;
-  if (gapStart === undefined || gapEnd === undefined) return false;
-  const hex = Buffer.from(pdf.subarray(gapStart + 1, gapEnd - 1)).toString('latin1');
-  const used = check.evidence.contents.length * 2;
-  return /^[0-9a-fA-F]*$/.test(hex) && /^0*$/.test(hex.slice(used));
 }

@@ -17,6 +17,13 @@ import {
   type FoundSignature,
 } from './find-signatures.js';
 import { pdfBytes, readPdf, type AppendablePdf } from './appendable-pdf.js';
+import {
+  analyseRevisions,
+  isAllowedAfterSignature,
+  modificationsAfter,
+  type Modification,
+  type RevisionChanges,
+} from './difference-analysis.js';
 import type { PadesLevel } from './sign-pdf.js';
 import { validationReports, type ValidationReports } from './validation-report.js';
 import type { ByteRange } from './writer/signature-placeholder.js';
@@ -33,6 +40,8 @@ export interface VerifyPdfOptions {
   /** Named in the reports. */
   documentName?: string;
 }
+
+export type SignatureVerdict = 'valid' | 'changed' | 'invalid' | 'indeterminate';
 
 /** ETSI TS 119 102-1 main indications. */
 export type Indication = 'TOTAL_PASSED' | 'TOTAL_FAILED' | 'INDETERMINATE';
@@ -93,6 +102,14 @@ export interface SignatureCheck {
   coversWholeFile: boolean;
   /** Incremental updates appended after this signature's revision. */
   revisionsAfter: number;
+  /** What each later revision changed, by the difference analysis (difference-analysis.ts). */
+  modifications: Modification[];
+  /**
+   * This signature's own verdict: `invalid` when its byte range, digest, value or /Contents padding
+   * fail (or its indication is TOTAL_FAILED); `changed` when a later revision went beyond what the
+   * rules allow after a signature; `indeterminate` when the signer is not confirmed; else `valid`.
+   */
+  verdict: SignatureVerdict;
   /** message-digest equals the digest of the signed byte ranges. */
   digestValid: boolean;
   /** The CMS signature value verifies with the signer's certificate. */
@@ -178,6 +195,7 @@ async function verifyRead(opened: AppendablePdf, options: VerifyPdfOptions): Pro
     return result.value;
   });
   await detectLevels({ checks, bytes, finalDss: securityStore, trustAnchors, validationTime, eofs, cache });
+  judge(checks, revisionChanges(opened, checks));
   return {
     signatures: checks,
     validationTime: validationTime.toISOString(),
@@ -219,12 +237,21 @@ async function checkOne(context: {
     bytes[br[2]! - 1] === 0x3e &&
     isHexRun(bytes, br[1]! + 1, br[2]! - 1);
   if (!byteRangeValid) problems.push('The byte range is malformed or does not frame /Contents exactly');
+  const padded = byteRangeValid && zeroPadded(bytes, br, signature.contents.length);
+  if (byteRangeValid && !padded) problems.push('Bytes were changed in the unused room of its /Contents');
   const coverEnd = br.length === 4 ? br[2]! + br[3]! : 0;
   // The two signed ranges, hashed where they lie rather than copied into one buffer first.
   const content = byteRangeValid ? signedRanges(bytes, br as ByteRange) : [];
   const base: Omit<
     SignatureCheck,
-    'digestValid' | 'signatureValid' | 'certificate' | 'indication' | 'evidence' | 'documentTimestamps'
+    | 'digestValid'
+    | 'signatureValid'
+    | 'certificate'
+    | 'indication'
+    | 'evidence'
+    | 'documentTimestamps'
+    | 'modifications'
+    | 'verdict'
   > = {
     fieldName: signature.fieldName,
     kind: signature.type === 'DocTimeStamp' ? 'document-timestamp' : 'signature',
@@ -277,7 +304,7 @@ async function checkOne(context: {
           cache: context.cache,
         })
       : undefined;
-    const intact = byteRangeValid && timestamp !== undefined && timestamp.valid && timestamp.coversData;
+    const intact = padded && timestamp !== undefined && timestamp.valid && timestamp.coversData;
     return {
       ...base,
       signer: tsaCertificate ? signerSummary(tsaCertificate) : undefined,
@@ -287,6 +314,8 @@ async function checkOne(context: {
       timestamp,
       ...indicationOf({ intact, chain }),
       documentTimestamps: [],
+      modifications: [],
+      verdict: 'valid',
       evidence: {
         contents: signature.contents,
         chain: chain?.chain ?? [],
@@ -311,6 +340,8 @@ async function checkOne(context: {
       indication: 'TOTAL_FAILED',
       subIndication: 'FORMAT_FAILURE',
       documentTimestamps: [],
+      modifications: [],
+      verdict: 'valid',
       evidence: { contents: signature.contents, chain: [], revocation: [], timestampRevocation: [] },
     };
   }
@@ -383,7 +414,7 @@ async function checkOne(context: {
       })
     : undefined;
   const intact =
-    byteRangeValid &&
+    padded &&
     verification.digestMatches &&
     verification.signatureValid &&
     verification.signingCertificateMatches;
@@ -396,6 +427,8 @@ async function checkOne(context: {
     timestamp,
     ...indicationOf({ intact, chain }),
     documentTimestamps: [],
+    modifications: [],
+    verdict: 'valid',
     evidence: {
       cms,
       contents: signature.contents,
@@ -504,8 +537,10 @@ async function detectLevels(context: {
   );
   const dssBefore = new Map<SignatureCheck, DocumentSecurityStore | undefined>();
   for (const ts of docTimestamps) {
-    // The revision before the timestamp's own: the prefix of the file up to the last %%EOF before it.
-    const previousEnd = context.eofs.filter((offset) => offset < ts.byteRange[1]!).pop();
+    // What the timestamp covers: the file up to the %%EOF of its own revision, which holds a DSS
+    // written in the same revision (as other tools write B-LTA) as well as any earlier one.
+    const tsEnd = ts.byteRange[2]! + ts.byteRange[3]!;
+    const previousEnd = context.eofs.filter((offset) => offset < tsEnd).pop();
     if (previousEnd === undefined) continue;
     try {
       const covered = await readPdf(
@@ -588,6 +623,65 @@ async function dssCoversChain(options: {
     cache: options.cache,
   });
   return revocation.revocation === 'good';
+}
+
+/**
+ * The difference analysis of the revisions after the first, when a signature has any after it; a
+ * file that cannot be analysed has its later revisions reported as one unexplained change.
+ */
+function revisionChanges(opened: AppendablePdf, checks: SignatureCheck[]): RevisionChanges[] | undefined {
+  if (checks.every((check) => check.coversWholeFile)) return [];
+  try {
+    return analyseRevisions(opened);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each signature's modifications and verdict (see SignatureCheck.verdict). */
+function judge(checks: SignatureCheck[], revisions: RevisionChanges[] | undefined): void {
+  for (const check of checks) {
+    const coverEnd = check.byteRange.length === 4 ? check.byteRange[2]! + check.byteRange[3]! : 0;
+    check.modifications =
+      revisions !== undefined
+        ? modificationsAfter(revisions, coverEnd)
+        : !check.coversWholeFile
+          ? [
+              {
+                revision: 1,
+                kind: 'other',
+                objects: [],
+                pages: [],
+                description: 'The revisions after this signature could not be read to tell what they changed',
+              },
+            ]
+          : [];
+    const intact =
+      check.byteRangeValid &&
+      check.digestValid &&
+      check.signatureValid &&
+      check.indication !== 'TOTAL_FAILED';
+    check.verdict = !intact
+      ? 'invalid'
+      : check.modifications.some((m) => !isAllowedAfterSignature(m))
+        ? 'changed'
+        : check.indication !== 'TOTAL_PASSED'
+          ? 'indeterminate'
+          : 'valid';
+  }
+}
+
+/**
+ * Whether the hex string between a signature's byte ranges holds its DER value and then only zeros:
+ * the room left for a signature is not covered by it, so a change there must be found here.
+ */
+function zeroPadded(bytes: Uint8Array, byteRange: number[], used: number): boolean {
+  const [, gapStart, gapEnd] = byteRange;
+  if (gapStart === undefined || gapEnd === undefined) return false;
+  const hex = Buffer.from(bytes.subarray(gapStart + 1, gapEnd - 1))
+    .toString('latin1')
+    .replace(/[\s]/g, '');
+  return /^[0-9a-fA-F]*$/.test(hex) && /^0*$/.test(hex.slice(used * 2));
 }
 
 /** Whether bytes `start` to `end` are hex digits, spaces and line ends only (none: true). */

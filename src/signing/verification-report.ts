@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { DocumentSecurityStore } from '../pdf/find-signatures.js';
+import { documentVerdict } from '../pdf/verdict.js';
 import type { PdfVerification, SignatureCheck } from '../pdf/verify-pdf.js';
 import type { TrailCheck } from '../core/audit/embedded-trail.js';
 import { AuditTrailReport } from './trail-report.js';
@@ -54,6 +55,26 @@ const Timestamp = Type.Object(
     ),
     revocationData: Type.Optional(RevocationData),
     problems: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Modification = Type.Object(
+  {
+    revision: Type.Integer({ minimum: 1, description: '1 = the first revision after the signature’s own.' }),
+    kind: Type.Enum(['validation-data', 'signature', 'form-filling', 'annotation', 'other'], {
+      description:
+        'validation-data: DSS, VRI, document timestamps; signature: a later signature with its field, widget and appearance; form-filling: values of existing fields; annotation: an annotation added or changed; other: anything else (page content, resources, page tree, catalog entries, deleted objects).',
+    }),
+    objects: Type.Array(Type.Integer(), { description: 'The object numbers written or freed.' }),
+    pages: Type.Array(Type.Integer(), { description: '1-based pages concerned.' }),
+    coversSignedContent: Type.Optional(
+      Type.Boolean({
+        description: 'An annotation over text or graphics of the signed page (true when unsure).',
+      }),
+    ),
+    rect: Type.Optional(Type.Array(Type.Number(), { description: 'The annotation’s rectangle.' })),
+    description: Type.String({ description: 'The change in one sentence.' }),
   },
   { additionalProperties: false },
 );
@@ -150,6 +171,14 @@ const Signature = Type.Object(
     indication: Type.Enum(['TOTAL_PASSED', 'TOTAL_FAILED', 'INDETERMINATE'], {
       description: 'ETSI TS 119 102-1 main indication.',
     }),
+    modifications: Type.Array(Modification, {
+      description:
+        'What every revision after this signature changed, object by object against the revision before it (difference analysis).',
+    }),
+    verdict: Type.Enum(['valid', 'changed', 'invalid', 'indeterminate'], {
+      description:
+        'invalid: its byte range, digest, value or /Contents padding fail (or TOTAL_FAILED); changed: a later revision went beyond what is allowed after a signature (validation data, later signatures, form filling, annotations covering no signed content); indeterminate: the signer is not confirmed; valid otherwise.',
+    }),
     subIndication: Type.Optional(Type.String()),
     problems: Type.Array(Type.String()),
     warnings: Type.Array(Type.String()),
@@ -160,6 +189,22 @@ const Signature = Type.Object(
 
 export const VerificationReport = Type.Object(
   {
+    verdict: Type.Object(
+      {
+        headline: Type.Enum(['valid', 'changed', 'invalid', 'unconfirmed', 'unsigned'], {
+          description:
+            'The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.',
+        }),
+        signature: Type.Optional(
+          Type.String({
+            description:
+              'fieldName of the first broken signature (invalid) or of the first whose covered content a later revision altered (changed).',
+          }),
+        ),
+        reason: Type.String({ description: 'Why, in one sentence.' }),
+      },
+      { additionalProperties: false },
+    ),
     signatures: Type.Array(Signature),
     validationTime: Type.String({ format: 'date-time' }),
     auditTrail: Type.Optional(AuditTrailReport),
@@ -211,6 +256,7 @@ export function verificationReport(
   auditTrail?: TrailCheck,
 ): VerificationReport {
   return {
+    verdict: documentVerdict(verification, auditTrail),
     signatures: verification.signatures.map((check) => signatureReport(check, options.evidence)),
     validationTime: verification.validationTime,
     ...(auditTrail?.present ? { auditTrail } : {}),

@@ -102,7 +102,7 @@ describe('documents that prove themselves: the audit trail inside the final PDF,
     const direct = await space.write('lease.pdf', pdf);
     const checked = signeryVerify([direct, '--trust', rootPath]);
     assert.equal(checked.status, 0, checked.stderr || JSON.stringify(checked.report?.problems));
-    assert.equal(checked.report.verdict, 'intact');
+    assert.equal(checked.report.verdict, 'valid');
     assert.equal(checked.report.signatures.length, 3);
     for (const s of checked.report.signatures) {
       assert.deepEqual([s.intact, s.trusted], [true, true], s.fieldName);
@@ -131,7 +131,7 @@ describe('documents that prove themselves: the audit trail inside the final PDF,
     assert.equal(Buffer.compare(received, pdf), 0, 'the bytes came through unchanged');
     const mailed = signeryVerify([await space.write('mailed.pdf', received), '--trust', rootPath]);
     assert.equal(mailed.status, 0, JSON.stringify(mailed.report?.problems));
-    assert.equal(mailed.report.verdict, 'intact');
+    assert.equal(mailed.report.verdict, 'valid');
 
     // The API's verification shows the same trail.
     const report = await server.api('GET', `/documents/${id}/verify`, { token: await server.adminToken() });
@@ -217,10 +217,10 @@ describe('documents that prove themselves: the audit trail inside the final PDF,
       if (n < 1) {
         const checked = signeryVerify([await space.write(`changed-${offset}.pdf`, changed)]);
         assert.equal(checked.status, 1, `${where} (offset ${offset}): ${JSON.stringify(checked.report)}`);
-        assert.notEqual(checked.report?.verdict, 'intact', where);
+        assert.notEqual(checked.report?.verdict, 'valid', where);
       } else {
         const report = await verifyFile(changed, { trustAnchors: [] });
-        assert.notEqual(report.verdict, 'intact', `${where} (offset ${offset}): ${JSON.stringify(report)}`);
+        assert.notEqual(report.verdict, 'valid', `${where} (offset ${offset}): ${JSON.stringify(report)}`);
       }
     }
     // Appended bytes are a change after the last signature.

@@ -15,6 +15,8 @@ const DEFAULT_REPORT_LIMIT_3_SIGNATURES = 8 * 1024;
 function numericBytes(value: unknown, path = '$'): string[] {
   const isByte = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255;
   if (Array.isArray(value)) {
+    // A modification's `objects` are object numbers (issue 38), not bytes.
+    if (/\.modifications\[\d+\]\.objects$/.test(path)) return [];
     if (value.length >= 8 && value.every(isByte)) return [path];
     return value.flatMap((v, i) => numericBytes(v, `${path}[${i}]`));
   }

@@ -31,8 +31,24 @@ export interface ReportSignature {
   level?: Level;
   indication: 'TOTAL_PASSED' | 'TOTAL_FAILED' | 'INDETERMINATE';
   subIndication?: string;
+  /** What every later revision changed (the server's difference analysis). */
+  modifications?: Modification[];
+  /** This signature's own verdict, as the server decided it. */
+  verdict?: 'valid' | 'changed' | 'invalid' | 'indeterminate';
   problems: string[];
   warnings: string[];
+}
+
+export type ModificationKind = 'validation-data' | 'signature' | 'form-filling' | 'annotation' | 'other';
+
+export interface Modification {
+  revision: number;
+  kind: ModificationKind;
+  objects: number[];
+  pages: number[];
+  coversSignedContent?: boolean;
+  rect?: number[];
+  description: string;
 }
 
 /** The embedded audit trail, when the installation reports it (absent from older reports). */
@@ -47,6 +63,8 @@ export interface AuditTrail {
 }
 
 export interface Report {
+  /** The one headline, decided by the server for every verifier (src/pdf/verdict.ts). */
+  verdict: { headline: Overall; signature?: string; reason: string };
   signatures: ReportSignature[];
   validationTime: string;
   auditTrail?: AuditTrail;
@@ -67,15 +85,6 @@ export type Finding =
   | 'expired'
   | 'noCertificate'
   | 'timestamp';
-
-/** What was appended after a signature: nothing, only later signatures, long-term validation data, or other changes. */
-export type After =
-  | { kind: 'none' }
-  | { kind: 'signatures' }
-  | { kind: 'ltv'; level: Level }
-  | { kind: 'changed'; count: number };
-
-const end = (s: ReportSignature) => (s.byteRange[2] ?? 0) + (s.byteRange[3] ?? 0);
 
 export function stateOf(signature: ReportSignature): SignatureState {
   if (signature.indication === 'TOTAL_PASSED') return 'ok';
@@ -106,33 +115,20 @@ export function findingsOf(signature: ReportSignature): Finding[] {
 }
 
 /**
- * What came after a signature: every later signature or timestamp is one incremental update; more
- * updates than those are changes no later signature needed. One update after the last signature of a
- * B-LT or B-LTA file is the validation data that level adds (the DSS), and is said to be so.
+ * What came after a signature, as the server's difference analysis found it: each change with its
+ * kind, in the order of the revisions.
  */
-export function afterOf(signature: ReportSignature, all: ReportSignature[]): After {
-  if (signature.coversWholeFile || signature.revisionsAfter === 0) return { kind: 'none' };
-  const later = all.filter((other) => end(other) > end(signature)).length;
-  const extra = signature.revisionsAfter - later;
-  if (extra <= 0) return { kind: 'signatures' };
-  const ltv = ltvLevel(signature, all);
-  if (extra === 1 && ltv && later === 0) return { kind: 'ltv', level: ltv };
-  return { kind: 'changed', count: extra };
+export function changesOf(signature: ReportSignature): Modification[] {
+  return signature.modifications ?? [];
 }
 
-function ltvLevel(last: ReportSignature, all: ReportSignature[]): Level | undefined {
-  const levels = [last, ...all].map((s) => s.level);
-  return levels.find((level) => level === 'B-LTA') ?? levels.find((level) => level === 'B-LT');
+/** Whether a change is one the rules allow after a signature (the server judged it so too). */
+export function allowedChange(change: Modification): boolean {
+  if (change.kind === 'other') return false;
+  return change.kind !== 'annotation' || change.coversSignedContent !== true;
 }
 
-/** The verdict on the whole file. */
+/** The verdict on the whole file: the server's, never decided here. */
 export function overallOf(report: Report): Overall {
-  const { signatures } = report;
-  if (signatures.length === 0) return 'unsigned';
-  const states = signatures.map(stateOf);
-  if (states.includes('broken')) return 'invalid';
-  const latest = signatures.reduce((a, b) => (end(b) > end(a) ? b : a));
-  if (afterOf(latest, signatures).kind === 'changed') return 'changed';
-  if (states.includes('unconfirmed')) return 'unconfirmed';
-  return 'valid';
+  return report.verdict.headline;
 }

@@ -29,10 +29,10 @@ const en = {
   'file.checked': 'Checked: {name} ({size}), on {time}.',
   'verdict.valid': 'Valid: the signatures are intact',
   'verdict.validBody':
-    'Every signature checks out, nothing changed after the last one, and each signer’s certificate leads to an authority this service trusts.',
+    'Every signature checks out, nothing added after any of them went beyond what is allowed after signing (validation data, later signatures, form filling, annotations over no signed content), and each signer’s certificate leads to an authority this service trusts.',
   'verdict.changed': 'Changed after signing',
   'verdict.changedBody':
-    'The signatures are intact, but the file was changed after the last signature. Those changes are not covered by any signature.',
+    'The signatures are intact, but a later update changed what a signature covers. See below, for each signature, what changed after it.',
   'verdict.invalid': 'Not valid: a signature is broken',
   'verdict.invalidBody': 'At least one signature does not check out. See below what broke.',
   'verdict.unconfirmed': 'Intact, but the signer is not confirmed',
@@ -56,13 +56,18 @@ const en = {
   'signature.timestampAt': '{time}, vouched for by {tsa}',
   'signature.timestampNone': 'none: the time is only what the signer’s computer said',
   'signature.level': 'Level proven',
+  'change.validation-data':
+    'Update {revision}: validation data (certificates, revocation answers, a document timestamp) was added, as long-term validation does.',
+  'change.signature':
+    'Update {revision}: a later signature was added with its field and appearance (page {pages}).',
+  'change.form-filling': 'Update {revision}: a form field was filled in (page {pages}).',
+  'change.annotation': 'Update {revision}: an annotation was added on page {pages}, over no signed content.',
+  'change.annotationCovers':
+    'Update {revision}: an annotation was added on page {pages} over signed text or graphics: what a viewer shows there is not what was signed.',
+  'change.other':
+    'Update {revision}: the document itself was changed (page {pages}): content, resources or structure no signature allows to change.',
   'signature.after': 'Changes afterwards',
-  'signature.afterNone': 'None: this signature covers the whole file.',
-  'signature.afterSignatures': 'Only later signatures or timestamps were added.',
-  'signature.afterLtv':
-    'One update after it, as adding long-term validation data does (level {level}); no signature covers it.',
-  'signature.afterChanged':
-    'The file was updated afterwards ({count}, besides later signatures). Those changes are not covered by this signature.',
+  'signature.afterNone': 'None: nothing was added after this signature.',
   'signature.problems': 'What is wrong',
   'signature.details': 'Technical details',
   'level.none': 'No PAdES level could be established.',
@@ -139,10 +144,10 @@ const de: Texts = {
   'file.checked': 'Geprüft: {name} ({size}), am {time}.',
   'verdict.valid': 'Gültig: Die Signaturen sind unversehrt',
   'verdict.validBody':
-    'Jede Signatur ist in Ordnung, nach der letzten wurde nichts geändert, und jedes Zertifikat führt zu einer Stelle, der dieser Dienst vertraut.',
+    'Jede Signatur ist in Ordnung, nach keiner wurde mehr geändert, als nach dem Signieren erlaubt ist (Validierungsdaten, weitere Signaturen, Formulareingaben, Anmerkungen ohne signierten Inhalt zu verdecken), und jedes Zertifikat führt zu einer Stelle, der dieser Dienst vertraut.',
   'verdict.changed': 'Nach dem Signieren geändert',
   'verdict.changedBody':
-    'Die Signaturen sind unversehrt, aber die Datei wurde nach der letzten Signatur geändert. Diese Änderungen deckt keine Signatur ab.',
+    'Die Signaturen sind unversehrt, aber eine spätere Aktualisierung hat geändert, was eine Signatur abdeckt. Unten steht für jede Signatur, was danach geändert wurde.',
   'verdict.invalid': 'Ungültig: Eine Signatur ist gebrochen',
   'verdict.invalidBody': 'Mindestens eine Signatur ist nicht in Ordnung. Unten steht, was nicht stimmt.',
   'verdict.unconfirmed': 'Unversehrt, aber der Unterzeichner ist nicht bestätigt',
@@ -166,13 +171,19 @@ const de: Texts = {
   'signature.timestampAt': '{time}, bestätigt von {tsa}',
   'signature.timestampNone': 'keiner: Die Zeit ist nur die Angabe des Computers des Unterzeichners',
   'signature.level': 'Nachgewiesene Stufe',
+  'change.validation-data':
+    'Aktualisierung {revision}: Validierungsdaten (Zertifikate, Sperrauskünfte, ein Dokumentzeitstempel) wurden ergänzt, wie es die Langzeitvalidierung tut.',
+  'change.signature':
+    'Aktualisierung {revision}: Eine weitere Signatur mit ihrem Feld und ihrer Darstellung wurde hinzugefügt (Seite {pages}).',
+  'change.form-filling': 'Aktualisierung {revision}: Ein Formularfeld wurde ausgefüllt (Seite {pages}).',
+  'change.annotation':
+    'Aktualisierung {revision}: Auf Seite {pages} wurde eine Anmerkung hinzugefügt, die keinen signierten Inhalt verdeckt.',
+  'change.annotationCovers':
+    'Aktualisierung {revision}: Auf Seite {pages} wurde eine Anmerkung über signierten Text oder Grafiken gelegt: Was ein Betrachter dort zeigt, ist nicht das Signierte.',
+  'change.other':
+    'Aktualisierung {revision}: Das Dokument selbst wurde geändert (Seite {pages}): Inhalt, Ressourcen oder Aufbau, deren Änderung keine Signatur erlaubt.',
   'signature.after': 'Spätere Änderungen',
-  'signature.afterNone': 'Keine: Diese Signatur deckt die ganze Datei ab.',
-  'signature.afterSignatures': 'Danach kamen nur weitere Signaturen oder Zeitstempel hinzu.',
-  'signature.afterLtv':
-    'Eine Ergänzung danach, wie sie Langzeit-Prüfdaten hinzufügen (Stufe {level}); keine Signatur deckt sie ab.',
-  'signature.afterChanged':
-    'Die Datei wurde danach ergänzt ({count}, außer weiteren Signaturen). Diese Änderungen deckt diese Signatur nicht ab.',
+  'signature.afterNone': 'Keine: Nach dieser Signatur wurde nichts hinzugefügt.',
   'signature.problems': 'Was nicht stimmt',
   'signature.details': 'Technische Einzelheiten',
   'level.none': 'Keine PAdES-Stufe konnte festgestellt werden.',
@@ -247,10 +258,10 @@ const fr: Texts = {
   'file.checked': 'Vérifié : {name} ({size}), le {time}.',
   'verdict.valid': 'Valide : les signatures sont intactes',
   'verdict.validBody':
-    'Chaque signature est correcte, rien n’a changé après la dernière, et chaque certificat mène à une autorité à laquelle ce service fait confiance.',
+    'Chaque signature est correcte, rien de ce qui a été ajouté après elles ne dépasse ce qui est permis après une signature (données de validation, signatures ultérieures, remplissage de formulaire, annotations ne couvrant aucun contenu signé), et chaque certificat mène à une autorité à laquelle ce service fait confiance.',
   'verdict.changed': 'Modifié après la signature',
   'verdict.changedBody':
-    'Les signatures sont intactes, mais le fichier a été modifié après la dernière signature. Aucune signature ne couvre ces modifications.',
+    'Les signatures sont intactes, mais une mise à jour ultérieure a modifié ce qu’une signature couvre. Voir ci-dessous, pour chaque signature, ce qui a changé après elle.',
   'verdict.invalid': 'Non valide : une signature est rompue',
   'verdict.invalidBody': 'Au moins une signature n’est pas correcte. Voyez ci-dessous ce qui ne va pas.',
   'verdict.unconfirmed': 'Intact, mais le signataire n’est pas confirmé',
@@ -274,13 +285,19 @@ const fr: Texts = {
   'signature.timestampAt': '{time}, attesté par {tsa}',
   'signature.timestampNone': 'aucun : l’heure est seulement celle de l’ordinateur du signataire',
   'signature.level': 'Niveau prouvé',
+  'change.validation-data':
+    'Mise à jour {revision} : des données de validation (certificats, réponses de révocation, un horodatage de document) ont été ajoutées, comme le fait la validation à long terme.',
+  'change.signature':
+    'Mise à jour {revision} : une signature ultérieure a été ajoutée avec son champ et son apparence (page {pages}).',
+  'change.form-filling': 'Mise à jour {revision} : un champ de formulaire a été rempli (page {pages}).',
+  'change.annotation':
+    'Mise à jour {revision} : une annotation a été ajoutée en page {pages}, sans couvrir de contenu signé.',
+  'change.annotationCovers':
+    'Mise à jour {revision} : une annotation a été placée en page {pages} sur du texte ou des graphismes signés : ce qu’un lecteur y affiche n’est pas ce qui a été signé.',
+  'change.other':
+    'Mise à jour {revision} : le document lui-même a été modifié (page {pages}) : contenu, ressources ou structure qu’aucune signature ne permet de changer.',
   'signature.after': 'Modifications ultérieures',
-  'signature.afterNone': 'Aucune : cette signature couvre tout le fichier.',
-  'signature.afterSignatures': 'Seuls d’autres signatures ou horodatages ont été ajoutés ensuite.',
-  'signature.afterLtv':
-    'Un ajout après elle, comme en font les données de validation à long terme (niveau {level}) ; aucune signature ne le couvre.',
-  'signature.afterChanged':
-    'Le fichier a été complété ensuite ({count}, en plus d’autres signatures). Cette signature ne couvre pas ces modifications.',
+  'signature.afterNone': 'Aucune : rien n’a été ajouté après cette signature.',
   'signature.problems': 'Ce qui ne va pas',
   'signature.details': 'Détails techniques',
   'level.none': 'Aucun niveau PAdES n’a pu être établi.',

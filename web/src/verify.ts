@@ -5,7 +5,7 @@ import { announce, focusHeading, h } from './dom.js';
 import { language, pickLanguage, setLanguage, t } from './i18n.js';
 import { vt, type VerifyKey } from './verify-texts.js';
 import {
-  afterOf,
+  changesOf,
   findingsOf,
   overallOf,
   stateOf,
@@ -237,7 +237,7 @@ function result(current: Extract<State, { kind: 'result' }>): HTMLElement[] {
         'section',
         { class: 'verify-section', 'aria-labelledby': 'signatures-title' },
         h('h2', { id: 'signatures-title' }, vt('signatures.title')),
-        ...signatures.map((signature, i) => signatureCard(signature, i + 1, report.signatures)),
+        ...signatures.map((signature, i) => signatureCard(signature, i + 1)),
       ),
     );
   }
@@ -259,11 +259,11 @@ function documentMatch(trail: AuditTrail | undefined): HTMLElement | undefined {
   );
 }
 
-function signatureCard(signature: ReportSignature, n: number, all: ReportSignature[]): HTMLElement {
+function signatureCard(signature: ReportSignature, n: number): HTMLElement {
   const who = signature.signerName ?? signature.signer?.commonName ?? vt('signature.unknown');
   const state = stateOf(signature);
   const findings = findingsOf(signature);
-  const after = afterOf(signature, all);
+  const changes = changesOf(signature);
   const id = `signature-${n}`;
   const rows: [VerifyKey, string][] = [
     [
@@ -298,13 +298,18 @@ function signatureCard(signature: ReportSignature, n: number, all: ReportSignatu
   rows.push(['signature.level', signature.level ? vt(`level.${signature.level}`) : vt('level.none')]);
   rows.push([
     'signature.after',
-    after.kind === 'none'
+    changes.length === 0
       ? vt('signature.afterNone')
-      : after.kind === 'signatures'
-        ? vt('signature.afterSignatures')
-        : after.kind === 'ltv'
-          ? vt('signature.afterLtv', { level: after.level })
-          : vt('signature.afterChanged', { count: after.count }),
+      : changes
+          .map((change) =>
+            vt(
+              change.kind === 'annotation' && change.coversSignedContent
+                ? 'change.annotationCovers'
+                : `change.${change.kind}`,
+              { revision: String(change.revision), pages: change.pages.join(', ') || '–' },
+            ),
+          )
+          .join(' '),
   ]);
   const technical = [
     `${signature.indication}${signature.subIndication ? ` / ${signature.subIndication}` : ''}`,

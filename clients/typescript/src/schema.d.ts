@@ -12906,6 +12906,17 @@ export interface paths {
              *     }
              */
             'application/json': {
+              verdict: {
+                /**
+                 * @description The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
+                 * @enum {unknown}
+                 */
+                headline: 'valid' | 'changed' | 'invalid' | 'unconfirmed' | 'unsigned';
+                /** @description fieldName of the first broken signature (invalid) or of the first whose covered content a later revision altered (changed). */
+                signature?: string;
+                /** @description Why, in one sentence. */
+                reason: string;
+              };
               signatures: {
                 fieldName: string;
                 /** @enum {unknown} */
@@ -13026,6 +13037,31 @@ export interface paths {
                  * @enum {unknown}
                  */
                 indication: 'TOTAL_PASSED' | 'TOTAL_FAILED' | 'INDETERMINATE';
+                /** @description What every revision after this signature changed, object by object against the revision before it (difference analysis). */
+                modifications: {
+                  /** @description 1 = the first revision after the signature’s own. */
+                  revision: number;
+                  /**
+                   * @description validation-data: DSS, VRI, document timestamps; signature: a later signature with its field, widget and appearance; form-filling: values of existing fields; annotation: an annotation added or changed; other: anything else (page content, resources, page tree, catalog entries, deleted objects).
+                   * @enum {unknown}
+                   */
+                  kind: 'validation-data' | 'signature' | 'form-filling' | 'annotation' | 'other';
+                  /** @description The object numbers written or freed. */
+                  objects: number[];
+                  /** @description 1-based pages concerned. */
+                  pages: number[];
+                  /** @description An annotation over text or graphics of the signed page (true when unsure). */
+                  coversSignedContent?: boolean;
+                  /** @description The annotation’s rectangle. */
+                  rect?: number[];
+                  /** @description The change in one sentence. */
+                  description: string;
+                }[];
+                /**
+                 * @description invalid: its byte range, digest, value or /Contents padding fail (or TOTAL_FAILED); changed: a later revision went beyond what is allowed after a signature (validation data, later signatures, form filling, annotations covering no signed content); indeterminate: the signer is not confirmed; valid otherwise.
+                 * @enum {unknown}
+                 */
+                verdict: 'valid' | 'changed' | 'invalid' | 'indeterminate';
                 subIndication?: string;
                 problems: string[];
                 warnings: string[];
@@ -13271,6 +13307,17 @@ export interface paths {
              *     }
              */
             'application/json': {
+              verdict: {
+                /**
+                 * @description The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
+                 * @enum {unknown}
+                 */
+                headline: 'valid' | 'changed' | 'invalid' | 'unconfirmed' | 'unsigned';
+                /** @description fieldName of the first broken signature (invalid) or of the first whose covered content a later revision altered (changed). */
+                signature?: string;
+                /** @description Why, in one sentence. */
+                reason: string;
+              };
               signatures: {
                 fieldName: string;
                 /** @enum {unknown} */
@@ -13391,6 +13438,31 @@ export interface paths {
                  * @enum {unknown}
                  */
                 indication: 'TOTAL_PASSED' | 'TOTAL_FAILED' | 'INDETERMINATE';
+                /** @description What every revision after this signature changed, object by object against the revision before it (difference analysis). */
+                modifications: {
+                  /** @description 1 = the first revision after the signature’s own. */
+                  revision: number;
+                  /**
+                   * @description validation-data: DSS, VRI, document timestamps; signature: a later signature with its field, widget and appearance; form-filling: values of existing fields; annotation: an annotation added or changed; other: anything else (page content, resources, page tree, catalog entries, deleted objects).
+                   * @enum {unknown}
+                   */
+                  kind: 'validation-data' | 'signature' | 'form-filling' | 'annotation' | 'other';
+                  /** @description The object numbers written or freed. */
+                  objects: number[];
+                  /** @description 1-based pages concerned. */
+                  pages: number[];
+                  /** @description An annotation over text or graphics of the signed page (true when unsure). */
+                  coversSignedContent?: boolean;
+                  /** @description The annotation’s rectangle. */
+                  rect?: number[];
+                  /** @description The change in one sentence. */
+                  description: string;
+                }[];
+                /**
+                 * @description invalid: its byte range, digest, value or /Contents padding fail (or TOTAL_FAILED); changed: a later revision went beyond what is allowed after a signature (validation data, later signatures, form filling, annotations covering no signed content); indeterminate: the signer is not confirmed; valid otherwise.
+                 * @enum {unknown}
+                 */
+                verdict: 'valid' | 'changed' | 'invalid' | 'indeterminate';
                 subIndication?: string;
                 problems: string[];
                 warnings: string[];

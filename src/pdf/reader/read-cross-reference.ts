@@ -104,7 +104,7 @@ export function readCrossReference(source: ByteSource, startxref: number): Cross
   return { entries, trailer, startxref, xrefIsStream };
 }
 
-interface Section {
+export interface Section {
   entries: Map<number, XrefEntry>;
   trailer: PdfDict;
   isStream: boolean;
@@ -112,7 +112,7 @@ interface Section {
   hybridStream?: number;
 }
 
-function readSection(source: ByteSource, offset: number): Section {
+export function readSection(source: ByteSource, offset: number): Section {
   if (offset < 0 || offset >= source.length) throw new PdfSyntaxError(`No section at ${offset}`);
   return parseGrowing(source, offset, 64 * 1024, (syntax) => {
     if (syntax.atKeyword('xref')) return table(syntax);
