@@ -9,9 +9,10 @@ import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
  * the newest signature covers every byte of the file, nothing was slipped into a signature's
  * /Contents, and the audit trail it carries (if any) checks out; `changed` when bytes were appended
  * after the last signature; `invalid` otherwise; `untrusted` when trust anchors were given and a
- * chain does not end at one of them.
+ * chain does not end at one of them; `indeterminate` when a signature is intact but the file does not
+ * establish its signer's revocation status (ETSI EN 319 102-1 INDETERMINATE / TRY_LATER, issue 38).
  */
-export type FileVerdict = 'intact' | 'changed' | 'invalid' | 'untrusted';
+export type FileVerdict = 'intact' | 'changed' | 'invalid' | 'untrusted' | 'indeterminate';
 
 export interface FileReport {
   verdict: FileVerdict;
@@ -27,6 +28,7 @@ export interface FileReport {
     intact: boolean;
     /** The chain ends at a given trust anchor (false, and not checked, without `--trust`). */
     trusted: boolean;
+    revocation: SignatureCheck['certificate']['revocation'];
     revisionsAfter: number;
     problems: string[];
   }[];
@@ -82,6 +84,8 @@ export async function verifyFile(
       ...(check.level ? { level: check.level } : {}),
       intact: intact && own.length === check.problems.length,
       trusted: options.trustAnchors.length > 0 && check.certificate.trusted,
+      /** The signer's revocation status as the file establishes it (issue 38: unknown is INDETERMINATE). */
+      revocation: check.certificate.revocation,
       revisionsAfter: check.revisionsAfter,
       problems: own,
     };
@@ -95,6 +99,13 @@ export async function verifyFile(
   const appended = last !== undefined && !last.coversWholeFile;
   if (appended) problems.push(`Bytes were added after the last signature (${last.fieldName})`);
   const untrusted = options.trustAnchors.length > 0 && reported.some((s) => !s.trusted);
+  // ETSI EN 319 102-1: a signature whose signer's revocation status the file does not establish is
+  // INDETERMINATE (TRY_LATER), never passed (issue 38); a document timestamp's TSA is not held to it.
+  const unproved = reported.filter((s) => s.kind === 'signature' && s.intact && s.revocation !== 'good');
+  for (const s of unproved)
+    problems.push(
+      `${s.fieldName}: ${s.revocation === 'revoked' ? 'the signer’s certificate is revoked' : 'the revocation status of the signer’s certificate is not established by the file (INDETERMINATE, TRY_LATER)'}`,
+    );
   const verdict: FileVerdict =
     reported.length === 0 || reported.some((s) => !s.intact) || (auditTrail.present && !auditTrail.intact)
       ? 'invalid'
@@ -102,7 +113,9 @@ export async function verifyFile(
         ? 'changed'
         : untrusted
           ? 'untrusted'
-          : 'intact';
+          : unproved.length > 0
+            ? 'indeterminate'
+            : 'intact';
   return {
     verdict,
     file,

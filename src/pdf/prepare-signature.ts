@@ -44,6 +44,11 @@ export interface PrepareSignatureOptions {
   annotations?: TextAnnotation[];
   /** Bytes reserved for the CMS (default 16 KB; more when a timestamp will be embedded). */
   placeholderSize?: number;
+  /**
+   * Revocation data of the signer's chain, fetched before signing: signed with the signature as the
+   * adbe-revocationInfoArchival attribute, so the file proves the status (issue 38).
+   */
+  revocation?: { crls: Uint8Array[]; ocsps: Uint8Array[] };
 }
 
 export interface PreparedSignature {
@@ -93,7 +98,11 @@ export async function prepareSignatureUpdate(
     appendedSource(written.base, written.tail),
     byteRange,
   );
-  const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
+  const signedAttributes = buildSignedAttributes({
+    messageDigest,
+    certificate: options.certificate,
+    ...(options.revocation ? { revocation: options.revocation } : {}),
+  });
   return {
     written,
     state: {
