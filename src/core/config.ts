@@ -56,12 +56,6 @@ export interface Config {
    * seal key's own chain and, when it is the seal, the dev CA's root are trusted besides (issue 38).
    */
   trustAnchors: string | undefined;
-  /**
-   * Verification asks a signer certificate's OCSP responder or CRL itself when the file does not
-   * establish its revocation status (VERIFY_FETCH_REVOCATION=on; off by default: a verdict from the
-   * file alone, no request leaves the installation).
-   */
-  verifyFetchRevocation: boolean;
   sessionTtlDays: number;
   apiKeyTtlDays: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
@@ -271,9 +265,6 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'REVOCATION_TIMEOUT_MS', 5_000, 100),
     },
     trustAnchors: text(env, 'TRUST_ANCHORS'),
-    verifyFetchRevocation: ['on', 'true', '1'].includes(
-      (text(env, 'VERIFY_FETCH_REVOCATION') ?? '').toLowerCase(),
-    ),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),

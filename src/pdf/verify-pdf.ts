@@ -144,8 +144,9 @@ export interface PdfVerification {
  * Validates every signature and document timestamp of a PDF: byte range and coverage (how many
  * revisions follow), message digest, CMS signature, signing-certificate binding, certificate chain
  * to the given trust anchors with the revocation data in the CMS and the DSS, the timestamps, and
- * the PAdES level reached. Revocation data that is missing is a warning, not a failure (the dev CA
- * publishes none unless asked); a revoked certificate fails.
+ * the PAdES level reached. A signature whose signer's revocation status the file does not establish
+ * (the CMS's crls and adbe-revocationInfoArchival attribute, the DSS) is INDETERMINATE / TRY_LATER,
+ * never TOTAL_PASSED (issue 38); a revoked certificate fails.
  *
  * ```ts
  * const { signatures, dss } = await verifyPdf({ pdf, trustAnchors: [devCa.rootCertificate], dss: true });
