@@ -51,6 +51,11 @@ export interface Config {
    * (REVOCATION_ALLOW_PRIVATE; off by default, the webhooks' SSRF rules), and each fetch's time-out.
    */
   revocation: { allowPrivate: boolean; timeoutMs: number };
+  /**
+   * The roots verification trusts (TRUST_ANCHORS): a PEM (or DER) file, or a directory of them. The
+   * seal key's own chain and, when it is the seal, the dev CA's root are trusted besides (issue 38).
+   */
+  trustAnchors: string | undefined;
   sessionTtlDays: number;
   apiKeyTtlDays: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
@@ -259,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivate: flag(env, 'REVOCATION_ALLOW_PRIVATE'),
       timeoutMs: integer(env, 'REVOCATION_TIMEOUT_MS', 5_000, 100),
     },
+    trustAnchors: text(env, 'TRUST_ANCHORS'),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),

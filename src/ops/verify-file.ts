@@ -31,6 +31,7 @@ export interface FileReport {
     intact: boolean;
     /** The chain ends at a given trust anchor (false, and not checked, without `--trust`). */
     trusted: boolean;
+    revocation: SignatureCheck['certificate']['revocation'];
     revisionsAfter: number;
     /** This signature's own verdict. */
     verdict: SignatureCheck['verdict'];
@@ -87,6 +88,8 @@ export async function verifyFile(
     ...(check.level ? { level: check.level } : {}),
     intact: check.verdict !== 'invalid',
     trusted: options.trustAnchors.length > 0 && check.certificate.trusted,
+    /** The signer's revocation status as the file establishes it (unknown makes the signature INDETERMINATE). */
+    revocation: check.certificate.revocation,
     revisionsAfter: check.revisionsAfter,
     verdict: check.verdict,
     modifications: check.modifications,

@@ -52,6 +52,11 @@ export interface PrepareSignatureOptions {
    * revision after earlier signatures see a new signature field and what its appearance holds.
    */
   associatedFiles?: FileToEmbed[];
+  /**
+   * Revocation data of the signer's chain, fetched before signing: signed with the signature as the
+   * adbe-revocationInfoArchival attribute, so the file proves the status (issue 38).
+   */
+  revocation?: { crls: Uint8Array[]; ocsps: Uint8Array[] };
 }
 
 export interface PreparedSignature {
@@ -101,7 +106,11 @@ export async function prepareSignatureUpdate(
     appendedSource(written.base, written.tail),
     byteRange,
   );
-  const signedAttributes = buildSignedAttributes({ messageDigest, certificate: options.certificate });
+  const signedAttributes = buildSignedAttributes({
+    messageDigest,
+    certificate: options.certificate,
+    ...(options.revocation ? { revocation: options.revocation } : {}),
+  });
   return {
     written,
     state: {

@@ -50,6 +50,12 @@ export interface SignPdfOptions {
    * back to B-T, or the call fails without `fallback`) or `CertificateRevoked` (the call fails).
    */
   revocation?: (chains: Uint8Array[][], now: Date) => Promise<ValidationMaterial>;
+  /**
+   * The signer's revocation status as checked right before signing (RevocationFetcher.beforeSigning):
+   * its CRLs and OCSP answers are signed into the CMS (adbe-revocationInfoArchival, the placeholder
+   * grown to hold them), and `warnings` (a responder that could not be reached) go to the result.
+   */
+  signerStatus?: { crls: Uint8Array[]; ocsps: Uint8Array[]; warnings: string[] };
   signatures?: SignatureVisual[];
   images?: ImageVisual[];
   annotations?: TextAnnotation[];
@@ -85,6 +91,13 @@ const PLACEHOLDER: Record<PadesLevel, number> = {
   'B-LT': 32 * 1024,
   'B-LTA': 32 * 1024,
 };
+
+/** Room the signer's archived revocation data takes in the CMS (with a margin for its DER framing). */
+function archivedBytes(status: SignPdfOptions['signerStatus']): number {
+  if (!status) return 0;
+  const total = [...status.crls, ...status.ocsps].reduce((sum, der) => sum + der.length, 0);
+  return total === 0 ? 0 : total + 64;
+}
 
 /**
  * Signs a PDF in one call: prepare (visuals and placeholder in one incremental update), sign the
@@ -137,7 +150,9 @@ export async function signPdfUpdate(
     signatures: options.signatures,
     images: options.images,
     annotations: options.annotations,
-    placeholderSize: options.placeholderSize ?? PLACEHOLDER[levelRequested],
+    placeholderSize:
+      (options.placeholderSize ?? PLACEHOLDER[levelRequested]) + archivedBytes(options.signerStatus),
+    ...(options.signerStatus ? { revocation: options.signerStatus } : {}),
     ...(options.associatedFiles ? { associatedFiles: options.associatedFiles } : {}),
   });
   const signatureValue = await signer.sign({ data: prepared.state.signedAttributes, digestAlgorithm });
@@ -151,7 +166,7 @@ export async function signPdfUpdate(
   });
   embedInUpdate({ written: prepared.written, byteRange: prepared.state.byteRange, der: finished.cms });
   const signed = prepared.written.tail;
-  const warnings: string[] = [];
+  const warnings: string[] = [...(options.signerStatus?.warnings ?? [])];
   const result = (appended: Uint8Array, levelAchieved: PadesLevel, reason?: string): SignedUpdate => ({
     appended,
     fieldName: prepared.state.fieldName,

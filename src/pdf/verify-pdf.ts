@@ -161,8 +161,9 @@ export interface PdfVerification {
  * Validates every signature and document timestamp of a PDF: byte range and coverage (how many
  * revisions follow), message digest, CMS signature, signing-certificate binding, certificate chain
  * to the given trust anchors with the revocation data in the CMS and the DSS, the timestamps, and
- * the PAdES level reached. Revocation data that is missing is a warning, not a failure (the dev CA
- * publishes none unless asked); a revoked certificate fails.
+ * the PAdES level reached. A signature whose signer's revocation status the file does not establish
+ * (the CMS's crls and adbe-revocationInfoArchival attribute, the DSS) is INDETERMINATE / TRY_LATER,
+ * never TOTAL_PASSED (issue 38); a revoked certificate fails.
  *
  * ```ts
  * const { signatures, dss } = await verifyPdf({ pdf, trustAnchors: [devCa.rootCertificate], dss: true });
@@ -408,11 +409,13 @@ async function checkOne(context: {
         trustAnchors: context.trustAnchors,
         // With a valid timestamp the certificates must be valid when it was taken (proof of existence).
         at: timestamp?.valid ? new Date(timestamp.genTime) : context.validationTime,
-        crls: [...cms.crls, ...dss.crls],
-        ocsps: dss.ocsps,
+        // The adbe-revocationInfoArchival answers the signer fetched before signing come first (issue 38).
+        crls: [...cms.archivedRevocation.crls, ...cms.crls, ...dss.crls],
+        ocsps: [...cms.archivedRevocation.ocsps, ...dss.ocsps],
         cache: context.cache,
       })
     : undefined;
+  const cmsRevocation = [...cms.crls, ...cms.archivedRevocation.crls, ...cms.archivedRevocation.ocsps];
   const intact =
     padded &&
     verification.digestMatches &&
@@ -423,9 +426,9 @@ async function checkOne(context: {
     signer: signer ? signerSummary(signer) : undefined,
     digestValid: verification.digestMatches,
     signatureValid: verification.signatureValid,
-    certificate: certificateSummary(chain, warnings, cms.crls),
+    certificate: certificateSummary(chain, warnings, cmsRevocation),
     timestamp,
-    ...indicationOf({ intact, chain }),
+    ...indicationOf({ intact, chain, revocationRequired: true }),
     documentTimestamps: [],
     modifications: [],
     verdict: 'valid',
@@ -433,14 +436,19 @@ async function checkOne(context: {
       cms,
       contents: signature.contents,
       chain: chain?.chain ?? [],
-      revocation: revocationEvidence(chain, cms.crls),
+      revocation: revocationEvidence(chain, cmsRevocation),
       timestampRevocation,
       ...(timestampToken ? { timestampToken } : {}),
     },
   };
 }
 
-function indicationOf(options: { intact: boolean; chain?: ChainValidation }): {
+/**
+ * ETSI EN 319 102-1 indication of one signature. With `revocationRequired` (a signature's signer, not
+ * a document timestamp's TSA), a trusted chain whose revocation status the file (or an allowed online
+ * fetch) does not establish is INDETERMINATE / TRY_LATER, never TOTAL_PASSED (issue 38).
+ */
+function indicationOf(options: { intact: boolean; chain?: ChainValidation; revocationRequired?: boolean }): {
   indication: Indication;
   subIndication?: string;
 } {
@@ -455,6 +463,8 @@ function indicationOf(options: { intact: boolean; chain?: ChainValidation }): {
       subIndication: expired ? 'OUT_OF_BOUNDS_NO_POE' : 'NO_CERTIFICATE_CHAIN_FOUND',
     };
   }
+  if (options.revocationRequired && chain.revocation !== 'good')
+    return { indication: 'INDETERMINATE', subIndication: 'TRY_LATER' };
   return { indication: 'TOTAL_PASSED' };
 }
 
@@ -483,7 +493,10 @@ function certificateSummary(
   };
 }
 
-/** Where a CRL or OCSP response the chain was checked with sits: the CMS's `crls` or else the DSS. */
+/**
+ * Where a CRL or OCSP response the chain was checked with sits: the CMS (its `crls`, or the signed
+ * adbe-revocationInfoArchival attribute: `cmsCrls` holds both) or else the DSS.
+ */
 function foundIn(der: Uint8Array, cmsCrls: Uint8Array[]): 'dss' | 'cms' {
   return cmsCrls.some((crl) => bytesEqual(crl, der)) ? 'cms' : 'dss';
 }

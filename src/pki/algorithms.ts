@@ -15,6 +15,8 @@ export const OID = {
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
   signingCertificate: '1.2.840.113549.1.9.16.2.12',
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  /** Adobe's RevocationInfoArchival signed attribute (ISO 32000-1 12.8.3.3.2): CRLs and OCSP answers. */
+  adbeRevocationInfoArchival: '1.2.840.113583.1.1.8',
   tstInfo: '1.2.840.113549.1.9.16.1.4',
   rsaEncryption: '1.2.840.113549.1.1.1',
   rsassaPss: '1.2.840.113549.1.1.10',

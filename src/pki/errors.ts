@@ -44,3 +44,10 @@ export class RevocationUnavailable extends appError(502, 'REVOCATION_UNAVAILABLE
  * revocation is never embedded as if it were good. An operator must replace the key or the TSA.
  */
 export class CertificateRevoked extends appError(503, 'CERTIFICATE_REVOKED') {}
+
+/**
+ * The organisation key's own certificate (or one of its CA certificates) is revoked, as its OCSP
+ * responder or CRL says right before signing (issue 38): the key never signs. 503, since no seal can
+ * be made until an operator replaces the key; the message names the certificate and the source.
+ */
+export class SealCertificateRevoked extends appError(503, 'SEAL_CERTIFICATE_REVOKED') {}

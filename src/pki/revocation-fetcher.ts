@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { digest } from './algorithms.js';
-import { CertificateRevoked, RevocationUnavailable } from './errors.js';
+import { CertificateRevoked, RevocationUnavailable, SealCertificateRevoked } from './errors.js';
 import { ocspRequest, ocspValidity } from './ocsp.js';
 import type { RevocationTransport } from './revocation-transport.js';
 import { revocationUrls } from './revocation-urls.js';
@@ -23,6 +23,22 @@ export interface LocalRevocation {
   /** An OCSP response for `certificate`, or undefined when it is not one of ours. */
   ocsp(certificate: Uint8Array, issuer: Uint8Array, now: Date): Promise<Uint8Array | undefined>;
 }
+
+/**
+ * The revocation status of a signing key's chain right before it signs (RevocationFetcher.beforeSigning):
+ * the answers that proved it good (to be signed into the CMS), and why it could not be proved for a
+ * certificate that names a responder (said in the signing call's answer).
+ */
+export interface SignerStatus {
+  crls: Uint8Array[];
+  ocsps: Uint8Array[];
+  warnings: string[];
+}
+
+/** How long a signer's status is reused: a seal burst asks once, a revocation is seen within minutes. */
+export const SIGNER_STATUS_TTL_MS = 5 * 60_000;
+/** How long "the responder could not be reached" is reused before asking again. */
+export const SIGNER_STATUS_UNAVAILABLE_TTL_MS = 30_000;
 
 interface Evidence {
   kind: 'ocsp' | 'crl';
@@ -50,6 +66,7 @@ export class RevocationFetcher {
   readonly #local: (() => Promise<LocalRevocation | undefined>) | undefined;
   readonly #byCertificate = new Map<string, Evidence>();
   readonly #crlByUrl = new Map<string, Evidence>();
+  readonly #signerStatus = new Map<string, { until: number; status: Promise<SignerStatus> }>();
 
   constructor(options: {
     transport: RevocationTransport;
@@ -88,7 +105,83 @@ export class RevocationFetcher {
     return material;
   }
 
-  async #evidenceFor(certificate: Uint8Array, issuer: Uint8Array, now: Date): Promise<Evidence> {
+  /**
+   * Checks a signing key's chain (leaf first, as far as it is known) before the key signs (issue 38):
+   * each certificate below the top that names an OCSP responder or a CRL (or that the dev CA answers
+   * for) is asked about. A revoked one throws `SealCertificateRevoked`: the key never signs. One whose
+   * status cannot be had (the responder down, a stale answer) is a warning, and the signature goes on
+   * without that evidence. The outcome is kept for SIGNER_STATUS_TTL_MS (no longer than the answers
+   * are valid; SIGNER_STATUS_UNAVAILABLE_TTL_MS when something could not be had), so a burst of seals
+   * asks once. A certificate naming no address is not asked.
+   *
+   * ```ts
+   * const { ocsps, crls, warnings } = await fetcher.beforeSigning([signer.certificate, ...signer.chain], new Date());
+   * ```
+   */
+  beforeSigning(chain: Uint8Array[], now: Date): Promise<SignerStatus> {
+    const key = chain.map(fingerprint).join(':');
+    const cached = this.#signerStatus.get(key);
+    if (cached && cached.until > now.getTime()) return cached.status;
+    const entry = { until: now.getTime() + SIGNER_STATUS_TTL_MS, status: this.#statusOf(chain, now) };
+    this.#signerStatus.set(key, entry);
+    entry.status.then(
+      (status) => {
+        if (status.warnings.length > 0) entry.until = now.getTime() + SIGNER_STATUS_UNAVAILABLE_TTL_MS;
+      },
+      (error: unknown) => {
+        // A revoked key stays refused; anything else is asked again next time.
+        if (!(error instanceof SealCertificateRevoked) && this.#signerStatus.get(key) === entry)
+          this.#signerStatus.delete(key);
+      },
+    );
+    return entry.status;
+  }
+
+  async #statusOf(chain: Uint8Array[], now: Date): Promise<SignerStatus> {
+    const status: SignerStatus = { crls: [], ocsps: [], warnings: [] };
+    let until = Infinity;
+    for (const [i, certificate] of chain.entries()) {
+      const issuer = chain[i + 1];
+      if (!issuer) break; // the top: a root, or a certificate whose issuer the key does not carry
+      let evidence: Evidence | undefined;
+      try {
+        evidence = await this.#evidenceFor(certificate, issuer, now, { optional: true });
+      } catch (error) {
+        if (error instanceof CertificateRevoked)
+          throw new SealCertificateRevoked(
+            `The signing key's certificate ${subjectOf(certificate)} is revoked (${error.message.includes('(OCSP)') ? 'OCSP' : 'CRL'}): it signs nothing until it is replaced`,
+          );
+        if (!(error instanceof RevocationUnavailable)) throw error;
+        status.warnings.push(
+          `The revocation status of the signing certificate ${subjectOf(certificate)} could not be checked before signing (${error.message.slice(0, 300)}); the signature carries no proof of it`,
+        );
+        continue;
+      }
+      if (!evidence) continue;
+      if (evidence.until) until = Math.min(until, evidence.until.getTime());
+      if (evidence.kind === 'ocsp') status.ocsps.push(evidence.der);
+      else if (!status.crls.some((crl) => Buffer.compare(crl, evidence.der) === 0))
+        status.crls.push(evidence.der);
+    }
+    // Never reused past the answers' own validity.
+    const cached = this.#signerStatus.get(chain.map(fingerprint).join(':'));
+    if (cached && until < cached.until) cached.until = until;
+    return status;
+  }
+
+  async #evidenceFor(
+    certificate: Uint8Array,
+    issuer: Uint8Array,
+    now: Date,
+    options: { optional: true },
+  ): Promise<Evidence | undefined>;
+  async #evidenceFor(certificate: Uint8Array, issuer: Uint8Array, now: Date): Promise<Evidence>;
+  async #evidenceFor(
+    certificate: Uint8Array,
+    issuer: Uint8Array,
+    now: Date,
+    options?: { optional: true },
+  ): Promise<Evidence | undefined> {
     const id = fingerprint(certificate);
     const cached = this.#byCertificate.get(id);
     if (cached?.until && cached.until > now) return cached;
@@ -110,7 +203,10 @@ export class RevocationFetcher {
       });
     }
     for (const url of urls.crl) candidates.push(() => this.#crl(url, now));
-    if (candidates.length === 0) reasons.push('it names no OCSP responder and no CRL');
+    if (candidates.length === 0) {
+      if (options?.optional) return undefined;
+      reasons.push('it names no OCSP responder and no CRL');
+    }
     for (const candidate of candidates) {
       let evidence: Evidence;
       try {

@@ -6,12 +6,16 @@ import { openCscSigner } from './signers/csc.js';
 import { createP12Signer } from './signers/p12.js';
 import { createPkcs11Signer } from './signers/pkcs11.js';
 import type { Signer } from './signers/signer.js';
+import { loadTrustAnchors, ownChainAnchors } from './trust-anchors.js';
 
 /** The organisation key that seals and signs on behalf of users, and the roots it chains to. */
 export interface SealKeys {
   /** The organisation's own key: the `internal` provider. */
   signer: Signer;
-  /** Roots a verification trusts: the dev CA's when it is in use. */
+  /**
+   * Roots a verification trusts (issue 38): TRUST_ANCHORS, the seal key's own chain's root (from its
+   * PKCS#12 file or token), and the dev CA's root when it is the seal.
+   */
   trustAnchors: Uint8Array[];
   /**
    * The names the sign and seal calls accept as `signatureProvider`: `internal`, and `csc` when a
@@ -59,7 +63,14 @@ export function sealKeys(
     providers: config.csc ? ['internal', 'csc'] : ['internal'],
     signerFor: async (provider = config.seal.provider) => (provider === 'csc' ? openCsc() : own.signer),
   });
-  const open = async (): Promise<SealKeys> => withProviders(await openOwn());
+  const open = async (): Promise<SealKeys> => {
+    const configured = config.trustAnchors ? await loadTrustAnchors(config.trustAnchors) : [];
+    const own = await openOwn();
+    const anchors = [...configured];
+    for (const anchor of own.trustAnchors)
+      if (!anchors.some((known) => Buffer.compare(known, anchor) === 0)) anchors.push(anchor);
+    return withProviders({ ...own, trustAnchors: anchors });
+  };
   const openOwn = async (): Promise<Omit<SealKeys, 'providers' | 'signerFor'>> => {
     const { seal } = config;
     if (seal.p12) {
@@ -67,7 +78,7 @@ export function sealKeys(
         p12: await readFile(seal.p12),
         password: seal.p12Password ?? '',
       });
-      return { signer, trustAnchors: [], close: async () => {} };
+      return { signer, trustAnchors: ownChainAnchors(signer), close: async () => {} };
     }
     if (seal.pkcs11Module) {
       const signer = await createPkcs11Signer({
@@ -75,7 +86,7 @@ export function sealKeys(
         pin: seal.pkcs11Pin ?? '',
         label: seal.pkcs11Label ?? 'seal',
       });
-      return { signer, trustAnchors: [], close: async () => signer.close() };
+      return { signer, trustAnchors: ownChainAnchors(signer), close: async () => signer.close() };
     }
     const dir = join(config.dataDir, 'pki');
     const ca = sharedDevCa

@@ -65,6 +65,7 @@ export async function sealDocument(
     levelAchieved: sealed.levelAchieved,
     fellBack: sealed.fellBack,
     ...(sealed.reason ? { reason: sealed.reason } : {}),
+    ...(sealed.warnings.length > 0 ? { warnings: sealed.warnings } : {}),
     shareStateName: updated.share_state,
   };
 }

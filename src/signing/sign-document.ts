@@ -51,6 +51,8 @@ export interface SignOutcome {
   levelAchieved: PadesLevel;
   fellBack: boolean;
   reason?: string;
+  /** The signing certificate's revocation could not be checked before signing (issue 38). */
+  warnings?: string[];
   /** The document's share state after this call (`completed` when this was the last signature). */
   shareStateName: string | null;
 }
@@ -131,11 +133,12 @@ export async function signDocument(
 /** How a signature came out, as the sign calls answer it. */
 export function signingOutcome(
   signature: SignPdfResult,
-): Pick<SignOutcome, 'levelAchieved' | 'fellBack' | 'reason'> {
+): Pick<SignOutcome, 'levelAchieved' | 'fellBack' | 'reason' | 'warnings'> {
   return {
     levelAchieved: signature.levelAchieved,
     fellBack: signature.fellBack,
     ...(signature.reason ? { reason: signature.reason } : {}),
+    ...(signature.warnings.length > 0 ? { warnings: signature.warnings } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ describe('signing: three signers in a row, then the organisation seal', () => {
       const result = await signPdf({
         pdf,
         signer,
+        // What a signing service checks before signing (issue 38), signed into the CMS.
+        signerStatus: await pki.status(),
         reason: 'I agree',
         location: 'Brussels',
         signatures: [
@@ -86,7 +88,12 @@ describe('signing: three signers in a row, then the organisation seal', () => {
       pdf = result.pdf;
       revisions.push(pdf);
     }
-    const seal = await signPdf({ pdf, signer: devCa.sealSigner, reason: 'Sealed by the organisation' });
+    const seal = await signPdf({
+      pdf,
+      signer: devCa.sealSigner,
+      signerStatus: { crls: [await devCa.issueCrl()], ocsps: [], warnings: [] },
+      reason: 'Sealed by the organisation',
+    });
     results.push(seal);
     revisions.push(seal.pdf);
   });
@@ -201,13 +208,18 @@ describe('signing: three signers in a row, then the organisation seal', () => {
     }
   });
 
-  it('PAdES signed attributes: content-type, message-digest, signing-certificate-v2 and no signing-time (DESIGN)', async () => {
+  it('PAdES signed attributes: content-type, message-digest, signing-certificate-v2, the revocation status checked before signing (adbe-revocationInfoArchival, issue 38) and no signing-time (DESIGN)', async () => {
     const { signatures } = await verifyPdf({ pdf: results[3]!.pdf });
     for (const s of signatures) {
       const cms = s.evidence.cms!;
       assert.deepEqual(
         [...cms.signedAttributeValues.keys()].sort(),
-        ['1.2.840.113549.1.9.16.2.47', '1.2.840.113549.1.9.3', '1.2.840.113549.1.9.4'].sort(),
+        [
+          '1.2.840.113549.1.9.16.2.47',
+          '1.2.840.113549.1.9.3',
+          '1.2.840.113549.1.9.4',
+          '1.2.840.113583.1.1.8',
+        ].sort(),
       );
       assert.equal(cms.signingTime, undefined);
       assert.equal(s.subFilter, 'ETSI.CAdES.detached');
@@ -254,6 +266,7 @@ describe('signing documents with object streams, rotated pages and an offset Cro
       const { pdf } = await signPdf({
         pdf: base,
         signer,
+        signerStatus: await pki.status(),
         signatures: [{ type: 'initials', pages: [1, 2, 3, 4, 5], position: position(0.7), image: png }],
       });
       assert.ok(Buffer.from(pdf.subarray(0, base.length)).equals(Buffer.from(base)));
@@ -285,7 +298,11 @@ describe('signing documents with object streams, rotated pages and an offset Cro
         await tool('qpdf', ['--linearize', source, linearized]);
         const base = new Uint8Array(await readFile(linearized));
         const pki = await createTestPki();
-        const { pdf } = await signPdf({ pdf: base, signer: await pki.signer({ name: 'Linear' }) });
+        const { pdf } = await signPdf({
+          pdf: base,
+          signer: await pki.signer({ name: 'Linear' }),
+          signerStatus: await pki.status(),
+        });
         assert.ok(Buffer.from(pdf.subarray(0, base.length)).equals(Buffer.from(base)));
         const [check] = (await verifyPdf({ pdf, trustAnchors: [pki.root.certificate] })).signatures;
         assert.equal(check!.indication, 'TOTAL_PASSED');

@@ -33,11 +33,13 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
   let pki: TestPki;
   let rsa: Signer & { privateKey: KeyObject };
   let ec: Signer & { privateKey: KeyObject };
+  let revocation: { crls: Uint8Array[]; ocsps: Uint8Array[] };
 
   before(async () => {
     pki = await createTestPki();
     rsa = await pki.signer({ name: 'Card Holder' });
     ec = await pki.signer({ name: 'EC Card Holder', key: 'ECDSA' });
+    revocation = await pki.status();
   });
 
   /** A one-page PDF prepared for `signer`'s certificate now (prepareSignature), with more `options`. */
@@ -52,6 +54,8 @@ describe('two-step signing (Contract: start/digest then finish/digest, stateless
       chain: signer.chain,
       signerName,
       signingTime: new Date(),
+      // The status a signing service establishes before signing (issue 38), signed with the signature.
+      revocation,
       ...options,
     });
   type Prepared = Awaited<ReturnType<typeof prepareSignature>>;

@@ -29,8 +29,17 @@ describe('verification', () => {
     bob = await pki.signer({ name: 'Bob', key: 'ECDSA' });
     space = await workspace();
     tsa = await startTestTsa(await pki.tsa());
-    const first = await signPdf({ pdf: onePagePdf().bytes, signer: alice, signerName: 'Alice A.' });
-    signed = (await signPdf({ pdf: first.pdf, signer: bob, level: 'B-T', tsa: { url: tsa.url } })).pdf;
+    // Each signer's status as a signing service checks it before signing (issue 38), in its CMS.
+    const signerStatus = await pki.status();
+    const first = await signPdf({
+      pdf: onePagePdf().bytes,
+      signer: alice,
+      signerName: 'Alice A.',
+      signerStatus,
+    });
+    signed = (
+      await signPdf({ pdf: first.pdf, signer: bob, level: 'B-T', tsa: { url: tsa.url }, signerStatus })
+    ).pdf;
   });
   after(async () => {
     await tsa.close();

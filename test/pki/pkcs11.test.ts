@@ -104,7 +104,13 @@ describe('seal with a key inside a PKCS#11 token (SoftHSM)', { skip }, () => {
     it(`seals with ${label}: the key never leaves the token and the signature is valid`, async () => {
       const signer = await createPkcs11Signer({ module: MODULE!, pin: PIN, label, chain: chains.get(label) });
       try {
-        const { pdf } = await signPdf({ pdf: onePagePdf().bytes, signer, reason: 'Organisation seal' });
+        const { pdf } = await signPdf({
+          pdf: onePagePdf().bytes,
+          signer,
+          reason: 'Organisation seal',
+          // The status a signing service checks before signing (issue 38), signed into the CMS.
+          signerStatus: await pki.status(),
+        });
         const [check] = (await verifyPdf({ pdf, trustAnchors: [pki.root.certificate] })).signatures;
         assert.equal(check!.indication, 'TOTAL_PASSED', JSON.stringify(check!.problems));
         assert.equal(check!.signer!.commonName, label === 'seal-rsa' ? 'HSM seal RSA' : 'HSM seal ECDSA');

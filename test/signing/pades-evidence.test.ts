@@ -187,50 +187,40 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
     });
   });
 
-  it('a revoked seal certificate: a B-LT seal fails with CERTIFICATE_REVOKED and the document is unchanged', async () => {
+  it('a revoked seal certificate: a B-LT seal fails with SEAL_CERTIFICATE_REVOKED (checked before signing, issue 38) and the document is unchanged', async () => {
     await withOutsideSeal({ env: { SEAL_P12: pki.revokedSealP12 } }, async (server, admin) => {
       const id = await newDocument(server, admin);
       const sealed = await seal(server, admin, id, 'B-LT');
       assert.equal(sealed.status, 503, sealed.text);
-      assert.equal(sealed.body.code, 'CERTIFICATE_REVOKED');
+      assert.equal(sealed.body.code, 'SEAL_CERTIFICATE_REVOKED');
       assert.match(sealed.body.message, /Outside Revoked Seal is revoked/);
       const doc = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0];
       assert.deepEqual([doc._version, doc.isSigned], [1, false]);
     });
   });
 
-  it('a seal on completion that fails never turns the committed signature into an error; its job stays queued for a retry', async () => {
+  it('a revoked seal certificate refuses a signer’s signature too (the organisation key makes it, issue 38): 503 SEAL_CERTIFICATE_REVOKED, nothing committed, no seal queued', async () => {
     await withOutsideSeal({ env: { SEAL_P12: pki.revokedSealP12 } }, async (server, admin) => {
-      assert.equal(
-        (
-          await server.api('PUT', '/settings/properties', {
-            token: admin,
-            body: { defaultPadesLevel: 'B-LT' },
-          })
-        ).status,
-        200,
-      );
       await createUser(server, { name: 'signer', email: 'signer@example.test' });
       const id = await newDocument(server, admin);
       await shareDocument(server, admin, id, { to: 'signer' });
       const signer = await server.login('signer', USER_PASSWORD);
       const { _version: version } = await readDocument(server, admin, id);
-      // B-B proves nothing about revocation, so the signature is made; the seal at B-LT is refused.
+      // Before issue 38 a B-B signature was made with the revoked key, as it proves nothing about revocation.
       const signed = await server.api('PUT', `/documents/sign/${version}`, {
         token: signer,
         body: { id, level: 'B-B', signatures: [{ type: 'signature', position: at(0.1, 0.8) }] },
       });
-      assert.equal(signed.status, 200, signed.text);
-      assert.equal(signed.body.shareStateName, 'completed');
+      assert.equal(signed.status, 503, signed.text);
+      assert.equal(signed.body.code, 'SEAL_CERTIFICATE_REVOKED');
       const { signatures } = await verifyPdf({ pdf: await mainFileOf(server, admin, id) });
-      assert.equal(signatures.length, 1, 'the signature is in the file, the seal is not');
-      const job = await server.app.deps.db
+      assert.equal(signatures.length, 0, 'nothing was signed');
+      const jobs = await server.app.deps.db
         .selectFrom('jobs')
-        .select(['status', 'last_error', 'run_at'])
+        .select('id')
         .where('type', '=', 'document.sealOnComplete')
-        .executeTakeFirstOrThrow();
-      assert.equal(job.status, 'queued', 'retried later by a worker');
-      assert.match(job.last_error ?? '', /revoked/);
+        .execute();
+      assert.deepEqual(jobs, []);
     });
   });
 

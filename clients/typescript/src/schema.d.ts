@@ -4807,6 +4807,8 @@ export interface paths {
                     /** @description True when the TSA failed and the signature was made at a lower level. */
                     fellBack: boolean;
                     reason?: string;
+                    /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                    warnings?: string[];
                   };
                 }
               | {
@@ -6299,6 +6301,8 @@ export interface paths {
                 /** @description True when the TSA failed and the signature was made at a lower level. */
                 fellBack: boolean;
                 reason?: string;
+                /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                warnings?: string[];
               };
             };
           };
@@ -10873,6 +10877,8 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
             };
@@ -11829,6 +11835,8 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
             };
@@ -12035,6 +12043,8 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
             };
@@ -12227,6 +12237,8 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
             };
@@ -12433,6 +12445,8 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
             };
@@ -12570,6 +12584,8 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
             };

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import type { Hash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FileToEmbed } from '../../pdf/embedded-files.js';
+import { certificateChain } from '../../pdf/archive-timestamp.js';
 import type { TsaOptions } from '../../pdf/finish-signature.js';
 import { fileSource, withKnownPrefix } from '../../pdf/reader/byte-source.js';
 import {
@@ -50,7 +51,8 @@ export interface SealOptions {
 
 /**
  * Signs bytes with the organisation key (or the provider's) on behalf of `signerName`. A failing TSA, or revocation data
- * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call.
+ * that cannot be had for B-LT, falls back and says so; a revoked certificate fails the call, checked
+ * before the key signs at any level (SEAL_CERTIFICATE_REVOKED).
  * `operation` names the signature in the metrics: an organisation `seal`, or a `sign` call's.
  */
 export function sealBytes(deps: Deps, options: SealOptions & { pdf: Uint8Array }): Promise<SignPdfResult> {
@@ -127,8 +129,16 @@ async function sealWith<T>(
 ): Promise<T> {
   const started = performance.now();
   const signer = await (await deps.seal()).signerFor(options.provider);
+  // Issue 38: the key's certificate is checked before it signs (revoked: SealCertificateRevoked, and
+  // nothing is signed); what proved it good is signed into the CMS, and a responder that could not be
+  // reached is said in the answer's warnings.
+  const signerStatus = await deps.revocation.beforeSigning(
+    certificateChain(signer.certificate, signer.chain),
+    deps.clock.now(),
+  );
   const signed = await sign({
     signer,
+    signerStatus,
     signerName: options.signerName,
     signingTime: deps.clock.now(),
     level: options.level,

@@ -31,6 +31,8 @@ export interface SigningInCall {
   levelAchieved: PadesLevel;
   fellBack: boolean;
   reason?: string;
+  /** The signing certificate's revocation could not be checked before signing (issue 38). */
+  warnings?: string[];
 }
 
 /**
@@ -123,6 +125,7 @@ export async function applyVisualsInCall(
           levelAchieved: signature.levelAchieved,
           fellBack: signature.fellBack,
           ...(signature.reason ? { reason: signature.reason } : {}),
+          ...(signature.warnings.length > 0 ? { warnings: signature.warnings } : {}),
         }
       : undefined,
   };

@@ -24,7 +24,13 @@ import {
 import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../examples.js';
 import { withErrors } from '../schemas.js';
 import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
-import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import {
+  ImageEntrySchema,
+  Level,
+  SIGNING_WARNINGS,
+  SignatureEntrySchema,
+  TextEntrySchema,
+} from './signing.js';
 
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 const DocumentType = Type.String({
@@ -76,6 +82,7 @@ const Signing = Type.Optional(
         description: 'True when the TSA failed and the signature was made at a lower level.',
       }),
       reason: Type.Optional(Type.String()),
+      warnings: Type.Optional(Type.Array(Type.String(), { description: SIGNING_WARNINGS })),
     },
     { description: 'Present when the call signed the document.' },
   ),

@@ -33,7 +33,13 @@ import {
   SIGNATURE_FIELD_EXAMPLE,
   SIGN_OUTCOME_EXAMPLE,
 } from '../examples.js';
-import { ImageEntrySchema, Level, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import {
+  ImageEntrySchema,
+  Level,
+  SIGNING_WARNINGS,
+  SignatureEntrySchema,
+  TextEntrySchema,
+} from './signing.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
@@ -142,6 +148,7 @@ const ActionOutcome = Type.Object(
       }),
     ),
     reason: Type.Optional(Type.String()),
+    warnings: Type.Optional(Type.Array(Type.String(), { description: SIGNING_WARNINGS })),
     shareStateName: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
         description:

@@ -133,6 +133,10 @@ export const TextEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** What a signing answer's `warnings` mean (issue 38), in the OpenAPI description. */
+export const SIGNING_WARNINGS =
+  'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED.';
+
 export const Level = Type.Optional(
   Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {
     description:
@@ -147,6 +151,7 @@ const Outcome = Type.Object(
       description: 'True when the TSA failed and the signature was made at a lower level.',
     }),
     reason: Type.Optional(Type.String({ description: 'Why it fell back.' })),
+    warnings: Type.Optional(Type.Array(Type.String(), { description: SIGNING_WARNINGS })),
     shareStateName: Type.Union([Type.String(), Type.Null()], {
       description: 'The document’s state after the call (`completed` when this was the last signature).',
     }),

@@ -45,6 +45,11 @@ export interface SignedDataContents {
   signerCertificate?: Uint8Array;
   /** signature-time-stamp tokens among the unsigned attributes (B-T). */
   timestampTokens: Uint8Array[];
+  /**
+   * The CRLs and OCSP responses of the adbe-revocationInfoArchival signed attribute (ISO 32000-1
+   * 12.8.3.3.2): revocation data the signer fetched before signing, covered by the signature.
+   */
+  archivedRevocation: { crls: Uint8Array[]; ocsps: Uint8Array[] };
 }
 
 /**
@@ -138,7 +143,24 @@ export function readSignedData(options: { der: Uint8Array }): SignedDataContents
     signatureValue,
     signerCertificate: findSigner(sid, certificates),
     timestampTokens,
+    archivedRevocation: readRevocationArchival(first(OID.adbeRevocationInfoArchival), bytesOf),
   };
+}
+
+/** The CRLs ([0]) and OCSP responses ([1]) of a RevocationInfoArchival value; what is not one is skipped. */
+function readRevocationArchival(
+  node: Asn1 | undefined,
+  bytesOf: (node: Asn1) => Uint8Array,
+): SignedDataContents['archivedRevocation'] {
+  const found: SignedDataContents['archivedRevocation'] = { crls: [], ocsps: [] };
+  if (!(node instanceof asn1js.Sequence)) return found;
+  for (const part of childrenOf(node)) {
+    const into = isContext(part, 0) ? found.crls : isContext(part, 1) ? found.ocsps : undefined;
+    const list = into ? childrenOf(part)[0] : undefined;
+    if (!into || !(list instanceof asn1js.Sequence)) continue;
+    for (const item of childrenOf(list)) if (item instanceof asn1js.Sequence) into.push(bytesOf(item));
+  }
+  return found;
 }
 
 // Each timestamp token cut out of a signature's CMS, with the tree it was read as: reading the token

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { OID } from '../../src/pki/algorithms.js';
+import { readSignedData } from '../../src/pki/cms/read-signed-data.js';
+import { verifyFile } from '../../src/ops/verify-file.js';
+import { findSignatures } from '../../src/pdf/find-signatures.js';
+import { readPdf } from '../../src/pdf/appendable-pdf.js';
+import { createP12Signer } from '../../src/pki/signers/p12.js';
+import { RevocationFetcher } from '../../src/pki/revocation-fetcher.js';
+import { httpRevocationTransport } from '../../src/pki/revocation-transport.js';
+import { Agent } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { useOpensslPki } from '../fixtures/openssl-pki.js';
+import { aDocument, mainFileOf } from '../helpers/documents.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { useWorkspace } from '../pdf/oracles.js';
+
+const seal = (server: TestServer, token: string, id: string, level: string) =>
+  server.api('PUT', '/documents/seal/1', { token, body: { id, certificate: true, level } });
+
+/** `signery verify` in its own process, as a stranger runs it: its JSON report and exit status. */
+function signeryVerify(args: string[]) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: '/nonexistent/signery-data',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: run.status, report: run.stdout ? JSON.parse(run.stdout) : undefined };
+}
+
+describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () => {
+  const pki = useOpensslPki();
+  const space = useWorkspace();
+
+  async function withServer(
+    env: Record<string, string>,
+    use: (server: TestServer, admin: string) => Promise<void>,
+  ) {
+    const server = await startServer({ env: { REVOCATION_ALLOW_PRIVATE: 'true', ...env } });
+    try {
+      await use(server, await server.adminToken());
+    } finally {
+      await server.close();
+    }
+  }
+  const outsideSeal = (p12: string) => ({ SEAL_P12: p12, SEAL_P12_PASSWORD: pki.p12Password });
+
+  it('a revoked seal certificate never signs: seal at B-B and B-T and a user signature answer 503 SEAL_CERTIFICATE_REVOKED, the document unchanged', async () => {
+    await withServer({ ...outsideSeal(pki.revokedSealP12), TSA_URL: pki.tsaUrl }, async (server, admin) => {
+      const id = await aDocument(server, admin, { title: 'Revoked' });
+      for (const level of ['B-B', 'B-T']) {
+        const sealed = await seal(server, admin, id, level);
+        assert.equal(sealed.status, 503, sealed.text);
+        assert.equal(sealed.body.code, 'SEAL_CERTIFICATE_REVOKED');
+        assert.match(sealed.body.message, /Outside Revoked Seal is revoked \((OCSP|CRL)\)/);
+      }
+      const signed = await server.api('PUT', '/documents/sign/1', {
+        token: admin,
+        body: {
+          id,
+          level: 'B-B',
+          signatures: [
+            {
+              type: 'signature',
+              position: { percentX: 0.1, percentY: 0.8, percentWidth: 0.25, percentHeight: 0.08 },
+            },
+          ],
+        },
+      });
+      assert.equal(signed.status, 503, signed.text);
+      assert.equal(signed.body.code, 'SEAL_CERTIFICATE_REVOKED');
+      const doc = (await server.api('GET', `/documents/${id}`, { token: admin })).body.results[0];
+      assert.deepEqual([doc._version, doc.isSigned], [1, false]);
+    });
+  });
+
+  it('the status checked before signing is signed into the CMS (adbe-revocationInfoArchival): a B-B seal verifies TOTAL_PASSED from the file alone, its own chain trusted without TRUST_ANCHORS', async () => {
+    await withServer(outsideSeal(pki.sealP12), async (server, admin) => {
+      const id = await aDocument(server, admin, { title: 'Proved' });
+      const sealed = await seal(server, admin, id, 'B-B');
+      assert.equal(sealed.status, 200, sealed.text);
+      assert.equal(sealed.body.warnings, undefined, sealed.text);
+      const pdf = await mainFileOf(server, admin, id);
+      const cms = await readPdf(pdf, (opened) =>
+        readSignedData({ der: findSignatures({ opened })[0]!.contents }),
+      );
+      assert.ok(cms.signedAttributeValues.has(OID.adbeRevocationInfoArchival), 'the attribute is signed');
+      assert.ok(cms.archivedRevocation.ocsps.length + cms.archivedRevocation.crls.length >= 2);
+      // The installation's own seal: trusted by default (the root its PKCS#12 carries), status from the file.
+      const report = (await server.api('GET', `/documents/${id}/verify`, { token: admin })).body;
+      const signature = report.signatures[0];
+      assert.equal(signature.indication, 'TOTAL_PASSED', JSON.stringify(signature));
+      assert.equal(signature.certificate.trusted, true);
+      assert.equal(signature.certificate.revocation, 'good');
+      assert.ok(signature.certificate.revocationData.every((r: { foundIn: string }) => r.foundIn === 'cms'));
+      // signery verify, trusting that root: intact, exit 0.
+      const file = await space.write('proved.pdf', pdf);
+      const cli = signeryVerify([file, '--trust', pki.root]);
+      assert.equal(cli.report.verdict, 'valid', JSON.stringify(cli.report));
+      assert.equal(cli.status, 0);
+    });
+  });
+
+  it('responder down at B-B: sealed with the warning in the answer; verification answers INDETERMINATE / TRY_LATER, never TOTAL_PASSED, and signery verify exits non-zero', async () => {
+    await withServer(outsideSeal(pki.sealP12), async (server, admin) => {
+      await pki.set('ocsp', false);
+      await pki.set('crl', false);
+      let pdf: Uint8Array;
+      let id: string;
+      try {
+        id = await aDocument(server, admin, { title: 'Unproved' });
+        const sealed = await seal(server, admin, id, 'B-B');
+        assert.equal(sealed.status, 200, sealed.text);
+        assert.equal(sealed.body.levelAchieved, 'B-B');
+        assert.ok(Array.isArray(sealed.body.warnings), sealed.text);
+        assert.match(sealed.body.warnings.join(' '), /Outside Seal could not be checked before signing/);
+        pdf = await mainFileOf(server, admin, id);
+      } finally {
+        await pki.set('ocsp', true);
+        await pki.set('crl', true);
+      }
+      const report = (await server.api('GET', `/documents/${id}/verify`, { token: admin })).body;
+      const signature = report.signatures[0];
+      assert.equal(signature.certificate.trusted, true, 'trusted: the seal chain is the installation’s');
+      assert.equal(signature.certificate.revocation, 'unknown');
+      assert.deepEqual([signature.indication, signature.subIndication], ['INDETERMINATE', 'TRY_LATER']);
+      const offline = await verifyFile(pdf, { trustAnchors: [pki.certificates.root] });
+      // The one headline (pdf/verdict.ts): a signer whose revocation the file does not establish is not confirmed.
+      assert.equal(offline.verdict, 'unconfirmed');
+      assert.equal(offline.signatures[0]!.revocation, 'unknown');
+      assert.match(offline.reason, /not confirmed \(TRY_LATER\)/);
+      const file = await space.write('unproved.pdf', pdf);
+      const cli = signeryVerify([file, '--trust', pki.root]);
+      assert.equal(cli.report.verdict, 'unconfirmed');
+      assert.notEqual(cli.status, 0);
+    });
+  });
+
+  it('TRUST_ANCHORS (a file or a directory) names the roots verification trusts; without it another CA’s seal is NO_CERTIFICATE_CHAIN_FOUND', async () => {
+    // A file sealed by the outside PKI's installation...
+    let outside!: Buffer;
+    await withServer(outsideSeal(pki.sealP12), async (server, admin) => {
+      const id = await aDocument(server, admin, { title: 'Outside' });
+      assert.equal((await seal(server, admin, id, 'B-B')).status, 200);
+      outside = await mainFileOf(server, admin, id);
+    });
+    const verifyAt = async (env: Record<string, string>) => {
+      let signature: { indication: string; subIndication?: string } | undefined;
+      await withServer(env, async (server, admin) => {
+        const answer = await server.api('POST', '/verify', {
+          token: admin,
+          form: { file: { name: 'outside.pdf', type: 'application/pdf', bytes: outside } },
+        });
+        assert.equal(answer.status, 200, answer.text);
+        signature = answer.body.signatures[0];
+      });
+      return signature!;
+    };
+    // ...verified by an installation on the dev CA: not trusted, until TRUST_ANCHORS names the root.
+    const untrusted = await verifyAt({});
+    assert.deepEqual(
+      [untrusted.indication, untrusted.subIndication],
+      ['INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND'],
+    );
+    assert.equal((await verifyAt({ TRUST_ANCHORS: pki.root })).indication, 'TOTAL_PASSED');
+    const dir = join(space.dir, 'anchors');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'outside-root.pem'), pki.rootPem);
+    await writeFile(join(dir, 'README'), 'not a certificate, and not read');
+    assert.equal((await verifyAt({ TRUST_ANCHORS: dir })).indication, 'TOTAL_PASSED');
+  });
+
+  it('the status checked before signing is kept briefly: a burst of seals asks the responder once', async () => {
+    let asked = 0;
+    const transport = httpRevocationTransport({ check: async () => undefined, agentFor: () => new Agent() });
+    const fetcher = new RevocationFetcher({
+      transport: async (url, options) => {
+        asked++;
+        return transport(url, options);
+      },
+      timeoutMs: 5_000,
+    });
+    const signer = await createP12Signer({ p12: await readFile(pki.sealP12), password: pki.p12Password });
+    const chain = [signer.certificate, ...signer.chain];
+    const now = new Date();
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => fetcher.beforeSigning(chain, now)));
+    assert.ok(asked > 0 && asked <= 2, `one answer per certificate below the root, asked ${asked} times`);
+    assert.deepEqual(statuses[0]!.warnings, []);
+    await fetcher.beforeSigning(chain, new Date(now.getTime() + 60_000));
+    assert.ok(asked <= 2, 'a minute later: still the kept answer');
+  });
+});
