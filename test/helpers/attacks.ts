@@ -94,6 +94,8 @@ export interface Attack {
   does: string;
   /** Needs attackerContract() as the signed document (the shadow attacks). */
   needsAttackerContract?: boolean;
+  /** Changes bytes in place instead of appending a revision (the padding attacks). */
+  inPlace?: boolean;
   expect: AttackExpectation;
   apply(signed: Buffer): Buffer;
 }
@@ -318,12 +320,14 @@ export const ATTACKS: Attack[] = [
   {
     name: 'padding-first',
     does: "12 hex digits of the zero padding of the first signature's /Contents changed, no new revision",
+    inPlace: true,
     expect: { headline: 'invalid', names: 'first' },
     apply: (signed) => changePadding(signed, 0),
   },
   {
     name: 'padding-last',
-    does: "12 hex digits of the zero padding of the last signature's (the seal's) /Contents changed, no new revision",
+    does: "12 hex digits of the zero padding of the last signature's /Contents (the seal's, at B-LTA the last document timestamp's) changed, no new revision",
+    inPlace: true,
     expect: { headline: 'invalid', names: 'last' },
     apply: (signed) => changePadding(signed, -1),
   },

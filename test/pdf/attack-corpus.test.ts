@@ -7,6 +7,7 @@ import { useOpensslPki } from '../fixtures/openssl-pki.js';
 import { ghostscriptPdf } from '../fixtures/pdf-producers.js';
 import {
   AMOUNT_LINE,
+  AMOUNT_RECT,
   ATTACKS,
   attackerContract,
   byteRanges,
@@ -210,7 +211,7 @@ describe('the attack corpus: every change after a signature is flagged by every 
     const attacked = attack.apply(base.bytes);
     const label = `${attack.name} on ${base.name}`;
     await assertWellFormed(`${base.name}-${attack.name}`.replace(/\W+/g, '-'), attacked);
-    if (!attack.expect.modification)
+    if (attack.inPlace)
       assert.equal(attacked.length, base.bytes.length, 'no revision added: bytes changed in place');
     else assert.ok(attacked.subarray(0, base.bytes.length).equals(base.bytes), 'an incremental update');
 
@@ -318,6 +319,80 @@ describe('the attack corpus: every change after a signature is flagged by every 
     assert.equal(changed.verdict?.headline, 'changed', changed.stderr);
     assert.equal(changed.verdict.signature, contract.fields[0]);
     assert.equal(changed.status, 1);
+  });
+
+  it('through the API alone (issue 38, reproduction 2): after completion the owner annotates an opaque EUR 100,000.00 over the signed amount and seals; every verifier says changed, naming the first signature, an annotation over signed content on page 1', async () => {
+    const id = await aDocument(server, owner, {
+      title: 'Annotated after completion',
+      pdf: makePdf({ lines: ['Purchase agreement', AMOUNT_LINE] }),
+    });
+    await shareDocument(server, owner, id, {
+      to: ['ivy', 'jon'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
+    });
+    for (const [signer, x] of [
+      ['ivy', 0.1],
+      ['jon', 0.4],
+    ] as const) {
+      const signed = await signDocument(
+        server,
+        await server.login(signer, USER_PASSWORD),
+        id,
+        signatureAt(x),
+        owner,
+      );
+      assert.equal(signed.status, 200, signed.text);
+    }
+    const completed = await mainFileOf(server, owner, id);
+    const base: Base = { name: 'annotated', bytes: completed, fields: await fieldsOf(completed) };
+    const { _version: version } = await readDocument(server, owner, id);
+    // AMOUNT_RECT in percent of the 612 x 792 page, from its top left.
+    const [x1, y1, x2, y2] = AMOUNT_RECT as [number, number, number, number];
+    const position = {
+      percentX: x1 / 612,
+      percentY: (792 - y2) / 792,
+      percentWidth: (x2 - x1) / 612,
+      percentHeight: (y2 - y1) / 792,
+    };
+    mustSucceed(
+      await server.api('PUT', `/documents/annotate/${version}`, {
+        token: owner,
+        body: {
+          id,
+          annotations: [
+            {
+              text: 'The buyer pays EUR 100,000.00 on signature.',
+              pages: [1],
+              position,
+              backgroundColor: '#FFFFFFFF',
+            },
+          ],
+        },
+      }),
+      'PUT /documents/annotate',
+    );
+    const { _version: annotated } = await readDocument(server, owner, id);
+    mustSucceed(
+      await server.api('PUT', `/documents/seal/${annotated}`, {
+        token: owner,
+        body: { id, certificate: true },
+      }),
+      'PUT /documents/seal',
+    );
+    const bytes = await mainFileOf(server, owner, id);
+    const sealedAfter: Base = { ...base, fields: await fieldsOf(bytes) };
+    const expect: AttackExpectation = { headline: 'changed', names: 'first' };
+    for (const [where, report] of [
+      ['GET /documents/:id/verify', await apiVerify(owner, id)],
+      ['POST /verify', await postVerify(bytes)],
+    ] as const) {
+      assertReport(`${where}, annotated after completion`, report, sealedAfter, expect, false);
+      const over = report.signatures[0].modifications.filter(
+        (m: any) =>
+          m.pages.includes(1) && (m.kind === 'other' || (m.kind === 'annotation' && m.coversSignedContent)),
+      );
+      assert.ok(over.length > 0, `${where}: ${JSON.stringify(report.signatures[0].modifications)}`);
+    }
+    await assertFile('verifyFile, annotated after completion', bytes, sealedAfter, expect);
   });
 
   for (const attack of ATTACKS) {
