@@ -271,9 +271,21 @@ describe('the attack corpus: every change after a signature is flagged by every 
     return { status: run.status, verdict: fileVerdict(report), stderr: run.stderr };
   }
 
-  it('the genuine corpus is valid in every verifier: a share completed with two signers, the audit trail and the seal; the same at B-LTA (DSS and document timestamps after the signatures); a B-LT seal whose last revision is DSS only; a Ghostscript PDF signed and sealed', async () => {
+  it('the genuine corpus is valid in every verifier: a share completed with two signers, the audit trail and the seal; the same at B-LTA (DSS and document timestamps after the signatures); the completed contract signed again by another user; a B-LT seal whose last revision is DSS only; a Ghostscript PDF signed and sealed', async () => {
     await assertGenuine(contract.name, contract.bytes);
     await assertGenuine(lta.name, lta.bytes);
+    // The completed contract uploaded by another user of the installation and signed by her.
+    const againId = await aDocument(server, ada, { title: 'Signed again', pdf: contract.bytes });
+    const again = await signDocument(server, ada, againId, signatureAt(0.7));
+    assert.equal(again.status, 200, again.text);
+    await assertGenuine(
+      'the completed contract signed again by ada',
+      await mainFileOf(server, ada, againId),
+      {
+        token: ada,
+        id: againId,
+      },
+    );
 
     const sealedId = await aDocument(server, owner, { title: 'B-LT seal' });
     const signed = await signDocument(server, owner, sealedId, signatureAt(0.1));
