@@ -135,8 +135,9 @@ describe('the attack corpus: every change after a signature is flagged by every 
     }
   });
 
-  /** verifyFile's report read as the API's: its verdict object. */
-  const fileVerdict = (report: any) => report.verdict;
+  /** verifyFile's report (its headline is `verdict`, with `signature` and `reason` beside) read as the API's verdict. */
+  const fileVerdict = (report: any) =>
+    report && { headline: report.verdict, signature: report.signature, reason: report.reason };
 
   /** The field the verdict must name: the first signature's, or the last's. */
   const named = (base: Base, expect: AttackExpectation) =>
