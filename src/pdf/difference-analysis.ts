@@ -798,8 +798,16 @@ class RevisionDiff {
 
   /** A written object no rule explains: "other", naming the pages whose content or resources use it. */
   #unexplained(number: number): void {
-    const pages = this.#pagesUsing(number);
     const before = this.prev.get(number);
+    const after = this.cur.get(number);
+    if (
+      (before instanceof PdfDict && isPageTreeNode(before)) ||
+      (after instanceof PdfDict && isPageTreeNode(after))
+    ) {
+      this.#pageTreeChanged(number);
+      return;
+    }
+    const pages = this.#pagesUsing(number);
     const stream = before instanceof PdfStream;
     const which =
       pages.length === 1 ? `Page ${pages[0]}` : pages.length > 1 ? `Pages ${pages.join(', ')}` : '';
@@ -810,6 +818,31 @@ class RevisionDiff {
         : `${which}' content or resources were changed`;
     const group = this.#assign(number, `object:${number}`, { kind: 'other', description });
     for (const page of pages) group.pages.add(page);
+  }
+
+  /**
+   * A node of the page tree changed: the pages added (numbered as in the new revision) or removed
+   * (numbered as in the signed one), or, when the same pages remain, that their tree was changed.
+   */
+  #pageTreeChanged(number: number): void {
+    const before = this.prev.pages(PAGE_SCAN_LIMIT).map((ref) => ref.objectNumber);
+    const after = this.cur.pages(PAGE_SCAN_LIMIT).map((ref) => ref.objectNumber);
+    const added = after.flatMap((page, index) => (before.includes(page) ? [] : [index + 1]));
+    const removed = before.flatMap((page, index) => (after.includes(page) ? [] : [index + 1]));
+    const moved = added.length === 0 && removed.length === 0 && before.join() !== after.join();
+    const list = (pages: number[]) => `${pages.length === 1 ? 'Page' : 'Pages'} ${pages.join(', ')}`;
+    const sentences = [
+      ...(added.length > 0 ? [`${list(added)} ${added.length === 1 ? 'was' : 'were'} added`] : []),
+      ...(removed.length > 0
+        ? [`${list(removed)} of the signed document ${removed.length === 1 ? 'was' : 'were'} removed`]
+        : []),
+      ...(moved ? ['The pages were put in another order'] : []),
+    ];
+    const group = this.#assign(number, `object:${number}`, {
+      kind: 'other',
+      description: sentences.length > 0 ? sentences.join('; ') : 'The page tree was changed',
+    });
+    for (const page of [...added, ...removed]) group.pages.add(page);
   }
 
   /** Pages whose /Contents, or resources one level down, refer to object `number`. */

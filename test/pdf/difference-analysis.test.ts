@@ -23,14 +23,15 @@ describe('difference analysis: every revision after each signature, one verdict'
     alice = await pki.signer({ name: 'Alice' });
     bob = await pki.signer({ name: 'Bob' });
     trustAnchors = [pki.root.certificate];
-    const first = await signPdf({ pdf: onePagePdf().bytes, signer: alice });
-    signedTwice = (await signPdf({ pdf: first.pdf, signer: bob })).pdf;
+    const first = await signPdf({ pdf: onePagePdf().bytes, signer: alice, signerStatus: await pki.status() });
+    signedTwice = (await signPdf({ pdf: first.pdf, signer: bob, signerStatus: await pki.status() })).pdf;
   });
 
   it('a later signature with its field, widget and appearance is allowed: both signatures valid', async () => {
     const withVisual = await signPdf({
-      pdf: (await signPdf({ pdf: onePagePdf().bytes, signer: alice })).pdf,
+      pdf: (await signPdf({ pdf: onePagePdf().bytes, signer: alice, signerStatus: await pki.status() })).pdf,
       signer: bob,
+      signerStatus: await pki.status(),
       signatures: [
         {
           type: 'signature',
@@ -57,7 +58,7 @@ describe('difference analysis: every revision after each signature, one verdict'
     const attacked = await replacePageContent(signedTwice, 'The buyer pays EUR 10.00');
     const alone = await verifyPdf({ pdf: attacked, trustAnchors });
     assert.equal(documentVerdict(alone).headline, 'changed');
-    const resigned = (await signPdf({ pdf: attacked, signer: bob })).pdf;
+    const resigned = (await signPdf({ pdf: attacked, signer: bob, signerStatus: await pki.status() })).pdf;
     const verification = await verifyPdf({ pdf: resigned, trustAnchors });
     const verdict = documentVerdict(verification);
     assert.equal(verdict.headline, 'changed');
