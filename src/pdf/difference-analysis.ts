@@ -1281,14 +1281,16 @@ export function contentBoxes(
   return boxes;
 }
 
-function eofOffsets(bytes: Uint8Array): number[] {
+/** Offsets of every `%%EOF` (one per revision; linearized files have an extra one up front). */
+export function eofOffsets(bytes: Uint8Array): number[] {
   const offsets: number[] = [];
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let at = buffer.indexOf('%%EOF'); at !== -1; at = buffer.indexOf('%%EOF', at + 5)) offsets.push(at);
   return offsets;
 }
 
-function eolAfter(bytes: Uint8Array, eof: number): number {
+/** Where the line ending after the `%%EOF` at `eof` ends: the end of that revision. */
+export function eolAfter(bytes: Uint8Array, eof: number): number {
   let end = eof + 5;
   while (end < bytes.length && (bytes[end] === 0x0a || bytes[end] === 0x0d)) end++;
   return end;

@@ -19,6 +19,8 @@ import {
 import { pdfBytes, readPdf, type AppendablePdf } from './appendable-pdf.js';
 import {
   analyseRevisions,
+  eofOffsets,
+  eolAfter,
   isAllowedAfterSignature,
   modificationsAfter,
   type Modification,
@@ -711,18 +713,4 @@ const NOT_HEX_RUN = /[^0-9A-Fa-f \n\r]/;
 function signedRanges(bytes: Uint8Array, byteRange: ByteRange): Uint8Array[] {
   const [a, b, c, d] = byteRange;
   return [bytes.subarray(a, a + b), bytes.subarray(c, c + d)];
-}
-
-/** Offsets of every `%%EOF` (one per revision; linearized files have an extra one up front). */
-function eofOffsets(bytes: Uint8Array): number[] {
-  const offsets: number[] = [];
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  for (let at = buffer.indexOf('%%EOF'); at !== -1; at = buffer.indexOf('%%EOF', at + 5)) offsets.push(at);
-  return offsets;
-}
-
-function eolAfter(bytes: Uint8Array, eof: number): number {
-  let end = eof + 5;
-  while (end < bytes.length && (bytes[end] === 0x0a || bytes[end] === 0x0d)) end++;
-  return end;
 }

@@ -81,7 +81,7 @@ describe('the attack corpus: every change after a signature is flagged by every 
     ((await postVerify(bytes)).signatures as { fieldName: string }[]).map((s) => s.fieldName);
 
   /** A document of the owner's shared with ivy and jon, both signing: completed and sealed. */
-  async function completedThroughShare(name: string, pdf: Buffer): Promise<Base> {
+  async function completedThroughShare(name: string, pdf: Buffer): Promise<Base & { id: string }> {
     const id = await aDocument(server, owner, { title: name, pdf });
     await shareDocument(server, owner, id, {
       to: ['ivy', 'jon'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
@@ -103,7 +103,7 @@ describe('the attack corpus: every change after a signature is flagged by every 
     const bytes = await mainFileOf(server, owner, id);
     const fields = await fieldsOf(bytes);
     assert.ok(fields.length >= 3, `two signers and the seal: ${fields.join(', ')}`);
-    return { name, bytes, fields };
+    return { id, name, bytes, fields };
   }
 
   const setLevel = async (level: string | null) =>
@@ -337,27 +337,10 @@ describe('the attack corpus: every change after a signature is flagged by every 
   });
 
   it('through the API alone (issue 38, reproduction 2): after completion the owner annotates an opaque EUR 100,000.00 over the signed amount and seals; every verifier says changed, naming the first signature, an annotation over signed content on page 1', async () => {
-    const id = await aDocument(server, owner, {
-      title: 'Annotated after completion',
-      pdf: makePdf({ lines: ['Purchase agreement', AMOUNT_LINE] }),
-    });
-    await shareDocument(server, owner, id, {
-      to: ['ivy', 'jon'].map((shareTo) => ({ sharePurpose: 'sign', shareTo })),
-    });
-    for (const [signer, x] of [
-      ['ivy', 0.1],
-      ['jon', 0.4],
-    ] as const) {
-      const signed = await signDocument(
-        server,
-        await server.login(signer, USER_PASSWORD),
-        id,
-        signatureAt(x),
-        owner,
-      );
-      assert.equal(signed.status, 200, signed.text);
-    }
-    const completed = await mainFileOf(server, owner, id);
+    const { id, bytes: completed } = await completedThroughShare(
+      'Annotated after completion',
+      makePdf({ lines: ['Purchase agreement', AMOUNT_LINE] }),
+    );
     const base: Base = { name: 'annotated', bytes: completed, fields: await fieldsOf(completed) };
     const { _version: version } = await readDocument(server, owner, id);
     // AMOUNT_RECT in percent of the 612 x 792 page, from its top left.
