@@ -4807,7 +4807,7 @@ export interface paths {
                     /** @description True when the TSA failed and the signature was made at a lower level. */
                     fellBack: boolean;
                     reason?: string;
-                    /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                    /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
                     warnings?: string[];
                   };
                 }
@@ -6301,7 +6301,7 @@ export interface paths {
                 /** @description True when the TSA failed and the signature was made at a lower level. */
                 fellBack: boolean;
                 reason?: string;
-                /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
                 warnings?: string[];
               };
             };
@@ -10877,7 +10877,7 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
@@ -11835,7 +11835,7 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
@@ -12043,7 +12043,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12237,7 +12237,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12445,7 +12445,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12584,7 +12584,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12903,6 +12903,8 @@ export interface paths {
              *           },
              *           "documentTimestamps": [],
              *           "indication": "TOTAL_PASSED",
+             *           "modifications": [],
+             *           "verdict": "valid",
              *           "problems": [],
              *           "warnings": [],
              *           "signerName": "ivy@example.com",
@@ -12918,7 +12920,11 @@ export interface paths {
              *           "level": "B-B"
              *         }
              *       ],
-             *       "validationTime": "2026-03-01T09:00:00.000Z"
+             *       "validationTime": "2026-03-01T09:00:00.000Z",
+             *       "verdict": {
+             *         "headline": "valid",
+             *         "reason": "Every signature is intact and confirmed, and nothing after any of them went beyond what is allowed after a signature"
+             *       }
              *     }
              */
             'application/json': {
@@ -13304,6 +13310,8 @@ export interface paths {
              *           },
              *           "documentTimestamps": [],
              *           "indication": "TOTAL_PASSED",
+             *           "modifications": [],
+             *           "verdict": "valid",
              *           "problems": [],
              *           "warnings": [],
              *           "signerName": "ivy@example.com",
@@ -13319,7 +13327,11 @@ export interface paths {
              *           "level": "B-B"
              *         }
              *       ],
-             *       "validationTime": "2026-03-01T09:00:00.000Z"
+             *       "validationTime": "2026-03-01T09:00:00.000Z",
+             *       "verdict": {
+             *         "headline": "valid",
+             *         "reason": "Every signature is intact and confirmed, and nothing after any of them went beyond what is allowed after a signature"
+             *       }
              *     }
              */
             'application/json': {

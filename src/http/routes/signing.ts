@@ -37,6 +37,8 @@ const VERIFY_EXAMPLE = {
       },
       documentTimestamps: [],
       indication: 'TOTAL_PASSED',
+      modifications: [],
+      verdict: 'valid',
       problems: [],
       warnings: [],
       signerName: 'ivy@example.com',
@@ -53,6 +55,11 @@ const VERIFY_EXAMPLE = {
     },
   ],
   validationTime: '2026-03-01T09:00:00.000Z',
+  verdict: {
+    headline: 'valid',
+    reason:
+      'Every signature is intact and confirmed, and nothing after any of them went beyond what is allowed after a signature',
+  },
 };
 
 const VerifyParts = Type.Object(
@@ -135,7 +142,7 @@ export const TextEntrySchema = Type.Object(
 
 /** What a signing answer's `warnings` mean (issue 38), in the OpenAPI description. */
 export const SIGNING_WARNINGS =
-  'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (issue 38). A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED.';
+  'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED.';
 
 export const Level = Type.Optional(
   Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {
