@@ -884,7 +884,9 @@ function changedKeys(before: PdfDict, after: PdfDict, prev: RevisionState, cur: 
 
 /**
  * Whether two values are the same: direct values compared deeply; references equal when they name the
- * same object and that object was not written again (else its old and new values are compared).
+ * same object. An object a reference names that was written again is judged on its own (every written
+ * object is explained by a rule or reported), so a dictionary that only points at it is unchanged: a
+ * catalog's /OpenAction naming page 1 did not change because page 1 got a signature widget.
  */
 function sameValue(
   a: PdfObject | undefined,
@@ -896,12 +898,7 @@ function sameValue(
   if (a === undefined || b === undefined) return a === b;
   if (depth > 16) return false;
   if (a instanceof PdfRef || b instanceof PdfRef) {
-    if (!(a instanceof PdfRef && b instanceof PdfRef)) return false;
-    if (a.objectNumber !== b.objectNumber) return false;
-    const before = prev.entries.get(a.objectNumber);
-    const after = cur.entries.get(a.objectNumber);
-    if (before && after && sameEntry(before, after)) return true;
-    return sameValue(prev.get(a.objectNumber), cur.get(b.objectNumber), prev, cur, depth + 1);
+    return a instanceof PdfRef && b instanceof PdfRef && a.objectNumber === b.objectNumber;
   }
   if (a instanceof PdfStream || b instanceof PdfStream) {
     if (!(a instanceof PdfStream && b instanceof PdfStream)) return false;

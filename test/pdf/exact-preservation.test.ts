@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { verifyFile } from '../../src/ops/verify-file.js';
 import { signAndSealThroughApi } from '../signing/through-the-api.js';
 import { aDocument, mainFileOf, readDocument } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
@@ -290,6 +291,20 @@ describe('issue 38: rewriting an object keeps the exact text of what it does not
     assert.ok(before && rewritten, 'Signery rewrote the page to add its visual');
     assert.ok(rewritten.includes(`/MediaBox${/\/MediaBox(\s*)/.exec(rewritten)![1]}${mediaBox}`), rewritten);
     assertEntriesKept(before, rewritten, 'the page signed by mutool, then by Signery');
+
+    // Signery's own verifier agrees (issue 38): after mutool's signature came a signature with its
+    // widget, and the seal; its catalog's /OpenAction, which names the page that got the widget, did
+    // not change. Its signer is not confirmed (a self-signed certificate): unconfirmed, never changed.
+    const report = await verifyFile(result.signed.bytes, { trustAnchors: [] });
+    const byMutool = report.signatures.find((s) => s.fieldName === 'OtherTool');
+    assert.ok(byMutool, report.signatures.map((s) => s.fieldName).join(', '));
+    assert.deepEqual(
+      byMutool.modifications.filter((m) => m.kind === 'other' || m.coversSignedContent),
+      [],
+      JSON.stringify(byMutool.modifications),
+    );
+    assert.equal(byMutool.verdict, 'indeterminate');
+    assert.equal(report.verdict, 'unconfirmed', report.reason);
   });
 
   it('a LibreOffice form whose appearances the engine draws (the full parse rewrites the page) keeps its page text', async () => {
