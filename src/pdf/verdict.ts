@@ -64,7 +64,7 @@ export function documentVerdict(
     return {
       headline: 'unconfirmed',
       signature: unconfirmed.fieldName,
-      reason: `Nothing changed after any signature, but ${label(unconfirmed).toLowerCase()}'s signer is not confirmed (${unconfirmed.subIndication ?? unconfirmed.indication})`,
+      reason: `Nothing changed after any signature, but the signer of ${label(unconfirmed).replace(/^\w/, (c) => c.toLowerCase())} is not confirmed (${unconfirmed.subIndication ?? unconfirmed.indication})`,
     };
   }
   return {
