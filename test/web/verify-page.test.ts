@@ -110,7 +110,7 @@ describe(
         assert.match(facts, /Signery seal, issued by Signery development root CA/);
         assert.match(facts, /Signed at\s+\w+ \d{1,2}, \d{4} at .+ \(as the signer’s computer said\)/);
         assert.match(facts, /B-B \(basic\): proves who signed/);
-        assert.match(facts, /None: this signature covers the whole file/);
+        assert.match(facts, /Changes afterwards\s+None: nothing was added after this signature\./);
         assert.equal(await s.page.locator('.findings').count(), 0, 'nothing broke');
         await s.capture('valid');
 
