@@ -4,6 +4,7 @@ import { parsePdfDate } from './annotations.js';
 import { withoutDecryptionWarnings } from './encryption.js';
 import type { AppendablePdf } from './appendable-pdf.js';
 import type { ByteSource } from './reader/byte-source.js';
+import { decodeHex } from './reader/hex.js';
 
 export interface FoundSignature {
   fieldName: string;
@@ -74,10 +75,8 @@ function clearContents(source: ByteSource, byteRange: number[]): Uint8Array | un
     return undefined;
   const bytes = source.read(start, end);
   if (bytes[0] !== 0x3c || bytes[bytes.length - 1] !== 0x3e) return undefined;
-  const hex = Buffer.from(bytes.subarray(1, -1)).toString('latin1');
-  if (!/^[0-9A-Fa-f\s]*$/.test(hex)) return undefined;
-  const decoded = new Uint8Array(Buffer.from(hex.replace(/\s/g, ''), 'hex'));
-  return decoded[0] === 0x30 ? decoded : undefined;
+  const decoded = decodeHex(bytes, 1, bytes.length - 1);
+  return decoded?.[0] === 0x30 ? decoded : undefined;
 }
 
 function end(byteRange: number[]): number {

@@ -28,6 +28,7 @@ import {
 } from './difference-analysis.js';
 import type { PadesLevel } from './sign-pdf.js';
 import { validationReports, type ValidationReports } from './validation-report.js';
+import { isHexRun, zeroPaddedHex } from './reader/hex.js';
 import type { ByteRange } from './writer/signature-placeholder.js';
 
 export interface VerifyPdfOptions {
@@ -693,21 +694,8 @@ function judge(checks: SignatureCheck[], revisions: RevisionChanges[] | undefine
 function zeroPadded(bytes: Uint8Array, byteRange: number[], used: number): boolean {
   const [, gapStart, gapEnd] = byteRange;
   if (gapStart === undefined || gapEnd === undefined) return false;
-  const hex = Buffer.from(bytes.subarray(gapStart + 1, gapEnd - 1))
-    .toString('latin1')
-    .replace(/[\s]/g, '');
-  return /^[0-9a-fA-F]*$/.test(hex) && /^0*$/.test(hex.slice(used * 2));
+  return zeroPaddedHex(bytes, gapStart + 1, gapEnd - 1, used * 2);
 }
-
-/** Whether bytes `start` to `end` are hex digits, spaces and line ends only (none: true). */
-function isHexRun(bytes: Uint8Array, start: number, end: number): boolean {
-  if (end <= start) return true;
-  return !NOT_HEX_RUN.test(
-    Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'),
-  );
-}
-
-const NOT_HEX_RUN = /[^0-9A-Fa-f \n\r]/;
 
 /** The two ranges a well-formed byte range signs, as views of the file. */
 function signedRanges(bytes: Uint8Array, byteRange: ByteRange): Uint8Array[] {

@@ -11,6 +11,7 @@ import {
 } from '@libpdf/core';
 import { formatName } from '../writer/serialize-object.js';
 import { recordKeySpelling, recordText, recordValueSpelling } from './source-text.js';
+import { decodeHex } from './hex.js';
 
 /** The bytes are not PDF syntax where an object was expected (ISO 32000-1 7.2, 7.3). */
 export class PdfSyntaxError extends Error {
@@ -294,16 +295,10 @@ export class PdfSyntax {
     this.pos++;
     const end = bytes.indexOf(0x3e, this.pos);
     if (end === -1) this.outOfBytes();
-    const digits = Buffer.from(bytes.buffer, bytes.byteOffset + this.pos, end - this.pos)
-      .toString('latin1')
-      .replace(/[\0\t\n\f\r ]/g, '');
-    if (!/^[0-9A-Fa-f]*$/.test(digits)) throw new PdfSyntaxError(`Not a hex string at ${this.pos}`);
+    const decoded = decodeHex(bytes, this.pos, end);
+    if (!decoded) throw new PdfSyntaxError(`Not a hex string at ${this.pos}`);
     this.pos = end + 1;
-    // An odd last digit stands for that digit followed by 0 (7.3.4.3).
-    return new PdfString(
-      new Uint8Array(Buffer.from(digits.length % 2 ? `${digits}0` : digits, 'hex')),
-      'hex',
-    );
+    return new PdfString(decoded, 'hex');
   }
 
   private numberOrReference(): PdfObject {
