@@ -1,7 +1,8 @@
 import type { PdfDict, PdfObject, PdfRef } from '@libpdf/core';
 import type { DocumentEncryption } from './encryption.js';
+import { PdfTooLarge } from './errors.js';
 import { openPdf, type OpenedPdf } from './open-pdf.js';
-import { assertWithinPdfLimits } from './pdf-limits.js';
+import { assertFileBytes } from './pdf-limits.js';
 import { memorySource, type ByteSource } from './reader/byte-source.js';
 import { LazyPdf } from './reader/lazy-pdf.js';
 import { NotReadableLazily } from './reader/stream-data.js';
@@ -69,8 +70,10 @@ export async function updatePdf<T>(
  * meets what it leaves to the engine, or finds damage on the way. Whatever the lazy reader cannot
  * answer is answered as the full parse answered before it, refusals included; what it answers costs
  * the objects read, not a parse of every object and a walk of the page tree (a verification of ten
- * signatures on 300 pages spent half its time there). The file is held to PDF_LIMITS first, as
- * openPdf holds it. `work` must do nothing but compute (it may run twice).
+ * signatures on 300 pages spent half its time there). The lazy reading is held to PDF_LIMITS as it
+ * goes (the file's size, the objects its cross-reference lists, its pages, and the streams it decodes,
+ * each and together), and its refusal stands; the full parse holds the whole file to them first
+ * (openPdf). `work` must do nothing but compute (it may run twice).
  *
  * ```ts
  * const signatures = await readPdf(bytes, (opened) => findSignatures({ opened }));
@@ -80,17 +83,19 @@ export async function readPdf<T>(
   bytes: Uint8Array,
   work: (opened: AppendablePdf) => T | Promise<T>,
 ): Promise<T> {
-  await assertWithinPdfLimits(bytes);
+  assertFileBytes(bytes.length);
   let lazy: LazyPdf | undefined;
   try {
     lazy = LazyPdf.open(memorySource(bytes));
-  } catch {
+  } catch (error) {
+    if (error instanceof PdfTooLarge) throw error;
     // The full parse gives the file its answer, as it did before there was a lazy reader.
   }
   if (lazy) {
     try {
       return await work(lazy);
-    } catch {
+    } catch (error) {
+      if (error instanceof PdfTooLarge) throw error;
       // Damage found on the way, or what only the engine reads: the same work on the full parse.
     }
   }

@@ -14,7 +14,7 @@ import { memorySource } from './reader/byte-source.js';
 import { LazyPdf } from './reader/lazy-pdf.js';
 import type { PdfSyntax } from './reader/pdf-syntax.js';
 import { findStartxref, parseGrowing, readSection, type Section } from './reader/read-cross-reference.js';
-import { decodeStreamData } from './reader/stream-data.js';
+import { decodeStreamData, StreamBudget } from './reader/stream-data.js';
 import type { XrefEntry } from './writer/cross-reference.js';
 
 /**
@@ -87,6 +87,8 @@ const PAGE_SCAN_LIMIT = 2000;
 export function analyseRevisions(opened: AppendablePdf): RevisionChanges[] {
   const bytes = opened.source.read(0, opened.source.length);
   const whole = memorySource(bytes);
+  // One budget for the streams the whole reading decodes, the earlier revisions' readers included.
+  const budget = opened instanceof LazyPdf ? opened.budget : new StreamBudget();
   const states: RevisionState[] = [];
   /** Each section read once; a revision's entries are the one before's with its own section over them. */
   const sections = new Map<number, Section>();
@@ -102,9 +104,9 @@ export function analyseRevisions(opened: AppendablePdf): RevisionChanges[] {
       const chain: Section[] = [];
       for (let offset: number | undefined = startxref, n = 0; offset !== undefined && n < 10_000; n++) {
         if (sections.has(offset)) break;
-        const section = readSection(whole, offset);
+        const section = readSection(whole, offset, budget);
         if (section.hybridStream !== undefined) {
-          for (const [number, entry] of readSection(whole, section.hybridStream).entries) {
+          for (const [number, entry] of readSection(whole, section.hybridStream, budget).entries) {
             const listed = section.entries.get(number);
             if (!listed || listed.type === 'free') section.entries.set(number, entry);
           }
@@ -123,7 +125,7 @@ export function analyseRevisions(opened: AppendablePdf): RevisionChanges[] {
       }
       merged = next;
       trailer = nextTrailer;
-      states.push(new RevisionState(bytes.subarray(0, end), eof, merged, trailer!, opened, end));
+      states.push(new RevisionState(bytes.subarray(0, end), eof, merged, trailer!, opened, end, budget));
     } catch {
       // A section that does not read on its own (a linearized file's first page): not a revision.
     }
@@ -175,6 +177,7 @@ class RevisionState {
     trailer: PdfDict,
     readonly whole: AppendablePdf,
     readonly end: number,
+    readonly budget: StreamBudget,
   ) {
     const root = trailer.get('Root');
     const info = trailer.get('Info');
@@ -189,7 +192,7 @@ class RevisionState {
     const latest = this.latestEntry(number);
     if (entry && latest && sameEntry(entry, latest)) return this.whole;
     if (!open) return this.#reader ?? (this as unknown as AppendablePdf);
-    this.#reader ??= LazyPdf.open(memorySource(this.bytes));
+    this.#reader ??= LazyPdf.open(memorySource(this.bytes), this.budget);
     return this.#reader;
   }
 
@@ -1049,7 +1052,7 @@ function pageContentBoxes(page: PdfDict, state: RevisionState): Box[] | undefine
   const parts: Buffer[] = [];
   let size = 0;
   for (const stream of streams) {
-    const data = decodeStreamData(stream, stream.data, (item) => state.resolve(item));
+    const data = decodeStreamData(stream, stream.data, (item) => state.resolve(item), state.budget);
     size += data.length;
     if (size > MAX_CONTENT_BYTES) return undefined;
     parts.push(Buffer.from(data.buffer, data.byteOffset, data.length), Buffer.from('\n'));

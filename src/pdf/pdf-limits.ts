@@ -36,11 +36,7 @@ const MIB = 1024 * 1024;
  * ```
  */
 export async function assertWithinPdfLimits(bytes: Uint8Array): Promise<void> {
-  if (bytes.length > PDF_LIMITS.fileBytes) {
-    throw new PdfTooLarge(
-      `The PDF is larger than ${PDF_LIMITS.fileBytes / MIB} MiB, the most Signery reads whole`,
-    );
-  }
+  assertFileBytes(bytes.length);
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let objects = countObjectHeaders(text, PDF_LIMITS.objects);
   checkObjects(objects);
@@ -59,6 +55,15 @@ export async function assertWithinPdfLimits(bytes: Uint8Array): Promise<void> {
   }
   checkObjects(objects);
   assertPageCount(pages);
+}
+
+/** Refuses a file larger than Signery reads whole (`PDF_LIMITS.fileBytes`). */
+export function assertFileBytes(length: number): void {
+  if (length > PDF_LIMITS.fileBytes) {
+    throw new PdfTooLarge(
+      `The PDF is larger than ${PDF_LIMITS.fileBytes / MIB} MiB, the most Signery reads whole`,
+    );
+  }
 }
 
 /** Refuses a page count over the limit (also called with the engine's own count after loading). */

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { PdfRef, type PdfStream } from '@libpdf/core';
 import { PdfTooLarge } from '../../src/pdf/errors.js';
+import { memorySource } from '../../src/pdf/reader/byte-source.js';
+import { LazyPdf } from '../../src/pdf/reader/lazy-pdf.js';
+import { StreamBudget } from '../../src/pdf/reader/stream-data.js';
 import { assertWithinPdfLimits, PDF_LIMITS } from '../../src/pdf/pdf-limits.js';
 import {
   digitRunPdf,
@@ -49,17 +53,46 @@ describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413,
     assert.match(String(response.body.message), message);
   }
 
-  it(`a stream that inflates past ${PDF_LIMITS.streamBytes / MIB} MiB (1 MB → 1 GiB; 7 KB deflated twice → 4 GiB) is refused wherever the PDF is read: anchors, a document’s main file, verification`, async () => {
+  it(`a stream that inflates past ${PDF_LIMITS.streamBytes / MIB} MiB (1 MB → 1 GiB; 7 KB deflated twice → 4 GiB) is refused wherever the PDF is read whole: anchors, a document’s main file; verification, which reads only the objects a signature check needs, never inflates it`, async () => {
     const oneGib = zipBombPdf({ inflatedBytes: GIB });
     const fourGibTwice = zipBombPdf({ inflatedBytes: 4 * GIB, layers: 2 });
     assert.ok(oneGib.length < 1.1 * MIB && fourGibTwice.length < 16 * 1024);
     for (const bomb of [oneGib, fourGibTwice]) {
       assertRefused(await searchAnchors(bomb), /A stream of the PDF decompresses to more than 64 MiB/);
-      assertRefused(await verify(bomb), /decompresses to more than 64 MiB/);
+      const verified = await verify(bomb);
+      assert.equal(verified.status, 200, verified.text);
+      assert.equal(verified.body.verdict.headline, 'unsigned');
       // Stored as bytes (an upload is any file); every use that reads it as a PDF is refused.
       const id = await upload(server, token, bomb);
       assertRefused(await createDocument(id), /decompresses to more than 64 MiB/);
     }
+  });
+
+  it(`a reading that decodes streams as it goes (the lazy reader, the revisions of a verification) stops past ${PDF_LIMITS.totalStreamBytes / MIB} MiB of them together, and past ${PDF_LIMITS.streamBytes / MIB} MiB in one`, () => {
+    const six = zipBombPdf({ inflatedBytes: 48 * MIB, streams: 6 });
+    const reader = LazyPdf.open(memorySource(six));
+    const streams = [5, 6, 7, 8, 9, 10].map((n) => reader.getObject(PdfRef.of(n, 0)) as PdfStream);
+    for (const stream of streams.slice(0, 5)) assert.equal(reader.decode(stream).length, 48 * MIB);
+    assert.throws(
+      () => reader.decode(streams[5]!),
+      (error: unknown) =>
+        error instanceof PdfTooLarge && /streams decompress to more than 256 MiB/.test(error.message),
+    );
+    // The readers of one file's earlier revisions share one budget (difference analysis).
+    const budget = new StreamBudget();
+    const first = LazyPdf.open(memorySource(six), budget);
+    const second = LazyPdf.open(memorySource(six), budget);
+    for (const n of [5, 6, 7]) first.decode(first.getObject(PdfRef.of(n, 0)) as PdfStream);
+    second.decode(second.getObject(PdfRef.of(8, 0)) as PdfStream);
+    second.decode(second.getObject(PdfRef.of(9, 0)) as PdfStream);
+    assert.throws(() => second.decode(second.getObject(PdfRef.of(10, 0)) as PdfStream), PdfTooLarge);
+    const one = LazyPdf.open(memorySource(zipBombPdf({ inflatedBytes: GIB })));
+    assert.throws(
+      () => one.decode(one.getObject(PdfRef.of(5, 0)) as PdfStream),
+      (error: unknown) =>
+        error instanceof PdfTooLarge &&
+        /A stream of the PDF decompresses to more than 64 MiB/.test(error.message),
+    );
   });
 
   it(`all streams together past ${PDF_LIMITS.totalStreamBytes / MIB} MiB are refused, each within its own limit`, async () => {
@@ -67,9 +100,11 @@ describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413,
     assertRefused(await searchAnchors(bomb), /streams decompress to more than 256 MiB/);
   });
 
-  it(`more than ${PDF_LIMITS.pages} pages, or more than ${PDF_LIMITS.objects} objects, are refused before the engine loads them`, async () => {
+  it(`more than ${PDF_LIMITS.pages} pages, or more than ${PDF_LIMITS.objects} objects, are refused before the engine loads them, and by the lazy reader (verification) when its cross-reference lists them`, async () => {
     assertRefused(await searchAnchors(manyPagesHostilePdf(PDF_LIMITS.pages + 1)), /more than 2000 pages/);
     assertRefused(await searchAnchors(manyObjectsPdf(PDF_LIMITS.objects + 1)), /more than 100000 objects/);
+    assertRefused(await verify(manyPagesHostilePdf(PDF_LIMITS.pages + 1)), /more than 2000 pages/);
+    assertRefused(await verify(manyObjectsPdf(PDF_LIMITS.objects + 1)), /more than 100000 objects/);
   });
 
   it(`merging files that together pass ${PDF_LIMITS.pages} pages is refused, the document unchanged`, async () => {

@@ -27,7 +27,7 @@ import {
   type CrossReference,
 } from './read-cross-reference.js';
 import { StandardSecurity } from './standard-security.js';
-import { decodeStreamData, NotReadableLazily } from './stream-data.js';
+import { decodeStreamData, NotReadableLazily, StreamBudget } from './stream-data.js';
 
 const EDGE = 1024;
 /** Deeper page trees than this are refused (a hostile file could nest them without end). */
@@ -76,8 +76,12 @@ export class LazyPdf implements AppendablePdf {
   readonly #pages = new Map<number, { ref: PdfRef; dict: PdfDict }>();
   #security?: StandardSecurity;
 
-  private constructor(source: ByteSource, xref: CrossReference) {
+  /** What this reading may still decode (shared with the readers of the file's earlier revisions). */
+  readonly budget: StreamBudget;
+
+  private constructor(source: ByteSource, xref: CrossReference, budget: StreamBudget) {
     this.source = source;
+    this.budget = budget;
     this.startxref = xref.startxref;
     this.xrefIsStream = xref.xrefIsStream;
     this.#entries = xref.entries;
@@ -120,9 +124,9 @@ export class LazyPdf implements AppendablePdf {
   /**
    * Opens a file for signing: see the class. Throws `PdfInvalid` (not a PDF, truncated, damaged, no
    * catalog or pages), `PdfEncrypted`, `PdfTooLarge` (pages), or `NotReadableLazily` for what only
-   * the full parse reads.
+   * the full parse reads. Streams decoded on the way count against `budget`.
    */
-  static open(source: ByteSource): LazyPdf {
+  static open(source: ByteSource, budget = new StreamBudget()): LazyPdf {
     const head = Buffer.from(source.read(0, EDGE)).toString('latin1');
     if (!head.includes('%PDF-')) throw new PdfInvalid('The file is not a PDF');
     if (!endsWithEofMarker(source)) throw new PdfInvalid('The PDF is truncated (no end-of-file marker)');
@@ -130,13 +134,21 @@ export class LazyPdf implements AppendablePdf {
     if (startxref === undefined) throw damagedPdf(XREF_DAMAGE.startxrefNowhere);
     let xref: CrossReference;
     try {
-      xref = readCrossReference(source, startxref);
+      xref = readCrossReference(source, startxref, budget);
     } catch (error) {
       if (error instanceof CrossReferenceNotFound) throw damagedPdf(XREF_DAMAGE.startxrefNowhere);
       if (error instanceof CrossReferenceBroken) throw damagedPdf(XREF_DAMAGE.xrefBroken);
       throw error;
     }
-    return new LazyPdf(source, xref);
+    return new LazyPdf(source, xref, budget);
+  }
+
+  /**
+   * A stream's data through its filters (Flate, with or without a PNG predictor), counted against
+   * the reading's budget; `NotReadableLazily` for another filter.
+   */
+  decode(stream: PdfStream): Uint8Array {
+    return decodeStreamData(stream, stream.data, (item) => this.resolve(item), this.budget);
   }
 
   /** Dereferences an object (follows a PdfRef); undefined for what is not there. */
@@ -304,7 +316,7 @@ export class LazyPdf implements AppendablePdf {
     if (entry?.type !== 'inUse') throw damagedPdf(XREF_DAMAGE.xrefBroken);
     const object = this.getObject(PdfRef.of(number, entry.generation));
     if (!(object instanceof PdfStream)) throw damagedPdf(XREF_DAMAGE.xrefBroken);
-    const data = decodeStreamData(object, object.data, (item) => this.resolve(item));
+    const data = this.decode(object);
     const count = this.resolve(object.get('N'));
     const first = this.resolve(object.get('First'));
     if (!(count instanceof PdfNumber) || !(first instanceof PdfNumber))

@@ -1,8 +1,10 @@
 import { PdfArray, PdfDict, PdfNumber, PdfStream, type PdfObject } from '@libpdf/core';
+import { PdfTooLarge } from '../errors.js';
+import { PDF_LIMITS } from '../pdf-limits.js';
 import type { XrefEntry } from '../writer/cross-reference.js';
 import type { ByteSource } from './byte-source.js';
 import { NeedMoreBytes, PdfSyntax, PdfSyntaxError } from './pdf-syntax.js';
-import { decodeStreamData, NotReadableLazily } from './stream-data.js';
+import { decodeStreamData, NotReadableLazily, StreamBudget } from './stream-data.js';
 
 /** The cross-reference data of a file, every revision merged: where each object is, and the trailer. */
 export interface CrossReference {
@@ -66,7 +68,11 @@ const SECTION_KEYS = new Set(['Prev', 'XRefStm', 'Type', 'W', 'Index', 'Length',
  * const catalogAt = xref.entries.get(1);
  * ```
  */
-export function readCrossReference(source: ByteSource, startxref: number): CrossReference {
+export function readCrossReference(
+  source: ByteSource,
+  startxref: number,
+  budget = new StreamBudget(),
+): CrossReference {
   const entries = new Map<number, XrefEntry>();
   const trailers: PdfDict[] = [];
   const seen = new Set<number>();
@@ -76,11 +82,11 @@ export function readCrossReference(source: ByteSource, startxref: number): Cross
     seen.add(offset);
     let section: Section;
     try {
-      section = readSection(source, offset);
+      section = readSection(source, offset, budget);
       if (section.hybridStream !== undefined && !seen.has(section.hybridStream)) {
         seen.add(section.hybridStream);
         // The stream's entries stand for the objects the table leaves free (7.5.8.4).
-        for (const [number, entry] of readSection(source, section.hybridStream).entries) {
+        for (const [number, entry] of readSection(source, section.hybridStream, budget).entries) {
           const listed = section.entries.get(number);
           if (!listed || listed.type === 'free') section.entries.set(number, entry);
         }
@@ -95,6 +101,11 @@ export function readCrossReference(source: ByteSource, startxref: number): Cross
     trailers.push(section.trailer);
     const prev = section.trailer.get('Prev');
     offset = prev instanceof PdfNumber && prev.value >= 0 ? prev.value : undefined;
+  }
+  let objects = 0;
+  for (const entry of entries.values()) if (entry.type !== 'free') objects++;
+  if (objects > PDF_LIMITS.objects) {
+    throw new PdfTooLarge(`The PDF has more than ${PDF_LIMITS.objects} objects, the most Signery reads`);
   }
   const trailer = new PdfDict();
   for (const older of trailers.reverse()) {
@@ -112,13 +123,13 @@ export interface Section {
   hybridStream?: number;
 }
 
-export function readSection(source: ByteSource, offset: number): Section {
+export function readSection(source: ByteSource, offset: number, budget = new StreamBudget()): Section {
   if (offset < 0 || offset >= source.length) throw new PdfSyntaxError(`No section at ${offset}`);
   return parseGrowing(source, offset, 64 * 1024, (syntax) => {
     if (syntax.atKeyword('xref')) return table(syntax);
     const header = syntax.objectHeader();
     if (!header) throw new PdfSyntaxError(`No cross-reference section at ${offset}`);
-    return stream(syntax, source, offset);
+    return stream(syntax, source, offset, budget);
   });
 }
 
@@ -190,7 +201,7 @@ function table(syntax: PdfSyntax): Section {
 }
 
 /** A cross-reference stream (7.5.8): binary rows of /W widths over the subsections of /Index. */
-function stream(syntax: PdfSyntax, source: ByteSource, offset: number): Section {
+function stream(syntax: PdfSyntax, source: ByteSource, offset: number, budget: StreamBudget): Section {
   syntax.skipSpace();
   if (syntax.peek() !== 0x3c) throw new PdfSyntaxError('A cross-reference stream without a dictionary');
   const dict = syntax.dictionary();
@@ -201,7 +212,7 @@ function stream(syntax: PdfSyntax, source: ByteSource, offset: number): Section 
   const data = source.read(dataStart, dataStart + length.value);
   if (data.length !== length.value) throw new PdfSyntaxError('A cross-reference stream cut short');
   const direct = (object: PdfObject | undefined): PdfObject | undefined => object;
-  const rows = decodeStreamData(dict, data, direct);
+  const rows = decodeStreamData(dict, data, direct, budget);
   const widths = numbers(dict.get('W'));
   const size = dict.get('Size');
   const index = numbers(dict.get('Index'));

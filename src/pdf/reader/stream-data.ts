@@ -12,20 +12,30 @@ export class NotReadableLazily extends Error {
 }
 
 /**
+ * What one reading of a file may still decode, all streams together (`PDF_LIMITS.totalStreamBytes`):
+ * one per reading, shared by every reader of the file's revisions, so a file of many streams that
+ * each stay under the limit of one cannot make a reading inflate without end.
+ */
+export class StreamBudget {
+  left: number = PDF_LIMITS.totalStreamBytes;
+}
+
+/**
  * The decoded data of the streams the lazy reader itself reads: cross-reference streams and object
  * streams (ISO 32000-1 7.5.7, 7.5.8). Those are FlateDecode with or without a PNG predictor, or not
  * filtered at all, in every file we have met; anything else is `NotReadableLazily`. Decoding stops
- * past `PDF_LIMITS.streamBytes` (`PdfTooLarge`): a stream that inflates without end is refused here
- * as the full parse refuses it.
+ * past `PDF_LIMITS.streamBytes`, or past what `budget` has left (`PdfTooLarge`): a stream that
+ * inflates without end is refused here as the full parse refuses it.
  *
  * ```ts
- * const rows = decodeStreamData(dict, data, resolve);
+ * const rows = decodeStreamData(dict, data, resolve, budget);
  * ```
  */
 export function decodeStreamData(
   dict: PdfDict,
   data: Uint8Array,
   resolve: (object: PdfObject | undefined) => PdfObject | undefined,
+  budget: StreamBudget = new StreamBudget(),
 ): Uint8Array {
   const filters = listOf(resolve(dict.get('Filter')), resolve);
   const params = listOf(resolve(dict.get('DecodeParms')), resolve);
@@ -36,7 +46,7 @@ export function decodeStreamData(
         `a ${filter instanceof PdfName ? filter.value : 'strange'} filter on a structural stream`,
       );
     }
-    out = inflate(out);
+    out = inflate(out, budget);
     const parms = params[i];
     if (parms instanceof PdfDict) out = unpredict(out, parms, resolve);
   }
@@ -52,21 +62,31 @@ function listOf(
   return [object];
 }
 
-function inflate(data: Uint8Array): Uint8Array {
+function inflate(data: Uint8Array, budget: StreamBudget): Uint8Array {
+  const whole = budget.left < PDF_LIMITS.streamBytes;
+  let out: Uint8Array;
   try {
     // Sync flush: a stream cut short still gives what it holds, as viewers read it.
-    return inflateSync(data, {
+    out = inflateSync(data, {
       finishFlush: constants.Z_SYNC_FLUSH,
-      maxOutputLength: PDF_LIMITS.streamBytes,
+      maxOutputLength: Math.max(1, Math.min(PDF_LIMITS.streamBytes, budget.left)),
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new PdfTooLarge(
-        `A stream of the PDF decompresses to more than ${PDF_LIMITS.streamBytes / 1024 / 1024} MiB, the most Signery reads`,
-      );
-    }
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(whole);
     throw error;
   }
+  if (out.length > budget.left) throw tooLarge(true);
+  budget.left -= out.length;
+  return out;
+}
+
+function tooLarge(whole: boolean): PdfTooLarge {
+  const mib = (whole ? PDF_LIMITS.totalStreamBytes : PDF_LIMITS.streamBytes) / 1024 / 1024;
+  return new PdfTooLarge(
+    whole
+      ? `The PDF's streams decompress to more than ${mib} MiB, the most Signery reads`
+      : `A stream of the PDF decompresses to more than ${mib} MiB, the most Signery reads`,
+  );
 }
 
 /** Undoes a PNG predictor (7.4.4.4, predictors 10–15); predictor 1 is none, TIFF's 2 is left to the full parse. */
