@@ -61,8 +61,12 @@ import { Metrics } from './core/metrics.js';
 import type { BlobStore } from './store/blobs/blob-store.js';
 import { AnchorSearch } from './pdf/anchor-search.js';
 import { PagePreviews } from './pdf/preview/page-previews.js';
-import { RevocationFetcher } from './pki/revocation-fetcher.js';
-import { httpRevocationTransport, observedRevocationTransport } from './pki/revocation-transport.js';
+import { RevocationFetcher, type LocalRevocation } from './pki/revocation-fetcher.js';
+import {
+  httpRevocationTransport,
+  observedRevocationTransport,
+  type RevocationObserver,
+} from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
 import {
   CallbackRefused,
@@ -117,6 +121,35 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * Fetches OCSP answers and CRLs for signing (B-LT, the status before a key signs) and, where allowed,
+ * for verification: under the webhooks' SSRF rules unless REVOCATION_ALLOW_PRIVATE says otherwise.
+ * `signery verify --online` uses it too. `close` ends its connections.
+ */
+export function revocationFetcher(
+  settings: Config['revocation'],
+  options: { observe?: RevocationObserver; local?: () => Promise<LocalRevocation | undefined> } = {},
+): { fetcher: RevocationFetcher; close(): void } {
+  const policy: CallbackPolicy = { allowPrivate: settings.allowPrivate };
+  const agents = guardedAgents(policy);
+  const transport = httpRevocationTransport({
+    check: (url) =>
+      checkCallbackUrl(url, policy).catch((error: unknown) => {
+        if (!(error instanceof CallbackRefused)) throw error;
+        throw new Error(
+          'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
+        );
+      }),
+    agentFor: (url) => agents.agentFor(url),
+  });
+  const fetcher = new RevocationFetcher({
+    transport: options.observe ? observedRevocationTransport(transport, options.observe) : transport,
+    timeoutMs: settings.timeoutMs,
+    ...(options.local ? { local: options.local } : {}),
+  });
+  return { fetcher, close: () => agents.close() };
+}
+
 export interface AppOptions {
   clock?: Clock;
   /** pino options, or false for no logs (tests). */
@@ -158,10 +191,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database.dialect.name === 'postgres' ? new DevPkiStore(database.db) : undefined,
   );
   const clock = options.clock ?? systemClock;
-  // Revocation fetches follow the webhooks' SSRF rules unless REVOCATION_ALLOW_PRIVATE says otherwise.
-  const revocationPolicy: CallbackPolicy = { allowPrivate: config.revocation.allowPrivate };
-  const revocationAgents = guardedAgents(revocationPolicy);
   const metrics = new Metrics({ queue: () => readQueueStats(database.db, clock.now()) });
+  const revocation = revocationFetcher(config.revocation, {
+    observe: metrics.observeRevocation,
+    local: async () => (await seal()).devCa,
+  });
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
@@ -172,23 +206,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     anchors: new AnchorSearch(),
     previews: new PagePreviews(),
     metrics,
-    revocation: new RevocationFetcher({
-      transport: observedRevocationTransport(
-        httpRevocationTransport({
-          check: (url) =>
-            checkCallbackUrl(url, revocationPolicy).catch((error: unknown) => {
-              if (!(error instanceof CallbackRefused)) throw error;
-              throw new Error(
-                'the address is not public (REVOCATION_ALLOW_PRIVATE=true permits loopback and private ones)',
-              );
-            }),
-          agentFor: (url) => revocationAgents.agentFor(url),
-        }),
-        metrics.observeRevocation,
-      ),
-      timeoutMs: config.revocation.timeoutMs,
-      local: async () => (await seal()).devCa,
-    }),
+    revocation: revocation.fetcher,
   };
 
   await ensureTenant(deps, config.admin.tenant);
@@ -404,7 +422,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await rateLimiter?.close();
       await rateLimitStore?.close();
       await seal.close();
-      revocationAgents.close();
+      revocation.close();
       await deps.anchors.close();
       await deps.previews.close();
       await blobs.close();

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { systemClock } from './core/clock.js';
 import { ConfigError, loadConfig } from './core/config.js';
 import { serve, work } from './main.js';
+import { revocationFetcher } from './app.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { backUp } from './ops/backup/back-up.js';
 import { restore } from './ops/backup/restore.js';
@@ -38,12 +39,14 @@ Commands:
   restore <dir> [--force]       check the backup in <dir>, put it in place as the installation the
                                 environment names (refused if one is there, unless --force), then
                                 check the result: rows, files and the audit chain
-  verify <file.pdf> [--trust root.pem]…
+  verify <file.pdf> [--trust root.pem]… [--online]
                                 check a PDF offline, with no server and no database: every signature
                                 and the level it proves, and the audit trail it carries; prints a JSON
                                 report with the headline every verifier gives and exits 0 when valid,
                                 1 when changed, invalid or unsigned, 3 when unconfirmed (intact and
-                                unchanged, but a signer's chain ends at none of the --trust roots)
+                                unchanged, but a signer's chain ends at none of the --trust roots, or
+                                the file does not establish its revocation status); --online asks a
+                                trusted chain's OCSP responders and CRLs when the file does not
 
   --version                     print this release's version
   help, -h, --help              print this help
@@ -148,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
     case 'verify': {
       const { values, positionals } = parseArgs({
         args,
-        options: { trust: { type: 'string', multiple: true } },
+        options: { trust: { type: 'string', multiple: true }, online: { type: 'boolean' } },
         allowPositionals: true,
       });
       const [path] = positionals;
@@ -173,7 +176,17 @@ async function main(argv: string[]): Promise<number> {
         console.error(`Cannot read ${(error as Error).message}`);
         return 2;
       }
-      const report = await verifyFile(pdf, { trustAnchors });
+      // --online: the revocation settings of the environment (REVOCATION_ALLOW_PRIVATE, REVOCATION_TIMEOUT_MS).
+      const online = values.online ? revocationFetcher(loadConfig().revocation) : undefined;
+      let report;
+      try {
+        report = await verifyFile(pdf, {
+          trustAnchors,
+          ...(online ? { fetchRevocation: (chain, now) => online.fetcher.currentStatus(chain, now) } : {}),
+        });
+      } finally {
+        online?.close();
+      }
       console.log(JSON.stringify(report, null, 2));
       // 0 valid; 1 changed, invalid or unsigned; 3 unconfirmed (intact, unchanged, a signer not confirmed).
       return report.verdict === 'valid' ? 0 : report.verdict === 'unconfirmed' ? 3 : 1;

@@ -48,9 +48,11 @@ export interface Config {
   webhookSecretGraceHours: number;
   /**
    * Revocation fetches for PAdES B-LT (OCSP, CRL): loopback and private addresses allowed
-   * (REVOCATION_ALLOW_PRIVATE; off by default, the webhooks' SSRF rules), and each fetch's time-out.
+   * (REVOCATION_ALLOW_PRIVATE; off by default, the webhooks' SSRF rules), and each fetch's time-out;
+   * and whether verification asks a trusted signer's responders when the file does not establish its
+   * revocation status (VERIFY_FETCH_REVOCATION; off by default: verification reads the file only).
    */
-  revocation: { allowPrivate: boolean; timeoutMs: number };
+  revocation: { allowPrivate: boolean; timeoutMs: number; fetchWhenVerifying: boolean };
   /**
    * The roots verification trusts (TRUST_ANCHORS): a PEM (or DER) file, or a directory of them. The
    * seal key's own chain and, when it is the seal, the dev CA's root are trusted besides (issue 38).
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     revocation: {
       allowPrivate: flag(env, 'REVOCATION_ALLOW_PRIVATE'),
       timeoutMs: integer(env, 'REVOCATION_TIMEOUT_MS', 5_000, 100),
+      fetchWhenVerifying: flag(env, 'VERIFY_FETCH_REVOCATION'),
     },
     trustAnchors: text(env, 'TRUST_ANCHORS'),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),

@@ -4,7 +4,7 @@ import { readPdf } from '../pdf/appendable-pdf.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { documentVerdict, type Headline } from '../pdf/verdict.js';
 import { isAllowedAfterSignature } from '../pdf/difference-analysis.js';
-import { verifyPdf, type SignatureCheck } from '../pdf/verify-pdf.js';
+import { verifyPdf, type SignatureCheck, type VerifyPdfOptions } from '../pdf/verify-pdf.js';
 
 /**
  * `signery verify`'s verdict on a PDF: the one headline every verifier gives (pdf/verdict.ts,
@@ -45,7 +45,7 @@ export interface FileReport {
 
 /**
  * Verifies a PDF with nothing but its bytes (and, optionally, the roots to trust): no server, no
- * database, no network. Every signature and the level it proves, the audit trail it carries and
+ * database, and no network unless `fetchRevocation` is given (`--online`). Every signature and the level it proves, the audit trail it carries and
  * that the trail's revisions are the file's own (core/audit/embedded-trail.ts).
  *
  * ```ts
@@ -55,7 +55,7 @@ export interface FileReport {
  */
 export async function verifyFile(
   pdf: Uint8Array,
-  options: { trustAnchors: Uint8Array[] },
+  options: { trustAnchors: Uint8Array[]; fetchRevocation?: VerifyPdfOptions['fetchRevocation'] },
 ): Promise<FileReport> {
   const problems: string[] = [];
   const file = { size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') };
@@ -63,7 +63,11 @@ export async function verifyFile(
   let auditTrail: TrailCheck;
   try {
     ({ signatures, auditTrail } = await readPdf(pdf, async (opened) => {
-      const verified = await verifyPdf({ pdf: opened, trustAnchors: options.trustAnchors });
+      const verified = await verifyPdf({
+        pdf: opened,
+        trustAnchors: options.trustAnchors,
+        ...(options.fetchRevocation ? { fetchRevocation: options.fetchRevocation } : {}),
+      });
       return {
         signatures: verified.signatures,
         auditTrail: await checkEmbeddedTrail(opened, verified.signatures),
@@ -88,7 +92,10 @@ export async function verifyFile(
     ...(check.level ? { level: check.level } : {}),
     intact: check.verdict !== 'invalid',
     trusted: options.trustAnchors.length > 0 && check.certificate.trusted,
-    /** The signer's revocation status as the file establishes it (unknown makes the signature INDETERMINATE). */
+    /**
+     * The signer's revocation status as the file establishes it, or as fetched with `--online` when it
+     * does not (unknown makes the signature INDETERMINATE).
+     */
     revocation: check.certificate.revocation,
     revisionsAfter: check.revisionsAfter,
     verdict: check.verdict,

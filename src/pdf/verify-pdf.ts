@@ -30,6 +30,7 @@ import type { PadesLevel } from './sign-pdf.js';
 import { validationReports, type ValidationReports } from './validation-report.js';
 import { isHexRun, zeroPaddedHex } from './reader/hex.js';
 import type { ByteRange } from './writer/signature-placeholder.js';
+import type { CurrentStatus } from '../pki/revocation-fetcher.js';
 
 export interface VerifyPdfOptions {
   /** The bytes, or the PDF read from them in memory (readPdf), when more than this check reads it. */
@@ -42,6 +43,12 @@ export interface VerifyPdfOptions {
   validationTime?: Date;
   /** Named in the reports. */
   documentName?: string;
+  /**
+   * Asks the responders and CRLs a trusted signer's chain names for its status now, when the file does
+   * not establish it (VERIFY_FETCH_REVOCATION): answers so found are reported `foundIn: 'online'` and
+   * prove no PAdES level, which only what is in the file proves.
+   */
+  fetchRevocation?: (chain: Uint8Array[], now: Date) => Promise<CurrentStatus>;
 }
 
 export type SignatureVerdict = 'valid' | 'changed' | 'invalid' | 'indeterminate';
@@ -71,8 +78,11 @@ export interface RevocationFound {
   certificate: string;
   status: RevocationStatus;
   source: 'crl' | 'ocsp';
-  /** The document security store, or the signature's CMS (its `crls`). */
-  foundIn: 'dss' | 'cms';
+  /**
+   * The document security store, the signature's CMS (its `crls`), or not the file at all: fetched
+   * when verifying (VERIFY_FETCH_REVOCATION).
+   */
+  foundIn: 'dss' | 'cms' | 'online';
   /** thisUpdate of the CRL, producedAt of the OCSP response (ISO). */
   issuedAt?: string;
 }
@@ -81,7 +91,7 @@ export interface RevocationFound {
 export interface RevocationEvidence {
   der: Uint8Array;
   source: 'crl' | 'ocsp';
-  foundIn: 'dss' | 'cms';
+  foundIn: RevocationFound['foundIn'];
   issuedAt?: Date;
 }
 
@@ -192,7 +202,18 @@ async function verifyRead(opened: AppendablePdf, options: VerifyPdfOptions): Pro
   // pool, and one signature's wait is another's work. A failure is the first signature's, as if one
   // by one.
   const settled = await Promise.allSettled(
-    found.map((signature) => checkOne({ bytes, signature, dss, eofs, trustAnchors, validationTime, cache })),
+    found.map((signature) =>
+      checkOne({
+        bytes,
+        signature,
+        dss,
+        eofs,
+        trustAnchors,
+        validationTime,
+        cache,
+        fetchRevocation: options.fetchRevocation,
+      }),
+    ),
   );
   const checks = settled.map((result) => {
     if (result.status === 'rejected') throw result.reason;
@@ -226,6 +247,7 @@ async function checkOne(context: {
   trustAnchors: Uint8Array[];
   validationTime: Date;
   cache: ValidationCache;
+  fetchRevocation: VerifyPdfOptions['fetchRevocation'];
 }): Promise<SignatureCheck> {
   const { signature, bytes, dss } = context;
   const problems: string[] = [];
@@ -314,7 +336,7 @@ async function checkOne(context: {
       signer: tsaCertificate ? signerSummary(tsaCertificate) : undefined,
       digestValid: timestamp?.coversData ?? false,
       signatureValid: timestamp?.valid ?? false,
-      certificate: certificateSummary(chain, warnings),
+      certificate: certificateSummary(chain, warnings, { cms: [] }),
       timestamp,
       ...indicationOf({ intact, chain }),
       documentTimestamps: [],
@@ -323,7 +345,7 @@ async function checkOne(context: {
       evidence: {
         contents: signature.contents,
         chain: chain?.chain ?? [],
-        revocation: revocationEvidence(chain),
+        revocation: revocationEvidence(chain, { cms: [] }),
         timestampRevocation: [],
       },
     };
@@ -340,7 +362,7 @@ async function checkOne(context: {
       ...base,
       digestValid: false,
       signatureValid: false,
-      certificate: certificateSummary(undefined, warnings),
+      certificate: certificateSummary(undefined, warnings, { cms: [] }),
       indication: 'TOTAL_FAILED',
       subIndication: 'FORMAT_FAILURE',
       documentTimestamps: [],
@@ -399,25 +421,45 @@ async function checkOne(context: {
         cache: context.cache,
       });
       timestamp.revocation = tsaChain.chain.length > 1 ? tsaChain.revocation : 'unknown';
-      timestampRevocation = revocationEvidence(tsaChain, cms.crls);
-      timestamp.revocationData = revocationFound(tsaChain, cms.crls);
+      timestampRevocation = revocationEvidence(tsaChain, { cms: cms.crls });
+      timestamp.revocationData = revocationFound(tsaChain, { cms: cms.crls });
     }
   }
 
   const signer = verification.signerCertificate;
-  const chain = signer
-    ? await validateCertificateChain({
-        certificate: signer,
-        intermediates: [...cms.certificates, ...dss.certificates],
-        trustAnchors: context.trustAnchors,
-        // With a valid timestamp the certificates must be valid when it was taken (proof of existence).
-        at: timestamp?.valid ? new Date(timestamp.genTime) : context.validationTime,
-        // The adbe-revocationInfoArchival answers the signer fetched before signing come first (issue 38).
-        crls: [...cms.archivedRevocation.crls, ...cms.crls, ...dss.crls],
-        ocsps: [...cms.archivedRevocation.ocsps, ...dss.ocsps],
-        cache: context.cache,
-      })
-    : undefined;
+  const chainOptions = signer && {
+    certificate: signer,
+    intermediates: [...cms.certificates, ...dss.certificates],
+    trustAnchors: context.trustAnchors,
+    // With a valid timestamp the certificates must be valid when it was taken (proof of existence).
+    at: timestamp?.valid ? new Date(timestamp.genTime) : context.validationTime,
+    // The adbe-revocationInfoArchival answers the signer fetched before signing come first (issue 38).
+    crls: [...cms.archivedRevocation.crls, ...cms.crls, ...dss.crls],
+    ocsps: [...cms.archivedRevocation.ocsps, ...dss.ocsps],
+    cache: context.cache,
+  };
+  let chain = chainOptions ? await validateCertificateChain(chainOptions) : undefined;
+  let online: Uint8Array[] = [];
+  if (chainOptions && chain?.trusted && chain.revocation === 'unknown' && context.fetchRevocation) {
+    // Only a chain to a trusted root is asked about: the addresses are ones a trusted CA signed.
+    const fetched = await context.fetchRevocation(chain.chain, context.validationTime);
+    online = [...fetched.crls, ...fetched.ocsps];
+    if (online.length > 0) {
+      chain = await validateCertificateChain({
+        ...chainOptions,
+        crls: [...chainOptions.crls, ...fetched.crls],
+        ocsps: [...chainOptions.ocsps, ...fetched.ocsps],
+      });
+    }
+    const used = chain.revocationAnswers.filter((answer) =>
+      online.some((der) => bytesEqual(der, answer.der)),
+    );
+    if (used.length > 0)
+      warnings.push(
+        `Revocation status fetched online at ${context.validationTime.toISOString()}, not found in the file: ${chain.revocation}`,
+      );
+    for (const problem of fetched.problems) warnings.push(`Revocation status not fetched online: ${problem}`);
+  }
   const cmsRevocation = [...cms.crls, ...cms.archivedRevocation.crls, ...cms.archivedRevocation.ocsps];
   const intact =
     padded &&
@@ -429,7 +471,7 @@ async function checkOne(context: {
     signer: signer ? signerSummary(signer) : undefined,
     digestValid: verification.digestMatches,
     signatureValid: verification.signatureValid,
-    certificate: certificateSummary(chain, warnings, cmsRevocation),
+    certificate: certificateSummary(chain, warnings, { cms: cmsRevocation, online }),
     timestamp,
     ...indicationOf({ intact, chain, revocationRequired: true }),
     documentTimestamps: [],
@@ -439,7 +481,7 @@ async function checkOne(context: {
       cms,
       contents: signature.contents,
       chain: chain?.chain ?? [],
-      revocation: revocationEvidence(chain, cmsRevocation),
+      revocation: revocationEvidence(chain, { cms: cmsRevocation, online }),
       timestampRevocation,
       ...(timestampToken ? { timestampToken } : {}),
     },
@@ -474,7 +516,7 @@ function indicationOf(options: { intact: boolean; chain?: ChainValidation; revoc
 function certificateSummary(
   chain: ChainValidation | undefined,
   warnings: string[],
-  cmsCrls: Uint8Array[] = [],
+  sources: RevocationSources,
 ): SignatureCheck['certificate'] {
   if (!chain)
     return {
@@ -491,37 +533,44 @@ function certificateSummary(
     chain: chain.chain.map((der) => certificateFields(der).subjectText),
     revocation: chain.revocation,
     revocationSources: chain.revocationSources,
-    revocationData: revocationFound(chain, cmsCrls),
+    revocationData: revocationFound(chain, sources),
     problems: chain.problems,
   };
 }
 
 /**
- * Where a CRL or OCSP response the chain was checked with sits: the CMS (its `crls`, or the signed
- * adbe-revocationInfoArchival attribute: `cmsCrls` holds both) or else the DSS.
+ * The answers a chain was checked with that are not in the DSS: those in the CMS (its `crls`, or the
+ * signed adbe-revocationInfoArchival attribute), and those fetched online when verifying.
  */
-function foundIn(der: Uint8Array, cmsCrls: Uint8Array[]): 'dss' | 'cms' {
-  return cmsCrls.some((crl) => bytesEqual(crl, der)) ? 'cms' : 'dss';
+interface RevocationSources {
+  cms: Uint8Array[];
+  online?: Uint8Array[];
 }
 
-function revocationFound(chain: ChainValidation, cmsCrls: Uint8Array[]): RevocationFound[] {
+/** Where a CRL or OCSP response the chain was checked with sits. */
+function foundIn(der: Uint8Array, sources: RevocationSources): RevocationFound['foundIn'] {
+  if (sources.cms.some((crl) => bytesEqual(crl, der))) return 'cms';
+  return sources.online?.some((answer) => bytesEqual(answer, der)) ? 'online' : 'dss';
+}
+
+function revocationFound(chain: ChainValidation, sources: RevocationSources): RevocationFound[] {
   return chain.revocationAnswers.map((answer) => ({
     certificate: certificateFields(answer.certificate).subjectText,
     status: answer.status,
     source: answer.source,
-    foundIn: foundIn(answer.der, cmsCrls),
+    foundIn: foundIn(answer.der, sources),
     ...(answer.issuedAt ? { issuedAt: answer.issuedAt.toISOString() } : {}),
   }));
 }
 
 function revocationEvidence(
   chain: ChainValidation | undefined,
-  cmsCrls: Uint8Array[] = [],
+  sources: RevocationSources,
 ): RevocationEvidence[] {
   return (chain?.revocationAnswers ?? []).map((answer) => ({
     der: answer.der,
     source: answer.source,
-    foundIn: foundIn(answer.der, cmsCrls),
+    foundIn: foundIn(answer.der, sources),
     ...(answer.issuedAt ? { issuedAt: answer.issuedAt } : {}),
   }));
 }

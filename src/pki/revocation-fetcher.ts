@@ -35,6 +35,16 @@ export interface SignerStatus {
   warnings: string[];
 }
 
+/**
+ * A chain's revocation answers fetched for verification (RevocationFetcher.currentStatus), and for each
+ * certificate below the top that got none, why.
+ */
+export interface CurrentStatus {
+  crls: Uint8Array[];
+  ocsps: Uint8Array[];
+  problems: string[];
+}
+
 /** How long a signer's status is reused: a seal burst asks once, a revocation is seen within minutes. */
 export const SIGNER_STATUS_TTL_MS = 5 * 60_000;
 /** How long "the responder could not be reached" is reused before asking again. */
@@ -137,6 +147,41 @@ export class RevocationFetcher {
     return entry.status;
   }
 
+  /**
+   * The revocation status of a chain at `now` for verification (VERIFY_FETCH_REVOCATION): for each
+   * certificate below the top, an answer from the responders or CRLs it names, whatever it says (a
+   * revoked certificate's answer is returned, for the verifier to judge), and why none could be had
+   * for the others. The chain must already be trusted: only addresses that a trusted CA signed into
+   * its certificates are asked, under the revocation fetches' SSRF rules.
+   *
+   * ```ts
+   * const { crls, ocsps, problems } = await fetcher.currentStatus(chain.chain, new Date());
+   * ```
+   */
+  async currentStatus(chain: Uint8Array[], now: Date): Promise<CurrentStatus> {
+    const status: CurrentStatus = { crls: [], ocsps: [], problems: [] };
+    for (const [i, certificate] of chain.entries()) {
+      const issuer = chain[i + 1];
+      if (!issuer) break;
+      let evidence: Evidence | undefined;
+      try {
+        evidence = await this.#evidenceFor(certificate, issuer, now, { optional: true, revokedToo: true });
+      } catch (error) {
+        if (!(error instanceof RevocationUnavailable)) throw error;
+        status.problems.push(error.message.slice(0, 300));
+        continue;
+      }
+      if (!evidence) {
+        status.problems.push(`${subjectOf(certificate)} names no OCSP responder and no CRL`);
+        continue;
+      }
+      if (evidence.kind === 'ocsp') status.ocsps.push(evidence.der);
+      else if (!status.crls.some((crl) => Buffer.compare(crl, evidence.der) === 0))
+        status.crls.push(evidence.der);
+    }
+    return status;
+  }
+
   async #statusOf(chain: Uint8Array[], now: Date): Promise<SignerStatus> {
     const status: SignerStatus = { crls: [], ocsps: [], warnings: [] };
     let until = Infinity;
@@ -173,14 +218,14 @@ export class RevocationFetcher {
     certificate: Uint8Array,
     issuer: Uint8Array,
     now: Date,
-    options: { optional: true },
+    options: { optional: true; revokedToo?: true },
   ): Promise<Evidence | undefined>;
   async #evidenceFor(certificate: Uint8Array, issuer: Uint8Array, now: Date): Promise<Evidence>;
   async #evidenceFor(
     certificate: Uint8Array,
     issuer: Uint8Array,
     now: Date,
-    options?: { optional: true },
+    options?: { optional: true; revokedToo?: true },
   ): Promise<Evidence | undefined> {
     const id = fingerprint(certificate);
     const cached = this.#byCertificate.get(id);
@@ -222,6 +267,7 @@ export class RevocationFetcher {
         at: now,
       });
       if (status === 'revoked') {
+        if (options?.revokedToo) return evidence;
         throw new CertificateRevoked(
           `The certificate ${subjectOf(certificate)} is revoked (${evidence.kind === 'ocsp' ? 'OCSP' : 'CRL'}): nothing was signed`,
         );

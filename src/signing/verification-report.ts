@@ -21,9 +21,9 @@ const RevocationFound = Type.Object(
     certificate: Type.String({ description: 'Subject of the certificate the answer is about.' }),
     status: Type.Enum(['good', 'revoked', 'unknown']),
     source: Type.Enum(['crl', 'ocsp']),
-    foundIn: Type.Enum(['dss', 'cms'], {
+    foundIn: Type.Enum(['dss', 'cms', 'online'], {
       description:
-        'Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).',
+        'Where the answer is: in the file’s document security store, in the signature’s CMS (its CRLs or the signed revocation archive), or `online`: not in the file, fetched from the responder or CRL the certificate names when verifying (only where the installation allows it: VERIFY_FETCH_REVOCATION). An online answer decides the indication but proves no PAdES level.',
     }),
     issuedAt: Type.Optional(
       Type.String({
@@ -36,7 +36,7 @@ const RevocationFound = Type.Object(
 );
 const RevocationData = Type.Array(RevocationFound, {
   description:
-    'Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying).',
+    'Per certificate of the chain below its trust anchor that has one, the revocation answer used: from the file, or fetched when verifying where the installation allows it (`foundIn: online`).',
 });
 
 const Timestamp = Type.Object(

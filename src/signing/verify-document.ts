@@ -46,6 +46,9 @@ async function verifyBytes(
       trustAnchors,
       dss: options.dss,
       documentName: options.name,
+      ...(deps.config.revocation.fetchWhenVerifying
+        ? { fetchRevocation: (chain, now) => deps.revocation.currentStatus(chain, now) }
+        : {}),
     });
     return verificationReport(
       verification,

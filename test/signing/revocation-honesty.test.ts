@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -21,18 +22,24 @@ import { useWorkspace } from '../pdf/oracles.js';
 const seal = (server: TestServer, token: string, id: string, level: string) =>
   server.api('PUT', '/documents/seal/1', { token, body: { id, certificate: true, level } });
 
-/** `signery verify` in its own process, as a stranger runs it: its JSON report and exit status. */
-function signeryVerify(args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', ...args], {
+/**
+ * `signery verify` in its own process, as a stranger runs it: its JSON report and exit status. Not
+ * spawnSync: the PKI's CRL server runs in this process and must answer `--online`.
+ */
+async function signeryVerify(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'verify', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       DATA_DIR: '/nonexistent/signery-data',
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      ...env,
     },
-    encoding: 'utf8',
     timeout: 120_000,
   });
-  return { status: run.status, report: run.stdout ? JSON.parse(run.stdout) : undefined };
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, report: stdout ? JSON.parse(stdout) : undefined };
 }
 
 describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () => {
@@ -102,7 +109,7 @@ describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () =>
       assert.ok(signature.certificate.revocationData.every((r: { foundIn: string }) => r.foundIn === 'cms'));
       // signery verify, trusting that root: intact, exit 0.
       const file = await space.write('proved.pdf', pdf);
-      const cli = signeryVerify([file, '--trust', pki.root]);
+      const cli = await signeryVerify([file, '--trust', pki.root]);
       assert.equal(cli.report.verdict, 'valid', JSON.stringify(cli.report));
       assert.equal(cli.status, 0);
     });
@@ -137,9 +144,112 @@ describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () =>
       assert.equal(offline.signatures[0]!.revocation, 'unknown');
       assert.match(offline.reason, /not confirmed \(TRY_LATER\)/);
       const file = await space.write('unproved.pdf', pdf);
-      const cli = signeryVerify([file, '--trust', pki.root]);
+      const cli = await signeryVerify([file, '--trust', pki.root]);
       assert.equal(cli.report.verdict, 'unconfirmed');
       assert.notEqual(cli.status, 0);
+    });
+  });
+
+  /** Seals a document with `p12` at B-B while every responder is down: the file holds no status of its chain. */
+  async function sealedWithoutStatus(server: TestServer, admin: string, title: string): Promise<string> {
+    await pki.set('ocsp', false);
+    await pki.set('crl', false);
+    try {
+      const id = await aDocument(server, admin, { title });
+      const sealed = await seal(server, admin, id, 'B-B');
+      assert.equal(sealed.status, 200, sealed.text);
+      assert.match(sealed.body.warnings.join(' '), /could not be checked before signing/);
+      return id;
+    } finally {
+      await pki.set('ocsp', true);
+      await pki.set('crl', true);
+    }
+  }
+  type Found = { foundIn: string; status: string };
+
+  it('VERIFY_FETCH_REVOCATION: a trusted chain the file gives no status for is asked online, said so (foundIn online, a warning) and proves no level; responders down, it stays TRY_LATER; signery verify --online does the same', async () => {
+    await withServer(
+      { ...outsideSeal(pki.sealP12), VERIFY_FETCH_REVOCATION: 'true' },
+      async (server, admin) => {
+        const id = await sealedWithoutStatus(server, admin, 'Asked online');
+        const verify = async () =>
+          (await server.api('GET', `/documents/${id}/verify`, { token: admin })).body;
+
+        await pki.set('ocsp', false);
+        await pki.set('crl', false);
+        let down;
+        try {
+          down = (await verify()).signatures[0];
+        } finally {
+          await pki.set('ocsp', true);
+          await pki.set('crl', true);
+        }
+        assert.deepEqual([down.indication, down.subIndication], ['INDETERMINATE', 'TRY_LATER']);
+        assert.match(
+          down.warnings.join(' '),
+          /Revocation status not fetched online: No revocation data for Outside Seal/,
+        );
+
+        const report = await verify();
+        const signature = report.signatures[0];
+        assert.equal(signature.indication, 'TOTAL_PASSED', JSON.stringify(signature));
+        assert.equal(signature.certificate.revocation, 'good');
+        const found: Found[] = signature.certificate.revocationData;
+        assert.ok(
+          found.length >= 2 && found.every((r) => r.foundIn === 'online' && r.status === 'good'),
+          JSON.stringify(found),
+        );
+        assert.match(
+          signature.warnings.join(' '),
+          /Revocation status fetched online at .*, not found in the file: good/,
+        );
+        assert.equal(signature.level, 'B-B', 'an answer that is not in the file proves no B-LT');
+        assert.equal(report.verdict.headline, 'valid');
+
+        const pdf = await mainFileOf(server, admin, id);
+        const file = await space.write('asked-online.pdf', pdf);
+        const offline = await signeryVerify([file, '--trust', pki.root]);
+        assert.equal(offline.report.verdict, 'unconfirmed');
+        const online = await signeryVerify([file, '--trust', pki.root, '--online'], {
+          REVOCATION_ALLOW_PRIVATE: 'true',
+        });
+        assert.equal(online.report.verdict, 'valid', JSON.stringify(online.report));
+        assert.equal(online.report.signatures[0].revocation, 'good');
+        assert.equal(online.status, 0);
+      },
+    );
+  });
+
+  it('VERIFY_FETCH_REVOCATION: a key revoked whose status the file lacks is found revoked online (TOTAL_FAILED / REVOKED); without the setting nothing is fetched (TRY_LATER)', async () => {
+    let pdf!: Buffer;
+    await withServer(
+      { ...outsideSeal(pki.revokedSealP12), VERIFY_FETCH_REVOCATION: 'true' },
+      async (server, admin) => {
+        const id = await sealedWithoutStatus(server, admin, 'Revoked, unseen');
+        const signature = (await server.api('GET', `/documents/${id}/verify`, { token: admin })).body
+          .signatures[0];
+        assert.deepEqual(
+          [signature.indication, signature.subIndication],
+          ['TOTAL_FAILED', 'REVOKED'],
+          JSON.stringify(signature),
+        );
+        assert.ok(
+          signature.certificate.revocationData.some(
+            (r: Found) => r.foundIn === 'online' && r.status === 'revoked',
+          ),
+        );
+        pdf = await mainFileOf(server, admin, id);
+      },
+    );
+    await withServer(outsideSeal(pki.revokedSealP12), async (server, admin) => {
+      const answer = await server.api('POST', '/verify', {
+        token: admin,
+        form: { file: { name: 'revoked.pdf', type: 'application/pdf', bytes: pdf } },
+      });
+      const signature = answer.body.signatures[0];
+      assert.deepEqual([signature.indication, signature.subIndication], ['INDETERMINATE', 'TRY_LATER']);
+      assert.deepEqual(signature.certificate.revocationData, []);
+      assert.doesNotMatch(signature.warnings.join(' '), /online/);
     });
   });
 

@@ -12984,7 +12984,7 @@ export interface paths {
                   /** @enum {unknown} */
                   revocation: 'good' | 'revoked' | 'unknown';
                   revocationSources: ('crl' | 'ocsp')[];
-                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying). */
+                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer used: from the file, or fetched when verifying where the installation allows it (`foundIn: online`). */
                   revocationData: {
                     /** @description Subject of the certificate the answer is about. */
                     certificate: string;
@@ -12993,10 +12993,10 @@ export interface paths {
                     /** @enum {unknown} */
                     source: 'crl' | 'ocsp';
                     /**
-                     * @description Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).
+                     * @description Where the answer is: in the file’s document security store, in the signature’s CMS (its CRLs or the signed revocation archive), or `online`: not in the file, fetched from the responder or CRL the certificate names when verifying (only where the installation allows it: VERIFY_FETCH_REVOCATION). An online answer decides the indication but proves no PAdES level.
                      * @enum {unknown}
                      */
-                    foundIn: 'dss' | 'cms';
+                    foundIn: 'dss' | 'cms' | 'online';
                     /**
                      * Format: date-time
                      * @description thisUpdate of the CRL, producedAt of the OCSP response.
@@ -13022,7 +13022,7 @@ export interface paths {
                    * @enum {unknown}
                    */
                   revocation?: 'good' | 'revoked' | 'unknown';
-                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying). */
+                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer used: from the file, or fetched when verifying where the installation allows it (`foundIn: online`). */
                   revocationData?: {
                     /** @description Subject of the certificate the answer is about. */
                     certificate: string;
@@ -13031,10 +13031,10 @@ export interface paths {
                     /** @enum {unknown} */
                     source: 'crl' | 'ocsp';
                     /**
-                     * @description Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).
+                     * @description Where the answer is: in the file’s document security store, in the signature’s CMS (its CRLs or the signed revocation archive), or `online`: not in the file, fetched from the responder or CRL the certificate names when verifying (only where the installation allows it: VERIFY_FETCH_REVOCATION). An online answer decides the indication but proves no PAdES level.
                      * @enum {unknown}
                      */
-                    foundIn: 'dss' | 'cms';
+                    foundIn: 'dss' | 'cms' | 'online';
                     /**
                      * Format: date-time
                      * @description thisUpdate of the CRL, producedAt of the OCSP response.
@@ -13391,7 +13391,7 @@ export interface paths {
                   /** @enum {unknown} */
                   revocation: 'good' | 'revoked' | 'unknown';
                   revocationSources: ('crl' | 'ocsp')[];
-                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying). */
+                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer used: from the file, or fetched when verifying where the installation allows it (`foundIn: online`). */
                   revocationData: {
                     /** @description Subject of the certificate the answer is about. */
                     certificate: string;
@@ -13400,10 +13400,10 @@ export interface paths {
                     /** @enum {unknown} */
                     source: 'crl' | 'ocsp';
                     /**
-                     * @description Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).
+                     * @description Where the answer is: in the file’s document security store, in the signature’s CMS (its CRLs or the signed revocation archive), or `online`: not in the file, fetched from the responder or CRL the certificate names when verifying (only where the installation allows it: VERIFY_FETCH_REVOCATION). An online answer decides the indication but proves no PAdES level.
                      * @enum {unknown}
                      */
-                    foundIn: 'dss' | 'cms';
+                    foundIn: 'dss' | 'cms' | 'online';
                     /**
                      * Format: date-time
                      * @description thisUpdate of the CRL, producedAt of the OCSP response.
@@ -13429,7 +13429,7 @@ export interface paths {
                    * @enum {unknown}
                    */
                   revocation?: 'good' | 'revoked' | 'unknown';
-                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer found in the file (nothing is fetched when verifying). */
+                  /** @description Per certificate of the chain below its trust anchor that has one, the revocation answer used: from the file, or fetched when verifying where the installation allows it (`foundIn: online`). */
                   revocationData?: {
                     /** @description Subject of the certificate the answer is about. */
                     certificate: string;
@@ -13438,10 +13438,10 @@ export interface paths {
                     /** @enum {unknown} */
                     source: 'crl' | 'ocsp';
                     /**
-                     * @description Where the answer is in the file: the document security store, or the signature’s CMS (its CRLs).
+                     * @description Where the answer is: in the file’s document security store, in the signature’s CMS (its CRLs or the signed revocation archive), or `online`: not in the file, fetched from the responder or CRL the certificate names when verifying (only where the installation allows it: VERIFY_FETCH_REVOCATION). An online answer decides the indication but proves no PAdES level.
                      * @enum {unknown}
                      */
-                    foundIn: 'dss' | 'cms';
+                    foundIn: 'dss' | 'cms' | 'online';
                     /**
                      * Format: date-time
                      * @description thisUpdate of the CRL, producedAt of the OCSP response.
