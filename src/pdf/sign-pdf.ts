@@ -93,7 +93,7 @@ const PLACEHOLDER: Record<PadesLevel, number> = {
 };
 
 /** Room the signer's archived revocation data takes in the CMS (with a margin for its DER framing). */
-function archivedBytes(status: SignPdfOptions['signerStatus']): number {
+export function archivedRevocationBytes(status: SignPdfOptions['signerStatus']): number {
   if (!status) return 0;
   const total = [...status.crls, ...status.ocsps].reduce((sum, der) => sum + der.length, 0);
   return total === 0 ? 0 : total + 64;
@@ -151,7 +151,8 @@ export async function signPdfUpdate(
     images: options.images,
     annotations: options.annotations,
     placeholderSize:
-      (options.placeholderSize ?? PLACEHOLDER[levelRequested]) + archivedBytes(options.signerStatus),
+      (options.placeholderSize ?? PLACEHOLDER[levelRequested]) +
+      archivedRevocationBytes(options.signerStatus),
     ...(options.signerStatus ? { revocation: options.signerStatus } : {}),
     ...(options.associatedFiles ? { associatedFiles: options.associatedFiles } : {}),
   });

@@ -14,6 +14,8 @@ import { RevocationFetcher } from '../../src/pki/revocation-fetcher.js';
 import { httpRevocationTransport } from '../../src/pki/revocation-transport.js';
 import { Agent } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { createHash, createPrivateKey } from 'node:crypto';
+import { rsaToken } from '../fixtures/test-pki.js';
 import { useOpensslPki } from '../fixtures/openssl-pki.js';
 import { aDocument, mainFileOf } from '../helpers/documents.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -250,6 +252,88 @@ describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () =>
       assert.deepEqual([signature.indication, signature.subIndication], ['INDETERMINATE', 'TRY_LATER']);
       assert.deepEqual(signature.certificate.revocationData, []);
       assert.doesNotMatch(signature.warnings.join(' '), /online/);
+    });
+  });
+
+  it('two-step signing: a user certificate that is revoked prepares nothing (400 on certificateHash); a good one has its status signed with it and verifies TOTAL_PASSED from the file; a responder down is a warning', async () => {
+    await withServer({ TRUST_ANCHORS: pki.root }, async (server, admin) => {
+      const { id: userId } = (
+        await server.api('POST', '/users', {
+          token: admin,
+          body: { name: 'tess', password: 'user-password-1' },
+        })
+      ).body;
+      const token = await server.login('tess', 'user-password-1');
+      const register = async (leaf: Uint8Array) => {
+        const form = new FormData();
+        const pems = [leaf, pki.certificates.intermediate, pki.certificates.root].map(
+          (der) =>
+            `-----BEGIN CERTIFICATE-----\n${Buffer.from(der)
+              .toString('base64')
+              .match(/.{1,64}/g)!
+              .join('\n')}\n-----END CERTIFICATE-----\n`,
+        );
+        form.append('file', new Blob([pems.join('')]), 'certificate.pem');
+        const answer = await fetch(`${server.url}/api/v1/users/${userId}/certificate?token=${token}`, {
+          method: 'POST',
+          body: form,
+        });
+        assert.equal(answer.status, 200, await answer.text());
+      };
+      const start = async (leaf: Uint8Array) =>
+        server.api('POST', '/documents/sign/1/start/digest', {
+          token,
+          body: {
+            id: await aDocument(server, token, { title: 'Two steps' }),
+            certificateHash: createHash('sha256').update(leaf).digest('hex'),
+            signatureProvider: 'internalUsb',
+          },
+        });
+
+      await register(pki.certificates.revokedSeal);
+      const refused = await start(pki.certificates.revokedSeal);
+      assert.equal(refused.status, 400, refused.text);
+      assert.match(
+        refused.body.message,
+        /"certificateHash" names a revoked certificate: Outside Revoked Seal is revoked/,
+      );
+
+      await register(pki.certificates.seal);
+      const started = await start(pki.certificates.seal);
+      assert.equal(started.status, 200, started.text);
+      assert.equal(started.body.warnings, undefined, started.text);
+      const key = createPrivateKey(await readFile(join(pki.dir, 'seal.key')));
+      const digest = Buffer.from(started.body.files[0].digest, 'base64');
+      const finished = await server.api('PUT', '/documents/sign/finish/digest', {
+        token,
+        body: {
+          sessionId: started.body.sessionId,
+          signedDigests: [
+            {
+              originalDigest: started.body.files[0].digest,
+              signedDigest: rsaToken(key, 'SHA-256')(digest).toString('base64'),
+            },
+          ],
+        },
+      });
+      assert.equal(finished.status, 200, finished.text);
+      const signature = (await server.api('GET', `/documents/${finished.body.documentId}/verify`, { token }))
+        .body.signatures[0];
+      assert.equal(signature.indication, 'TOTAL_PASSED', JSON.stringify(signature));
+      assert.ok(signature.certificate.revocationData.every((r: Found) => r.foundIn === 'cms'));
+
+      await pki.set('ocsp', false);
+      await pki.set('crl', false);
+      try {
+        // The status asked a moment ago is kept for a while: another certificate is asked afresh.
+        await register(pki.certificates.tsa);
+        const unchecked = await start(pki.certificates.tsa);
+        assert.equal(unchecked.status, 200, unchecked.text);
+        assert.match(unchecked.body.warnings.join(' '), /could not be checked before signing/);
+      } finally {
+        await pki.set('ocsp', true);
+        await pki.set('crl', true);
+      }
     });
   });
 

@@ -13876,7 +13876,7 @@ export interface paths {
     put?: never;
     /**
      * Start two-step signing: digest to sign
-     * @description Places the `signatures` visuals and prepares the PDF with the certificate named by `certificateHash`, in one revision. `files[0].digest` is base64 of the `digestAlgorithm` hash of the DER CMS signed attributes: the hardware token signs it (RSA PKCS#1 v1.5 or ECDSA) and the client calls PUT /documents/sign/finish/digest before `sessionExpiration`. `preparedFile` is the prepared PDF’s file id (GET /files/loadFile/hash/{id}).
+     * @description Places the `signatures` visuals and prepares the PDF with the certificate named by `certificateHash`, in one revision. `files[0].digest` is base64 of the `digestAlgorithm` hash of the DER CMS signed attributes: the hardware token signs it (RSA PKCS#1 v1.5 or ECDSA) and the client calls PUT /documents/sign/finish/digest before `sessionExpiration`. `preparedFile` is the prepared PDF’s file id (GET /files/loadFile/hash/{id}). Before anything is prepared, the certificate’s revocation status is asked of the OCSP responder or CRL it names: a revoked certificate answers 400 on `certificateHash`; the answers proving it good are signed with it (adbe-revocationInfoArchival); one that could not be had is said in `warnings`.
      */
     post: {
       parameters: {
@@ -14017,6 +14017,8 @@ export interface paths {
               sessionId: string;
               /** Format: date-time */
               sessionExpiration: string;
+              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT). */
+              warnings?: string[];
             };
           };
         };
@@ -14234,6 +14236,8 @@ export interface paths {
               sessionId: string;
               /** Format: date-time */
               sessionExpiration: string;
+              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT). */
+              warnings?: string[];
             };
           };
         };

@@ -92,6 +92,12 @@ const StartAnswer = Type.Object(
     files: Type.Array(Type.Object({ digest: Type.String(), preparedFile: Type.String() })),
     sessionId: Type.String(),
     sessionExpiration: Type.String({ format: 'date-time' }),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT).',
+      }),
+    ),
   },
   {
     examples: [
@@ -203,7 +209,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       start(
         'digest',
         'Start two-step signing: digest to sign',
-        'Places the `signatures` visuals and prepares the PDF with the certificate named by `certificateHash`, in one revision. `files[0].digest` is base64 of the `digestAlgorithm` hash of the DER CMS signed attributes: the hardware token signs it (RSA PKCS#1 v1.5 or ECDSA) and the client calls PUT /documents/sign/finish/digest before `sessionExpiration`. `preparedFile` is the prepared PDF’s file id (GET /files/loadFile/hash/{id}).',
+        'Places the `signatures` visuals and prepares the PDF with the certificate named by `certificateHash`, in one revision. `files[0].digest` is base64 of the `digestAlgorithm` hash of the DER CMS signed attributes: the hardware token signs it (RSA PKCS#1 v1.5 or ECDSA) and the client calls PUT /documents/sign/finish/digest before `sessionExpiration`. `preparedFile` is the prepared PDF’s file id (GET /files/loadFile/hash/{id}). Before anything is prepared, the certificate’s revocation status is asked of the OCSP responder or CRL it names: a revoked certificate answers 400 on `certificateHash`; the answers proving it good are signed with it (adbe-revocationInfoArchival); one that could not be had is said in `warnings`.',
       ),
       async (request) =>
         startTwoStep(deps, actorOf(request), 'digest', { ...request.body, version: request.params.version }),

@@ -6,6 +6,10 @@ import { AppError, NotFound, ValidationError, VersionMismatch } from '../../core
 import { finishSignatureFromFile } from '../../pdf/finish-signature-from-file.js';
 import { finishSignature } from '../../pdf/finish-signature.js';
 import { prepareSignature } from '../../pdf/prepare-signature.js';
+import { certificateChain } from '../../pdf/archive-timestamp.js';
+import { archivedRevocationBytes } from '../../pdf/sign-pdf.js';
+import { SealCertificateRevoked } from '../../pki/errors.js';
+import type { SignerStatus } from '../../pki/revocation-fetcher.js';
 import {
   preparedStateFromJson,
   preparedStateToJson,
@@ -63,6 +67,8 @@ export interface StartAnswer {
   files: { digest: string; preparedFile: string }[];
   sessionId: string;
   sessionExpiration: string;
+  /** Why the certificate's revocation status could not be checked and signed with it, if so. */
+  warnings?: string[];
 }
 
 /** B-T adds the TSA's token and chain to the CMS: reserve more room when a TSA is configured. */
@@ -99,6 +105,12 @@ export async function startTwoStep(
   if (new Date(certificate.not_after) < now || new Date(certificate.not_before) > now) {
     throw new ValidationError('certificateHash', 'names a certificate that is not valid now');
   }
+  const signerCertificate = Buffer.from(certificate.certificate, 'base64');
+  const signerChain = readJson<string[]>(certificate.chain, []).map((der) => Buffer.from(der, 'base64'));
+  // Issue 38: as before the organisation key signs, the certificate's status is asked for first,
+  // outside any transaction. A revoked one never prepares a signature; the answers that prove it
+  // good are signed with it (adbe-revocationInfoArchival), so the file proves its status.
+  const signerStatus = await statusBeforeSigning(deps, certificateChain(signerCertificate, signerChain), now);
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
   const stamps = await loadStampImages(deps, actor, input.signatures);
   const sessionId = `tss_${randomBytes(24).toString('base64url')}`;
@@ -115,12 +127,15 @@ export async function startTwoStep(
     await claimVisualFiles(trx, claims, now);
     const prepared = await prepareSignature({
       pdf: bytes,
-      certificate: Buffer.from(certificate.certificate, 'base64'),
-      chain: readJson<string[]>(certificate.chain, []).map((der) => Buffer.from(der, 'base64')),
+      certificate: signerCertificate,
+      chain: signerChain,
       signerName,
       signingTime: now,
       digestAlgorithm: input.digestAlgorithm ?? 'SHA-256',
-      placeholderSize: deps.config.tsaUrl ? PLACEHOLDER.timestamped : PLACEHOLDER.plain,
+      placeholderSize:
+        (deps.config.tsaUrl ? PLACEHOLDER.timestamped : PLACEHOLDER.plain) +
+        archivedRevocationBytes(signerStatus),
+      revocation: signerStatus,
       ...visuals,
     });
     const file = await deps.files.save(
@@ -166,8 +181,25 @@ export async function startTwoStep(
       files: [{ digest: Buffer.from(digest).toString('base64'), preparedFile: file.id }],
       sessionId,
       sessionExpiration: expiresAt.toISOString(),
+      ...(signerStatus.warnings.length > 0 ? { warnings: signerStatus.warnings } : {}),
     };
   });
+}
+
+/**
+ * The status of a user's certificate before it signs: a revoked one is the caller's error (400 on
+ * `certificateHash`: that certificate signs nothing), not the installation's.
+ */
+async function statusBeforeSigning(deps: Deps, chain: Uint8Array[], now: Date): Promise<SignerStatus> {
+  try {
+    return await deps.revocation.beforeSigning(chain, now);
+  } catch (error) {
+    if (!(error instanceof SealCertificateRevoked)) throw error;
+    throw new ValidationError(
+      'certificateHash',
+      `names a revoked certificate: ${error.message.replace(/^The signing key's certificate /, '')}`,
+    );
+  }
 }
 
 export interface FinishAnswer {
