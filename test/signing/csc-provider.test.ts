@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { ManualClock } from '../../src/core/clock.js';
 import { loadConfig } from '../../src/core/config.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { startCscServer, type CscServerOptions, type TestCscServer } from '../fixtures/csc-server.js';
@@ -22,7 +23,11 @@ describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
    * environment changed by `env`); both closed after `use`.
    */
   async function withCsc(
-    options: { csc?: Partial<CscServerOptions>; env?: (csc: TestCscServer) => Record<string, string> },
+    options: {
+      csc?: Partial<CscServerOptions>;
+      env?: (csc: TestCscServer) => Record<string, string>;
+      clock?: ManualClock;
+    },
     use: (server: TestServer, admin: string, csc: TestCscServer) => Promise<void>,
   ) {
     const csc = await startCscServer({
@@ -39,6 +44,7 @@ describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
         REVOCATION_ALLOW_PRIVATE: 'true',
         ...options.env?.(csc),
       },
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     try {
       await use(server, await server.adminToken(), csc);
@@ -140,6 +146,53 @@ describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
       for (const made of signatures) {
         assert.equal(made.signer?.commonName, 'Outside Seal', `${made.fieldName} made with the CSC key`);
       }
+    });
+  });
+
+  it('the seal on completion fails after the last signature committed: the call still answers 200, the job keeps the seal, and the worker seals once the service is back', async () => {
+    const clock = new ManualClock(new Date());
+    await withCsc({ env: () => ({ SEAL_PROVIDER: 'csc' }), clock }, async (server, admin, csc) => {
+      await createUser(server, { name: 'csc-retry', email: 'csc-retry@example.test' });
+      const doc = await aDocument(server, admin, { title: 'Sealed later' });
+      await shareDocument(server, admin, doc, { to: 'csc-retry' });
+      const signer = await server.login('csc-retry', USER_PASSWORD);
+      const { _version: version } = await readDocument(server, admin, doc);
+      // The user's signature goes through; the service fails from the next hash on (the seal's).
+      let hashes = 0;
+      csc.refuses = (method) => method === 'signatures/signHash' && ++hashes > 1;
+      const signed = await server.api('PUT', `/documents/sign/${version}`, {
+        token: signer,
+        body: { id: doc, level: 'B-B', signatures: [{ type: 'signature', position: at }] },
+      });
+      assert.equal(signed.status, 200, signed.text);
+      assert.equal(signed.body.shareStateName, 'completed');
+      const signedOnly = await verifyPdf({ pdf: await mainFileOf(server, admin, doc) });
+      assert.equal(signedOnly.signatures.length, 1, 'the signature is committed, the seal not made');
+      const job = async () =>
+        (await server.app.deps.db
+          .selectFrom('jobs')
+          .select(['status', 'attempts', 'last_error', 'run_at'])
+          .where('type', '=', 'document.sealOnComplete')
+          .executeTakeFirstOrThrow()) as {
+          status: string;
+          attempts: number;
+          last_error: string;
+          run_at: string;
+        };
+      const failed = await job();
+      assert.equal(failed.attempts, 1);
+      assert.notEqual(failed.status, 'done');
+      assert.match(failed.last_error, /signHash answered 503/);
+
+      csc.refuses = undefined;
+      clock.advance(new Date(failed.run_at).getTime() - clock.now().getTime() + 1_000);
+      server.app.worker?.wake();
+      for (let i = 0; i < 200 && (await job()).status !== 'done'; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await job()).status, 'done');
+      const sealed = await verifyPdf({ pdf: await mainFileOf(server, admin, doc) });
+      assert.equal(sealed.signatures.length, 2, 'the user’s signature and the seal the worker made');
+      assert.equal(sealed.signatures[1]!.reason, 'Completed');
     });
   });
 
