@@ -11,7 +11,7 @@ import { settleNeedAppearances } from './form-appearances.js';
 import { pageGeometries, rectArray } from './geometry.js';
 import type { PreparedSignatureState } from './prepared-signature.js';
 import { appendedSource, sourceOf, type PdfBytes } from './reader/byte-source.js';
-import { addSignatureField } from './signature-field.js';
+import { addSignatureField, hasSignedField } from './signature-field.js';
 import { buildAnnotations } from './visuals/build-annotations.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visuals/visual-types.js';
 import { IncrementalUpdate, wholeFile, type WrittenUpdate } from './writer/incremental-writer.js';
@@ -146,6 +146,9 @@ function signatureUpdate(
     time: options.signingTime,
     locked: true,
     reserveWidget: true,
+    // After another signature, this one's revision holds only its field and widget (and visuals on
+    // other pages, which strict validators refuse: README).
+    composeOnWidgetPage: hasSignedField(opened),
   });
 
   const entries: Record<string, PdfString | PdfDict> = {

@@ -84,6 +84,34 @@ export function addSignatureField(options: AddSignatureFieldOptions): { fieldNam
   return { fieldName };
 }
 
+/**
+ * Whether the AcroForm holds a signed signature field (one whose /V is set): a signature made now
+ * comes after another, and its revision must hold only what may follow a signature.
+ *
+ * ```ts
+ * buildAnnotations({ ..., composeOnWidgetPage: hasSignedField(opened) });
+ * ```
+ */
+export function hasSignedField(opened: AppendablePdf): boolean {
+  const catalog = opened.resolve(opened.trailer.root);
+  if (!(catalog instanceof PdfDict)) return false;
+  const acroForm = opened.resolve(catalog.get('AcroForm'));
+  const fields = acroForm instanceof PdfDict ? opened.resolve(acroForm.get('Fields')) : undefined;
+  if (!(fields instanceof PdfArray)) return false;
+  const signed = (kids: PdfArray, inherited: string | undefined, depth: number): boolean =>
+    depth <= 32 &&
+    kids.toArray().some((item) => {
+      const field = opened.resolve(item);
+      if (!(field instanceof PdfDict)) return false;
+      const type = opened.resolve(field.get('FT'));
+      const fieldType = type instanceof PdfName ? type.value : inherited;
+      if (fieldType === 'Sig' && field.get('V') !== undefined) return true;
+      const children = opened.resolve(field.get('Kids'));
+      return children instanceof PdfArray && signed(children, fieldType, depth + 1);
+    });
+  return signed(fields, undefined, 0);
+}
+
 function collectNames(
   opened: AppendablePdf,
   kids: PdfArray,

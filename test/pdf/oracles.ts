@@ -202,8 +202,13 @@ export interface GreyPage {
   pixels: Uint8Array;
 }
 
-/** Renders page 1 of `path` in grey at `dpi` with poppler or MuPDF (both write a binary PGM). */
-export async function renderGrey(path: string, viewer: 'poppler' | 'mupdf', dpi = 50): Promise<GreyPage> {
+/** Renders page `page` of `path` in grey at `dpi` with poppler or MuPDF (both write a binary PGM). */
+export async function renderGrey(
+  path: string,
+  viewer: 'poppler' | 'mupdf',
+  dpi = 50,
+  page = 1,
+): Promise<GreyPage> {
   const out = `${path}.${viewer}.pgm`;
   if (viewer === 'poppler') {
     await run('pdftoppm', [
@@ -211,15 +216,15 @@ export async function renderGrey(path: string, viewer: 'poppler' | 'mupdf', dpi 
       '-r',
       String(dpi),
       '-f',
-      '1',
+      String(page),
       '-l',
-      '1',
+      String(page),
       '-singlefile',
       path,
       path + '.poppler',
     ]);
   } else {
-    await run('mutool', ['draw', '-q', '-c', 'gray', '-r', String(dpi), '-o', out, path, '1']);
+    await run('mutool', ['draw', '-q', '-c', 'gray', '-r', String(dpi), '-o', out, path, String(page)]);
   }
   return readPgm(await readFile(out));
 }

@@ -1,4 +1,4 @@
-import { PdfDict, PdfName, PdfNumber, PdfString, type PdfRef } from '@libpdf/core';
+import { PdfDict, PdfName, PdfNumber, PdfStream, PdfString, type PdfRef } from '@libpdf/core';
 import { annotationName, pdfDate } from '../annotations.js';
 import {
   pageIndexes,
@@ -26,6 +26,13 @@ export interface BuildAnnotationsOptions {
   locked: boolean;
   /** Keep the first signature visual's appearance for the signature widget instead of an annotation. */
   reserveWidget: boolean;
+  /**
+   * With `reserveWidget`, every visual on the widget's page is drawn in the widget's appearance (its
+   * /Rect then spans them all) instead of an annotation of its own: a signature after another may add
+   * only its field and widget for strict validators (pyHanko's difference analysis refuses any other
+   * new annotation). Visuals on other pages stay annotations.
+   */
+  composeOnWidgetPage?: boolean;
 }
 
 export interface BuiltAnnotations {
@@ -67,6 +74,13 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
       AP: PdfDict.of({ N: appearance }),
     });
   let widget: BuiltAnnotations['widget'];
+  /** Visuals drawn in the widget's appearance (composeOnWidgetPage), the widget's own first. */
+  const composed: { placed: PlacedRect; appearance: PdfRef }[] = [];
+  const inWidget = (pageIndex: number, placed: PlacedRect, appearance: PdfRef): boolean => {
+    if (!options.composeOnWidgetPage || widget?.pageIndex !== pageIndex) return false;
+    composed.push({ placed, appearance });
+    return true;
+  };
 
   for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'signatures', options.signatures)) {
     const appearance = appearances.signature({
@@ -78,8 +92,10 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
     });
     if (options.reserveWidget && !widget) {
       widget = { pageIndex, placed, appearance, comment: entry.comment };
+      composed.push({ placed, appearance });
       continue;
     }
+    if (inWidget(pageIndex, placed, appearance)) continue;
     const dict = common(pageIndex, placed, 'Stamp', appearance);
     dict.set('Name', PdfName.of(`Signery_${entry.type}`));
     if (options.signerName) dict.set('T', PdfString.fromString(options.signerName));
@@ -88,14 +104,18 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
   }
 
   for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'images', options.images)) {
-    const dict = common(pageIndex, placed, 'Stamp', appearances.image({ placed, image: entry.image, path }));
+    const appearance = appearances.image({ placed, image: entry.image, path });
+    if (inWidget(pageIndex, placed, appearance)) continue;
+    const dict = common(pageIndex, placed, 'Stamp', appearance);
     dict.set('Name', PdfName.of(entry.subtype === 'image_barcode' ? 'Signery_Barcode' : 'Signery_Image'));
     if (entry.comment) dict.set('Contents', PdfString.fromString(entry.comment));
     add(pageIndex, update.add(dict));
   }
 
   for (const { entry, path, pageIndex, placed } of placedOnPages(pages, 'annotations', options.annotations)) {
-    const dict = common(pageIndex, placed, 'FreeText', appearances.text({ placed, annotation: entry, path }));
+    const appearance = appearances.text({ placed, annotation: entry, path });
+    if (inWidget(pageIndex, placed, appearance)) continue;
+    const dict = common(pageIndex, placed, 'FreeText', appearance);
     dict.set('Contents', PdfString.fromString(entry.text));
     // /DA and /Q describe the text for viewers that edit it; the /AP above is what is shown.
     dict.set('DA', PdfString.fromString(`/Helv ${entry.fontSize ?? 12} Tf 0 g`));
@@ -105,7 +125,67 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
     add(pageIndex, update.add(dict));
   }
 
+  if (widget && composed.length > 1) {
+    widget = { ...widget, ...composeAppearances(update, composed) };
+  }
   return { widget, byPage };
+}
+
+/**
+ * One appearance that draws `parts` where each would be drawn as an annotation of its own: a form
+ * XObject in the page's user space (its /BBox the union of their /Rects, no /Matrix), painting each
+ * part's form where ISO 32000-1 12.5.5 would put it (its /BBox turned by its /Matrix, moved onto its
+ * /Rect; the part's /Matrix applies as it is painted).
+ */
+function composeAppearances(
+  update: IncrementalUpdate,
+  parts: { placed: PlacedRect; appearance: PdfRef }[],
+): { placed: PlacedRect; appearance: PdfRef } {
+  const union: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  const xobjects = new PdfDict();
+  const ops: string[] = [];
+  for (const [i, { placed, appearance }] of parts.entries()) {
+    const [x1, y1, x2, y2] = placed.rect;
+    union[0] = Math.min(union[0], x1);
+    union[1] = Math.min(union[1], y1);
+    union[2] = Math.max(union[2], x2);
+    union[3] = Math.max(union[3], y2);
+    // The lower-left corner of the part's /BBox [0 0 width height] once its /Matrix has turned it.
+    const [a, b, c, d] = placed.matrix;
+    const corners = [
+      [0, 0],
+      [placed.width, 0],
+      [0, placed.height],
+      [placed.width, placed.height],
+    ].map(([x, y]) => [a * x! + c * y!, b * x! + d * y!] as const);
+    const left = Math.min(...corners.map(([x]) => x));
+    const bottom = Math.min(...corners.map(([, y]) => y));
+    xobjects.set(`V${i}`, appearance);
+    ops.push(`q 1 0 0 1 ${number(x1 - left)} ${number(y1 - bottom)} cm /V${i} Do Q`);
+  }
+  const form = PdfStream.fromDict(
+    {
+      Type: PdfName.of('XObject'),
+      Subtype: PdfName.of('Form'),
+      BBox: rectArray(union),
+      Resources: PdfDict.of({ XObject: xobjects }),
+    },
+    new Uint8Array(Buffer.from(ops.join('\n'), 'latin1')),
+  );
+  return {
+    placed: {
+      rect: union,
+      width: union[2] - union[0],
+      height: union[3] - union[1],
+      matrix: [1, 0, 0, 1, 0, 0],
+    },
+    appearance: update.add(form),
+  };
+}
+
+/** A number as content-stream text: at most 4 decimals, no exponent. */
+function number(value: number): string {
+  return String(Math.round(value * 10_000) / 10_000);
 }
 
 /**
