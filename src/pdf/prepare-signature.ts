@@ -63,6 +63,8 @@ export interface PreparedSignature {
   /** The PDF with the new revision; /Contents is still zeros. */
   pdf: Uint8Array;
   state: PreparedSignatureState;
+  /** What the signer should know of the revision (visuals strict validators will refuse). */
+  warnings: string[];
 }
 
 /**
@@ -80,8 +82,8 @@ export interface PreparedSignature {
  * ```
  */
 export async function prepareSignature(options: PrepareSignatureOptions): Promise<PreparedSignature> {
-  const { written, state } = await prepareSignatureUpdate(options);
-  return { pdf: wholeFile(written), state };
+  const { written, state, warnings } = await prepareSignatureUpdate(options);
+  return { pdf: wholeFile(written), state, warnings };
 }
 
 /**
@@ -95,10 +97,10 @@ export async function prepareSignature(options: PrepareSignatureOptions): Promis
  */
 export async function prepareSignatureUpdate(
   options: PrepareSignatureOptions,
-): Promise<{ written: WrittenUpdate; state: PreparedSignatureState }> {
+): Promise<{ written: WrittenUpdate; state: PreparedSignatureState; warnings: string[] }> {
   const digestAlgorithm = options.digestAlgorithm ?? 'SHA-256';
   const keyAlgorithm = keyAlgorithmOfCertificate(options.certificate);
-  const { written, byteRange, fieldName } = await updatePdf(sourceOf(options.pdf), (opened) =>
+  const { written, byteRange, fieldName, warnings } = await updatePdf(sourceOf(options.pdf), (opened) =>
     signatureUpdate(opened, options),
   );
   const messageDigest = await byteRangeDigest(
@@ -113,6 +115,7 @@ export async function prepareSignatureUpdate(
   });
   return {
     written,
+    warnings,
     state: {
       byteRange,
       signedAttributes,
@@ -131,7 +134,7 @@ export async function prepareSignatureUpdate(
 function signatureUpdate(
   opened: AppendablePdf,
   options: PrepareSignatureOptions,
-): { written: WrittenUpdate; byteRange: ByteRange; fieldName: string } {
+): { written: WrittenUpdate; byteRange: ByteRange; fieldName: string; warnings: string[] } {
   const update = new IncrementalUpdate(opened);
   settleNeedAppearances({ opened, update });
   const pages = pageGeometries(opened);
@@ -183,7 +186,12 @@ function signatureUpdate(
 
   const written = update.write();
   const byteRange = fillByteRange({ written, objectNumber: signatureRef.objectNumber, dictionary });
-  return { written, byteRange, fieldName };
+  const warnings = built.outsideWidget.length
+    ? [
+        `The visuals on page ${built.outsideWidget.map((i) => i + 1).join(', ')} are annotations of their own: this signature follows another and its widget, which holds its visuals, is on page ${(built.widget?.pageIndex ?? 0) + 1}. Validators applying a strict difference-analysis policy (pyHanko's default) refuse annotations added after a signature; a later signer's visuals on one page keep every validator's approval`,
+      ]
+    : [];
+  return { written, byteRange, fieldName, warnings };
 }
 
 /**

@@ -167,7 +167,7 @@ export async function signPdfUpdate(
   });
   embedInUpdate({ written: prepared.written, byteRange: prepared.state.byteRange, der: finished.cms });
   const signed = prepared.written.tail;
-  const warnings: string[] = [...(options.signerStatus?.warnings ?? [])];
+  const warnings: string[] = [...(options.signerStatus?.warnings ?? []), ...prepared.warnings];
   const result = (appended: Uint8Array, levelAchieved: PadesLevel, reason?: string): SignedUpdate => ({
     appended,
     fieldName: prepared.state.fieldName,

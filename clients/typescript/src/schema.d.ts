@@ -4807,7 +4807,7 @@ export interface paths {
                     /** @description True when the TSA failed and the signature was made at a lower level. */
                     fellBack: boolean;
                     reason?: string;
-                    /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                    /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
                     warnings?: string[];
                   };
                 }
@@ -6301,7 +6301,7 @@ export interface paths {
                 /** @description True when the TSA failed and the signature was made at a lower level. */
                 fellBack: boolean;
                 reason?: string;
-                /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+                /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
                 warnings?: string[];
               };
             };
@@ -10877,7 +10877,7 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
@@ -11835,7 +11835,7 @@ export interface paths {
               /** @description When the call signed: true when the TSA failed and a lower level was made. */
               fellBack?: boolean;
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description When the call drew or signed: the document’s share state after it (`completed` when it was the last action). */
               shareStateName?: string | null;
@@ -12043,7 +12043,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12237,7 +12237,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12445,7 +12445,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -12584,7 +12584,7 @@ export interface paths {
               fellBack: boolean;
               /** @description Why it fell back. */
               reason?: string;
-              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED. */
+              /** @description Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget. */
               warnings?: string[];
               /** @description The document’s state after the call (`completed` when this was the last signature). */
               shareStateName: string | null;
@@ -14017,7 +14017,7 @@ export interface paths {
               sessionId: string;
               /** Format: date-time */
               sessionExpiration: string;
-              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT). */
+              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why (the signature then carries no proof of its status and verifies INDETERMINATE until one is added, B-LT); and, as in one step, visuals of a signature after another on pages other than its widget’s (see PUT /documents/sign’s `warnings`). */
               warnings?: string[];
             };
           };
@@ -14236,7 +14236,7 @@ export interface paths {
               sessionId: string;
               /** Format: date-time */
               sessionExpiration: string;
-              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT). */
+              /** @description When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why (the signature then carries no proof of its status and verifies INDETERMINATE until one is added, B-LT); and, as in one step, visuals of a signature after another on pages other than its widget’s (see PUT /documents/sign’s `warnings`). */
               warnings?: string[];
             };
           };

@@ -142,7 +142,7 @@ export const TextEntrySchema = Type.Object(
 
 /** What a signing answer's `warnings` mean (issue 38), in the OpenAPI description. */
 export const SIGNING_WARNINGS =
-  'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added. A revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED.';
+  'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget.';
 
 export const Level = Type.Optional(
   Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {

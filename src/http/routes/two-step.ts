@@ -95,7 +95,7 @@ const StartAnswer = Type.Object(
     warnings: Type.Optional(
       Type.Array(Type.String(), {
         description:
-          'When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why. The signature then carries no proof of its status and verifies INDETERMINATE until one is added (B-LT).',
+          'When the certificate names an OCSP responder or a CRL that could not be asked before preparing: why (the signature then carries no proof of its status and verifies INDETERMINATE until one is added, B-LT); and, as in one step, visuals of a signature after another on pages other than its widget’s (see PUT /documents/sign’s `warnings`).',
       }),
     ),
   },

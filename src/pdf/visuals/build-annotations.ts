@@ -40,6 +40,11 @@ export interface BuiltAnnotations {
   widget?: { pageIndex: number; placed: PlacedRect; appearance: PdfRef; comment?: string };
   /** Annotation references to append to each page (0-based index). */
   byPage: Map<number, PdfRef[]>;
+  /**
+   * With `composeOnWidgetPage`, the pages (0-based) where visuals still became annotations of their
+   * own: a field has one widget, on one page.
+   */
+  outsideWidget: number[];
 }
 
 const PRINT = 4;
@@ -128,7 +133,8 @@ export function buildAnnotations(options: BuildAnnotationsOptions): BuiltAnnotat
   if (widget && composed.length > 1) {
     widget = { ...widget, ...composeAppearances(update, composed) };
   }
-  return { widget, byPage };
+  const outsideWidget = options.composeOnWidgetPage ? [...byPage.keys()].sort((a, b) => a - b) : [];
+  return { widget, byPage, outsideWidget };
 }
 
 /**

@@ -181,7 +181,9 @@ export async function startTwoStep(
       files: [{ digest: Buffer.from(digest).toString('base64'), preparedFile: file.id }],
       sessionId,
       sessionExpiration: expiresAt.toISOString(),
-      ...(signerStatus.warnings.length > 0 ? { warnings: signerStatus.warnings } : {}),
+      ...(signerStatus.warnings.length + prepared.warnings.length > 0
+        ? { warnings: [...signerStatus.warnings, ...prepared.warnings] }
+        : {}),
     };
   });
 }
