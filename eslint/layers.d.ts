@@ -3,5 +3,5 @@ import type { ESLint } from 'eslint';
 export const CAPABILITIES: string[];
 export const ENGINES: string[];
 export const COMPOSITION: string[];
-export const CORE_LEAVES: string[];
+export const BASE: string;
 export const layers: ESLint.Plugin;

@@ -27,15 +27,8 @@ export const ENGINES = ['pdf', 'pki', 'store', 'jobs', 'notify', 'rate-limits'];
 /** The composition: wires everything together, so it may import anything. */
 export const COMPOSITION = ['http', 'ops', 'app', 'cli', 'main'];
 
-/** The files of core/ that import nothing of Signery's: engines may use them. */
-export const CORE_LEAVES = [
-  'core/errors',
-  'core/clock',
-  'core/config',
-  'core/deadline',
-  'core/worker-module',
-  'core/worker-pool',
-];
+/** The ground floor: leaves that import nothing of Signery's; every floor above may use them. */
+export const BASE = 'base';
 
 /** Where a module under src/ lives: its room (first folder, or the file at the top) and its path without extension. */
 function place(srcDir, file) {
@@ -54,6 +47,8 @@ export function refusal(from, to, { typeOnly = false } = {}) {
       return 'a migration imports no live code (copy what it needs; `import type` is allowed)';
     return undefined;
   }
+  if (from.room === BASE) return `base/ is the ground floor: it imports nothing of Signery's (${to.room}/)`;
+  if (to.room === BASE) return undefined;
   if (COMPOSITION.includes(from.room)) return undefined;
   if (COMPOSITION.includes(to.room)) return `${from.room}/ may not import the composition (${to.room})`;
   if (CAPABILITIES.includes(from.room)) {
@@ -68,8 +63,8 @@ export function refusal(from, to, { typeOnly = false } = {}) {
   if (ENGINES.includes(from.room)) {
     if (CAPABILITIES.includes(to.room))
       return `the engine ${from.room}/ may not import the capability ${to.room}/`;
-    if (to.room === 'core' && !CORE_LEAVES.includes(to.module))
-      return `the engine ${from.room}/ may import only core's leaves (${CORE_LEAVES.join(', ')}), not ${to.module}`;
+    if (to.room === 'core')
+      return `the engine ${from.room}/ may not import core/ (${to.module}); what engines share is in base/`;
     if (
       (from.room === 'pdf' || from.room === 'pki') &&
       ['store', 'jobs', 'notify', 'rate-limits'].includes(to.room)

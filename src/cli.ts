@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { systemClock } from './core/clock.js';
-import { ConfigError, loadConfig } from './core/config.js';
+import { systemClock } from './base/clock.js';
+import { ConfigError, loadConfig } from './base/config.js';
 import { serve, work } from './main.js';
 import { revocationFetcher } from './app.js';
 import { verifyAuditChain } from './audit/verify-chain.js';

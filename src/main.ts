@@ -1,5 +1,5 @@
 import { buildApp, type App } from './app.js';
-import { ConfigError, loadConfig, type Config } from './core/config.js';
+import { ConfigError, loadConfig, type Config } from './base/config.js';
 import { serveMetrics, type MetricsServer } from './http/metrics-server.js';
 
 /**

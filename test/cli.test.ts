@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/core/config.js';
+import { loadConfig } from '../src/base/config.js';
 import { useStore } from './helpers/use-server.js';
 
 describe('the signery command', () => {

@@ -28,7 +28,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { forEachConcurrently } from '../../src/ops/concurrently.js';
 import { Progress } from '../../src/ops/progress.js';
 import { makePdf } from '../../test/helpers/pdf.js';

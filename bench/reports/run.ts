@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { generateDocuments } from '../../test/fixtures/generate-documents.js';
 
 type DatabaseKind = 'sqlite' | 'postgres';

@@ -40,7 +40,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify, parseArgs } from 'node:util';
 import { CryptoKeySigner, PDF } from '@libpdf/core';
 import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { openDevCa } from '../../src/pki/dev-ca.js';
 import { manyPagesPdf, onePagePdf } from '../../test/fixtures/pdf-fixtures.js';

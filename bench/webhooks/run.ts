@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { emitEvent } from '../../src/core/events/emit-event.js';

@@ -2,7 +2,7 @@ import type { ExpressionBuilder, SqlBool, Expression } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { isTenantWide } from '../core/access/roles.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import { ScrollContexts } from '../core/scroll.js';
 import { readJson } from '../store/db/json.js';
 import { countRows } from '../store/db/count-rows.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import type { Actor } from '../core/access/actor.js';
 import { apiKeyPrefix, hashToken, newApiKey } from '../core/identity/secrets.js';
 import { writeTransaction } from '../store/db/dialect.js';

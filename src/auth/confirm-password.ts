@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { checkGuess, passwordKeys } from '../core/identity/login-throttle.js';
 import { verifyPassword } from '../core/identity/secrets.js';
 

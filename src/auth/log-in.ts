@@ -1,7 +1,7 @@
 import { writeTransaction } from '../store/db/dialect.js';
 import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Unauthenticated } from '../core/errors.js';
+import { Unauthenticated } from '../base/errors.js';
 import { openSession, signInAccounts } from '../core/identity/create-session.js';
 import { checkGuess, passwordKeys } from '../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';

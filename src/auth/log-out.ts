@@ -1,7 +1,7 @@
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import type { Actor } from '../core/access/actor.js';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import otplib from 'otplib';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, Unauthenticated, ValidationError } from '../core/errors.js';
+import { Forbidden, Unauthenticated, ValidationError } from '../base/errors.js';
 import type { Actor } from '../core/access/actor.js';
 import { checkGuess } from '../core/identity/login-throttle.js';
 import { hashToken, newRecoveryCode, normalizeRecoveryCode } from '../core/identity/secrets.js';

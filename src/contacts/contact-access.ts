@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import { findInTenant } from '../store/db/rows.js';
 import type { Database } from '../store/db/schema.js';
 import type { ContactRow } from './contact-view.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded } from '../core/errors.js';
+import { LimitExceeded } from '../base/errors.js';
 import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { contactView, type ContactRow, type ContactView } from './contact-view.js';
 import { writeTransaction } from '../store/db/dialect.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import type { Clock } from '../base/clock.js';
+import type { Config } from '../base/config.js';
 import type { SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import type { SealKeys } from '../pki/seal-keys.js';

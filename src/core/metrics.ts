@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { withDeadline } from './deadline.js';
+import { withDeadline } from '../base/deadline.js';
 import type { JobMetrics } from '../jobs/job-report.js';
 import type { SettleOutcome } from '../jobs/queue.js';
 import { JOB_STATES, type QueueTypeStats } from '../jobs/queue-stats.js';

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Actor } from './access/actor.js';
 import { canonicalJson } from './audit/chain.js';
 import type { Deps } from './deps.js';
-import { NotFound, ValidationError } from './errors.js';
+import { NotFound, ValidationError } from '../base/errors.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import type { ScrollContextTable } from '../store/db/schema.js';
 

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, NotFound } from '../core/errors.js';
+import { Forbidden, NotFound } from '../base/errors.js';
 import { readJson } from '../store/db/json.js';
 import type { FileRecord } from '../store/files/file-store.js';
 import { loadVisible } from '../core/access/document-access.js';

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { Config } from '../core/config.js';
+import type { Config } from '../base/config.js';
 
 /**
  * Where a document's barcode leads: the public verification page (issue 27), told which document it

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, LimitExceeded } from '../core/errors.js';
+import { Forbidden, LimitExceeded } from '../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded } from '../core/errors.js';
+import { LimitExceeded } from '../base/errors.js';
 import type { Database } from '../store/db/schema.js';
 import { canManage, canView, type DocumentRow } from '../core/access/document-access.js';
 import { recordAction } from '../core/audit/record.js';

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { FileNotUsable, ValidationError } from '../core/errors.js';
+import { FileNotUsable, ValidationError } from '../base/errors.js';
 import { FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { inspectStoredPdf } from '../core/files/stored-pdf.js';
 import { canView, type DocumentRow } from '../core/access/document-access.js';

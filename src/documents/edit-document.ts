@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { canManage, loadEditable } from '../core/access/document-access.js';

@@ -7,7 +7,7 @@ import {
   factsOf,
   withVisibilityFacts,
 } from '../core/access/document-access.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import {
   SHOWN_COLUMNS,
   shapeDocument,

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
 import { mergePdfs } from '../pdf/merge-pdfs.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import type { DocumentRow } from '../core/access/document-access.js';

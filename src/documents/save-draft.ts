@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound, VersionMismatch } from '../core/errors.js';
+import { NotFound, VersionMismatch } from '../base/errors.js';
 import { checkDraftFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { loadManageable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, ValidationError } from '../core/errors.js';
+import { Conflict, ValidationError } from '../base/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { assertMayCreateEnum } from '../core/access/enum-access.js';

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded } from '../core/errors.js';
+import { LimitExceeded } from '../base/errors.js';
 import { writeJson } from '../store/db/json.js';
 import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
 import { enumRecords, loadChangeableEnum } from '../core/access/enum-access.js';

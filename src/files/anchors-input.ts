@@ -1,4 +1,4 @@
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 import { ANCHOR_LIMITS, checkAnchorPattern, type AnchorRequest } from '../pdf/anchors.js';
 
 const OFFSET_KEYS = ['percentX', 'percentY', 'percentWidth', 'percentHeight'] as const;

@@ -1,5 +1,5 @@
 import type { Deps } from '../core/deps.js';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 import type { AnchorPosition, AnchorRequest } from '../pdf/anchors.js';
 import { inspectPdf } from '../pdf/inspect-pdf.js';
 import type { FileRecord } from '../store/files/file-store.js';

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { PdfTooLarge } from '../pdf/errors.js';
 import { inspectPdf, type PdfInspection } from '../pdf/inspect-pdf.js';
 import { repairPdf } from '../pdf/repair-pdf.js';

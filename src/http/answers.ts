@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../core/clock.js';
-import type { Config } from '../core/config.js';
+import type { Clock } from '../base/clock.js';
+import type { Config } from '../base/config.js';
 import type { FileRecord, FileStore } from '../store/files/file-store.js';
 import { errorBody } from './error-handler.js';
 import { issueFileTicket } from './file-tickets.js';

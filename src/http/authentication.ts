@@ -4,7 +4,7 @@ import { authenticate, type AuthenticatedRow } from '../auth/authenticate.js';
 import { credentialParam, TOKEN_PARAM } from '../core/identity/credential-params.js';
 import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, MfaRequired, Unauthenticated } from '../core/errors.js';
+import { Forbidden, MfaRequired, Unauthenticated } from '../base/errors.js';
 import { assertOwnSiteRequest } from './cookie-sessions.js';
 import {
   isShareToken,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 
 /**
  * Cookie sessions (DESIGN, Decided this round): a browser sends the session cookie with whatever

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../base/errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import { validationMessage } from './validation.js';
 import { API_ANSWER_CSP, withSecurityHeaders } from './answers.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 
 /**
  * How deeply a JSON body may nest objects and arrays. No request of the API needs more than a

@@ -1,6 +1,6 @@
 import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { AppError, LimitExceeded, ValidationError } from '../core/errors.js';
+import { AppError, LimitExceeded, ValidationError } from '../base/errors.js';
 import { assertNoNul } from './validation.js';
 
 /**

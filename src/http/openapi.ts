@@ -2,7 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { Config } from '../core/config.js';
+import type { Config } from '../base/config.js';
 import type { AuthMode } from './authentication.js';
 
 declare module 'fastify' {

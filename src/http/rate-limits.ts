@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimitConfig } from '../core/config.js';
-import { RateLimited } from '../core/errors.js';
+import type { RateLimitConfig } from '../base/config.js';
+import { RateLimited } from '../base/errors.js';
 import type { RateLimiter, RateLimitPolicy } from '../rate-limits/rate-limiter.js';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 
 // ajv-formats is CommonJS with its function on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../base/clock.js';
 import type { SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import { settleJobs, type Settled, type SettleRequest, type SettleResult } from './queue.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../base/clock.js';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import type { Database } from '../store/db/schema.js';
 import { listenToDoorbell } from './doorbell.js';

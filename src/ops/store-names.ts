@@ -1,4 +1,4 @@
-import type { S3Config } from '../core/config.js';
+import type { S3Config } from '../base/config.js';
 
 /** A database URL without its password, for what the command prints. */
 export function withoutPassword(url: string): string {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { WorkerPool } from '../core/worker-pool.js';
-import type { AppError } from '../core/errors.js';
-import { LimitExceeded, ValidationError } from '../core/errors.js';
+import { WorkerPool } from '../base/worker-pool.js';
+import type { AppError } from '../base/errors.js';
+import { LimitExceeded, ValidationError } from '../base/errors.js';
 import type { AnchorPosition, AnchorRequest } from './anchors.js';
 import { PdfEncrypted, PdfInvalid, PdfTooLarge } from './errors.js';
 

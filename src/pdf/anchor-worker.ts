@@ -1,4 +1,4 @@
-import { serveWorkerRequests } from '../core/worker-pool.js';
+import { serveWorkerRequests } from '../base/worker-pool.js';
 import type { SearchRequest } from './anchor-search.js';
 import { findAnchors } from './anchors.js';
 

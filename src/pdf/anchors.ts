@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { LimitExceeded, ValidationError } from '../core/errors.js';
+import { LimitExceeded, ValidationError } from '../base/errors.js';
 import { pageGeometries, toDisplay, type PageGeometry, type Position } from './geometry.js';
 import { openPdf } from './open-pdf.js';
 

@@ -1,4 +1,4 @@
-import { appError, LimitExceeded, ValidationError } from '../core/errors.js';
+import { appError, LimitExceeded, ValidationError } from '../base/errors.js';
 
 /**
  * Typed errors of the PDF engine. Problems with what the caller sent are 400s (`ValidationError`),

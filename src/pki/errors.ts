@@ -1,4 +1,4 @@
-import { appError, ValidationError } from '../core/errors.js';
+import { appError, ValidationError } from '../base/errors.js';
 
 /**
  * Typed errors of the PKI library. The input ones are 400s (`ValidationError`), so the HTTP layer maps

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../core/config.js';
+import type { Config } from '../base/config.js';
 import { openDevCa, openSharedDevCa, type DevCa, type DevCaStore } from './dev-ca.js';
 import { openCscSigner } from './signers/csc.js';
 import { createP12Signer } from './signers/p12.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { withDeadline } from '../core/deadline.js';
+import type { Clock } from '../base/clock.js';
+import { withDeadline } from '../base/deadline.js';
 import type { RateLimitStore, WindowCount } from '../store/rate-limits/rate-limit-store.js';
 
 /** A limit shared by every bucket of one kind (every API key, every client address). */

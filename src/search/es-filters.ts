@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError } from '../base/errors.js';
 import type { Database } from '../store/db/schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { countRows } from '../store/db/count-rows.js';
 import type { Database } from '../store/db/schema.js';
 import { isTenantWide } from '../core/access/roles.js';

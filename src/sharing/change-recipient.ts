@@ -3,7 +3,7 @@ import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import type { DocumentRow } from '../core/access/document-access.js';
-import { Conflict, ValidationError } from '../core/errors.js';
+import { Conflict, ValidationError } from '../base/errors.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { checkOAuthFactors } from './create-shares.js';

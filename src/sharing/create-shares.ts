@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
-import type { OidcProviderConfig } from '../core/config.js';
+import type { OidcProviderConfig } from '../base/config.js';
 import type { Deps } from '../core/deps.js';
 import { loadManageable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomField } from '../core/documents/custom-fields.js';
-import { LimitExceeded, ValidationError } from '../core/errors.js';
+import { LimitExceeded, ValidationError } from '../base/errors.js';
 import { queueMail } from '../jobs/notification-jobs.js';
 import { queuePreviewAhead } from '../core/sharing/preview-ahead.js';
 import { shareMail } from '../notify/mail/share-mail.js';

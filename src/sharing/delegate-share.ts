@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../core/deps.js';
 import { changeDocument } from '../core/changes/change-document.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import { queueMail } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { writeJson } from '../store/db/json.js';

@@ -4,7 +4,7 @@ import { exchangeCode } from '../core/identity/oidc-exchange.js';
 import type { OidcProviders } from '../core/identity/oidc-providers.js';
 import { claimPendingState, STATE_UNUSABLE } from '../core/identity/state-flow.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, Unauthenticated } from '../core/errors.js';
+import { Forbidden, Unauthenticated } from '../base/errors.js';
 import { claimsFor, mismatchedFactors, offeredProviders } from '../core/sharing/identity-factors.js';
 import { shareThrottleKey } from './protect-share.js';
 import { needsCode } from '../core/sharing/share-protection.js';

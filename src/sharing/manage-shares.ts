@@ -10,12 +10,12 @@ import {
   NotFound,
   RateLimited,
   ValidationError,
-} from '../core/errors.js';
+} from '../base/errors.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { writeJson } from '../store/db/json.js';
 import type { ShareTable } from '../store/db/schema.js';
 import { isAdmin } from '../core/access/roles.js';
-import type { OidcProviderConfig } from '../core/config.js';
+import type { OidcProviderConfig } from '../base/config.js';
 import { changeRecipient } from './change-recipient.js';
 import {
   checkAllowedOAuths,

@@ -1,6 +1,6 @@
 import { liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import type { PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
 import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
 import { NoPreview, type PagePreview } from '../pdf/preview/page-previews.js';

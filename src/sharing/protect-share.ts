@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { assertNotThrottled, checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
 import { hashToken, verifyPassword } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../core/errors.js';
+import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../base/errors.js';
 import { queueMail, queueSms } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import type { Recipient } from '../core/sharing/recipient.js';

@@ -2,7 +2,7 @@ import { assertNotThrottled } from '../core/identity/login-throttle.js';
 import type { OidcProviders } from '../core/identity/oidc-providers.js';
 import { beginAuthorization, ownRedirect, type StartedAuthorization } from '../core/identity/state-flow.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, Forbidden } from '../core/errors.js';
+import { Conflict, Forbidden } from '../base/errors.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { shareThrottleKey } from './protect-share.js';
 import type { Recipient } from '../core/sharing/recipient.js';

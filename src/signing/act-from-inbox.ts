@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import { executeOwnShare, type ActionOutcome, type ShareActionVisuals } from './execute-share.js';
 import { rejectOwnShare } from './reject-share.js';
 

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadEditable } from '../core/access/document-access.js';
-import { ValidationError, VersionMismatch } from '../core/errors.js';
+import { ValidationError, VersionMismatch } from '../base/errors.js';
 import { applyVisuals, drawnChange } from '../core/signing/apply-visuals.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFileBytes } from './sign-document.js';

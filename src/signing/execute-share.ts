@@ -1,5 +1,5 @@
 import type { Deps } from '../core/deps.js';
-import { Forbidden, ValidationError } from '../core/errors.js';
+import { Forbidden, ValidationError } from '../base/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
 import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';

@@ -1,5 +1,5 @@
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
 import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
 import { assertShareCanAct, recordRejection } from '../core/sharing/recipient-actions.js';

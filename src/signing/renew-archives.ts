@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Deps } from '../core/deps.js';
 import type { DocumentRow } from '../core/access/document-access.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { VersionMismatch } from '../core/errors.js';
+import { VersionMismatch } from '../base/errors.js';
 import { timestampAuthority } from '../core/signing/seal.js';
 import { renewArchive } from '../pdf/archive-timestamp.js';
 import { writeTransaction } from '../store/db/dialect.js';

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
 import { loadManageable } from '../core/access/document-access.js';
-import { VersionMismatch } from '../core/errors.js';
+import { VersionMismatch } from '../base/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFile, type SignOutcome } from './sign-document.js';

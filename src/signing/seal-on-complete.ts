@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../core/deps.js';
 import type { DocumentRow } from '../core/access/document-access.js';
 import type { DocumentChanger } from '../core/changes/change-document.js';
-import { VersionMismatch } from '../core/errors.js';
+import { VersionMismatch } from '../base/errors.js';
 import { claimJobById, completeJob, enqueue, failJob, type ClaimedJob } from '../jobs/queue.js';
 import type { Worker } from '../jobs/worker.js';
 import { writeTransaction } from '../store/db/dialect.js';

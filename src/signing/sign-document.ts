@@ -5,7 +5,7 @@ import { assertSignatureProvider } from './signature-provider.js';
 import { canEdit, loadVisible, type DocumentRow } from '../core/access/document-access.js';
 import { addRevision, type DocumentChanger } from '../core/changes/change-document.js';
 import { replaceMainFile, saveNextMainFile } from '../core/changes/new-main-file.js';
-import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../core/errors.js';
+import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../base/errors.js';
 import type { ArchiveExpiry } from '../pdf/archive-timestamp.js';
 import type { PadesLevel, SignPdfResult } from '../pdf/sign-pdf.js';
 import { drawnChange, drawVisuals, type AppliedVisuals } from '../core/signing/apply-visuals.js';

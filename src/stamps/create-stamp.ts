@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, NotFound } from '../core/errors.js';
+import { Forbidden, NotFound } from '../base/errors.js';
 import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { administersOrganization, type StampScope } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';

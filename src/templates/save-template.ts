@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded, VersionMismatch } from '../core/errors.js';
+import { LimitExceeded, VersionMismatch } from '../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';

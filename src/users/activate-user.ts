@@ -2,7 +2,7 @@ import { openSession, signInAccounts } from '../core/identity/create-session.js'
 import { loginResponse, type LoginResponse } from '../core/identity/login-response.js';
 import { hashPassword, hashToken } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
-import { Unauthenticated } from '../core/errors.js';
+import { Unauthenticated } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../core/errors.js';
+import { FileNotUsable, Forbidden, NotFound, ValidationError } from '../base/errors.js';
 import { readUserConfig, writeUserConfig } from '../core/settings/user-config.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { isAdmin, mayGrantRole, type Role } from '../core/access/roles.js';

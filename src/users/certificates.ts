@@ -2,7 +2,7 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, Forbidden, NotFound, ValidationError } from '../core/errors.js';
+import { Conflict, Forbidden, NotFound, ValidationError } from '../base/errors.js';
 import { certificateFields } from '../pki/certificate-fields.js';
 import { readCertificates } from '../pki/read-certificates.js';
 import { writeJson } from '../store/db/json.js';

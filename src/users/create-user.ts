@@ -4,7 +4,7 @@ import type { Actor } from '../core/access/actor.js';
 import { hashPassword, hashToken, newToken } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Conflict, LimitExceeded } from '../core/errors.js';
+import { Conflict, LimitExceeded } from '../base/errors.js';
 import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import { deleteRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { withdrawDeletedUser } from '../core/sharing/withdraw-recipient.js';
 import { reconcileHeldWebhooks } from '../core/access/webhook-holders.js';
 import { loadManagedUser } from '../core/access/user-access.js';

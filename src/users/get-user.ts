@@ -1,6 +1,6 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { listCertificates } from '../core/identity/user-certificates.js';
 import { userView, type UserView } from '../core/views/user-view.js';

@@ -1,5 +1,5 @@
 import type { Actor } from '../core/access/actor.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { writeJson } from '../store/db/json.js';
 import {
   DEFAULT_RIGHTS,

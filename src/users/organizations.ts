@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
-import { Forbidden, NotFound } from '../core/errors.js';
+import { Forbidden, NotFound } from '../base/errors.js';
 import type { Database } from '../store/db/schema.js';
 import { isTenantWide } from '../core/access/roles.js';
 

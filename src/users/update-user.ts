@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden } from '../core/errors.js';
+import { Forbidden } from '../base/errors.js';
 import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import type { UserTable } from '../store/db/schema.js';
 import type { Updateable } from 'kysely';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, NotFound, ValidationError } from '../core/errors.js';
+import { Forbidden, NotFound, ValidationError } from '../base/errors.js';
 import { isTenantWide } from '../core/access/roles.js';
 import { CallbackRefused, checkCallbackUrl } from './ssrf-guard.js';
 import { newWebhookSecret } from './signature.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { LimitExceeded, ValidationError } from '../core/errors.js';
+import { LimitExceeded, ValidationError } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { deliveryBody, enqueueDelivery, requeueDelivery } from '../core/events/delivery-job.js';
 import { DELIVERY_RETENTION_MS } from './purge-deliveries.js';

@@ -1,7 +1,7 @@
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
-import { NotFound } from '../core/errors.js';
+import { NotFound } from '../base/errors.js';
 import { runNow } from '../jobs/queue.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { requeueDelivery } from '../core/events/delivery-job.js';

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import { isAdmin } from '../core/access/roles.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, NotFound, ValidationError } from '../core/errors.js';
+import { Forbidden, NotFound, ValidationError } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 import { mayHold } from '../core/access/webhook-holders.js';

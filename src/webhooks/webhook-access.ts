@@ -1,7 +1,7 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { Forbidden, NotFound } from '../core/errors.js';
+import { Forbidden, NotFound } from '../base/errors.js';
 import type { Database, WebhookTable } from '../store/db/schema.js';
 import { isAdmin, isTenantWide } from '../core/access/roles.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import otplib from 'otplib';
-import { ManualClock } from '../../src/core/clock.js';
-import { ConfigError, loadConfig } from '../../src/core/config.js';
+import { ManualClock } from '../../src/base/clock.js';
+import { ConfigError, loadConfig } from '../../src/base/config.js';
 import { signInWithBrowser, startIdentityProvider } from '../helpers/oidc.js';
 import { createUser, startServer, USER_PASSWORD } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import otplib from 'otplib';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { ADMIN, createUser } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';

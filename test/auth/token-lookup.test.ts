@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { authenticate } from '../../src/auth/authenticate.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { createUser } from '../helpers/server.js';
 import { countingStatements } from '../helpers/statements.js';
 import { useServer } from '../helpers/use-server.js';

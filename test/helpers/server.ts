@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp, type App, type AppOptions } from '../../src/app.js';
-import type { Clock } from '../../src/core/clock.js';
-import { loadConfig } from '../../src/core/config.js';
+import type { Clock } from '../../src/base/clock.js';
+import { loadConfig } from '../../src/base/config.js';
 
 export const ADMIN = { name: 'admin@example.test', password: 'admin-password-1' };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { readJson } from '../../src/store/db/json.js';
 import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import QRCode from 'qrcode';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { aSignedDocument, download, mainFileOf, readDocument } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, type ApiResponse, type TestServer } from '../helpers/server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { enqueue } from '../../src/jobs/queue.js';
 import { Worker, type JobHandler } from '../../src/jobs/worker.js';
 import { openTestDatabase, type TestDatabase } from './database.js';

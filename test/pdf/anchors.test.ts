@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findAnchors } from '../../src/pdf/anchors.js';
-import { ValidationError } from '../../src/core/errors.js';
+import { ValidationError } from '../../src/base/errors.js';
 import { buildPdf, geometryPdf, manyPagesPdf } from '../fixtures/pdf-fixtures.js';
 
 const TOLERANCE = 0.01;

@@ -12,7 +12,7 @@ import {
   PdfRestricted,
   PositionOutOfRange,
 } from '../../src/pdf/errors.js';
-import { ValidationError } from '../../src/core/errors.js';
+import { ValidationError } from '../../src/base/errors.js';
 import { geometryPdf, onePagePdf } from '../fixtures/pdf-fixtures.js';
 import { createTestPki } from '../fixtures/test-pki.js';
 import { hasTool, pdfsig, tool, workspace } from './oracles.js';

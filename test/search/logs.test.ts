@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, TEST_DATABASE_URL, upload } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { generateDocuments } from '../fixtures/generate-documents.js';
 import { makePdf } from '../helpers/pdf.js';
 import { createUser, upload } from '../helpers/server.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
-import { ConfigError, loadConfig } from '../../src/core/config.js';
+import { ManualClock } from '../../src/base/clock.js';
+import { ConfigError, loadConfig } from '../../src/base/config.js';
 import { TICKET_SECONDS } from '../../src/http/file-tickets.js';
 import { readDocument } from '../helpers/documents.js';
 import { freePort } from '../helpers/free-port.js';

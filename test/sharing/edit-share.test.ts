@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { bootstrapAdmin } from '../../src/users/bootstrap-admin.js';
 import { hasTool, pdfsig, workspace, type Workspace } from '../pdf/oracles.js';
 import { aDocument } from '../helpers/documents.js';

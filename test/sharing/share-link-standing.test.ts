@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { readDocument } from '../helpers/documents.js';
 import { aUser, withMail } from '../helpers/people.js';
 import type { ApiResponse } from '../helpers/server.js';

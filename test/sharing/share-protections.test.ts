@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { configuredProviders } from '../helpers/oidc.js';
 import { PNG_1PX } from '../helpers/pdf.js';
 import { aUser, withMail } from '../helpers/people.js';

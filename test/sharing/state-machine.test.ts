@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { aDocument, signDocument } from '../helpers/documents.js';
 import { aUser, someUsers, withMail } from '../helpers/people.js';

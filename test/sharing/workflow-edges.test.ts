@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { expireShares } from '../../src/sharing/scheduled.js';
 import { aDocument, eventsOf, readDocument, signDocument } from '../helpers/documents.js';
 import { makePdf } from '../helpers/pdf.js';

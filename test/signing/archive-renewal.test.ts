@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { renewDueArchives } from '../../src/signing/renew-archives.js';
 import { useOpensslPki } from '../fixtures/openssl-pki.js';

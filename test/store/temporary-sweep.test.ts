@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { useServer } from '../helpers/use-server.js';
 import { waitFor } from '../webhooks/helpers.js';
 

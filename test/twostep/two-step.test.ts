@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import * as graphene from 'graphene-pk11';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { createTestPki, digestInfo, rsaToken, type TestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';

@@ -6,7 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Download, Request } from 'playwright-core';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { SIGNER_PAGE_CSP } from '../../src/http/routes/signer-page.js';
 import { shareMail } from '../../src/notify/mail/share-mail.js';
 import { LANGUAGES } from '../../web/src/i18n.js';

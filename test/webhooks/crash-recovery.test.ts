@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makeStore, type TestStore } from '../helpers/server.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { openDatabase } from '../../src/store/db/open-database.js';
 import {
   deliveryIdOf,

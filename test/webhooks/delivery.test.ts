@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { EVENT_NAMES, emitEvent } from '../../src/core/events/emit-event.js';

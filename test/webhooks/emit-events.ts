@@ -3,7 +3,7 @@
  * document change does. `node --import tsx test/webhooks/emit-events.ts <count> <documentIdPrefix>`
  * with the server's DATA_DIR or DATABASE_URL + DATABASE_SCHEMA and ADMIN_EMAIL in the environment.
  */
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/base/config.js';
 import { writeTransaction } from '../../src/store/db/dialect.js';
 import { openDatabase } from '../../src/store/db/open-database.js';
 import { emitEvent } from '../../src/core/events/emit-event.js';

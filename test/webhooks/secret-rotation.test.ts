@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 import { forgetExpiredSecrets } from '../../src/webhooks/rotate-secret.js';
 import { createUser } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';

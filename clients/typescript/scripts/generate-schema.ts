@@ -5,7 +5,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
 import ts from 'typescript';
 import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { loadConfig } from '../../../src/base/config.js';
 
 /** Where the generated types live: the client package's `src/schema.d.ts`. */
 export const SCHEMA_FILE = join(import.meta.dirname, '..', 'src', 'schema.d.ts');

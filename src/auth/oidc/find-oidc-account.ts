@@ -1,6 +1,6 @@
-import type { OidcProviderConfig } from '../../core/config.js';
+import type { OidcProviderConfig } from '../../base/config.js';
 import type { Deps } from '../../core/deps.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { signInAccounts, type SignInAccount } from '../../core/identity/create-session.js';
 import { type OidcIdentity } from '../../core/identity/oidc-exchange.js';
 

@@ -1,6 +1,6 @@
-import type { OidcProviderConfig } from '../../core/config.js';
+import type { OidcProviderConfig } from '../../base/config.js';
 import type { Deps } from '../../core/deps.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { openSession } from '../../core/identity/create-session.js';
 import { addressKey, checkGuess } from '../../core/identity/login-throttle.js';
 import { loginResponse, type LoginResponse } from '../../core/identity/login-response.js';

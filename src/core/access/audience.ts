@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from './actor.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 
 /** Who a record names: users and groups (organizations), as the request gives them. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { Actor } from './actor.js';
-import { Forbidden, ValidationError } from '../errors.js';
+import { Forbidden, ValidationError } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database } from '../../store/db/schema.js';
 import type { DefinitionField } from '../documents/definition-fields.js';

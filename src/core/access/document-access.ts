@@ -8,7 +8,7 @@ import {
   type SqlBool,
 } from 'kysely';
 import type { Actor } from './actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../../base/errors.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import { QueryTemplate } from '../../store/db/query-template.js';
 import { isAdmin, isTenantWide } from './roles.js';

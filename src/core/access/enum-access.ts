@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from './actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database, EnumTable } from '../../store/db/schema.js';
 import { isAdmin, isLite } from './roles.js';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from './actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import { findInTenant } from '../../store/db/rows.js';
 import type { Database, TemplateTable } from '../../store/db/schema.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Actor } from './actor.js';
 import type { Deps } from '../deps.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../../base/errors.js';
 import { findInTenant } from '../../store/db/rows.js';
 import type { UserTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from './roles.js';

@@ -1,7 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import { recordAction } from '../audit/record.js';
-import { VersionMismatch } from '../errors.js';
+import { VersionMismatch } from '../../base/errors.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import { emitEvent, type EventName } from '../events/emit-event.js';
 import type { DocumentRow } from '../access/document-access.js';

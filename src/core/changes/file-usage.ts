@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
-import { FileNotUsable } from '../errors.js';
+import { FileNotUsable } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 

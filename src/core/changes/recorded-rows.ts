@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { recordAction, type AuditedActor } from '../audit/record.js';
 import type { Deps } from '../deps.js';
-import { VersionMismatch } from '../errors.js';
+import { VersionMismatch } from '../../base/errors.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 import type { TenantRowTable } from '../../store/db/rows.js';
 import type { Database } from '../../store/db/schema.js';

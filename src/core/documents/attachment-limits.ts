@@ -1,4 +1,4 @@
-import { LimitExceeded } from '../errors.js';
+import { LimitExceeded } from '../../base/errors.js';
 
 const MB = 1024 * 1024;
 export const MAX_ATTACHMENTS = 20;

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 
 export interface CustomFieldInput {
   key: string;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { CustomField } from './custom-fields.js';
 
 /**

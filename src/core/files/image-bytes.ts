@@ -1,6 +1,6 @@
 import { buffer } from 'node:stream/consumers';
 import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
 import { imageStructure, type ImageStructure } from './image-structure.js';
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
-import { LimitExceeded } from '../errors.js';
+import { LimitExceeded } from '../../base/errors.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import { BlobTooLarge } from '../../store/blobs/blob-store.js';
 import type { SqlDialect } from '../../store/db/dialect.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../base/errors.js';
 
 /**
  * The identity provider could not be used: unreachable, misconfigured, or it answered something that

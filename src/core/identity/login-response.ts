@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { Json, UserTable } from '../../store/db/schema.js';
-import { NotFound } from '../errors.js';
+import { NotFound } from '../../base/errors.js';
 import { loginSettings, readProperties } from '../settings/properties.js';
 import { listCertificates } from './user-certificates.js';
 import { userView, type UserView } from '../views/user-view.js';

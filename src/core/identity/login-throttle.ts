@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { RateLimited, Unauthenticated } from '../errors.js';
+import { RateLimited, Unauthenticated } from '../../base/errors.js';
 
 /**
  * Brute-force throttling of password and second-factor attempts, kept in the database so every

@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
-import type { OidcProviderConfig } from '../config.js';
-import { Unauthenticated } from '../errors.js';
+import type { OidcProviderConfig } from '../../base/config.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { IdentityProviderFailed } from './identity-provider-failed.js';
 
 /**

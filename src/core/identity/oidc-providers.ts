@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
-import type { OidcProviderConfig } from '../config.js';
-import { NotFound } from '../errors.js';
+import type { OidcProviderConfig } from '../../base/config.js';
+import { NotFound } from '../../base/errors.js';
 import { IdentityProviderFailed } from './identity-provider-failed.js';
 
 // Provider metadata rarely changes; re-reading it hourly picks up a change without a restart.

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import * as client from 'openid-client';
-import type { OidcProviderConfig } from '../config.js';
+import type { OidcProviderConfig } from '../../base/config.js';
 import type { Deps } from '../deps.js';
-import { Unauthenticated, ValidationError } from '../errors.js';
+import { Unauthenticated, ValidationError } from '../../base/errors.js';
 import type { OidcLoginStateTable } from '../../store/db/schema.js';
 import { dropCredentials } from './credential-params.js';
 import { hashToken, newToken, sameHash } from './secrets.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import type { UserCertificateTable } from '../../store/db/schema.js';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import { recordAction } from '../audit/record.js';
 import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import { readJson, writeJson } from '../../store/db/json.js';
 import { assertRole } from '../access/user-access.js';
 import type { WOPI_CLIENTS } from './properties.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import { enumRecords, findVisibleEnum } from '../access/enum-access.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 import { DEFAULT_DATE_FORMAT, dateFormatProblem, parseDate } from './date-format.js';
 

@@ -1,4 +1,4 @@
-import type { OidcProviderConfig } from '../config.js';
+import type { OidcProviderConfig } from '../../base/config.js';
 import type { OAuthFactor } from './share-types.js';
 
 /**

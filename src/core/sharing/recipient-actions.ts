@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { CustomField } from '../documents/custom-fields.js';
 import { shapeDocument, withViewParts, type DocumentView } from '../views/document-view.js';
-import { Conflict, Forbidden, NotFound, ValidationError } from '../errors.js';
+import { Conflict, Forbidden, NotFound, ValidationError } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import { callerName, callerRequestId, loadCallerShare, type RecipientCaller } from './recipient.js';
 import { assertRequiredFilesSubmitted, showShareFields, type SignatureFieldView } from './share-fields.js';

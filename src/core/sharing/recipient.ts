@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.js';
 import { hashToken } from '../identity/secrets.js';
 import type { Deps } from '../deps.js';
-import { MfaRequired, NotFound, Unauthenticated } from '../errors.js';
+import { MfaRequired, NotFound, Unauthenticated } from '../../base/errors.js';
 import { isProtected } from './share-protection.js';
 import { isRecipientSessionToken, useRecipientSession } from './recipient-session.js';
 import { downloadableUntil, shareStanding, type ShareStanding } from './share-standing.js';

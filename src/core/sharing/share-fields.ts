@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { CustomField } from '../documents/custom-fields.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { SignatureEntry, TextEntry } from '../signing/visual-input.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database } from '../../store/db/schema.js';

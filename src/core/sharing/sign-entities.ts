@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 import { NOT_REQUIRED, PENDING, type ShareRow } from './share-types.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import { annotatePdf } from '../../pdf/annotate-pdf.js';
 import type { PadesLevel, SignPdfResult } from '../../pdf/sign-pdf.js';
 import type { Database } from '../../store/db/schema.js';

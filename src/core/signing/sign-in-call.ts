@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import type { DocumentRow } from '../access/document-access.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { PadesLevel } from '../../pdf/sign-pdf.js';
 import type { Database } from '../../store/db/schema.js';
 import { applyVisuals, drawnChange, type SignAs } from './apply-visuals.js';

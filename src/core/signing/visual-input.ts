@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import { FileNotUsable } from '../errors.js';
+import { FileNotUsable } from '../../base/errors.js';
 import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../changes/file-usage.js';
 import type { Position } from '../../pdf/geometry.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../../pdf/visuals/visual-types.js';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Actor } from '../access/actor.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound } from '../../base/errors.js';
 import { findInTenant } from '../../store/db/rows.js';
 import type { Database, StampTable } from '../../store/db/schema.js';
 import { isAdmin, isTenantWide } from '../access/roles.js';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { FileNotUsable } from '../errors.js';
+import { FileNotUsable } from '../../base/errors.js';
 import { isPngOrJpeg } from '../files/image-bytes.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 

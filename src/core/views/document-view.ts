@@ -11,7 +11,7 @@ import type {
   Json,
 } from '../../store/db/schema.js';
 import type { DocumentRow } from '../access/document-access.js';
-import { NotFound } from '../errors.js';
+import { NotFound } from '../../base/errors.js';
 import { PENDING, type ShareRow } from '../sharing/share-types.js';
 import { waitingFor } from './share-view.js';
 import type { CustomField } from '../documents/custom-fields.js';

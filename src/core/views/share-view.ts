@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { OidcProviderConfig } from '../config.js';
+import type { OidcProviderConfig } from '../../base/config.js';
 import type { CustomField } from '../documents/custom-fields.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database, Json } from '../../store/db/schema.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 
 /** Built-in workflow (Contract: `wf_archive`); the built-in definition is core/access/definition-access.ts's. */

@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/access/actor.js';
 import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
-import { Conflict, Forbidden, NotFound, ValidationError } from '../../core/errors.js';
+import { Conflict, Forbidden, NotFound, ValidationError } from '../../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../../core/changes/file-usage.js';
 import { DEFAULT_DEFINITION, type UsableBy } from '../../core/access/definition-access.js';
 import { resolveAudience } from '../../core/access/audience.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/access/actor.js';
 import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
-import { Forbidden } from '../../core/errors.js';
+import { Forbidden } from '../../base/errors.js';
 import { loadTargetFolder } from '../document-input.js';
 import { newDocumentRow } from '../new-document-row.js';
 import { writeTransaction } from '../../store/db/dialect.js';

@@ -1,6 +1,6 @@
 import type { Actor } from '../../core/access/actor.js';
 import type { Deps } from '../../core/deps.js';
-import { NotFound } from '../../core/errors.js';
+import { NotFound } from '../../base/errors.js';
 import { canView, isEffectivelyShared, loadVisible } from '../../core/access/document-access.js';
 
 export interface FolderItem {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../core/deps.js';
 import type { DevCa } from '../../pki/dev-ca.js';
-import { NotFound, ValidationError } from '../../core/errors.js';
+import { NotFound, ValidationError } from '../../base/errors.js';
 
 // An OCSP request names a few certificates; anything larger is not one.
 const MAX_OCSP_REQUEST = 16 * 1024;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
-import { NotFound } from '../../core/errors.js';
+import { NotFound } from '../../base/errors.js';
 import { isFilesOrigin, sendStoredFile } from '../answers.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { errorBody } from '../error-handler.js';

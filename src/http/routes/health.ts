@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { withDeadline } from '../../core/deadline.js';
+import { withDeadline } from '../../base/deadline.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { DatabaseHandle } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
-import { LimitExceeded, ValidationError } from '../../core/errors.js';
+import { LimitExceeded, ValidationError } from '../../base/errors.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyUpload } from '../../signing/verify-document.js';
 import { readMultipart } from '../multipart.js';

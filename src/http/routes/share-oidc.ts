@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OidcProviders } from '../../core/identity/oidc-providers.js';
 import type { Deps } from '../../core/deps.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { finishShareOidc } from '../../sharing/finish-share-oidc.js';
 import { listShareProviders } from '../../sharing/list-share-providers.js';
 import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';

@@ -13,7 +13,7 @@ import { actFromInbox } from '../../signing/act-from-inbox.js';
 import { executeShare } from '../../signing/execute-share.js';
 import { rejectShare } from '../../signing/reject-share.js';
 import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../core/sharing/share-types.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
 import {

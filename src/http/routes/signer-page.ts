@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip as gzipCallback } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NotFound } from '../../core/errors.js';
+import { NotFound } from '../../base/errors.js';
 import { isShareToken } from '../../core/sharing/recipient.js';
 import { errorBody } from '../error-handler.js';
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Actor } from '../../core/access/actor.js';
 import { Type, type Static } from 'typebox';
 import type { Deps } from '../../core/deps.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../base/errors.js';
 import { annotateDocument } from '../../signing/annotate-document.js';
 import { sealDocument } from '../../signing/seal-document.js';
 import { signDocument } from '../../signing/sign-document.js';

@@ -2,7 +2,7 @@ import { buffer } from 'node:stream/consumers';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
-import { ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../base/errors.js';
 import { addCertificate, deleteCertificate } from '../../users/certificates.js';
 import {
   finishTwoStepDigest,

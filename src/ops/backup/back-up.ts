@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { loadConfig, type Config } from '../../core/config.js';
+import { loadConfig, type Config } from '../../base/config.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import { FsBlobStore } from '../../store/blobs/fs.js';
 import { openBlobStore } from '../../store/blobs/open-blob-store.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyAuditChain } from '../../audit/verify-chain.js';
-import { loadConfig, type S3Config } from '../../core/config.js';
+import { loadConfig, type S3Config } from '../../base/config.js';
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import { openBlobStore } from '../../store/blobs/open-blob-store.js';
 import { S3BlobStore } from '../../store/blobs/s3.js';

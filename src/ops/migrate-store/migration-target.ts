@@ -1,4 +1,4 @@
-import { loadConfig, type S3Config } from '../../core/config.js';
+import { loadConfig, type S3Config } from '../../base/config.js';
 import { InvalidArguments } from '../operation-failed.js';
 
 /** Where `signery migrate-store` copies an installation to. */

@@ -1,4 +1,4 @@
-import { WorkerPool } from '../../core/worker-pool.js';
+import { WorkerPool } from '../../base/worker-pool.js';
 import type { PagePreview, PreviewRequest } from './draw-first-page.js';
 
 export type { PagePreview } from './draw-first-page.js';

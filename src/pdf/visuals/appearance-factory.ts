@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PdfRef } from '@libpdf/core';
-import { ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../base/errors.js';
 import { rectArray, round, type PlacedRect } from '../geometry.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
 import { ImageXObjects, type EmbeddedImage } from './image-xobject.js';

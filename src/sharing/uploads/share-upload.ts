@@ -7,7 +7,7 @@ import type { DocumentRow } from '../../core/access/document-access.js';
 import { assertAttachmentLimits } from '../../core/documents/attachment-limits.js';
 import { changeDocument } from '../../core/changes/change-document.js';
 import type { DocumentView } from '../../core/views/document-view.js';
-import { Conflict, FileNotUsable, NotFound, ValidationError } from '../../core/errors.js';
+import { Conflict, FileNotUsable, NotFound, ValidationError } from '../../base/errors.js';
 import { fileView, type FileView } from '../../core/views/file-view.js';
 import { assertSignatureImage, assertUploadedImage } from '../../core/files/image-bytes.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../../core/files/storage.js';

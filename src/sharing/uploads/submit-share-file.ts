@@ -1,5 +1,5 @@
 import type { Deps } from '../../core/deps.js';
-import { ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { RecipientCaller } from '../../core/sharing/recipient.js';
 import { fieldKey, namesField } from '../../core/sharing/share-fields.js';
 import { shareOptions, type ShareRow } from '../../core/sharing/share-types.js';

@@ -1,5 +1,5 @@
 import type { Deps } from '../../core/deps.js';
-import { Forbidden, ValidationError } from '../../core/errors.js';
+import { Forbidden, ValidationError } from '../../base/errors.js';
 import type { RecipientCaller } from '../../core/sharing/recipient.js';
 import { shareOptions, type ShareRow } from '../../core/sharing/share-types.js';
 import {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Actor } from '../../core/access/actor.js';
 import type { Deps } from '../../core/deps.js';
-import { AppError, NotFound, ValidationError, VersionMismatch } from '../../core/errors.js';
+import { AppError, NotFound, ValidationError, VersionMismatch } from '../../base/errors.js';
 import { finishSignatureFromFile } from '../../pdf/finish-signature-from-file.js';
 import { finishSignature } from '../../pdf/finish-signature.js';
 import { prepareSignature } from '../../pdf/prepare-signature.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../base/config.js';
 import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs.js';
 import { S3BlobStore } from './s3.js';

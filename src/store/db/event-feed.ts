@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ValidationError } from '../../core/errors.js';
+import { ValidationError } from '../../base/errors.js';
 import type { Database } from './schema.js';
 
 /** An event as the feed lists it. */

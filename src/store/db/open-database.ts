@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../base/config.js';
 import type { DatabaseHandle } from './dialect.js';
 import type { Database } from './schema.js';
 import { openPostgres } from './postgres/postgres-database.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../core/worker-module.js';
+import { startModuleWorker } from '../../base/worker-module.js';
 
 /** What the main thread asks of the SHA-512 worker (sha512-worker.ts), per stream `id`. */
 export type DigestRequest =

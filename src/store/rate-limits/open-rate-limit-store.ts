@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../base/config.js';
 import type { Database } from '../db/schema.js';
 import { DatabaseRateLimitStore } from './database.js';
 import type { RateLimitStore } from './rate-limit-store.js';

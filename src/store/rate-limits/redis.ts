@@ -1,5 +1,5 @@
 import { createClient } from '@redis/client';
-import type { RedisConfig } from '../../core/config.js';
+import type { RedisConfig } from '../../base/config.js';
 import type { RateLimitStore, WindowCount } from './rate-limit-store.js';
 
 /** How long start-up waits for Redis before giving up. */
