@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { oneView } from '../core/views/one-view.js';
-import { loginNames } from '../core/views/user-view.js';
+import { loginNames } from '../core/identity/user-view.js';
 import { enumRecords, type EnumRecord, type EnumRow } from '../core/access/enum-access.js';
 import type { Database } from '../store/db/schema.js';
 

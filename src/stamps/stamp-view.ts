@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/db/schema.js';
 import type { StampRow } from '../core/stamps/stamp-access.js';
 import { oneView } from '../core/views/one-view.js';
-import { loginNames } from '../core/views/user-view.js';
+import { loginNames } from '../core/identity/user-view.js';
 
 /** A stamp as the API shows it (spec Stamp: fields beyond its id are ours to choose; DESIGN Contract). */
 export interface StampView {

@@ -3,7 +3,7 @@ import type { Deps } from '../core/deps.js';
 import { NotFound } from '../base/errors.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { listCertificates } from '../core/identity/user-certificates.js';
-import { userView, type UserView } from '../core/views/user-view.js';
+import { userView, type UserView } from '../core/identity/user-view.js';
 
 /** GET /users/:id: a user reads themselves; administrators read the users they manage. */
 export async function getUser(deps: Deps, actor: Actor, userId: string): Promise<UserView> {

@@ -4,7 +4,7 @@ import type { Json, UserTable } from '../../store/db/schema.js';
 import { NotFound } from '../../base/errors.js';
 import { loginSettings, readProperties } from '../settings/properties.js';
 import { listCertificates } from './user-certificates.js';
-import { userView, type UserView } from '../views/user-view.js';
+import { userView, type UserView } from './user-view.js';
 
 /** The spec's Login response. */
 export interface LoginResponse {

@@ -3,7 +3,7 @@ import { readJson } from '../../store/db/json.js';
 import type { Database, UserTable } from '../../store/db/schema.js';
 import { effectiveRights } from '../access/roles.js';
 import { shownConfig } from '../settings/user-config.js';
-import type { CertificateView } from '../identity/user-certificates.js';
+import type { CertificateView } from './user-certificates.js';
 
 /** A user as the API shows it: never the password hash or the TOTP secret. */
 export interface UserView {
