@@ -2,7 +2,7 @@ import type { Actor } from '../core/access/actor.js';
 import { canView, liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, MfaRequired, NotFound } from '../base/errors.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient } from '../core/access/recipient-caller.js';
 import { signedFilesOfShare } from '../core/sharing/share-standing.js';
 import { canSeeTemplate } from '../core/access/template-access.js';
 import type { FileRecord } from '../store/files/file-store.js';

@@ -6,12 +6,8 @@ import { isApiKey } from '../core/identity/secrets.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, MfaRequired, Unauthenticated } from '../base/errors.js';
 import { assertOwnSiteRequest } from './cookie-sessions.js';
-import {
-  isShareToken,
-  resolveShareToken,
-  type Recipient,
-  type RecipientCaller,
-} from '../core/sharing/recipient.js';
+import { isShareToken, resolveShareToken } from '../core/sharing/recipient.js';
+import { type Recipient, type RecipientCaller } from '../core/access/recipient-caller.js';
 
 /**
  * How a route authenticates:

@@ -6,12 +6,8 @@ import { queueMail } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { writeJson } from '../store/db/json.js';
 import { checkOAuthFactors } from './create-shares.js';
-import {
-  callerName,
-  callerRequestId,
-  loadCallerShare,
-  type RecipientCaller,
-} from '../core/sharing/recipient.js';
+import { loadCallerShare } from '../core/sharing/recipient.js';
+import { callerName, callerRequestId, type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
 import { issueShareLink } from '../core/sharing/share-links.js';
 import { shareOptions, type OAuthFactor, type ShareRow } from '../core/sharing/share-types.js';

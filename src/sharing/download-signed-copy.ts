@@ -1,6 +1,6 @@
 import type { Deps } from '../core/deps.js';
 import { Conflict, MfaRequired, NotFound } from '../base/errors.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient } from '../core/access/recipient-caller.js';
 import { signedFilesOfShare } from '../core/sharing/share-standing.js';
 import type { FileRecord } from '../store/files/file-store.js';
 

@@ -1,7 +1,7 @@
 import type { Deps } from '../core/deps.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { needsCode } from '../core/sharing/share-protection.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient } from '../core/access/recipient-caller.js';
 import { shareOptions } from '../core/sharing/share-types.js';
 import { SHARE_OIDC_PATH } from './start-share-oidc.js';
 

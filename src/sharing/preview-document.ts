@@ -2,7 +2,8 @@ import { liveDocumentFiles } from '../core/access/document-access.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../base/errors.js';
 import type { PreviewAheadPayload } from '../core/sharing/preview-ahead.js';
-import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
+import { loadCallerShare } from '../core/sharing/recipient.js';
+import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import { NoPreview, type PagePreview } from '../pdf/preview/page-previews.js';
 
 /**

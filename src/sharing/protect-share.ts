@@ -5,7 +5,7 @@ import type { Deps } from '../core/deps.js';
 import { Conflict, MfaRequired, Unauthenticated, ValidationError } from '../base/errors.js';
 import { queueMail, queueSms } from '../jobs/notification-jobs.js';
 import { shareMail } from '../notify/mail/share-mail.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient } from '../core/access/recipient-caller.js';
 import { openRecipientSession } from '../core/sharing/recipient-session.js';
 import { shareStanding } from '../core/sharing/share-standing.js';
 import { shareOptions } from '../core/sharing/share-types.js';

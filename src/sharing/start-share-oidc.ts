@@ -5,7 +5,7 @@ import type { Deps } from '../core/deps.js';
 import { Conflict, Forbidden } from '../base/errors.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { shareThrottleKey } from './protect-share.js';
-import type { Recipient } from '../core/sharing/recipient.js';
+import type { Recipient } from '../core/access/recipient-caller.js';
 import { PENDING, shareOptions } from '../core/sharing/share-types.js';
 
 /** The path of the recipients' identity-provider endpoints (also the scope of their binding cookie). */

@@ -2,7 +2,8 @@ import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../base/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
-import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
+import { loadCallerShare } from '../core/sharing/recipient.js';
+import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import {
   assertShareCanAct,
   assertSimpleAction,

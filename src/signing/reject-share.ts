@@ -1,7 +1,8 @@
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../base/errors.js';
 import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
-import { loadCallerShare, type RecipientCaller } from '../core/sharing/recipient.js';
+import { loadCallerShare } from '../core/sharing/recipient.js';
+import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct, recordRejection } from '../core/sharing/recipient-actions.js';
 import { shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { writeTransaction } from '../store/db/dialect.js';

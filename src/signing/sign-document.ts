@@ -18,7 +18,7 @@ import {
   type VisualRequest,
 } from '../core/signing/visual-input.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
-import type { Recipient, RecipientCaller } from '../core/sharing/recipient.js';
+import type { Recipient, RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
 import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../core/sharing/share-fields.js';
 import type { ShareRow } from '../core/sharing/share-types.js';

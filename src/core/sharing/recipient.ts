@@ -1,39 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../access/actor.js';
 import { hashToken } from '../identity/secrets.js';
 import type { Deps } from '../deps.js';
 import { MfaRequired, NotFound, Unauthenticated } from '../../base/errors.js';
 import { isProtected } from './share-protection.js';
 import { isRecipientSessionToken, useRecipientSession } from './recipient-session.js';
-import { downloadableUntil, shareStanding, type ShareStanding } from './share-standing.js';
+import { downloadableUntil, shareStanding } from './share-standing.js';
+import type { Recipient, RecipientCaller } from '../access/recipient-caller.js';
 import { shareOptions, type ShareRow } from './share-types.js';
-
-/** An external recipient acting through the share link (Contract: the share token is their `token`). */
-export interface Recipient {
-  shareId: string;
-  documentId: string;
-  tenantId: string;
-  shareTo: string;
-  email: string | null;
-  /**
-   * What the token may do: `live` acts on the recipient endpoints; `completed` (the recipient acted,
-   * within RECIPIENT_DOWNLOAD_DAYS) only downloads what they signed (share-standing.ts).
-   */
-  standing: Exclude<ShareStanding, 'ended'>;
-  /**
-   * Whether the caller may act: through the link only when the share has no protection at all,
-   * through a recipient session once every protection was passed in it.
-   */
-  unlocked: boolean;
-  /** The recipient session the caller sent, when not the link itself. */
-  sessionId?: string | undefined;
-  /** The identity the caller's session proved at one of the share's identity providers. */
-  identity?: { provider: string; at: string } | undefined;
-  requestId: string;
-}
-
-/** Who acts on a recipient endpoint: an external recipient by link, or an internal user by session. */
-export type RecipientCaller = { kind: 'external'; recipient: Recipient } | { kind: 'internal'; actor: Actor };
 
 /** Share-link tokens carry a prefix, so authentication knows which table to look in. */
 export function newShareToken(): string {
@@ -182,13 +155,4 @@ export async function loadCallerShare(
     shares.find((s) => s.status === 'active') ?? shares.find((s) => s.status === 'waiting') ?? shares[0];
   if (!share) throw new NotFound('No such document');
   return share;
-}
-
-/** The name recorded as the actor of what a caller does (audit `actorId`, event `actor`). */
-export function callerName(caller: RecipientCaller): string {
-  return caller.kind === 'external' ? caller.recipient.shareTo : caller.actor.name;
-}
-
-export function callerRequestId(caller: RecipientCaller): string {
-  return caller.kind === 'external' ? caller.recipient.requestId : caller.actor.requestId;
 }

@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import { FileNotUsable, MfaRequired, NotFound } from '../../base/errors.js';
-import type { Recipient, RecipientCaller } from '../sharing/recipient.js';
+import type { Recipient, RecipientCaller } from '../access/recipient-caller.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import { findInTenant } from '../../store/db/rows.js';
 import { mayUseStamp, type StampRow } from './stamp-access.js';

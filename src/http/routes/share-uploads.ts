@@ -8,7 +8,7 @@ import { submitShareFile } from '../../sharing/uploads/submit-share-file.js';
 import { uploadShareFile, type ShareFileKind } from '../../sharing/uploads/upload-share-file.js';
 import { MAX_STAMP_NAME, uploadShareStamp } from '../../sharing/uploads/upload-share-stamp.js';
 import { recipientCallerOf } from '../authentication.js';
-import type { RecipientCaller } from '../../core/sharing/recipient.js';
+import type { RecipientCaller } from '../../core/access/recipient-caller.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';

@@ -1,6 +1,7 @@
 import type { Deps } from '../../core/deps.js';
 import { canManage } from '../../core/access/document-access.js';
-import { loadCallerShare, type RecipientCaller } from '../../core/sharing/recipient.js';
+import { loadCallerShare } from '../../core/sharing/recipient.js';
+import { type RecipientCaller } from '../../core/access/recipient-caller.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import { loadUsableStamp } from '../../core/stamps/load-usable-stamp.js';
 

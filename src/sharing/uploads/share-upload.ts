@@ -11,12 +11,8 @@ import { Conflict, FileNotUsable, NotFound, ValidationError } from '../../base/e
 import { fileView, type FileView } from '../../core/views/file-view.js';
 import { assertSignatureImage, assertUploadedImage } from '../../core/files/image-bytes.js';
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../../core/files/storage.js';
-import {
-  callerName,
-  callerRequestId,
-  loadCallerShare,
-  type RecipientCaller,
-} from '../../core/sharing/recipient.js';
+import { loadCallerShare } from '../../core/sharing/recipient.js';
+import { callerName, callerRequestId, type RecipientCaller } from '../../core/access/recipient-caller.js';
 import { assertShareCanAct, getSharedDocument } from '../../core/sharing/recipient-actions.js';
 import { getProperties } from '../../core/settings/tenant-settings.js';
 import type { ShareRow } from '../../core/sharing/share-types.js';

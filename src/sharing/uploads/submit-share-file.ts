@@ -1,6 +1,6 @@
 import type { Deps } from '../../core/deps.js';
 import { ValidationError } from '../../base/errors.js';
-import type { RecipientCaller } from '../../core/sharing/recipient.js';
+import type { RecipientCaller } from '../../core/access/recipient-caller.js';
 import { fieldKey, namesField } from '../../core/sharing/share-fields.js';
 import { shareOptions, type ShareRow } from '../../core/sharing/share-types.js';
 import {

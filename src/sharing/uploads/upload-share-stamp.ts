@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { record } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { FileNotUsable, ValidationError } from '../../base/errors.js';
-import { callerName, callerRequestId, type RecipientCaller } from '../../core/sharing/recipient.js';
+import { callerName, callerRequestId, type RecipientCaller } from '../../core/access/recipient-caller.js';
 import type { StampRow } from '../../core/stamps/stamp-access.js';
 import { assertStampImage } from '../../core/stamps/stamp-image.js';
 import { receiveShareUpload, type ReadUpload } from './share-upload.js';
