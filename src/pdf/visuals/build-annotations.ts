@@ -9,6 +9,7 @@ import {
   type Position,
 } from '../geometry.js';
 import type { IncrementalUpdate } from '../writer/incremental-writer.js';
+import { formatNumber } from '../writer/serialize-object.js';
 import { AppearanceFactory } from './appearance-factory.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from './visual-types.js';
 
@@ -167,7 +168,7 @@ function composeAppearances(
     const left = Math.min(...corners.map(([x]) => x));
     const bottom = Math.min(...corners.map(([, y]) => y));
     xobjects.set(`V${i}`, appearance);
-    ops.push(`q 1 0 0 1 ${number(x1 - left)} ${number(y1 - bottom)} cm /V${i} Do Q`);
+    ops.push(`q 1 0 0 1 ${formatNumber(x1 - left)} ${formatNumber(y1 - bottom)} cm /V${i} Do Q`);
   }
   const form = PdfStream.fromDict(
     {
@@ -187,11 +188,6 @@ function composeAppearances(
     },
     appearance: update.add(form),
   };
-}
-
-/** A number as content-stream text: at most 4 decimals, no exponent. */
-function number(value: number): string {
-  return String(Math.round(value * 10_000) / 10_000);
 }
 
 /**
