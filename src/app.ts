@@ -92,7 +92,7 @@ import { FileSmsSender } from './notify/sms/file.js';
 import { HttpSmsSender } from './notify/sms/http.js';
 import { withSecurityHeaders } from './http/answers.js';
 import { registerSharingJobs } from './sharing/scheduled.js';
-import { registerSigningJobs } from './signing/seal-on-complete.js';
+import { registerSigningJobs } from './core/signing/seal-on-complete.js';
 import { renewDueArchives } from './signing/renew-archives.js';
 
 export const API_PREFIX = '/api/v1';

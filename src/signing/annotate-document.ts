@@ -4,7 +4,7 @@ import { loadEditable } from '../core/access/document-access.js';
 import { ValidationError, VersionMismatch } from '../base/errors.js';
 import { applyVisuals, drawnChange } from '../core/signing/apply-visuals.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { mainFileBytes } from './sign-document.js';
+import { mainFileBytes } from '../core/changes/new-main-file.js';
 import type { VisualRequest } from '../core/signing/visual-input.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

@@ -6,7 +6,7 @@ import { VersionMismatch } from '../base/errors.js';
 import { timestampAuthority } from '../core/signing/seal.js';
 import { renewArchive } from '../pdf/archive-timestamp.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { mainFileBytes } from './sign-document.js';
+import { mainFileBytes } from '../core/changes/new-main-file.js';
 
 /** Documents renewed per run at most: the rest are still due at the next run. */
 const BATCH = 50;

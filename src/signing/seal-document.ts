@@ -5,7 +5,8 @@ import { loadManageable } from '../core/access/document-access.js';
 import { VersionMismatch } from '../base/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { mainFile, type SignOutcome } from './sign-document.js';
+import { mainFile } from '../core/changes/new-main-file.js';
+import type { SignOutcome } from './sign-document.js';
 import { sealStoredFile, tenantDefaultLevel } from '../core/signing/seal.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

@@ -4,7 +4,7 @@ import { loadVisible } from '../core/access/document-access.js';
 import { checkEmbeddedTrail } from '../core/audit/embedded-trail.js';
 import { readPdf } from '../pdf/appendable-pdf.js';
 import { verifyPdf } from '../pdf/verify-pdf.js';
-import { mainFileBytes } from './sign-document.js';
+import { mainFileBytes } from '../core/changes/new-main-file.js';
 import { verificationReport, type VerificationReport } from './verification-report.js';
 
 /**

@@ -6,6 +6,7 @@ import type { Database } from '../../store/db/schema.js';
 import type { FileRecord, StoredBytes } from '../../store/files/file-store.js';
 import type { EventName } from '../events/emit-event.js';
 import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
+import { ValidationError } from '../../base/errors.js';
 
 /**
  * Stores the bytes of a document's next main file inside the caller's transaction and runs `then` (the
@@ -85,4 +86,21 @@ export async function replaceMainFile(
     });
     return updated;
   });
+}
+
+/** The bytes of a document's main file and its record. */
+export async function mainFileBytes(
+  deps: Deps,
+  doc: DocumentRow,
+): Promise<{ file: FileRecord; bytes: Uint8Array }> {
+  const file = await mainFile(deps, doc);
+  return { file, bytes: new Uint8Array(await deps.files.read(file)) };
+}
+
+/** The record of a document's main file, for a caller that reads the bytes its own way (sealStoredFile). */
+export async function mainFile(deps: Deps, doc: DocumentRow): Promise<FileRecord> {
+  if (!doc.main_file_id) throw new ValidationError('The document has no main file to sign');
+  const file = await deps.files.find(doc.tenant_id, doc.main_file_id);
+  if (!file) throw new ValidationError('The document’s main file is missing');
+  return file;
 }

@@ -20,13 +20,9 @@ import { digest, type DigestAlgorithm } from '../../pki/algorithms.js';
 import { signedBytes } from '../../pdf/writer/signature-placeholder.js';
 import { readJson, writeJson } from '../../store/db/json.js';
 import type { SigningSessionTable } from '../../store/db/schema.js';
-import {
-  afterSignature,
-  authorizeSigning,
-  commitSignature,
-  mainFileBytes,
-  queueSealIfCompleted,
-} from '../sign-document.js';
+import { authorizeSigning } from '../sign-document.js';
+import { afterSignature, commitSignature, queueSealIfCompleted } from '../../core/signing/signer-change.js';
+import { mainFileBytes } from '../../core/changes/new-main-file.js';
 import { timestampAuthority } from '../../core/signing/seal.js';
 import { getProperties } from '../../core/settings/tenant-settings.js';
 import {

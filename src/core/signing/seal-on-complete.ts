@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
-import type { Deps } from '../core/deps.js';
-import type { DocumentRow } from '../core/access/document-access.js';
-import type { DocumentChanger } from '../core/changes/change-document.js';
-import { VersionMismatch } from '../base/errors.js';
-import { claimJobById, completeJob, enqueue, failJob, type ClaimedJob } from '../jobs/queue.js';
-import type { Worker } from '../jobs/worker.js';
-import { writeTransaction } from '../store/db/dialect.js';
-import type { Database } from '../store/db/schema.js';
-import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { mainFileBytes } from './sign-document.js';
-import { sealBytes, tenantDefaultLevel } from '../core/signing/seal.js';
-import { documentTrail } from '../core/audit/document-trail.js';
-import { trailFiles } from '../core/audit/embedded-trail.js';
-import { sealOnCompleteJobId, wakeCompletionMails } from '../core/sharing/completion.js';
+import type { Deps } from '../deps.js';
+import type { DocumentRow } from '../access/document-access.js';
+import type { DocumentChanger } from '../changes/change-document.js';
+import { VersionMismatch } from '../../base/errors.js';
+import { claimJobById, completeJob, enqueue, failJob, type ClaimedJob } from '../../jobs/queue.js';
+import type { Worker } from '../../jobs/worker.js';
+import { writeTransaction } from '../../store/db/dialect.js';
+import type { Database } from '../../store/db/schema.js';
+import { replaceMainFile } from '../changes/new-main-file.js';
+import { mainFileBytes } from '../changes/new-main-file.js';
+import { sealBytes, tenantDefaultLevel } from './seal.js';
+import { documentTrail } from '../audit/document-trail.js';
+import { trailFiles } from '../audit/embedded-trail.js';
+import { sealOnCompleteJobId, wakeCompletionMails } from '../sharing/completion.js';
 
 export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
 /** A worker takes the seal over when the request that queued it has not run it by then (it died). */

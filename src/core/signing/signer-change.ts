@@ -1,0 +1,240 @@
+import type { Kysely } from 'kysely';
+import type { Deps } from '../deps.js';
+import type { DocumentRow } from '../access/document-access.js';
+import type { RecipientCaller } from '../access/recipient-caller.js';
+import { addRevision, type DocumentChanger } from '../changes/change-document.js';
+import { mainFileBytes, replaceMainFile, saveNextMainFile } from '../changes/new-main-file.js';
+import { getProperties } from '../settings/tenant-settings.js';
+import type { ShareRow } from '../sharing/share-types.js';
+import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
+import { VersionMismatch } from '../../base/errors.js';
+import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
+import type { PadesLevel, SignPdfResult } from '../../pdf/sign-pdf.js';
+import type { Database } from '../../store/db/schema.js';
+import type { FileRecord } from '../../store/files/file-store.js';
+import { writeTransaction } from '../../store/db/dialect.js';
+import { drawnChange, drawVisuals, type AppliedVisuals } from './apply-visuals.js';
+import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
+import { defaultLevel } from './seal.js';
+import { claimVisualFiles, loadStampImages, type Placer, type VisualRequest } from './visual-input.js';
+
+/** How a signature came out, as every call that signs answers it. */
+export interface SigningOutcome {
+  levelAchieved: PadesLevel;
+  fellBack: boolean;
+  reason?: string;
+  /** The signing certificate's revocation could not be checked before signing (issue 38). */
+  warnings?: string[];
+}
+
+/** A signer allowed to draw on a document, and what their change completes (their share, if any). */
+export interface Signer {
+  doc: DocumentRow;
+  share: ShareRow | undefined;
+  signerName: string;
+  by: DocumentChanger;
+  placer: Placer;
+  /** Whose stamps the signer may use. */
+  caller: RecipientCaller;
+}
+
+/** How a signature came out, as the sign calls answer it. */
+export function signingOutcome(signature: SignPdfResult): SigningOutcome {
+  return {
+    levelAchieved: signature.levelAchieved,
+    fellBack: signature.fellBack,
+    ...(signature.reason ? { reason: signature.reason } : {}),
+    ...(signature.warnings.length > 0 ? { warnings: signature.warnings } : {}),
+  };
+}
+
+export interface DrawOptions {
+  request: VisualRequest;
+  level?: PadesLevel | undefined;
+  /** Close the revision with a PAdES signature in the signer's name; without it, an annotate. */
+  sign?: boolean | undefined;
+  /** The `signatureProvider` whose key signs (assertSignatureProvider); by default the installation's. */
+  provider?: string | undefined;
+}
+
+/** The signature drawAndCommit made, if any, and the document's share state after the commit. */
+export interface Committed {
+  signature: SignPdfResult | undefined;
+  shareStateName: string | null;
+}
+
+/** What a signer drew, to become the main file in the commit's transaction. */
+export interface Drawn extends AppliedVisuals {
+  /** The main file it was drawn on. */
+  previous: FileRecord;
+}
+
+/**
+ * The path of every call that draws on a document in a signer's name (the sign calls, and the
+ * recipients' POST /share/execute, PUT /share/reject and POST /inbox/action, spec Files usage rule 3):
+ * the visuals are drawn on the main file and, with `sign`, the revision is closed by a PAdES signature
+ * in the signer's name, reading only and outside any transaction (DESIGN: remote calls); then one short
+ * transaction in which `commit` makes the drawn file the main file (a compare-and-set on the version:
+ * a lost race is 409 and the drawn bytes are swept), the image files are claimed and, when that
+ * completed the document, its seal is queued; after the commit the seal is made.
+ */
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions & { sign: true },
+  commit: (
+    trx: Kysely<Database>,
+    drawn: Drawn & { signature: SignPdfResult },
+    now: Date,
+  ) => Promise<DocumentRow>,
+): Promise<Committed & { signature: SignPdfResult }>;
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions,
+  commit: (trx: Kysely<Database>, drawn: Drawn, now: Date) => Promise<DocumentRow>,
+): Promise<Committed>;
+export async function drawAndCommit(
+  deps: Deps,
+  signer: Signer,
+  options: DrawOptions,
+  commit: (
+    trx: Kysely<Database>,
+    drawn: Drawn & { signature: SignPdfResult },
+    now: Date,
+  ) => Promise<DocumentRow>,
+): Promise<Committed> {
+  const { doc, signerName, by } = signer;
+  const properties = await getProperties(deps, { tenantId: doc.tenant_id });
+  const level = options.level ?? properties.defaultPadesLevel ?? defaultLevel(deps);
+  const now = deps.clock.now();
+  const { file: previous, bytes } = await mainFileBytes(deps, doc);
+  const stamps = await loadStampImages(deps, signer.caller, options.request.signatures);
+  const { claims, ...applied } = await drawVisuals(deps.db, deps, {
+    pdf: bytes,
+    stamps,
+    placer: signer.placer,
+    request: options.request,
+    document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
+    sign: options.sign ? { signerName, level, provider: options.provider } : undefined,
+    author: signerName,
+    now,
+  });
+  const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+    // The signature is there exactly when `sign` asked for it (the overloads above say so to callers).
+    const drawn = { ...applied, previous } as Drawn & { signature: SignPdfResult };
+    const updated = await commit(trx, drawn, now);
+    await claimVisualFiles(trx, claims, now);
+    return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
+  });
+  const shareStateName = await afterSignature(deps, committed.updated, by, committed.seal);
+  return { signature: applied.signature, shareStateName };
+}
+
+/**
+ * Makes what a signer drew the document's main file, in drawAndCommit's transaction, before the call
+ * records its own action: `documentSigned` when it was closed by a signature, else `documentAnnotated`
+ * (core/signing drawnChange). Compare-and-set on the version the signer was authorized on.
+ */
+export function commitDrawn(
+  trx: Kysely<Database>,
+  deps: Deps,
+  signer: Signer,
+  drawn: Drawn,
+  now: Date,
+): Promise<DocumentRow> {
+  return replaceMainFile(trx, deps, {
+    doc: signer.doc,
+    previous: drawn.previous,
+    bytes: drawn.pdf,
+    by: signer.by,
+    expectedVersion: signer.doc.version,
+    ...drawnChange(drawn),
+    now,
+  });
+}
+
+/**
+ * Makes signed bytes the document's main file inside the caller's transaction: for a signer with a share
+ * this completes the share (and the document when it was the last), otherwise it is the owner's own
+ * signature. Compare-and-set on `expectedVersion` either way.
+ */
+export async function commitSignature(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    doc: DocumentRow;
+    share: ShareRow | undefined;
+    by: DocumentChanger;
+    previous: FileRecord;
+    bytes: Uint8Array;
+    expectedVersion: number;
+    data: Record<string, unknown>;
+    /** A B-LTA signature's archive timestamp (replaceMainFile). */
+    archive?: ArchiveExpiry | undefined;
+    now: Date;
+  },
+): Promise<DocumentRow> {
+  const { doc, share, by, previous, now } = options;
+  if (!share) {
+    return replaceMainFile(trx, deps, {
+      doc,
+      previous,
+      bytes: options.bytes,
+      by,
+      expectedVersion: options.expectedVersion,
+      signed: true,
+      activityType: 'documentSigned',
+      event: 'documentSigned',
+      reason: 'signed',
+      data: options.data,
+      archive: options.archive,
+      now,
+    });
+  }
+  return saveNextMainFile(trx, deps, { doc, previous, bytes: options.bytes, now }, async (saved) => {
+    const current = await loadDocumentForUpdate(trx, doc.id);
+    if (current.version !== options.expectedVersion) throw new VersionMismatch();
+    const updated = await completeShare(trx, deps, {
+      share,
+      by,
+      now,
+      event: 'documentSigned',
+      activityType: 'documentSigned',
+      data: { ...options.data, file: saved.id },
+      set: {
+        main_file_id: saved.id,
+        is_signed: 1,
+        ...(options.archive ? { archive_expires_at: options.archive.expiresAt.toISOString() } : {}),
+      },
+    });
+    await addRevision(trx, { documentId: doc.id, fileId: saved.id, reason: 'signed', actor: by.name, now });
+    return updated;
+  });
+}
+
+/**
+ * Inside a signature's transaction: when it completed the document and the tenant seals on completion
+ * (`sealOnComplete`, read before the transaction), queues that seal; its job id, else undefined.
+ */
+export async function queueSealIfCompleted(
+  trx: Kysely<Database>,
+  options: { doc: DocumentRow; by: DocumentChanger; properties: { sealOnComplete: boolean }; now: Date },
+): Promise<string | undefined> {
+  if (options.doc.share_state !== 'completed' || !options.properties.sealOnComplete) return undefined;
+  return queueSealOnComplete(trx, options);
+}
+
+/**
+ * After a signature's commit, outside its transaction: runs the seal on completion it queued, if any
+ * (Contract: completing a sign share seals the document in the same call). Its share state.
+ */
+export async function afterSignature(
+  deps: Deps,
+  updated: DocumentRow,
+  by: DocumentChanger,
+  sealJobId: string | undefined,
+): Promise<string | null> {
+  if (sealJobId) await sealOnCompleteNow(deps, sealJobId, by.requestId);
+  return updated.share_state;
+}
