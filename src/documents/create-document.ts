@@ -25,12 +25,14 @@ import { assertUsablePdf, loadTargetFolder } from './document-input.js';
 import { newDocumentRow } from './new-document-row.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import {
-  applyVisualsInCall,
+  commitInCall,
+  drawInCall,
   prepareVisualsInCall,
+  type PreparedChange,
   type PreparedVisuals,
-  type SigningInCall,
+  type SigningOutcome,
   type VisualsInCall,
-} from '../core/signing/sign-in-call.js';
+} from '../core/signing/signer-change.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface NewDocument {
@@ -52,7 +54,7 @@ export interface NewDocument {
 export interface CreatedDocument {
   document: DocumentView;
   /** How the signature made at creation came out; absent when nothing was signed. */
-  signing?: SigningInCall | undefined;
+  signing?: SigningOutcome | undefined;
 }
 
 const BULK_LIMIT = 100;
@@ -86,7 +88,7 @@ export async function createDocuments(
 /**
  * POST /documents with `optionalData.signatures`, `images` or `annotations` (spec Files usage rule 3;
  * DESIGN: Signing inside other calls): the document is created and signed (or annotated) as one
- * change, in one transaction. Revision 1 is the file as uploaded, revision 2 the signed one; `_version`
+ * change: drawn and signed first, then written in one transaction. Revision 1 is the file as uploaded, revision 2 the signed one; `_version`
  * stays 1. A failure leaves no document and no file used up.
  */
 export async function createDocument(deps: Deps, actor: Actor, input: NewDocument): Promise<CreatedDocument> {
@@ -142,21 +144,35 @@ async function create(deps: Deps, actor: Actor, inputs: NewDocument[]): Promise<
       }),
     ),
   );
+  // DESIGN: remote calls never run inside a database transaction. Each document's visuals are drawn
+  // on its upload and signed first, with no transaction open; the transaction then only writes.
+  const drawn: (PreparedChange | undefined)[] = [];
+  for (const [i, p] of prepared.entries()) {
+    drawn.push(
+      p.visuals &&
+        (await drawInCall(deps, actor, p.visuals, {
+          document: { id: p.id, title: p.input.documentTitle, barcode_file_id: barcodes[i]?.id ?? null },
+          fileId: p.input.pdfFile?.content ?? null,
+          now,
+        })),
+    );
+  }
   const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const created: { row: DocumentRow; signing: SigningInCall | undefined }[] = [];
+    const created: { row: DocumentRow; signing: SigningOutcome | undefined }[] = [];
     for (const [i, p] of prepared.entries()) {
       const barcode = barcodes[i];
       if (!barcode) throw new Error('barcode missing');
       const row = await insertDocument(trx, actor, p, barcode.id, properties.dropZoneMaxSize, now);
-      if (!p.visuals) {
+      const change = drawn[i];
+      if (!change) {
         created.push({ row, signing: undefined });
         continue;
       }
       // spec Files usage rule 3: signed at creation, as part of the same change.
-      const signed = await applyVisualsInCall(trx, deps, {
+      const signed = await commitInCall(trx, deps, {
         actor,
         doc: row,
-        prepared: p.visuals,
+        drawn: change,
         expectedVersion: row.version,
         bumpVersion: false,
         now,

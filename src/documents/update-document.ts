@@ -11,11 +11,12 @@ import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { checkFileChanges, type FileChanges } from './replace-document-files.js';
 import {
-  applyVisualsInCall,
+  commitInCall,
+  drawInCall,
   prepareVisualsInCall,
-  type SigningInCall,
+  type SigningOutcome,
   type VisualsInCall,
-} from '../core/signing/sign-in-call.js';
+} from '../core/signing/signer-change.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
 export interface DocumentChanges extends FileChanges {
@@ -28,15 +29,15 @@ export interface DocumentChanges extends FileChanges {
  * PUT /documents/:version (spec Files usage rule 7): changes a document's data, its main file and its
  * attachments. New files must be unused or used only in a draft. Compare-and-set on the version.
  * With `signatures`, `images` or `annotations` (spec Files usage rule 3; DESIGN: Signing inside other
- * calls) the main file, the new one when `pdfFile` is given, is then signed or annotated in the same
- * transaction, and the whole call counts as one change. A new `documentType` must be one the caller
+ * calls) the main file, the new one when `pdfFile` is given, is signed or annotated first, outside
+ * any transaction, then committed with the change in one transaction, and the whole call counts as one change. A new `documentType` must be one the caller
  * may use, and the custom fields keep what the type's definition requires (check-type-and-fields.ts).
  */
 export async function updateDocument(
   deps: Deps,
   actor: Actor,
   options: { id: string; version: number; changes: DocumentChanges; visuals?: VisualsInCall | undefined },
-): Promise<{ document: DocumentView; signing: SigningInCall | undefined }> {
+): Promise<{ document: DocumentView; signing: SigningOutcome | undefined }> {
   const { changes } = options;
   const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
@@ -51,6 +52,15 @@ export async function updateDocument(
   // A call that only signs is not also an edit (no `documentEdited` with nothing in it).
   const edits = Object.keys(changes).length > 0 || !visuals;
   const now = deps.clock.now();
+  // DESIGN: remote calls never run inside a database transaction. The main file the call leaves (the
+  // new `pdfFile`, else the current one) is drawn on and signed first; the transaction only writes.
+  const drawn =
+    visuals &&
+    (await drawInCall(deps, actor, visuals, {
+      document: { ...doc, title: changes.documentTitle ?? doc.title },
+      fileId: changes.pdfFile?.content ?? doc.main_file_id,
+      now,
+    }));
   const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     const { mainFileId } = await fileChanges.apply(trx, now);
     const set: Updateable<DocumentTable> = {};
@@ -69,11 +79,11 @@ export async function updateDocument(
           now,
         })
       : doc;
-    if (!visuals) return { doc: saved, signing: undefined };
-    return applyVisualsInCall(trx, deps, {
+    if (!drawn) return { doc: saved, signing: undefined };
+    return commitInCall(trx, deps, {
       actor,
       doc: saved,
-      prepared: visuals,
+      drawn,
       expectedVersion: edits ? saved.version : options.version,
       bumpVersion: !edits,
       now,

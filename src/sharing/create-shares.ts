@@ -12,10 +12,11 @@ import { queuePreviewAhead } from '../core/sharing/preview-ahead.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import {
-  applyVisualsInCall,
+  commitInCall,
+  drawInCall,
   prepareVisualsInCall,
   type VisualsInCall,
-} from '../core/signing/sign-in-call.js';
+} from '../core/signing/signer-change.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
@@ -239,17 +240,21 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
     .sort((a, b) => a.position - b.position);
   const firstActionPosition = ordered.find((r) => ACTION_PURPOSES.includes(r.input.sharePurpose))?.position;
   const now = deps.clock.now();
+  // DESIGN: remote calls never run inside a database transaction. The sharer's signature is made first,
+  // with no transaction open; the transaction commits it with the shares.
+  const drawn =
+    visuals && (await drawInCall(deps, actor, visuals, { document: doc, fileId: doc.main_file_id, now }));
   const group = randomUUID();
   const sender = (await sharerOf(deps.db, actor.userId)) ?? { name: actor.name, email: null };
 
   const rows = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The sharer signs before the shares go out: the recipients get the signed file.
-    const current = visuals
+    const current = drawn
       ? (
-          await applyVisualsInCall(trx, deps, {
+          await commitInCall(trx, deps, {
             actor,
             doc,
-            prepared: visuals,
+            drawn,
             expectedVersion: doc.version,
             bumpVersion: true,
             now,

@@ -2,16 +2,14 @@ import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { loadEditable } from '../core/access/document-access.js';
 import { ValidationError, VersionMismatch } from '../base/errors.js';
-import { applyVisuals, drawnChange } from '../core/signing/apply-visuals.js';
-import { replaceMainFile } from '../core/changes/new-main-file.js';
-import { mainFileBytes } from '../core/changes/new-main-file.js';
+import { commitDrawn, drawAndCommit } from '../core/signing/signer-change.js';
 import type { VisualRequest } from '../core/signing/visual-input.js';
-import { writeTransaction } from '../store/db/dialect.js';
 
 /**
  * PUT /documents/annotate/:version: images (the document's barcode, subtype `image_barcode`, or unused
  * uploads) and text annotations as annotations with their own appearance streams, one incremental
- * update, no signature: earlier signatures stay valid. Compare-and-set on the version.
+ * update, no signature: earlier signatures stay valid. Drawn first, then committed in one short
+ * transaction (drawAndCommit), compare-and-set on the version.
  */
 export async function annotateDocument(
   deps: Deps,
@@ -23,26 +21,17 @@ export async function annotateDocument(
   }
   const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.version !== options.version) throw new VersionMismatch();
-  const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const now = deps.clock.now();
-  await writeTransaction(deps.db, deps.dialect, async (trx) => {
-    const applied = await applyVisuals(trx, deps, {
-      pdf: bytes,
-      placer: { kind: 'user', actor },
-      request: options,
-      document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
-      author: actor.name,
-      now,
-    });
-    await replaceMainFile(trx, deps, {
-      doc,
-      previous,
-      bytes: applied.pdf,
-      by: actor,
-      expectedVersion: options.version,
-      ...drawnChange(applied),
-      now,
-    });
-  });
+  const signer = {
+    doc,
+    share: undefined,
+    signerName: actor.name,
+    by: actor,
+    placer: { kind: 'user' as const, actor },
+    caller: { kind: 'internal' as const, actor },
+  };
+  const { signatures, images, annotations } = options;
+  await drawAndCommit(deps, signer, { request: { signatures, images, annotations } }, (trx, drawn, now) =>
+    commitDrawn(trx, deps, signer, drawn, now),
+  );
   return { status: 'SUCCESS' };
 }

@@ -196,6 +196,30 @@ describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
     });
   });
 
+  it('DESIGN: a signature waits for the remote signer with no transaction open; other writes go on meanwhile', async () => {
+    await withCsc({ env: () => ({ SEAL_PROVIDER: 'csc' }) }, async (server, admin, csc) => {
+      const doc = await aDocument(server, admin, { title: 'Held by the signer' });
+      csc.hold('signatures/signHash');
+      const signing = server.api('PUT', '/documents/sign/1', {
+        token: admin,
+        body: { id: doc, level: 'B-B', signatures: [{ type: 'signature', position: at }] },
+      });
+      try {
+        await csc.held(1);
+        // On SQLite a transaction held open across the remote signer would keep this writer waiting.
+        const other = await aDocument(server, admin, { title: 'Written meanwhile' });
+        assert.equal((await readDocument(server, admin, other))._version, 1);
+        const pending = Symbol('pending');
+        assert.equal(await Promise.race([signing, Promise.resolve(pending)]), pending, 'the signature waits');
+      } finally {
+        csc.release();
+      }
+      const signed = await signing;
+      assert.equal(signed.status, 200, signed.text);
+      assert.equal((await readDocument(server, admin, doc))._version, 2);
+    });
+  });
+
   it('an explicit credential is authorised with CSC_PIN; a wrong PIN fails the call with SIGNER_UNAVAILABLE and changes nothing', async () => {
     await withCsc(
       { csc: { pin: '123456' }, env: () => ({ CSC_PIN: '123456' }) },

@@ -4,7 +4,7 @@ import { useTestTsa } from '../fixtures/tsa-server.js';
 import { eventsOf, readDocument, signDocument, writeMainFile } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { aUser, someUsers, withMail } from '../helpers/people.js';
-import { upload, USER_PASSWORD } from '../helpers/server.js';
+import { upload, USER_PASSWORD, type ApiResponse } from '../helpers/server.js';
 import { shareDocument } from '../helpers/sharing.js';
 import { auditOf } from '../helpers/audit-log.js';
 import { useServer } from '../helpers/use-server.js';
@@ -41,6 +41,30 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
   };
   const read = (id: string) => readDocument(server, owner, id);
 
+  /**
+   * Runs `call` while the TSA holds its answer: meanwhile another user's document create completes (on
+   * SQLite a transaction held open across the TSA call would keep that writer waiting) and `call` has
+   * not answered; then the TSA answers and `call`'s answer is returned.
+   */
+  async function whileTheTsaHolds(call: () => Promise<ApiResponse>): Promise<ApiResponse> {
+    tsa.hold();
+    const pending = call();
+    try {
+      await tsa.held(1);
+      const created = await newDocument(other, 'Written meanwhile');
+      assert.equal(created._version, 1);
+      assert.equal(await settled(pending), false, 'the call still waits for the TSA');
+    } finally {
+      tsa.release();
+    }
+    const answer = await pending;
+    assert.equal(answer.status, 200, answer.text);
+    return answer;
+  }
+  const signature = [{ type: 'signature', position: at(0.1, 0.8) }];
+  const signedAtBt = (signing: { levelAchieved: string; fellBack: boolean }) =>
+    assert.deepEqual([signing.levelAchieved, signing.fellBack], ['B-T', false]);
+
   it('while the TSA holds its answer, another user’s document create completes; released, the signature lands with the right _version', async () => {
     const doc = await newDocument(owner, 'Held by the TSA');
     tsa.hold();
@@ -64,6 +88,92 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
     const after = await read(doc.documentId);
     assert.equal(after._version, 2);
     assert.equal(after.isSigned, true);
+  });
+
+  it('POST /documents with optionalData.signatures: signed before its transaction, created and signed as one change', async () => {
+    const content = await upload(server, owner, makePdf());
+    const created = await whileTheTsaHolds(() =>
+      server.api('POST', '/documents', {
+        token: owner,
+        body: {
+          body: { documentTitle: 'Signed at creation', pdfFile: { content } },
+          optionalData: { signatures: signature },
+        },
+      }),
+    );
+    signedAtBt(created.body.signing);
+    const doc = await read(created.body.results[0].documentId);
+    assert.deepEqual([doc._version, doc.isSigned], [1, true]);
+    assert.equal((await auditOf(server, doc.documentId, 'documentSigned')).length, 1);
+  });
+
+  it('PUT /documents/:version with a new title and signatures: signed before its transaction, one change', async () => {
+    const doc = await newDocument(owner, 'Edited and signed');
+    const changed = await whileTheTsaHolds(() =>
+      server.api('PUT', '/documents/1', {
+        token: owner,
+        body: { id: doc.documentId, body: { documentTitle: 'Edited, then signed' }, signatures: signature },
+      }),
+    );
+    signedAtBt(changed.body.signing);
+    const after = await read(doc.documentId);
+    assert.deepEqual([after._version, after.isSigned, after.documentTitle], [2, true, 'Edited, then signed']);
+  });
+
+  it('PUT /documents/:version lost to a change made while its TSA held: 409, and neither its edit nor its signature is kept', async () => {
+    const doc = await newDocument(owner, 'Changed meanwhile');
+    tsa.hold();
+    const pending = server.api('PUT', '/documents/1', {
+      token: owner,
+      body: { id: doc.documentId, body: { documentTitle: 'Lost' }, signatures: signature },
+    });
+    try {
+      await tsa.held(1);
+      const meanwhile = await server.api('PUT', '/documents/1', {
+        token: owner,
+        body: { id: doc.documentId, body: { documentTitle: 'Won' } },
+      });
+      assert.equal(meanwhile.status, 200, meanwhile.text);
+    } finally {
+      tsa.release();
+    }
+    const lost = await pending;
+    assert.equal(lost.status, 409, lost.text);
+    const after = await read(doc.documentId);
+    assert.deepEqual([after._version, after.isSigned, after.documentTitle], [2, false, 'Won']);
+    assert.equal((await auditOf(server, doc.documentId, 'documentSigned')).length, 0);
+  });
+
+  it('POST /share with the sharer’s signatures: signed before its transaction; the shares go out with the signed file', async () => {
+    const doc = await newDocument(owner, 'Signed, then shared');
+    const shared = await whileTheTsaHolds(() =>
+      server.api('POST', '/share', {
+        token: owner,
+        body: {
+          id: doc.documentId,
+          data: [{ sharePurpose: 'sign', shareTo: 'last' }],
+          signatures: signature,
+        },
+      }),
+    );
+    assert.equal(shared.body.length, 1);
+    const after = await read(doc.documentId);
+    assert.deepEqual([after._version, after.isSigned], [2, true]);
+    assert.equal((await auditOf(server, doc.documentId, 'documentSigned')).length, 1);
+  });
+
+  it('POST /inbox/action `sign` on a sign share: signed before its transaction, the share completed in it', async () => {
+    const doc = await newDocument(owner, 'Signed from the inbox');
+    const [share] = await shareDocument(server, owner, doc.documentId, { to: 'last' });
+    const last = await server.login('last', USER_PASSWORD);
+    const acted = await whileTheTsaHolds(() =>
+      server.api('POST', '/inbox/action', {
+        token: last,
+        body: { shareId: share.shareId, action: 'sign', signatures: signature },
+      }),
+    );
+    signedAtBt(acted.body);
+    assert.equal(acted.body.shareStateName, 'completed');
   });
 
   it('two signs of one version racing past the TSA: exactly one wins, the other gets 409 with nothing half-written', async () => {
@@ -143,6 +253,7 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
       .selectFrom('jobs')
       .select(['status', 'attempts', 'locked_by'])
       .where('type', '=', 'document.sealOnComplete')
+      .where('id', 'like', `%:${doc.documentId}:%`)
       .execute();
     assert.equal(jobs.length, 1);
     assert.equal(jobs[0]!.status, 'done', 'the seal ran as its durable job, claimed by the request');

@@ -11,7 +11,7 @@ import { ManualClock } from '../../src/base/clock.js';
 import { createTestPki, digestInfo, rsaToken, type TestPki } from '../fixtures/test-pki.js';
 import { startTestTsa } from '../fixtures/tsa-server.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
-import { createUser, startServer, upload } from '../helpers/server.js';
+import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
 import { aUser } from '../helpers/people.js';
 import { useServer } from '../helpers/use-server.js';
 import { hasTool, pdfsig, tool, workspace, type Workspace } from '../pdf/oracles.js';
@@ -318,25 +318,31 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
     await assertSignedAndValid(id, 1);
   });
 
-  it('with TSA_URL the finished signature carries a timestamp from the TSA (PAdES B-T)', async () => {
-    const tsa = await startTestTsa(await pki.tsa());
-    const node = await startServer({ clock, sameStoreAs: server, env: { TSA_URL: tsa.url } });
-    try {
-      const id = await newDoc('Timestamped');
-      const started = await node.api('POST', '/documents/sign/1/start/digest', {
-        token: signer,
-        body: { id, certificateHash: sha256hex(ec.certificate), signatureProvider: 'internalUsb' },
-      });
-      assert.equal(started.status, 200, started.text);
-      const { files, sessionId } = started.body;
-      const value = await ecToken(ec.privateKey)(Buffer.from(files[0].digest, 'base64'));
-      const finished = await node.api('PUT', '/documents/sign/finish/digest', {
+  /** Starts a session on `node` and signs its digest with the EC key; the call that finishes it. */
+  const signOnNode = async (node: TestServer, id: string) => {
+    const started = await node.api('POST', '/documents/sign/1/start/digest', {
+      token: signer,
+      body: { id, certificateHash: sha256hex(ec.certificate), signatureProvider: 'internalUsb' },
+    });
+    assert.equal(started.status, 200, started.text);
+    const { files, sessionId } = started.body;
+    const value = await ecToken(ec.privateKey)(Buffer.from(files[0].digest, 'base64'));
+    return () =>
+      node.api('PUT', '/documents/sign/finish/digest', {
         token: signer,
         body: {
           sessionId,
           signedDigests: [{ originalDigest: files[0].digest, signedDigest: value.toString('base64') }],
         },
       });
+  };
+
+  it('with TSA_URL the finished signature carries a timestamp from the TSA (PAdES B-T)', async () => {
+    const tsa = await startTestTsa(await pki.tsa());
+    const node = await startServer({ clock, sameStoreAs: server, env: { TSA_URL: tsa.url } });
+    try {
+      const id = await newDoc('Timestamped');
+      const finished = await (await signOnNode(node, id))();
       assert.equal(finished.status, 200, finished.text);
       assert.equal(finished.body.levelAchieved, 'B-T');
       assert.equal(tsa.requests, 1);
@@ -346,6 +352,37 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
         const path = await space.write(`${id}-tsa.pdf`, await download(doc.pdfFile.content));
         assert.match((await pdfsig(path))[0]!.raw, /Signature Type: ETSI\.CAdES\.detached/);
       }
+    } finally {
+      await node.close();
+      await tsa.close();
+    }
+  });
+
+  it('DESIGN: the finish waits for the TSA with no transaction open; another user’s document create goes on meanwhile', async () => {
+    const tsa = await startTestTsa(await pki.tsa());
+    const node = await startServer({ clock, sameStoreAs: server, env: { TSA_URL: tsa.url } });
+    try {
+      const id = await newDoc('Finished while the TSA holds');
+      const finish = await signOnNode(node, id);
+      tsa.hold();
+      const finishing = finish();
+      try {
+        await tsa.held(1);
+        // On SQLite a transaction held open across the TSA call would keep this writer waiting.
+        const content = await upload(node, other, makePdf());
+        const created = await node.api('POST', '/documents', {
+          token: other,
+          body: { body: { documentTitle: 'Written meanwhile', pdfFile: { content } } },
+        });
+        assert.equal(created.status, 200, created.text);
+        const pending = Symbol('pending');
+        assert.equal(await Promise.race([finishing, Promise.resolve(pending)]), pending, 'the finish waits');
+      } finally {
+        tsa.release();
+      }
+      const finished = await finishing;
+      assert.equal(finished.status, 200, finished.text);
+      assert.deepEqual([finished.body.levelAchieved, finished.body._version], ['B-T', 2]);
     } finally {
       await node.close();
       await tsa.close();

@@ -1,12 +1,9 @@
-import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import { ValidationError } from '../../base/errors.js';
 import { annotatePdf } from '../../pdf/annotate-pdf.js';
 import type { PadesLevel, SignPdfResult } from '../../pdf/sign-pdf.js';
-import type { Database } from '../../store/db/schema.js';
 import { sealBytes } from './seal.js';
 import {
-  claimVisualFiles,
   resolveVisuals,
   type Placer,
   type ResolvedVisuals,
@@ -47,55 +44,29 @@ export interface ApplyVisualsOptions {
 
 /**
  * The one engine behind every call that draws on a document (spec Files usage rule 3: sign, annotate,
- * and the calls that sign inside them): resolves the request's `signatures`, `images` and `annotations`
- * (claiming image files in the caller's transaction), draws them as annotations with their own
- * appearance streams, and either closes the revision with a PAdES signature made with the organisation
- * key in `sign.signerName`'s name, or, without `sign`, writes an annotate (no signature). Errors the
- * engine raises about a field (a page past the end, an unreadable image) read like the API's
- * validation text, with `fieldPrefix` in front of the field (`optionalData.` for POST /documents).
- * A call that signs without a transaction of its own open uses `drawVisuals` and claims on commit.
- */
-export async function applyVisuals(
-  trx: Kysely<Database>,
-  deps: Deps,
-  options: ApplyVisualsOptions & { sign: SignAs },
-): Promise<AppliedVisuals & { signature: SignPdfResult }>;
-export async function applyVisuals(
-  trx: Kysely<Database>,
-  deps: Deps,
-  options: ApplyVisualsOptions,
-): Promise<AppliedVisuals>;
-export async function applyVisuals(
-  trx: Kysely<Database>,
-  deps: Deps,
-  options: ApplyVisualsOptions,
-): Promise<AppliedVisuals> {
-  const { claims, ...applied } = await drawVisuals(trx, deps, options);
-  await claimVisualFiles(trx, claims, options.now);
-  return applied;
-}
-
-/**
- * `applyVisuals` reading only, through `db`: the drawn (and signed) file, and the upload files it uses,
- * which the caller claims with `claimVisualFiles` in the transaction that commits the file (DESIGN:
- * remote calls, here the TSA's, never run inside a database transaction).
+ * and the calls that sign inside them), reading only, with no transaction open (DESIGN: remote calls
+ * never run inside a database transaction; core/signing/signer-change.ts is the road every signer's
+ * change takes): resolves the request's `signatures`, `images` and `annotations`, draws them as
+ * annotations with their own appearance streams, and either closes the revision with a PAdES signature
+ * made with the organisation key in `sign.signerName`'s name, or, without `sign`, writes an annotate (no
+ * signature). The upload files it uses are returned as `claims`, for the transaction that commits the
+ * file (`claimVisualFiles`). Errors the engine raises about a field (a page past the end, an unreadable
+ * image) read like the API's validation text, with `fieldPrefix` in front of the field (`optionalData.`
+ * for POST /documents).
  */
 export async function drawVisuals(
-  db: Kysely<Database>,
   deps: Deps,
   options: ApplyVisualsOptions & { sign: SignAs },
 ): Promise<AppliedVisuals & { signature: SignPdfResult; claims: VisualClaims }>;
 export async function drawVisuals(
-  db: Kysely<Database>,
   deps: Deps,
   options: ApplyVisualsOptions,
 ): Promise<AppliedVisuals & { claims: VisualClaims }>;
 export async function drawVisuals(
-  db: Kysely<Database>,
   deps: Deps,
   options: ApplyVisualsOptions,
 ): Promise<AppliedVisuals & { claims: VisualClaims }> {
-  const { visuals, claims } = await resolveVisuals(db, deps, {
+  const { visuals, claims } = await resolveVisuals(deps.db, deps, {
     ...(options.stamps ? { stamps: options.stamps } : {}),
     placer: options.placer,
     request: options.request,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import type { DocumentRow } from '../access/document-access.js';
 import type { RecipientCaller } from '../access/recipient-caller.js';
@@ -7,16 +8,22 @@ import { mainFileBytes, replaceMainFile, saveNextMainFile } from '../changes/new
 import { getProperties } from '../settings/tenant-settings.js';
 import type { ShareRow } from '../sharing/share-types.js';
 import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
-import { VersionMismatch } from '../../base/errors.js';
+import { ValidationError, VersionMismatch } from '../../base/errors.js';
 import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
 import type { PadesLevel, SignPdfResult } from '../../pdf/sign-pdf.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import { writeTransaction } from '../../store/db/dialect.js';
-import { drawnChange, drawVisuals, type AppliedVisuals } from './apply-visuals.js';
+import { drawnChange, drawVisuals, type AppliedVisuals, type SignAs } from './apply-visuals.js';
 import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
-import { defaultLevel } from './seal.js';
-import { claimVisualFiles, loadStampImages, type Placer, type VisualRequest } from './visual-input.js';
+import { defaultLevel, tenantDefaultLevel, userSignerName } from './seal.js';
+import {
+  claimVisualFiles,
+  loadStampImages,
+  type Placer,
+  type VisualClaims,
+  type VisualRequest,
+} from './visual-input.js';
 
 /** How a signature came out, as every call that signs answers it. */
 export interface SigningOutcome {
@@ -109,26 +116,189 @@ export async function drawAndCommit(
   const level = options.level ?? properties.defaultPadesLevel ?? defaultLevel(deps);
   const now = deps.clock.now();
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const stamps = await loadStampImages(deps, signer.caller, options.request.signatures);
-  const { claims, ...applied } = await drawVisuals(deps.db, deps, {
-    pdf: bytes,
-    stamps,
+  const drawn = await prepareChange(deps, {
+    document: doc,
+    previous,
+    bytes,
     placer: signer.placer,
     request: options.request,
-    document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
+    stamps: await loadStampImages(deps, signer.caller, options.request.signatures),
     sign: options.sign ? { signerName, level, provider: options.provider } : undefined,
     author: signerName,
     now,
   });
   const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The signature is there exactly when `sign` asked for it (the overloads above say so to callers).
-    const drawn = { ...applied, previous } as Drawn & { signature: SignPdfResult };
-    const updated = await commit(trx, drawn, now);
-    await claimVisualFiles(trx, claims, now);
-    return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
+    const updated = await commit(trx, drawn as Drawn & { signature: SignPdfResult }, now);
+    await claimVisualFiles(trx, drawn.claims, now);
+    return {
+      updated,
+      seal: await queueSealIfCompleted(trx, { before: doc, doc: updated, by, properties, now }),
+    };
   });
   const shareStateName = await afterSignature(deps, committed.updated, by, committed.seal);
-  return { signature: applied.signature, shareStateName };
+  return { signature: drawn.signature, shareStateName };
+}
+
+/** A signer's change as prepared outside any transaction: the drawn file and the uploads it uses. */
+export interface PreparedChange extends Drawn {
+  /** The image files the drawing uses, claimed in the transaction that commits it. */
+  claims: VisualClaims;
+}
+
+/**
+ * The first half of every signer's change (DESIGN: remote calls never run inside a database
+ * transaction): `bytes`, the file `previous` holds, get the request's visuals drawn on them and, with
+ * `sign`, the revision closed by a PAdES signature (the TSA, OCSP and CRL round trips and the HSM happen
+ * here), reading only, with no transaction open. Nothing is stored: the commit stores the drawn file.
+ */
+export async function prepareChange(
+  deps: Deps,
+  options: {
+    document: Pick<DocumentRow, 'id' | 'title' | 'barcode_file_id'>;
+    previous: FileRecord;
+    bytes: Uint8Array;
+    placer: Placer;
+    request: VisualRequest;
+    stamps: Map<number, Uint8Array>;
+    sign: SignAs | undefined;
+    author: string;
+    fieldPrefix?: string | undefined;
+    now: Date;
+  },
+): Promise<PreparedChange> {
+  const { document } = options;
+  const drawn = await drawVisuals(deps, {
+    pdf: options.bytes,
+    stamps: options.stamps,
+    placer: options.placer,
+    request: options.request,
+    document: { id: document.id, title: document.title, barcodeFileId: document.barcode_file_id },
+    sign: options.sign,
+    author: options.author,
+    fieldPrefix: options.fieldPrefix,
+    now: options.now,
+  });
+  return { ...drawn, previous: options.previous };
+}
+
+/** What a create or change call may carry to be signed or annotated in the same call. */
+export interface VisualsInCall extends VisualRequest {
+  /** PAdES level of the signature; default the tenant's `defaultPadesLevel`. */
+  level?: PadesLevel | undefined;
+}
+
+/** What the call asked, checked and loaded before anything is drawn. */
+export interface PreparedVisuals {
+  request: VisualRequest;
+  stamps: Map<number, Uint8Array>;
+  /** Present when `signatures` close the revision with a signature; otherwise an annotate. */
+  sign: SignAs | undefined;
+  /** Where the entries sit in the request (`optionalData.` in POST /documents). */
+  fieldPrefix: string;
+}
+
+/**
+ * Before anything of POST /documents, PUT /documents/:version or POST /share is drawn or written
+ * (DESIGN: Signing inside other calls): loads the images of stamp entries, the caller's signer name
+ * and the level, reading only. Undefined when the call draws nothing.
+ */
+export async function prepareVisualsInCall(
+  deps: Deps,
+  actor: Actor,
+  input: VisualsInCall | undefined,
+  fieldPrefix = '',
+): Promise<PreparedVisuals | undefined> {
+  const request: VisualRequest = {
+    signatures: input?.signatures,
+    images: input?.images,
+    annotations: input?.annotations,
+  };
+  const signs = (request.signatures?.length ?? 0) > 0;
+  if (!signs && !request.images?.length && !request.annotations?.length) return undefined;
+  return {
+    request,
+    stamps: await loadStampImages(deps, actor, request.signatures, fieldPrefix),
+    sign: signs
+      ? {
+          signerName: await userSignerName(deps.db, actor),
+          level: input?.level ?? (await tenantDefaultLevel(deps, actor.tenantId)),
+        }
+      : undefined,
+    fieldPrefix,
+  };
+}
+
+/**
+ * The first half of a change call that also signs or annotates (POST /documents, PUT
+ * /documents/:version, POST /share with `signatures`, `images` or `annotations`; spec Files usage rule
+ * 3): the prepared visuals drawn on `fileId`, the file the document's main file will be once the call's
+ * own change is made (the upload of `pdfFile`, or the current main file), and signed in the caller's
+ * name, outside any transaction (prepareChange). The caller then opens its one transaction, makes its
+ * own change and calls `commitInCall`.
+ */
+export async function drawInCall(
+  deps: Deps,
+  actor: Actor,
+  prepared: PreparedVisuals,
+  target: {
+    document: Pick<DocumentRow, 'id' | 'title' | 'barcode_file_id'>;
+    fileId: string | null;
+    now: Date;
+  },
+): Promise<PreparedChange> {
+  const previous = target.fileId ? await deps.files.find(actor.tenantId, target.fileId) : undefined;
+  if (!previous) {
+    throw new ValidationError('body.pdfFile', 'is required to sign or annotate the document');
+  }
+  return prepareChange(deps, {
+    document: target.document,
+    previous,
+    bytes: new Uint8Array(await deps.files.read(previous)),
+    placer: { kind: 'user', actor },
+    request: prepared.request,
+    stamps: prepared.stamps,
+    sign: prepared.sign,
+    author: actor.name,
+    fieldPrefix: prepared.fieldPrefix,
+    now: target.now,
+  });
+}
+
+/**
+ * The second half, inside the call's one short transaction, after the call made its own change: the
+ * drawn file becomes the next main file (the one it was drawn on stays a revision), its image files are
+ * claimed. Signatures are `documentSigned` in the caller's name; images and annotations alone are an
+ * annotate. Compare-and-set on the version, bumped only when the call made no change of its own
+ * (`bumpVersion`): a call is one change. The main file must still be the one drawn on: a race that
+ * replaced it is 409, and any failure rolls back the whole call, so nothing is left half-written.
+ */
+export async function commitInCall(
+  trx: Kysely<Database>,
+  deps: Deps,
+  options: {
+    actor: Actor;
+    doc: DocumentRow;
+    drawn: PreparedChange;
+    expectedVersion: number;
+    /** False when the call already counted its change (the document was created or edited). */
+    bumpVersion: boolean;
+    now: Date;
+  },
+): Promise<{ doc: DocumentRow; signing: SigningOutcome | undefined }> {
+  const { doc, drawn, now } = options;
+  const updated = await replaceMainFile(trx, deps, {
+    doc,
+    previous: drawn.previous,
+    bytes: drawn.pdf,
+    by: options.actor,
+    expectedVersion: options.expectedVersion,
+    bumpVersion: options.bumpVersion,
+    now,
+    ...drawnChange(drawn),
+  });
+  await claimVisualFiles(trx, drawn.claims, now);
+  return { doc: updated, signing: drawn.signature ? signingOutcome(drawn.signature) : undefined };
 }
 
 /**
@@ -219,9 +389,18 @@ export async function commitSignature(
  */
 export async function queueSealIfCompleted(
   trx: Kysely<Database>,
-  options: { doc: DocumentRow; by: DocumentChanger; properties: { sealOnComplete: boolean }; now: Date },
+  options: {
+    /** The document as the signer found it. */
+    before: DocumentRow;
+    /** The document after the commit. */
+    doc: DocumentRow;
+    by: DocumentChanger;
+    properties: { sealOnComplete: boolean };
+    now: Date;
+  },
 ): Promise<string | undefined> {
-  if (options.doc.share_state !== 'completed' || !options.properties.sealOnComplete) return undefined;
+  const completedNow = options.before.share_state !== 'completed' && options.doc.share_state === 'completed';
+  if (!completedNow || !options.properties.sealOnComplete) return undefined;
   return queueSealOnComplete(trx, options);
 }
 

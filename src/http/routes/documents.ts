@@ -23,7 +23,7 @@ import {
 } from '../document-schemas.js';
 import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../examples.js';
 import { withErrors } from '../schemas.js';
-import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
+import type { VisualsInCall } from '../../core/signing/signer-change.js';
 import {
   ImageEntrySchema,
   Level,

@@ -301,7 +301,10 @@ async function commitSession(
       },
       now,
     });
-    return { updated, seal: await queueSealIfCompleted(trx, { doc: updated, by, properties, now }) };
+    return {
+      updated,
+      seal: await queueSealIfCompleted(trx, { before: doc, doc: updated, by, properties, now }),
+    };
   });
   const { updated } = committed;
   const shareStateName = await afterSignature(deps, updated, by, committed.seal);
