@@ -14,9 +14,9 @@ import {
   claimVisualFiles,
   loadStampImages,
   type Placer,
-  type SignatureEntry,
   type VisualRequest,
 } from '../core/signing/visual-input.js';
+import type { SignatureEntry } from '../core/documents/visual-entries.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import type { Recipient, RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
