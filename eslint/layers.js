@@ -30,6 +30,44 @@ export const COMPOSITION = ['http', 'ops', 'app', 'cli', 'main'];
 /** The ground floor: leaves that import nothing of Signery's; every floor above may use them. */
 export const BASE = 'base';
 
+/**
+ * Core's rooms from the bottom up (ARCHITECTURE.md): each may import only the rooms before it, by value
+ * or by type. A file at core/'s top (deps.ts, metrics.ts, scroll.ts) is a room named after it.
+ */
+export const CORE = [
+  'metrics', // the counters and histograms
+  'deps', // what every use case is given
+  'access', // the actor, the recipient caller, roles: who may see or change what
+  'audit', // the audit record and its hash chain
+  'settings', // tenant settings and properties
+  'scroll', // paging through long lists
+  'events', // the event outbox, its delivery jobs, who may hold a webhook
+  'changes', // the compare-and-set change of a document, file claims
+  'files', // storage quotas, stored PDFs, image bytes
+  'documents', // custom fields, definitions, visual entries, erasure
+  'identity', // sessions, secrets, OIDC, the user view
+  'sharing', // the share workflow, the recipient, share fields
+  'views', // the JSON views of documents, shares and files
+  'stamps', // stamps and who may use them
+  'signing', // visuals, the seal, signing in a call
+];
+
+/** Why one room of core/ may not import another (both places under src/core/), or undefined when it may. */
+function coreRefusal(from, to) {
+  const [, a] = from.module.split('/');
+  const [, b] = to.module.split('/');
+  if (a === b) return undefined;
+  for (const room of [a, b])
+    if (!CORE.includes(room))
+      return `core/${room} has no place in core's order: add it to CORE in eslint/layers.js, above the rooms it imports`;
+  if (CORE.indexOf(b) < CORE.indexOf(a)) return undefined;
+  return (
+    `core/${a} may not import core/${b} (${to.module}), which stands above it in core's order ` +
+    `(CORE in eslint/layers.js, bottom to top: ${CORE.join(' < ')}): move what ${a} needs down, ` +
+    `to core/${a} or a room below it, or move the importing code up to core/${b} or above`
+  );
+}
+
 /** Where a module under src/ lives: its room (first folder, or the file at the top) and its path without extension. */
 function place(srcDir, file) {
   const rel = path.relative(srcDir, file).split(path.sep).join('/');
@@ -41,6 +79,7 @@ function place(srcDir, file) {
 /** Why `from` may not import `to` (both places under src/), or undefined when it may. */
 export function refusal(from, to, { typeOnly = false } = {}) {
   if (from.room === to.room) {
+    if (from.room === 'core') return coreRefusal(from, to);
     // A migration is frozen history: it copies what it needs instead of running live code.
     const migration = (p) => p.module.startsWith('store/db/migrations/');
     if (migration(from) && !migration(to) && !typeOnly)

@@ -19,7 +19,7 @@ import {
   type CustomFieldInput,
 } from '../core/documents/custom-fields.js';
 import { assertWorkflowExists, DEFAULT_WORKFLOW } from './definitions/defaults.js';
-import { loadUsableDefinition } from '../core/access/definition-access.js';
+import { loadUsableDefinition } from '../core/documents/definition-access.js';
 import { assertDefinitionFields } from '../core/documents/definition-fields.js';
 import { assertUsablePdf, loadTargetFolder } from './document-input.js';
 import { newDocumentRow } from './new-document-row.js';

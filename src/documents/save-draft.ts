@@ -6,7 +6,7 @@ import { NotFound, VersionMismatch } from '../base/errors.js';
 import { checkDraftFiles, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { loadUsableDefinition } from '../core/access/definition-access.js';
+import { loadUsableDefinition } from '../core/documents/definition-access.js';
 
 export interface DraftData {
   documentType?: string | undefined;

@@ -8,7 +8,7 @@ import { readJson, writeJson } from '../store/db/json.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { loadChangeableTemplate } from '../core/access/template-access.js';
 import { resolveAudience } from '../core/access/audience.js';
-import { loadUsableDefinition } from '../core/access/definition-access.js';
+import { loadUsableDefinition } from '../core/documents/definition-access.js';
 
 export interface TemplateData {
   name: string;

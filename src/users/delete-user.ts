@@ -3,14 +3,14 @@ import { deleteRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../base/errors.js';
 import { withdrawDeletedUser } from '../core/sharing/withdraw-recipient.js';
-import { reconcileHeldWebhooks } from '../core/access/webhook-holders.js';
+import { reconcileHeldWebhooks } from '../core/events/webhook-holders.js';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { mayGrantRole, type Role } from '../core/access/roles.js';
 
 /**
  * DELETE /users/:id (administrators; spec: User account table): permanent; the account, its
  * sessions, keys, recovery codes and contacts go; the actions they still owed are withdrawn from the
- * documents' workflows; the webhooks they held pause (core/access/webhook-holders.ts). The audit log keeps what
+ * documents' workflows; the webhooks they held pause (core/events/webhook-holders.ts). The audit log keeps what
  * the user did, under their name.
  */
 export async function deleteUser(deps: Deps, actor: Actor, userId: string): Promise<void> {

@@ -11,7 +11,7 @@ import { resolveOrganization } from './organizations.js';
 import { mayGrantRole, type Right, type Role } from '../core/access/roles.js';
 import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { reconcileHeldWebhooks } from '../core/access/webhook-holders.js';
+import { reconcileHeldWebhooks } from '../core/events/webhook-holders.js';
 
 export interface UserChanges {
   status?: 'active' | 'suspended' | undefined;
@@ -68,7 +68,7 @@ export async function updateUser(
     }
     await trx.updateTable('users').set(set).where('id', '=', user.id).execute();
     if (set.status !== undefined || set.role !== undefined || set.organization_id !== undefined) {
-      // A webhook delivers only while its holder may hold it (core/access/webhook-holders.ts).
+      // A webhook delivers only while its holder may hold it (core/events/webhook-holders.ts).
       await reconcileHeldWebhooks(trx, { tenantId: actor.tenantId, userId: user.id, by: actor, now });
     }
     if (passwordHash !== undefined) {

@@ -39,7 +39,7 @@ export async function deliverWebhook(
   const payload = job.payload as Partial<DeliveryPayload>;
   const deliveryId = String(payload.deliveryId);
   const request = await loadRequest(deps, payload, options.targets);
-  // The webhook was deleted since, or paused (no one entitled holds it, core/access/webhook-holders.ts): nothing
+  // The webhook was deleted since, or paused (no one entitled holds it, core/events/webhook-holders.ts): nothing
   // is sent, and the job completes.
   if (!request || request.paused) return;
 

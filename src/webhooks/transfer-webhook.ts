@@ -5,12 +5,12 @@ import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound, ValidationError } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { loadVisibleWebhook } from './webhook-access.js';
-import { mayHold } from '../core/access/webhook-holders.js';
+import { mayHold } from '../core/events/webhook-holders.js';
 import { webhookView, type WebhookView } from './webhook-view.js';
 
 /**
  * PUT /webhooks/:webhookId/owner (issue 37, item 7): an administrator of the webhook's scope hands it
- * to a user of the tenant who may hold it (core/access/webhook-holders.ts: active, `use_webhooks`, a role that
+ * to a user of the tenant who may hold it (core/events/webhook-holders.ts: active, `use_webhooks`, a role that
  * reaches its scope; 400 otherwise). It delivers again at once if it was paused; the URL and secret do
  * not change (spec: no update of a webhook's configuration).
  */

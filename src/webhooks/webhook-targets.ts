@@ -9,7 +9,7 @@ export interface WebhookTarget {
   hmacSecret: string;
   /** The secret a rotation replaced, while it still signs (its grace period). */
   previous: { secret: string; until: Date } | null;
-  /** No one entitled holds the webhook (core/access/webhook-holders.ts): nothing is sent to it. */
+  /** No one entitled holds the webhook (core/events/webhook-holders.ts): nothing is sent to it. */
   paused: boolean;
 }
 

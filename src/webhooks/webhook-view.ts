@@ -11,7 +11,7 @@ export interface WebhookView {
   /** The id of what it covers: the organization, or for a tenant webhook the tenant. */
   name: string;
   callbackUrl: string;
-  /** `paused` while no one entitled holds it (core/access/webhook-holders.ts): nothing is delivered. */
+  /** `paused` while no one entitled holds it (core/events/webhook-holders.ts): nothing is delivered. */
   state: 'active' | 'paused';
   pausedAt: string | null;
   /** Only in the answer to its creation (spec: "returned to the creator only"). */

@@ -60,6 +60,32 @@ describe('the layers lint rule (ARCHITECTURE.md)', () => {
       "import { AppError } from '../../src/base/errors.js';",
       /web\/ is the signer page/,
     ],
+    // Core's rooms in their order (CORE): a room imports only those below it, by type as by value.
+    [
+      'src/core/sharing/planted.ts',
+      "import type { VisualRequest } from '../signing/visual-input.js';",
+      /^core\/sharing may not import core\/signing \(core\/signing\/visual-input\), which stands above it in core's order .*: move what sharing needs down/,
+    ],
+    [
+      'src/core/access/planted.ts',
+      "import { record } from '../audit/record.js';",
+      /core\/access may not import core\/audit/,
+    ],
+    [
+      'src/core/scroll.ts',
+      "import { x } from './views/document-view.js';",
+      /core\/scroll may not import core\/views/,
+    ],
+    [
+      'src/core/deps.ts',
+      "import type { Actor } from './access/actor.js';",
+      /core\/deps may not import core\/access/,
+    ],
+    [
+      'src/core/planted/planted.ts',
+      "import type { Deps } from '../deps.js';",
+      /core\/planted has no place in core's order/,
+    ],
   ];
   for (const [file, code, because] of refused)
     it(`refuses ${code} in ${file}`, async () => {
@@ -81,6 +107,13 @@ describe('the layers lint rule (ARCHITECTURE.md)', () => {
     ['src/base/planted.ts', "import { AppError } from './errors.js';"],
     ['src/store/db/migrations/0099-planted.ts', "import type { SqlDialect } from '../dialect.js';"],
     ['src/http/routes/planted.ts', "import { x } from '../../sharing/create-shares.js';"],
+    [
+      'src/core/signing/planted.ts',
+      "import { completeShare } from '../sharing/workflow.js'; import type { Deps } from '../deps.js';",
+    ],
+    ['src/core/views/planted.ts', "import type { ShareRow } from '../sharing/share-types.js';"],
+    ['src/core/sharing/planted.ts', "import type { TextEntry } from '../documents/visual-entries.js';"],
+    ['src/core/scroll.ts', "import type { Actor } from './access/actor.js';"],
     ['web/src/planted.ts', "import { x } from './api.js';"],
   ];
   for (const [file, code] of allowed)

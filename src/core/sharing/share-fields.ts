@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { CustomField } from '../documents/custom-fields.js';
 import { ValidationError } from '../../base/errors.js';
-import type { SignatureEntry, TextEntry } from '../signing/visual-input.js';
+import type { SignatureEntry, TextEntry } from '../documents/visual-entries.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database } from '../../store/db/schema.js';
 import { answersRequired, fieldConfig, VALUE_SUBTYPES, writtenAnswer } from './field-types.js';

@@ -2,47 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import { FileNotUsable } from '../../base/errors.js';
 import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../changes/file-usage.js';
-import type { Position } from '../../pdf/geometry.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../../pdf/visuals/visual-types.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import type { Actor } from '../access/actor.js';
 import { loadUsableStamp, type StampUser } from '../stamps/load-usable-stamp.js';
-
-/** spec: Signature entry, as the API takes it. */
-export interface SignatureEntry {
-  pages?: number[] | undefined;
-  position: Position;
-  blob?: string | undefined;
-  decorationType?: string | undefined;
-  type: SignatureVisual['type'];
-  timestamp?: boolean | undefined;
-  comment?: string | undefined;
-}
-
-/** spec: Image entry. */
-export interface ImageEntry {
-  comment?: string | undefined;
-  position: Position;
-  pages?: number[] | undefined;
-  blob: string;
-  subtype?: string | undefined;
-}
-
-/** Contract: text annotation entry. */
-export interface TextEntry {
-  /** The `customId` of the share's signature field this text answers (required fields). */
-  fieldId?: string | undefined;
-  subtype?: string | undefined;
-  text: string;
-  pages?: number[] | undefined;
-  position: Position;
-  align?: 'left' | 'center' | 'right' | undefined;
-  fontSize?: number | undefined;
-  bold?: boolean | undefined;
-  color?: string | undefined;
-  backgroundColor?: string | undefined;
-}
+import type { ImageEntry, SignatureEntry, TextEntry } from '../documents/visual-entries.js';
 
 export interface VisualRequest {
   signatures?: SignatureEntry[] | undefined;

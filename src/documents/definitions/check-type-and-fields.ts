@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/access/actor.js';
 import type { Deps } from '../../core/deps.js';
 import type { DocumentRow } from '../../core/access/document-access.js';
-import { loadDefinition, loadUsableDefinition } from '../../core/access/definition-access.js';
+import { loadDefinition, loadUsableDefinition } from '../../core/documents/definition-access.js';
 import {
   normalizeCustomFields,
   type CustomField,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ValidationError } from '../../base/errors.js';
 import type { Database } from '../../store/db/schema.js';
 
-/** Built-in workflow (Contract: `wf_archive`); the built-in definition is core/access/definition-access.ts's. */
+/** Built-in workflow (Contract: `wf_archive`); the built-in definition is core/documents/definition-access.ts's. */
 export const DEFAULT_WORKFLOW = 'wf_archive';
 
 /**

@@ -3,7 +3,7 @@ import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
 import { Conflict, Forbidden, NotFound, ValidationError } from '../../base/errors.js';
 import { claimFiles, FROM_SAVE_FILE } from '../../core/changes/file-usage.js';
-import { DEFAULT_DEFINITION, type UsableBy } from '../../core/access/definition-access.js';
+import { DEFAULT_DEFINITION, type UsableBy } from '../../core/documents/definition-access.js';
 import { resolveAudience } from '../../core/access/audience.js';
 import type { DefinitionField } from '../../core/documents/definition-fields.js';
 import { readJson, writeJson } from '../../store/db/json.js';
@@ -30,7 +30,7 @@ export interface DefinitionView {
  * administrators: definitions are the tenant's): document
  * definitions beside the built-in `d_default`. A `templateFile` must be a new, unused upload (spec
  * Files usage rule 4). `fields` describe the `customFields` of documents of this type (issue 24, item
- * 14); `usableBy` says who may use it (spec Documents rule 4; core/access/definition-access.ts), with
+ * 14); `usableBy` says who may use it (spec Documents rule 4; core/documents/definition-access.ts), with
  * its users stored as ids; null opens it to everyone again.
  */
 export async function saveDefinition(

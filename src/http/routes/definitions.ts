@@ -5,7 +5,7 @@ import { getDefinition, saveDefinition } from '../../documents/definitions/save-
 import { actorOf } from '../authentication.js';
 import { FileId } from '../document-schemas.js';
 import { withErrors } from '../schemas.js';
-import { UsableBy } from '../../core/access/definition-access.js';
+import { UsableBy } from '../../core/documents/definition-access.js';
 import { DefinitionField } from '../../core/documents/definition-fields.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });

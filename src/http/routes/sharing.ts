@@ -6,7 +6,7 @@ import { delegateShare } from '../../sharing/delegate-share.js';
 import { listInbox } from '../../sharing/inbox.js';
 import { cancelSharing, editShares, sendReminders } from '../../sharing/manage-shares.js';
 import { sendShareCode, unlockShare } from '../../sharing/protect-share.js';
-import { getSharedDocument } from '../../core/sharing/recipient-actions.js';
+import { getSharedDocument } from '../../sharing/get-shared-document.js';
 import { previewSharedDocument } from '../../sharing/preview-document.js';
 import { signedCopyOf } from '../../sharing/download-signed-copy.js';
 import { actFromInbox } from '../../signing/act-from-inbox.js';

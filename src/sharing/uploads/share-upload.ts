@@ -13,7 +13,8 @@ import { assertSignatureImage, assertUploadedImage } from '../../core/files/imag
 import { reserveStorage, storeUploadBytes, type StorageUse } from '../../core/files/storage.js';
 import { loadCallerShare } from '../../core/sharing/recipient.js';
 import { callerName, callerRequestId, type RecipientCaller } from '../../core/access/recipient-caller.js';
-import { assertShareCanAct, getSharedDocument } from '../../core/sharing/recipient-actions.js';
+import { assertShareCanAct } from '../../core/sharing/recipient-actions.js';
+import { getSharedDocument } from '../get-shared-document.js';
 import { getProperties } from '../../core/settings/tenant-settings.js';
 import type { ShareRow } from '../../core/sharing/share-types.js';
 import type { FileRecord } from '../../store/files/file-store.js';

@@ -353,7 +353,7 @@ export interface WebhookTable {
   creator_id: string;
   creator_name: string;
   created_at: string;
-  /** Since when no one entitled holds it (core/access/webhook-holders.ts); null while it delivers. */
+  /** Since when no one entitled holds it (core/events/webhook-holders.ts); null while it delivers. */
   paused_at: string | null;
 }
 

@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 
 /**
  * PostgreSQL, where each statement is a round trip that costs more than the work: the event, the
- * covering webhooks (not paused: core/access/webhook-holders.ts), their lanes, jobs and deliveries in one statement (lane locks taken in webhook
+ * covering webhooks (not paused: core/events/webhook-holders.ts), their lanes, jobs and deliveries in one statement (lane locks taken in webhook
  * id order), sent with the COMMIT (`beforeCommit`).
  */
 export const postgresOutbox: Outbox = Object.freeze({

@@ -6,7 +6,7 @@ import type { Database } from '../schema.js';
 
 /**
  * SQLite, where a statement costs no round trip: the event, then for each covering webhook that is
- * not paused (core/access/webhook-holders.ts; in id
+ * not paused (core/events/webhook-holders.ts; in id
  * order, as every emitter takes the lanes) its lane's job and the delivery, one statement each.
  */
 export const sqliteOutbox: Outbox = Object.freeze({

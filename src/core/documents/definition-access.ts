@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
-import type { Actor } from './actor.js';
+import type { Actor } from '../access/actor.js';
 import { Forbidden, ValidationError } from '../../base/errors.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database } from '../../store/db/schema.js';
-import type { DefinitionField } from '../documents/definition-fields.js';
-import { isTenantWide, ROLES } from './roles.js';
+import type { DefinitionField } from './definition-fields.js';
+import { isTenantWide, ROLES } from '../access/roles.js';
 
 /** The built-in document definition (Contract: `d_default`): no fields, open to everyone. */
 export const DEFAULT_DEFINITION = 'd_default';

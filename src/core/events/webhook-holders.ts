@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Actor } from './actor.js';
+import type { Actor } from '../access/actor.js';
 import { record } from '../audit/record.js';
-import { effectiveRights, isTenantWide } from './roles.js';
+import { effectiveRights, isTenantWide } from '../access/roles.js';
 import { readJson } from '../../store/db/json.js';
 import type { Database, UserTable, WebhookTable } from '../../store/db/schema.js';
 
