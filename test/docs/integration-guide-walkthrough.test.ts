@@ -106,6 +106,24 @@ async function workdirFor(dataDir: string): Promise<string> {
 
 const walkthrough = await guideWalkthrough();
 
+describe('the README’s five minutes with the API', () => {
+  it('are commands of the guide’s walkthrough, as they are written there', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const section = /^## Five minutes with the API\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+    const lines = [...section.matchAll(/```sh\n([\s\S]*?)\n```/g)].flatMap(([, code]) => code!.split('\n'));
+    assert.ok(
+      lines.length >= 10,
+      `the README's shell blocks under "Five minutes with the API": ${lines.length} lines`,
+    );
+    const guide = new Set(walkthrough.shell.split('\n'));
+    assert.deepEqual(
+      lines.filter((line) => !guide.has(line)),
+      [],
+      'lines of the README that the tested walkthrough does not have',
+    );
+  });
+});
+
 describe('the integration guide’s walkthrough with curl, run as written', () => {
   const server = useServer({ env: walkthrough.serverEnv });
   let workdir: string;
