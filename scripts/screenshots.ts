@@ -1,8 +1,9 @@
 /**
- * The README's screenshots: `npm run screenshots` writes docs/screenshots/<state>-<size>.png, each
- * state of the signer's page and of the public verification page at phone (390×844) and desktop
- * (1280×800) size, from the built server (`node dist/main.js`, SQLite, a fresh data directory) in
- * Debian's chromium. Scenarios are made through the API, as an integrator would make them.
+ * The screenshots of docs/signers-page.md: `npm run screenshots` writes
+ * docs/screenshots/<state>-<size>.png, each state of the signer's page and of the public verification
+ * page at phone (390×844) and desktop (1280×800) size, from the built server (`node dist/main.js`,
+ * SQLite, a fresh data directory) in Debian's chromium. Scenarios are made through the API, as an
+ * integrator would make them.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -51,7 +51,7 @@ Commands:
   --version                     print this release's version
   help, -h, --help              print this help
 
-Configuration comes from the environment variables listed in the README.`;
+Configuration comes from the environment variables listed in docs/configuration.md.`;
 
 /**
  * The password for create-admin: typed at a terminal without being shown (nothing is echoed, not

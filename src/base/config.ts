@@ -98,8 +98,8 @@ export interface Config {
 }
 
 /**
- * Requests allowed per minute to each caller (README: Rate limits). Counted per API key, per session,
- * per recipient link or session, and per client address for calls without a credential.
+ * Requests allowed per minute to each caller (docs/security.md: Rate limits). Counted per API key,
+ * per session, per recipient link or session, and per client address for calls without a credential.
  */
 export type SignatureProviderName = 'internal' | 'csc';
 

@@ -23,7 +23,10 @@ export interface Deps {
   anchors: AnchorSearch;
   /** First-page images of PDFs, drawn off the event loop under limits and kept by content hash. */
   previews: PagePreviews;
-  /** What GET /metrics shows: webhook deliveries, time-stamps, signatures (README: Metrics and alerts). */
+  /**
+   * What GET /metrics shows: webhook deliveries, time-stamps, signatures (docs/operations.md: Metrics
+   * and alerts).
+   */
   metrics: Metrics;
   /** OCSP responses and CRLs for PAdES B-LT, fetched (and cached) outside any transaction. */
   revocation: RevocationFetcher;

@@ -28,7 +28,7 @@ const SECONDS_SHORT = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 const SECONDS_LAG = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 3 * 3600, 12 * 3600, 86400];
 
 /**
- * The process's Prometheus metrics (README: Metrics and alerts), served at GET /metrics (and by
+ * The process's Prometheus metrics (docs/operations.md: Metrics and alerts), served at GET /metrics (and by
  * `signery worker` on METRICS_PORT). One per app, passed to whoever measures (Deps.metrics): no
  * module-level registry, so each test's app counts its own. Label values are a few fixed words (job
  * types, outcomes, levels), never ids, URLs or tokens.

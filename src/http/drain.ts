@@ -2,7 +2,8 @@ import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 
 /**
- * Lets a node leave a load balancer without losing a request (README: rolling restart behind nginx).
+ * Lets a node leave a load balancer without losing a request (docs/operations.md: rolling restart
+ * behind nginx).
  *
  * A proxy keeps connections to the node open and may send a request on any of them at any moment: a
  * node that closes an idle kept-alive connection can close it under a request the proxy has just sent,

@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
  * Request counts and latency histograms per route into `registry`, which GET /metrics serves
- * (Prometheus text format; README: Metrics and alerts).
+ * (Prometheus text format; docs/operations.md: Metrics and alerts).
  */
 export function registerMetrics(app: FastifyInstance, registry: Registry): void {
   const labelNames = ['method', 'route', 'status_code'] as const;

@@ -4,8 +4,8 @@ import { AppError, LimitExceeded, ValidationError } from '../base/errors.js';
 import { assertNoNul } from './validation.js';
 
 /**
- * What one multipart request may hold (busboy's limits; README: Limits). File sizes are enforced while
- * streaming to storage (per tenant limits), not here.
+ * What one multipart request may hold (busboy's limits; docs/security.md: Limits). File sizes are
+ * enforced while streaming to storage (per tenant limits), not here.
  */
 export const MULTIPART_LIMITS = {
   fileSize: Number.MAX_SAFE_INTEGER,

@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-/** Every limit counts requests in one-minute windows (README: Rate limits). */
+/** Every limit counts requests in one-minute windows (docs/security.md: Rate limits). */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** The policies, named as the RateLimit-Policy and RateLimit header fields name them. */

@@ -150,7 +150,7 @@ function signatureUpdate(
     locked: true,
     reserveWidget: true,
     // After another signature, this one's revision holds only its field and widget (and visuals on
-    // other pages, which strict validators refuse: README).
+    // other pages, which strict validators refuse: docs/signing-and-verification.md).
     composeOnWidgetPage: hasSignedField(opened),
   });
 

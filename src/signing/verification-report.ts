@@ -193,7 +193,7 @@ export const VerificationReport = Type.Object(
       {
         headline: Type.Enum(['valid', 'changed', 'invalid', 'unconfirmed', 'unsigned'], {
           description:
-            'The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.',
+            'The one headline (docs/signing-and-verification.md, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.',
         }),
         signature: Type.Optional(
           Type.String({

@@ -2,11 +2,11 @@ import { pathToFileURL } from 'node:url';
 import { operationsOf, schemaValidator, type JsonSchema, type OpenApiDocument } from './openapi-walk.js';
 
 /**
- * Runs a program written with the typed client (argv[2]: the README's walkthrough) against the server
- * at SIGNERY_URL, and checks every JSON answer it gets against the schema the OpenAPI description
- * gives for that operation and status: the types the client was generated with are what the server
- * answers. Exits 1 naming each answer that does not fit (or an undocumented status), after the
- * program; prints how many answers were checked.
+ * Runs a program written with the typed client (argv[2]: the walkthrough of docs/integration-guide.md)
+ * against the server at SIGNERY_URL, and checks every JSON answer it gets against the schema the
+ * OpenAPI description gives for that operation and status: the types the client was generated with
+ * are what the server answers. Exits 1 naming each answer that does not fit (or an undocumented
+ * status), after the program; prints how many answers were checked.
  */
 
 const base = process.env.SIGNERY_URL;

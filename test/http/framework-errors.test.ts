@@ -7,8 +7,8 @@ import { makePdf } from '../helpers/pdf.js';
 import { startServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
-// Issue 20, items 2, 3, 4 and 10, and the request-level limits (README: Limits). Contract (DESIGN,
-// Errors): "Every error, including Fastify's own and those made before routing (unknown route, bad
+// Issue 20, items 2, 3, 4 and 10, and the request-level limits (docs/security.md: Limits).
+// Contract (DESIGN, Errors): "Every error, including Fastify's own and those made before routing (unknown route, bad
 // URL encoding, malformed or oversized request, header limits, missing multipart boundary), has this
 // shape, and no message repeats the request URL or any token or key. A route that does not exist is
 // 404 with or without a token."
@@ -294,7 +294,7 @@ describe('issue 20: no route answers 5xx to multipart/form-data without a bounda
   });
 });
 
-describe('issue 20: request-level limits (README: Limits) answer the Contract’s 4xx', () => {
+describe('issue 20: request-level limits (docs/security.md: Limits) answer the Contract’s 4xx', () => {
   const server = useServer();
   let token: string;
   before(async () => (token = await server.adminToken()));

@@ -56,7 +56,7 @@ async function scrapeUntil(server: TestServer, check: (metrics: Scrape) => boole
   return last!;
 }
 
-describe('GET /metrics after real traffic (README: Metrics and alerts)', () => {
+describe('GET /metrics after real traffic (docs/operations.md: Metrics and alerts)', () => {
   const clock = new ManualClock(new Date());
   const log = logLines();
   let tsa: TestTsa;

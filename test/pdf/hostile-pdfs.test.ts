@@ -19,7 +19,7 @@ import { useServer } from '../helpers/use-server.js';
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
 
-describe('PDF parsing limits (README Limits): a hostile PDF is refused with 413, never an OOM or minutes of CPU', () => {
+describe('PDF parsing limits (docs/security.md: Limits): a hostile PDF is refused with 413, never an OOM or minutes of CPU', () => {
   const server = useServer();
   let token: string;
   before(async () => (token = await server.adminToken()));

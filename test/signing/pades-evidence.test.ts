@@ -137,7 +137,7 @@ describe('PAdES levels only with their evidence (issue 23)', () => {
         assert.equal(report.body.signatures[0].level, level, 'GET /documents/:id/verify says the same');
         await assertOraclesAccept(space, pdf, `outside-${level}`, pki.certificates.root, pki.caFile);
       }
-      // The fetches are in the metrics (README: Metrics and alerts), none failed.
+      // The fetches are in the metrics (docs/operations.md: Metrics and alerts), none failed.
       const metrics = (await server.api('GET', '//metrics')).text;
       assert.match(
         metrics,

@@ -12930,7 +12930,7 @@ export interface paths {
             'application/json': {
               verdict: {
                 /**
-                 * @description The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
+                 * @description The one headline (docs/signing-and-verification.md, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
                  * @enum {unknown}
                  */
                 headline: 'valid' | 'changed' | 'invalid' | 'unconfirmed' | 'unsigned';
@@ -13337,7 +13337,7 @@ export interface paths {
             'application/json': {
               verdict: {
                 /**
-                 * @description The one headline (README, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
+                 * @description The one headline (docs/signing-and-verification.md, "Verification headlines"): unsigned, invalid (a signature broken or the audit trail not checking out), changed (a revision after a signature went beyond what is allowed), unconfirmed (a signer not confirmed), valid.
                  * @enum {unknown}
                  */
                 headline: 'valid' | 'changed' | 'invalid' | 'unconfirmed' | 'unsigned';

@@ -336,7 +336,7 @@ export class S3BlobStore implements BlobStore {
         .send(new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix, KeyMarker, UploadIdMarker }))
         .catch((error: unknown) => {
           // Some S3-compatible servers (s3rver) cannot list uploads: the bucket's lifecycle rule
-          // (README) is what aborts them there.
+          // (docs/operations.md) is what aborts them there.
           if (error instanceof S3ServiceException && error.name === 'NotImplemented') return undefined;
           throw error;
         });

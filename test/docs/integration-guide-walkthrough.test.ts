@@ -13,7 +13,8 @@ import { useServer } from '../helpers/use-server.js';
  * written with the typed client … The walkthrough run in CI as a test, and the generated client
  * type-checked against the server's answers."
  *
- * The README's blocks marked `<!-- walkthrough: … -->` are the test: the server is started with the
+ * The walkthrough lives in docs/integration-guide.md since the README became a front door (issue 39,
+ * item 5). Its blocks marked `<!-- walkthrough: … -->` are the test: the server is started with the
  * environment its `server` block gives `npm start`, the `shell` blocks run as one bash script (as if
  * pasted into one terminal, stopping at the first failing command), and the `typescript` block is
  * type-checked against clients/typescript and run with every answer checked against the OpenAPI
@@ -24,20 +25,22 @@ import { useServer } from '../helpers/use-server.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 interface Walkthrough {
-  /** The environment the README starts the server with (`VAR=value … npm start`). */
+  /** The environment the guide starts the server with (`VAR=value … npm start`). */
   serverEnv: Record<string, string>;
   shell: string;
   typescript: string;
 }
 
-async function readmeWalkthrough(): Promise<Walkthrough> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/<!-- walkthrough: (\w+) -->\s*```\w*\n([\s\S]*?)\n```/g)].map(
+const GUIDE = join(ROOT, 'docs', 'integration-guide.md');
+
+async function guideWalkthrough(): Promise<Walkthrough> {
+  const guide = await readFile(GUIDE, 'utf8');
+  const blocks = [...guide.matchAll(/<!-- walkthrough: (\w+) -->\s*```\w*\n([\s\S]*?)\n```/g)].map(
     ([, kind, code]) => ({ kind: kind as string, code: code as string }),
   );
   const of = (kind: string) => blocks.filter((b) => b.kind === kind).map((b) => b.code);
   const [start = ''] = of('server');
-  assert.ok(start.includes('npm start'), 'the README starts the server with npm start');
+  assert.ok(start.includes('npm start'), 'the guide starts the server with npm start');
   const serverEnv = Object.fromEntries(
     [...start.split('npm start')[0]!.matchAll(/([A-Z_]+)=('[^']*'|\S+)/g)].map(([, name, value]) => [
       name as string,
@@ -45,7 +48,7 @@ async function readmeWalkthrough(): Promise<Walkthrough> {
     ]),
   );
   const [typescript] = of('typescript');
-  assert.ok(of('shell').length >= 8 && typescript, 'the README marks its walkthrough blocks');
+  assert.ok(of('shell').length >= 8 && typescript, 'the guide marks its walkthrough blocks');
   return { serverEnv, shell: of('shell').join('\n\n'), typescript };
 }
 
@@ -101,9 +104,27 @@ async function workdirFor(dataDir: string): Promise<string> {
   return dir;
 }
 
-const walkthrough = await readmeWalkthrough();
+const walkthrough = await guideWalkthrough();
 
-describe('the README walkthrough with curl, run as written', () => {
+describe('the README’s five minutes with the API', () => {
+  it('are commands of the guide’s walkthrough, as they are written there', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const section = /^## Five minutes with the API\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+    const lines = [...section.matchAll(/```sh\n([\s\S]*?)\n```/g)].flatMap(([, code]) => code!.split('\n'));
+    assert.ok(
+      lines.length >= 10,
+      `the README's shell blocks under "Five minutes with the API": ${lines.length} lines`,
+    );
+    const guide = new Set(walkthrough.shell.split('\n'));
+    assert.deepEqual(
+      lines.filter((line) => !guide.has(line)),
+      [],
+      'lines of the README that the tested walkthrough does not have',
+    );
+  });
+});
+
+describe('the integration guide’s walkthrough with curl, run as written', () => {
   const server = useServer({ env: walkthrough.serverEnv });
   let workdir: string;
   before(async () => {
@@ -131,7 +152,7 @@ describe('the README walkthrough with curl, run as written', () => {
   });
 });
 
-describe('the README walkthrough with the typed client, type-checked and run', () => {
+describe('the integration guide’s walkthrough with the typed client, type-checked and run', () => {
   const server = useServer({ env: walkthrough.serverEnv });
   // Inside the repository, so that the program finds the client and the repository's node_modules.
   const programDir = join(ROOT, 'test-artifacts', 'walkthrough');
