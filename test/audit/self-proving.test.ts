@@ -48,7 +48,7 @@ function attachmentOf(raw: string, name: string): Buffer {
   return Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
 }
 
-describe('documents that prove themselves: the audit trail inside the final PDF, checked offline (issue 27)', () => {
+describe('documents that prove themselves: the audit trail inside the final PDF, checked offline', () => {
   const server = useServer({ smtp: true });
   const space = useWorkspace();
 

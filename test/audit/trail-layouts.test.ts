@@ -72,7 +72,7 @@ function checked(pdf: Uint8Array) {
   );
 }
 
-describe('where a sealed document carries its audit trail (issue 38), and that both layouts are read', () => {
+describe('where a sealed document carries its audit trail, and that both layouts are read', () => {
   let ivy: Signer;
   let seal: Signer;
   let signed: Uint8Array;

@@ -50,7 +50,7 @@ async function anInvoiceTenant() {
   return { server, admin };
 }
 
-describe('issue 24, item 14: "A definition\'s required fields (`fields[].required`)" are enforced on the documents of its type', () => {
+describe("a definition's required fields (`fields[].required`) are enforced on the documents of its type", () => {
   let server: TestServer;
   let admin: string;
   before(async () => {

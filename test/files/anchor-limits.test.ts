@@ -18,7 +18,7 @@ const WORST_ANCHORS = [
   { id: 'bang', regexp: '(a+)+!' },
 ];
 
-describe('issue 20: user-supplied anchor patterns never run unbounded (docs/security.md: Limits)', () => {
+describe('user-supplied anchor patterns never run unbounded (docs/security.md: Limits)', () => {
   const server = useServer();
   let token: string;
   before(async () => (token = await server.adminToken()));

@@ -106,7 +106,7 @@ const BEFORE_ROUTING: { name: string; status: number; request: string }[] = [
   },
 ];
 
-describe('issue 20: errors made before and around routing', () => {
+describe('errors made before and around routing answer the Contract’s JSON error', () => {
   const logLines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -191,7 +191,7 @@ describe('issue 20: errors made before and around routing', () => {
   });
 });
 
-describe('issue 20: multipart/form-data without a boundary or with a malformed body is a 4xx, never a 500', () => {
+describe('multipart/form-data without a boundary or with a malformed body is a 4xx, never a 500', () => {
   const server = useServer();
   let token: string;
   let routes: { method: string; path: string; multipart: boolean }[];
@@ -264,7 +264,7 @@ describe('issue 20: multipart/form-data without a boundary or with a malformed b
   });
 });
 
-describe('issue 20: no route answers 5xx to multipart/form-data without a boundary', () => {
+describe('no route answers 5xx to multipart/form-data without a boundary', () => {
   it('every route of the OpenAPI document that takes a body answers below 500, errors in the Contract’s shape', async () => {
     const server = await startServer();
     try {
@@ -294,7 +294,7 @@ describe('issue 20: no route answers 5xx to multipart/form-data without a bounda
   });
 });
 
-describe('issue 20: request-level limits (docs/security.md: Limits) answer the Contract’s 4xx', () => {
+describe('request-level limits (docs/security.md: Limits) answer the Contract’s 4xx', () => {
   const server = useServer();
   let token: string;
   before(async () => (token = await server.adminToken()));
@@ -368,7 +368,7 @@ describe('issue 20: request-level limits (docs/security.md: Limits) answer the C
   });
 });
 
-describe('issue 20: a request that arrives while the server is closing', () => {
+describe('a request that arrives while the server is closing is answered, not dropped', () => {
   it('is refused with the Contract’s 503 UNAVAILABLE (Fastify’s own 503 has no code)', async () => {
     const server = await startServer();
     const { port } = new URL(server.url);

@@ -69,7 +69,7 @@ async function holdings(server: TestServer) {
  * a PDF and sees … Rate-limited, no upload kept, size-capped." Its endpoint, POST /verify at the
  * site's root, answers the report of POST /api/v1/verify; the document barcode leads to the page.
  */
-describe('issue 27: the public verification endpoint POST /verify', () => {
+describe('the public verification endpoint POST /verify answers from the file alone', () => {
   const server = useServer({ env: { PUBLIC_VERIFY_MAX_MB: '1', PUBLIC_URL: 'https://sign.example.org' } });
   let token: string;
   let documentId: string;
@@ -188,7 +188,7 @@ describe('issue 27: the public verification endpoint POST /verify', () => {
   });
 });
 
-describe('issue 27: the public verification endpoint’s own limits and switch', () => {
+describe('the public verification endpoint has its own limits and switch', () => {
   const servers: TestServer[] = [];
   after(async () => {
     for (const server of servers) await server.close();

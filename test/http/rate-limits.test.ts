@@ -61,7 +61,7 @@ async function storedCounts(server: TestServer) {
  * RateLimit-Policy/RateLimit headers on every answer; shared across nodes through the database (or
  * Redis when REDIS_URL is set)."
  */
-describe('issue 21: rate limits an integrator can see', () => {
+describe('rate limits an integrator can see', () => {
   describe('one node', () => {
     const servers: TestServer[] = [];
     const start = async (options: Parameters<typeof startServer>[0]) => {

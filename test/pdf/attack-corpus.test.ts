@@ -44,7 +44,7 @@ interface Base {
  * attacks) and the change's kind and pages; alone, and when a genuine signature of another user of
  * the same installation follows it. The genuine corpus is `valid` in all three.
  */
-describe('the attack corpus: every change after a signature is flagged by every verifier, every genuine file is valid (issue 38)', () => {
+describe('the attack corpus: every change after a signature is flagged by every verifier, every genuine file is valid', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
   const server = useServer(() => ({

@@ -134,7 +134,7 @@ function assertEntriesKept(before: string, after: string, what: string): void {
   assert.deepEqual(kept, old, `${what}: the untouched entries as written`);
 }
 
-describe('issue 38: rewriting an object keeps the exact text of what it does not change', () => {
+describe('rewriting an object keeps the exact text of what it does not change', () => {
   const server = useServer();
   const space = useWorkspace();
   let admin: string;

@@ -24,7 +24,7 @@ import { hasTool, useWorkspace } from './oracles.js';
  * the end, then only the objects it needs. What it reads must be what the full parse (@libpdf/core)
  * reads, whatever wrote the file; what it refuses, the full parse refuses in the same words.
  */
-describe('the lazy reader (issue 26): the objects the full parse reads, read on demand', () => {
+describe('the lazy reader: the objects the full parse reads, read on demand', () => {
   const space = useWorkspace();
   const files = new Map<string, Uint8Array>();
 

@@ -1392,7 +1392,7 @@ function appRoutes(w: World): string[] {
   return out;
 }
 
-describe('access matrix: every route × every kind of caller (issue 20)', () => {
+describe('access matrix: every route × every kind of caller', () => {
   let w: World;
   before(async () => {
     w = await buildWorld();

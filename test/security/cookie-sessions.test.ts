@@ -30,7 +30,7 @@ async function keyCount(server: TestServer, token: string): Promise<number> {
   return ((await server.api('GET', '/api/key', { token })).body.results as unknown[]).length;
 }
 
-describe('DESIGN, cookie sessions: a change made with the cookie comes from our own pages, with a JSON body (issue 37, item 5)', () => {
+describe('DESIGN, cookie sessions: a change made with the cookie comes from our own pages, with a JSON body', () => {
   const server = useServer();
   const elsewhere = 'http://127.0.0.1:1'; // another port of the same host: the same site, not the same origin
 
@@ -205,7 +205,7 @@ describe(
   },
 );
 
-describe('DESIGN, cookie sessions behind HTTPS: the cookie is Secure, and PUBLIC_URL is our own origin (issue 37, item 5)', () => {
+describe('DESIGN, cookie sessions behind HTTPS: the cookie is Secure, and PUBLIC_URL is our own origin', () => {
   const server = useServer({ env: { PUBLIC_URL: 'https://sign.example.test' } });
 
   it('POST /login with cookie true sets a Secure, HttpOnly, SameSite=Strict cookie; a change from PUBLIC_URL’s origin is taken', async () => {

@@ -20,7 +20,7 @@ const PAGE = Buffer.from('<!doctype html><script>fetch("/api/v1/api/key",{method
  * else. Here the API is http://127.0.0.1:<port> and the files origin http://localhost:<port>: two
  * origins of one server, as a browser sees them.
  */
-describe('DESIGN, FILES_PUBLIC_URL: user files are downloaded from a separate origin (issue 37)', () => {
+describe('DESIGN, FILES_PUBLIC_URL: user files are downloaded from a separate origin', () => {
   let port = 0;
   before(async () => {
     port = await freePort();

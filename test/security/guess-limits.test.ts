@@ -86,7 +86,7 @@ function totpAt(clock: ManualClock, secret: string): string {
   return otplib.authenticator.clone({ epoch: clock.now().getTime() }).generate(secret);
 }
 
-describe('guess limits hold under parallel bursts (issue 37 item 3) and a TOTP step is used once (item 6)', () => {
+describe('guess limits hold under parallel bursts and a TOTP step is used once', () => {
   const clock = new ManualClock(new Date());
   const server = useServer({
     clock,

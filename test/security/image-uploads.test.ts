@@ -13,7 +13,7 @@ import { useServer } from '../helpers/use-server.js';
  * PNG bytes followed by HTML was accepted. Every fixture is made here: a JPEG drawn by Skia, PNGs
  * altered byte by byte.
  */
-describe('DESIGN: image uploads are whole PNG or JPEG images, nothing that merely starts like one (issue 37, item 1)', () => {
+describe('DESIGN: image uploads are whole PNG or JPEG images, nothing that merely starts like one', () => {
   const server = useServer({ smtp: true });
   let token: string;
   let link: string;

@@ -23,7 +23,7 @@ function assertInert(response: { status: number; text: string; headers: Headers 
   assert.match(response.headers.get('content-disposition') ?? '', /^attachment;/, what);
 }
 
-describe('DESIGN, files answered to a browser: user bytes never render on our origin (issue 37, item 1)', () => {
+describe('DESIGN, files answered to a browser: user bytes never render on our origin', () => {
   const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
   let owner: string;
   before(async () => {

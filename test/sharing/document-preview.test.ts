@@ -41,7 +41,7 @@ const largestDifference = (a: number[], b: number[]) =>
  * (GET /share/document/preview) meanwhile. The image is checked against MuPDF's drawing of the same
  * page, and its access against GET /share/document's.
  */
-describe('issue 25: the first page as an image while the viewer loads (GET /share/document/preview)', () => {
+describe('the first page as an image while the viewer loads (GET /share/document/preview)', () => {
   const server = useServer({ smtp: true });
   let owner: string;
   let work: string;

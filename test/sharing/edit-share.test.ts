@@ -16,7 +16,7 @@ const PASSWORD = 'user-password-1';
  * read-only, edit = edit rights". An internal user with an edit share changes the document and signs
  * it; a view share still reads only, and everyone else is refused as before.
  */
-describe('issue 24 item 11: an edit share gives edit rights (spec Sharing: "view = read-only, edit = edit rights")', () => {
+describe('an edit share gives edit rights (spec Sharing: "view = read-only, edit = edit rights")', () => {
   const clock = new ManualClock(new Date());
   let server: TestServer;
   let owner: string;

@@ -17,7 +17,7 @@ const png = { name: 'image.png', type: 'image/png', bytes: PNG_1PX };
  * /share/upload/file (external), or an existing document `barcode` file. … Affected: … POST /share,
  * POST /share/execute, PUT /share/document/sign/:version, PUT /share/reject, POST /inbox/action."
  */
-describe('issue 24 item 9: signatures and images in POST /share/execute, PUT /share/reject and POST /inbox/action (spec Files usage rule 3)', () => {
+describe('signatures and images in POST /share/execute, PUT /share/reject and POST /inbox/action follow Files usage rule 3', () => {
   let smtp: TestSmtp;
   let server: TestServer;
   let owner: string;

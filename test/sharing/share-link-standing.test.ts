@@ -23,7 +23,7 @@ const at = (x: number) => [
  * Reminders re-send a link that works; every link a recipient received for a share stays valid while
  * that share is active."
  */
-describe('issue 37 item 9: a share link has no power once its share has ended', () => {
+describe('a share link has no power once its share has ended', () => {
   const clock = new ManualClock(new Date());
   const server = useServer({
     smtp: true,

@@ -38,7 +38,7 @@ function shown(mail: ReceivedMail) {
  * language, as a plain-text and an HTML part with one button that works for that person; when the
  * document completes, every signer receives the signed PDF, not only the owner.
  */
-describe('issue 25: the mails signers receive', () => {
+describe('the mails signers receive name the document, the sender and what to do', () => {
   const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
   const smtp = server.smtp;
   const space = useWorkspace();
@@ -173,7 +173,7 @@ describe('issue 25: the mails signers receive', () => {
   });
 });
 
-describe('issue 25: the completion mails wait for the seal on completion, and go the moment it commits', () => {
+describe('the completion mails wait for the seal on completion, and go the moment it commits', () => {
   const tsa = useTestTsa();
   // A worker that looks for due jobs only when woken: what makes a job due must also wake it.
   const server = useServer(() => ({
@@ -226,7 +226,7 @@ describe('issue 25: the completion mails wait for the seal on completion, and go
   });
 });
 
-describe('issue 25: completion mails of an organisation that does not seal on completion (sealOnComplete false)', () => {
+describe('completion mails of an organisation that does not seal on completion (sealOnComplete false) go at once', () => {
   const server = useServer({ smtp: true, env: { PUBLIC_URL: 'https://sign.example.test' } });
   const smtp = server.smtp;
   const space = useWorkspace();

@@ -19,7 +19,7 @@ const MINUTE = 60_000;
  * link alone never opens a protected share again, so a forwarded mail opens nothing. No edit of a
  * share weakens a protection it does not name."
  */
-describe('issue 20: protected shares open through a recipient session only; edits keep the protections they do not name', () => {
+describe('protected shares open through a recipient session only; edits keep the protections they do not name', () => {
   const clock = new ManualClock(new Date());
   const server = useServer({
     smtp: true,

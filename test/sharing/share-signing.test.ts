@@ -20,7 +20,7 @@ import { useServer } from '../helpers/use-server.js';
 const at = (x: number, y: number) => ({ percentX: x, percentY: y, percentWidth: 0.2, percentHeight: 0.06 });
 const signatureAt = (x: number) => [{ type: 'signature', position: at(x, 0.85) }];
 
-describe('issue 5: parallel signing by three recipients, and the sharer signing in POST /share (DESIGN "Signing inside other calls")', () => {
+describe('parallel signing by three recipients, and the sharer signing in POST /share (DESIGN "Signing inside other calls")', () => {
   const server = useServer({ smtp: true });
   const smtp = server.smtp;
   const space = useWorkspace();

@@ -17,7 +17,7 @@ const at = (x: number) => ({ percentX: x, percentY: 0.85, percentWidth: 0.2, per
  * Issue 24: no document gets stuck, every rule of the spec's sharing workflow holds (spec Sharing,
  * Reminders, Document share state table).
  */
-describe('issue 24: the edges of the sharing workflow', () => {
+describe('the sharing workflow holds at its edges', () => {
   const clock = new ManualClock(new Date());
   const server = useServer({
     smtp: true,

@@ -37,7 +37,7 @@ async function eventually<T>(
   }
 }
 
-describe('archive renewal: B-LTA documents get a new document timestamp before theirs stops proving them (issue 23)', () => {
+describe('archive renewal: B-LTA documents get a new document timestamp before theirs stops proving them', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
   /** A TSA (run by the test) whose certificate ends in 30 days. */

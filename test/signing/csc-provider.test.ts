@@ -14,7 +14,7 @@ import { extractSignatures, hasTool, opensslVerifies, tool, useWorkspace } from 
 
 const at = { percentX: 0.1, percentY: 0.8, percentWidth: 0.25, percentHeight: 0.08 };
 
-describe('a remote seal provider speaking the CSC API v2 (issue 23)', () => {
+describe('a remote seal provider speaking the CSC API v2', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
 

@@ -28,7 +28,7 @@ async function fieldNames(path: string): Promise<string[]> {
   return json.acroform.fields.map((field) => field.fullname);
 }
 
-describe('issue 23 (5): PDFs encrypted with an empty user password are signed in place', { skip }, () => {
+describe('PDFs encrypted with an empty user password are signed in place', { skip }, () => {
   const server = useServer();
   const space = useWorkspace();
   let token: string;

@@ -39,7 +39,7 @@ function signeryVerify(path: string, root: string) {
  * Issue 38, Deliver 1: "The API, POST /verify, the public page and signery verify call the same
  * function for the headline". Every reproduction is judged by all of them, through real HTTP.
  */
-describe('issue 38: one verdict from GET /documents/:id/verify, POST /verify and signery verify', () => {
+describe('one verdict from GET /documents/:id/verify, POST /verify and signery verify', () => {
   const server = useServer();
   let token: string;
   let trustAnchors: Uint8Array[];

@@ -79,7 +79,7 @@ function trusting(space: Workspace, root: Uint8Array): Promise<string | undefine
   return made;
 }
 
-describe('PAdES levels only with their evidence (issue 23)', () => {
+describe('a PAdES level is reported only with its evidence in the file', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
 

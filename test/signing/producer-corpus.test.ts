@@ -69,7 +69,7 @@ interface CorpusFile {
 
 const ORACLES = ['pdfsig', 'mutool', 'qpdf', 'pdftoppm'];
 
-describe('issue 23: a corpus from real producers, each signed by two signers and sealed, checked by pdfsig, MuPDF, qpdf and renders of page 1', () => {
+describe('files from real producers, each signed by two signers and sealed, pass pdfsig, MuPDF, qpdf and renders of page 1', () => {
   const server = useServer();
   const space = useWorkspace();
   let owner: string;

@@ -44,7 +44,7 @@ async function signeryVerify(args: string[], env: Record<string, string> = {}) {
   return { status, report: stdout ? JSON.parse(stdout) : undefined };
 }
 
-describe('Revocation honesty and trust anchors (issue 38, items 8 and 9)', () => {
+describe('a revocation status is reported only with its evidence, and only a trusted anchor makes a chain trusted', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
 

@@ -70,7 +70,7 @@ function ourVerdicts(report: any): Verdict[] {
  * whether the file changed after it: through POST /verify (and GET /documents/:id/verify for the
  * stored files), on a valid file, a multi-revision file, a tampered one and a rewritten one.
  */
-describe('verification agrees with pdfsig and mutool (issue 23)', () => {
+describe('verification agrees with pdfsig and mutool', () => {
   const pki = useOpensslPki();
   const space = useWorkspace();
   const server = useServer(() => ({
@@ -205,7 +205,7 @@ describe('verification agrees with pdfsig and mutool (issue 23)', () => {
  * found in it and where, and the document timestamps covering it; `dss=true`'s validationReport
  * carries them as TS 119 102-2 validation objects, referenced from the signature's report.
  */
-describe('the verification report names the level, the revocation data found and the document timestamps (issue 23)', () => {
+describe('the verification report names the level, the revocation data found and the document timestamps', () => {
   const pki = useOpensslPki();
   const server = useServer(() => ({
     env: { TSA_URL: pki.tsaUrl, REVOCATION_ALLOW_PRIVATE: 'true' },

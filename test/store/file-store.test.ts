@@ -139,7 +139,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
     });
   });
 
-  describe('streamed bytes: the SHA-512 on a worker thread while the blob store writes (issue 26, item 3)', () => {
+  describe('streamed bytes: the SHA-512 on a worker thread while the blob store writes', () => {
     const MiB = 1024 * 1024;
 
     it('the checksum is the SHA-512 of the bytes and the key their SHA-256, whatever the size and the chunks', async () => {

@@ -29,7 +29,7 @@ import { assertSignaturesValid, pdfsig, tool, useWorkspace } from '../pdf/oracle
 import { ensureBuiltPage, hasChromium, inSession, launchChromium, type Session } from './browser.js';
 import { startProxy } from './proxy.js';
 
-describe('issue 9: the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API server', () => {
+describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API server', () => {
   const clock = new ManualClock(new Date());
   const logLines: string[] = [];
   const stream = new Writable({

@@ -10,7 +10,7 @@ import { emit, scopeOf } from './helpers.js';
 
 type Scope = { tenantId: string; organizationId: string };
 
-describe('GET /events: the events feed for integrators who poll (issue 27, item 4)', () => {
+describe('GET /events: the events feed for integrators who poll', () => {
   const server = useServer();
   /** The administrator's token, their tenant, and the Legal organization's scope. */
   const the = {} as { admin: string; tenant: Scope; legal: Scope };
