@@ -1,12 +1,12 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { assertSignatureProvider } from './signature-provider.js';
+import { assertSignatureProvider } from '../core/signing/signature-provider.js';
 import { loadManageable } from '../core/access/document-access.js';
 import { VersionMismatch } from '../base/errors.js';
 import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFile } from '../core/changes/new-main-file.js';
-import type { SignOutcome } from './sign-document.js';
+import type { SignOutcome } from '../core/signing/sign-document.js';
 import { sealStoredFile, tenantDefaultLevel } from '../core/signing/seal.js';
 import { writeTransaction } from '../store/db/dialect.js';
 

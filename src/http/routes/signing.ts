@@ -6,7 +6,7 @@ import type { Deps } from '../../core/deps.js';
 import { Unauthenticated } from '../../base/errors.js';
 import { annotateDocument } from '../../signing/annotate-document.js';
 import { sealDocument } from '../../signing/seal-document.js';
-import { signDocument } from '../../signing/sign-document.js';
+import { signDocument } from '../../core/signing/sign-document.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';

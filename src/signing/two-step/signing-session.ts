@@ -20,7 +20,7 @@ import { digest, type DigestAlgorithm } from '../../pki/algorithms.js';
 import { signedBytes } from '../../pdf/writer/signature-placeholder.js';
 import { readJson, writeJson } from '../../store/db/json.js';
 import type { SigningSessionTable } from '../../store/db/schema.js';
-import { authorizeSigning } from '../sign-document.js';
+import { authorizeSigning } from '../../core/signing/sign-document.js';
 import { afterSignature, commitSignature, queueSealIfCompleted } from '../../core/signing/signer-change.js';
 import { mainFileBytes } from '../../core/changes/new-main-file.js';
 import { timestampAuthority } from '../../core/signing/seal.js';
@@ -89,7 +89,7 @@ export async function startTwoStep(
   const { doc, share, signerName, placer } = await authorizeSigning(deps, { kind: 'user', actor }, input.id);
   if (doc.version !== input.version) throw new VersionMismatch();
   // A recipient's answers to their share's fields, checked, with its read-only fields: the same as a
-  // one-step signature writes (signing/sign-document.ts), required fields included.
+  // one-step signature writes (core/signing/sign-document.ts), required fields included.
   const annotations = share
     ? await withShareFieldTexts(deps.db, share, {
         annotations: input.annotations,

@@ -1,5 +1,5 @@
-import type { Deps } from '../core/deps.js';
-import { ValidationError } from '../base/errors.js';
+import type { Deps } from '../deps.js';
+import { ValidationError } from '../../base/errors.js';
 
 /**
  * The `signatureProvider` of a sign or seal call must name a provider this installation has (`internal`,

@@ -6,7 +6,7 @@ import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct, recordRejection } from '../core/sharing/recipient-actions.js';
 import { shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { recipientSigner } from './sign-document.js';
+import { recipientSigner } from '../core/signing/sign-document.js';
 import { commitDrawn, drawAndCommit } from '../core/signing/signer-change.js';
 
 /**

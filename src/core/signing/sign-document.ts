@@ -1,24 +1,24 @@
-import type { Actor } from '../core/access/actor.js';
-import type { Deps } from '../core/deps.js';
+import type { Actor } from '../access/actor.js';
+import type { Deps } from '../deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
-import { canEdit, loadVisible } from '../core/access/document-access.js';
-import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../base/errors.js';
-import type { PadesLevel } from '../pdf/sign-pdf.js';
-import type { VisualRequest } from '../core/signing/visual-input.js';
-import type { SignatureEntry } from '../core/documents/visual-entries.js';
-import type { Recipient, RecipientCaller } from '../core/access/recipient-caller.js';
-import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
-import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../core/sharing/share-fields.js';
-import type { ShareRow } from '../core/sharing/share-types.js';
-import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
-import { userSignerName } from '../core/signing/seal.js';
+import { canEdit, loadVisible } from '../access/document-access.js';
+import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../../base/errors.js';
+import type { PadesLevel } from '../../pdf/sign-pdf.js';
+import type { VisualRequest } from './visual-input.js';
+import type { SignatureEntry } from '../documents/visual-entries.js';
+import type { Recipient, RecipientCaller } from '../access/recipient-caller.js';
+import { assertShareCanAct } from '../sharing/recipient-actions.js';
+import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../sharing/share-fields.js';
+import type { ShareRow } from '../sharing/share-types.js';
+import { loadDocumentForUpdate } from '../sharing/workflow.js';
+import { userSignerName } from './seal.js';
 import {
   commitSignature,
   drawAndCommit,
   signingOutcome,
   type Signer,
   type SigningOutcome,
-} from '../core/signing/signer-change.js';
+} from './signer-change.js';
 
 /**
  * Who signs: a user (for their share `shareId` when they act on one, else the share of theirs the

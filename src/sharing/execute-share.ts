@@ -12,7 +12,7 @@ import {
 import type { ShareRow } from '../core/sharing/share-types.js';
 import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { recipientSigner, signDocument, type SignOutcome } from './sign-document.js';
+import { recipientSigner, signDocument, type SignOutcome } from '../core/signing/sign-document.js';
 import { commitDrawn, drawAndCommit, signingOutcome } from '../core/signing/signer-change.js';
 
 /** What a recipient's workflow call may draw (spec Files usage rule 3), and a signature's level. */
