@@ -724,22 +724,7 @@ class RevisionDiff {
       const key = `fill:${number}`;
       if (changed.every((k) => allowed.has(k))) {
         const value = type === 'Sig' ? this.cur.dict(fieldOf(after, this.cur)?.get('V')) : undefined;
-        this.#assign(
-          number,
-          key,
-          type === 'Sig'
-            ? isDocumentTimestamp(value)
-              ? { kind: 'validation-data', description: 'A document timestamp was added' }
-              : {
-                  kind: 'signature',
-                  description: `The signature field${field ? ` ${field}` : ''} was signed`,
-                }
-            : {
-                kind: 'form-filling',
-                description: `The form field${field ? ` ${field}` : ''} was filled in`,
-              },
-          page,
-        );
+        this.#assign(number, key, fieldFilled(type, value, field), page);
         this.#claim(after, key);
       } else {
         this.#assign(
@@ -771,15 +756,7 @@ class RevisionDiff {
     const allowed = type === 'Sig' ? SIGN_KEYS : FILL_KEYS;
     if (changed.every((k) => allowed.has(k) || k === 'Kids')) {
       const value = type === 'Sig' ? this.cur.dict(after.get('V')) : undefined;
-      this.#assign(
-        number,
-        key,
-        type === 'Sig'
-          ? isDocumentTimestamp(value)
-            ? { kind: 'validation-data', description: 'A document timestamp was added' }
-            : { kind: 'signature', description: `The signature field${name ? ` ${name}` : ''} was signed` }
-          : { kind: 'form-filling', description: `The form field${name ? ` ${name}` : ''} was filled in` },
-      );
+      this.#assign(number, key, fieldFilled(type, value, name));
       this.#claim(after, key);
     } else {
       this.#assign(number, key, {
@@ -988,6 +965,19 @@ function widgetsOf(field: PdfDict, state: RevisionState): { dict: PdfDict }[] {
     .map((kid) => state.dict(kid))
     .filter((kid): kid is PdfDict => kid !== undefined && kid.has('Subtype'))
     .map((dict) => ({ dict }));
+}
+
+/** What filling an existing field is: a signature (or a document timestamp) for /Sig, else form filling. */
+function fieldFilled(
+  type: string | undefined,
+  value: PdfDict | undefined,
+  name: string | undefined,
+): Omit<Group, 'objects' | 'pages'> {
+  if (type !== 'Sig')
+    return { kind: 'form-filling', description: `The form field${name ? ` ${name}` : ''} was filled in` };
+  if (isDocumentTimestamp(value))
+    return { kind: 'validation-data', description: 'A document timestamp was added' };
+  return { kind: 'signature', description: `The signature field${name ? ` ${name}` : ''} was signed` };
 }
 
 function isDocumentTimestamp(value: PdfDict | undefined): boolean {
