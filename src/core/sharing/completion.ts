@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { DocumentRow } from '../access/document-access.js';
+import type { DocumentChanger } from '../changes/change-document.js';
 import { enqueue, runNow } from '../../jobs/queue.js';
 import { queueMail } from '../../jobs/notification-jobs.js';
 import { shareMail } from '../../notify/mail/share-mail.js';
@@ -18,6 +19,8 @@ import { ACTION_PURPOSES, shareOptions } from './share-types.js';
  */
 
 export const COMPLETION_MAILS_JOB = 'document.completionMails';
+export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
+
 /** Larger files are not attached: many mail servers refuse messages over 20–25 MB once encoded. */
 export const MAIL_ATTACHMENT_MAX_BYTES = 15 * 1024 * 1024;
 
@@ -32,7 +35,43 @@ export interface CompletionPayload {
  * for it, and the seal wakes them when it is in the file.
  */
 export function sealOnCompleteJobId(documentId: string, version: number): string {
-  return `document.sealOnComplete:${documentId}:${version}`;
+  return `${SEAL_ON_COMPLETE_JOB}:${documentId}:${version}`;
+}
+
+/** A worker takes the seal over when the request that queued it has not run it by then (it died). */
+const WORKER_TAKES_OVER_MS = 60_000;
+
+export interface SealPayload {
+  documentId: string;
+  /** The completed document's version: the seal is a compare-and-set on it. */
+  version: number;
+  by: DocumentChanger;
+}
+
+/**
+ * Queues the organisation seal of a document the committing signature completed (Contract:
+ * `sealOnComplete`), inside that signature's transaction: the seal then exists as durable work exactly
+ * when the signature does. The signing request runs it at once (`sealOnCompleteNow`), after its commit
+ * and outside any transaction; the job is there for when that fails or the process dies.
+ */
+export async function queueSealOnComplete(
+  trx: Kysely<Database>,
+  options: { doc: DocumentRow; by: DocumentChanger; now: Date },
+): Promise<string> {
+  const { doc, by, now } = options;
+  const payload: SealPayload = {
+    documentId: doc.id,
+    version: doc.version,
+    by: { tenantId: by.tenantId, name: by.name, requestId: by.requestId },
+  };
+  const job = await enqueue(trx, {
+    type: SEAL_ON_COMPLETE_JOB,
+    id: sealOnCompleteJobId(doc.id, doc.version),
+    payload: { ...payload },
+    now,
+    runAt: new Date(now.getTime() + WORKER_TAKES_OVER_MS),
+  });
+  return job.id;
 }
 
 /** The id of the completion messages of a document's completed version: one job per completion. */

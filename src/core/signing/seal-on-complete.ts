@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import type { DocumentRow } from '../access/document-access.js';
-import type { DocumentChanger } from '../changes/change-document.js';
 import { VersionMismatch } from '../../base/errors.js';
-import { claimJobById, completeJob, enqueue, failJob, type ClaimedJob } from '../../jobs/queue.js';
+import { claimJobById, completeJob, failJob, type ClaimedJob } from '../../jobs/queue.js';
 import type { Worker } from '../../jobs/worker.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 import type { Database } from '../../store/db/schema.js';
@@ -12,46 +10,10 @@ import { mainFileBytes } from '../changes/new-main-file.js';
 import { sealBytes, tenantDefaultLevel } from './seal.js';
 import { documentTrail } from '../audit/document-trail.js';
 import { trailFiles } from '../audit/embedded-trail.js';
-import { sealOnCompleteJobId, wakeCompletionMails } from '../sharing/completion.js';
+import { SEAL_ON_COMPLETE_JOB, wakeCompletionMails, type SealPayload } from '../sharing/completion.js';
 
-export const SEAL_ON_COMPLETE_JOB = 'document.sealOnComplete';
-/** A worker takes the seal over when the request that queued it has not run it by then (it died). */
-const WORKER_TAKES_OVER_MS = 60_000;
 /** The request's claim: longer than a seal takes with every remote call at its time-out. */
 const REQUEST_LEASE_MS = 5 * 60_000;
-
-interface SealPayload {
-  documentId: string;
-  /** The completed document's version: the seal is a compare-and-set on it. */
-  version: number;
-  by: DocumentChanger;
-}
-
-/**
- * Queues the organisation seal of a document the committing signature completed (Contract:
- * `sealOnComplete`), inside that signature's transaction: the seal then exists as durable work exactly
- * when the signature does. The signing request runs it at once (`sealOnCompleteNow`), after its commit
- * and outside any transaction; the job is there for when that fails or the process dies.
- */
-export async function queueSealOnComplete(
-  trx: Kysely<Database>,
-  options: { doc: DocumentRow; by: DocumentChanger; now: Date },
-): Promise<string> {
-  const { doc, by, now } = options;
-  const payload: SealPayload = {
-    documentId: doc.id,
-    version: doc.version,
-    by: { tenantId: by.tenantId, name: by.name, requestId: by.requestId },
-  };
-  const job = await enqueue(trx, {
-    type: SEAL_ON_COMPLETE_JOB,
-    id: sealOnCompleteJobId(doc.id, doc.version),
-    payload: { ...payload },
-    now,
-    runAt: new Date(now.getTime() + WORKER_TAKES_OVER_MS),
-  });
-  return job.id;
-}
 
 /**
  * Runs a queued seal on completion now, in the request that completed the document (Contract: "sign

@@ -15,7 +15,8 @@ import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 import { drawnChange, drawVisuals, type AppliedVisuals, type SignAs } from './apply-visuals.js';
-import { queueSealOnComplete, sealOnCompleteNow } from './seal-on-complete.js';
+import { sealOnCompleteNow } from './seal-on-complete.js';
+import { queueSealOnComplete } from '../sharing/completion.js';
 import { defaultLevel, tenantDefaultLevel, userSignerName } from './seal.js';
 import {
   claimVisualFiles,
