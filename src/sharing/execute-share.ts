@@ -87,7 +87,7 @@ export async function executeOwnShare(
       level: options.level,
       sign: Boolean(options.signatures?.length),
     },
-    async (trx, drawn, at) => {
+    async (trx, drawn, at, sealOnComplete) => {
       await commitDrawn(trx, deps, signer, drawn, at);
       // One call, one change: the action is recorded on the version the drawing made.
       return recordSimpleAction(trx, deps, {
@@ -96,6 +96,7 @@ export async function executeOwnShare(
         now: at,
         comment: options.comment,
         bumpVersion: false,
+        sealOnComplete,
       });
     },
   );

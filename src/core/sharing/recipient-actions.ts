@@ -96,6 +96,8 @@ export async function recordSimpleAction(
     now: Date;
     comment?: string | undefined;
     bumpVersion?: boolean | undefined;
+    /** The tenant's `sealOnComplete`, when the recipient drew first: completing queues the seal. */
+    sealOnComplete?: boolean | undefined;
   },
 ): Promise<DocumentRow> {
   const { share } = options;
@@ -107,5 +109,6 @@ export async function recordSimpleAction(
     activityType: `document${share.purpose[0]?.toUpperCase()}${share.purpose.slice(1)}d`,
     data: { comment: options.comment ?? null },
     bumpVersion: options.bumpVersion,
+    sealOnComplete: options.sealOnComplete,
   });
 }

@@ -6,7 +6,7 @@ import { queueMail } from '../../jobs/notification-jobs.js';
 import { shareMail } from '../../notify/mail/share-mail.js';
 import type { Database, DocumentTable } from '../../store/db/schema.js';
 import type { EventName } from '../events/emit-event.js';
-import { queueCompletionMails } from './completion.js';
+import { queueCompletionMails, queueSealOnComplete } from './completion.js';
 import { queuePreviewAhead } from './preview-ahead.js';
 import { queueShareMail, sharersOf } from './share-mails.js';
 import { settleSignEntity } from './sign-entities.js';
@@ -68,6 +68,8 @@ export async function completeShare(
     set?: Updateable<DocumentTable>;
     /** False when the call already counted its change (it drew on the document first). */
     bumpVersion?: boolean | undefined;
+    /** The tenant's `sealOnComplete`, given by a signer's change: completing the document queues its seal. */
+    sealOnComplete?: boolean | undefined;
   },
 ): Promise<DocumentRow> {
   const { share, by, now } = options;
@@ -95,19 +97,20 @@ export async function completeShare(
     bumpVersion: options.bumpVersion,
   });
 
-  return advanceWorkflow(trx, deps, { doc, by, now });
+  return advanceWorkflow(trx, deps, { doc, by, now, sealOnComplete: options.sealOnComplete });
 }
 
 /**
  * After a share stopped owing its action (acted, or its recipient was removed): in a sequence the next
  * position's recipients get their turn, and a document in progress is `completed` once no mandatory
  * action of the workflow is pending, whatever its purpose (sign, approve, review, ...). Optional shares
- * still pending then are no longer awaited (`notRequired`).
+ * still pending then are no longer awaited (`notRequired`). With `sealOnComplete` (a signer's change, in
+ * a tenant that seals on completion) the completion queues the organisation seal.
  */
 export async function advanceWorkflow(
   trx: Kysely<Database>,
   deps: Deps,
-  options: { doc: DocumentRow; by: DocumentChanger; now: Date },
+  options: { doc: DocumentRow; by: DocumentChanger; now: Date; sealOnComplete?: boolean | undefined },
 ): Promise<DocumentRow> {
   const { by, now } = options;
   let doc = options.doc;
@@ -161,6 +164,9 @@ export async function advanceWorkflow(
     event: 'documentCompleted',
     now,
   });
+  // The seal is queued with the completion, so it exists as durable work exactly when the completion
+  // does; the signer's call runs it after its commit (afterSignature), a worker if that call dies.
+  if (options.sealOnComplete) await queueSealOnComplete(trx, { doc, by, now });
   await queueCompletionMails(trx, doc, now, by.requestId);
   return doc;
 }

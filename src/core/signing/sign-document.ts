@@ -74,7 +74,7 @@ export async function signDocument(
       sign: true,
       provider,
     },
-    (trx, drawn, now) =>
+    (trx, drawn, now, sealOnComplete) =>
       commitSignature(trx, deps, {
         doc: signer.doc,
         share: signer.share,
@@ -84,6 +84,7 @@ export async function signDocument(
         expectedVersion: options.version,
         data: { levelAchieved: drawn.signature.levelAchieved, fellBack: drawn.signature.fellBack },
         archive: drawn.signature.archive,
+        sealOnComplete,
         now,
       }),
   );

@@ -16,7 +16,7 @@ import type { FileRecord } from '../../store/files/file-store.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 import { drawnChange, drawVisuals, type AppliedVisuals, type SignAs } from './apply-visuals.js';
 import { sealOnCompleteNow } from './seal-on-complete.js';
-import { queueSealOnComplete } from '../sharing/completion.js';
+import { sealOnCompleteJobId } from '../sharing/completion.js';
 import { defaultLevel, tenantDefaultLevel, userSignerName } from './seal.js';
 import {
   claimVisualFiles,
@@ -94,13 +94,14 @@ export async function drawAndCommit(
     trx: Kysely<Database>,
     drawn: Drawn & { signature: SignPdfResult },
     now: Date,
+    sealOnComplete: boolean,
   ) => Promise<DocumentRow>,
 ): Promise<Committed & { signature: SignPdfResult }>;
 export async function drawAndCommit(
   deps: Deps,
   signer: Signer,
   options: DrawOptions,
-  commit: (trx: Kysely<Database>, drawn: Drawn, now: Date) => Promise<DocumentRow>,
+  commit: (trx: Kysely<Database>, drawn: Drawn, now: Date, sealOnComplete: boolean) => Promise<DocumentRow>,
 ): Promise<Committed>;
 export async function drawAndCommit(
   deps: Deps,
@@ -110,6 +111,7 @@ export async function drawAndCommit(
     trx: Kysely<Database>,
     drawn: Drawn & { signature: SignPdfResult },
     now: Date,
+    sealOnComplete: boolean,
   ) => Promise<DocumentRow>,
 ): Promise<Committed> {
   const { doc, signerName, by } = signer;
@@ -128,16 +130,18 @@ export async function drawAndCommit(
     author: signerName,
     now,
   });
-  const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // The signature is there exactly when `sign` asked for it (the overloads above say so to callers).
-    const updated = await commit(trx, drawn as Drawn & { signature: SignPdfResult }, now);
+    const changed = await commit(
+      trx,
+      drawn as Drawn & { signature: SignPdfResult },
+      now,
+      properties.sealOnComplete,
+    );
     await claimVisualFiles(trx, drawn.claims, now);
-    return {
-      updated,
-      seal: await queueSealIfCompleted(trx, { before: doc, doc: updated, by, properties, now }),
-    };
+    return changed;
   });
-  const shareStateName = await afterSignature(deps, committed.updated, by, committed.seal);
+  const shareStateName = await afterSignature(deps, doc, updated, by);
   return { signature: drawn.signature, shareStateName };
 }
 
@@ -343,6 +347,8 @@ export async function commitSignature(
     data: Record<string, unknown>;
     /** A B-LTA signature's archive timestamp (replaceMainFile). */
     archive?: ArchiveExpiry | undefined;
+    /** The tenant's `sealOnComplete`: a share completing the document queues its seal with it. */
+    sealOnComplete: boolean;
     now: Date;
   },
 ): Promise<DocumentRow> {
@@ -370,6 +376,7 @@ export async function commitSignature(
       share,
       by,
       now,
+      sealOnComplete: options.sealOnComplete,
       event: 'documentSigned',
       activityType: 'documentSigned',
       data: { ...options.data, file: saved.id },
@@ -385,36 +392,17 @@ export async function commitSignature(
 }
 
 /**
- * Inside a signature's transaction: when it completed the document and the tenant seals on completion
- * (`sealOnComplete`, read before the transaction), queues that seal; its job id, else undefined.
- */
-export async function queueSealIfCompleted(
-  trx: Kysely<Database>,
-  options: {
-    /** The document as the signer found it. */
-    before: DocumentRow;
-    /** The document after the commit. */
-    doc: DocumentRow;
-    by: DocumentChanger;
-    properties: { sealOnComplete: boolean };
-    now: Date;
-  },
-): Promise<string | undefined> {
-  const completedNow = options.before.share_state !== 'completed' && options.doc.share_state === 'completed';
-  if (!completedNow || !options.properties.sealOnComplete) return undefined;
-  return queueSealOnComplete(trx, options);
-}
-
-/**
- * After a signature's commit, outside its transaction: runs the seal on completion it queued, if any
- * (Contract: completing a sign share seals the document in the same call). Its share state.
+ * After a signer's commit, outside its transaction: when that commit completed the document, runs the
+ * seal on completion the workflow queued with the completion, if it did (core/sharing/workflow.ts;
+ * Contract: completing a sign share seals the document in the same call). Its share state.
  */
 export async function afterSignature(
   deps: Deps,
+  before: DocumentRow,
   updated: DocumentRow,
   by: DocumentChanger,
-  sealJobId: string | undefined,
 ): Promise<string | null> {
-  if (sealJobId) await sealOnCompleteNow(deps, sealJobId, by.requestId);
+  if (before.share_state !== 'completed' && updated.share_state === 'completed')
+    await sealOnCompleteNow(deps, sealOnCompleteJobId(updated.id, updated.version), by.requestId);
   return updated.share_state;
 }

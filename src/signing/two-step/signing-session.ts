@@ -21,7 +21,7 @@ import { signedBytes } from '../../pdf/writer/signature-placeholder.js';
 import { readJson, writeJson } from '../../store/db/json.js';
 import type { SigningSessionTable } from '../../store/db/schema.js';
 import { authorizeSigning } from '../../core/signing/sign-document.js';
-import { afterSignature, commitSignature, queueSealIfCompleted } from '../../core/signing/signer-change.js';
+import { afterSignature, commitSignature } from '../../core/signing/signer-change.js';
 import { mainFileBytes } from '../../core/changes/new-main-file.js';
 import { timestampAuthority } from '../../core/signing/seal.js';
 import { getProperties } from '../../core/settings/tenant-settings.js';
@@ -278,7 +278,7 @@ async function commitSession(
   const { file: previous } = await mainFileBytes(deps, doc);
   const properties = await getProperties(deps, { tenantId: doc.tenant_id });
   const now = deps.clock.now();
-  const committed = await writeTransaction(deps.db, deps.dialect, async (trx) => {
+  const updated = await writeTransaction(deps.db, deps.dialect, async (trx) => {
     // Finishing is a compare-and-set on the session too: of two concurrent finishes, one wins.
     const closed = await trx
       .updateTable('signing_sessions')
@@ -288,7 +288,7 @@ async function commitSession(
       .executeTakeFirst();
     if (Number(closed.numUpdatedRows) === 0)
       throw new SessionFinished('This signing session is already finished');
-    const updated = await commitSignature(trx, deps, {
+    return commitSignature(trx, deps, {
       doc,
       share,
       by,
@@ -299,15 +299,11 @@ async function commitSession(
         ...outcome,
         twoStep: { sessionId: session.id, provider: session.provider, certificate: session.certificate_hash },
       },
+      sealOnComplete: properties.sealOnComplete,
       now,
     });
-    return {
-      updated,
-      seal: await queueSealIfCompleted(trx, { before: doc, doc: updated, by, properties, now }),
-    };
   });
-  const { updated } = committed;
-  const shareStateName = await afterSignature(deps, updated, by, committed.seal);
+  const shareStateName = await afterSignature(deps, doc, updated, by);
   return {
     status: 'ok',
     documentId: updated.id,
