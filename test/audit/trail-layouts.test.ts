@@ -83,13 +83,13 @@ describe('where a sealed document carries its audit trail, and that both layouts
     signed = (await signPdf({ pdf: onePagePdf().bytes, signer: ivy })).pdf;
   });
 
+  /** The signed file sealed with `trail` as its associated files (no signature field named). */
+  const sealWithTrail = async (trail: DocumentTrail) =>
+    signPdf({ pdf: signed, signer: seal, associatedFiles: await trailFiles(trail, now) });
+
   it('a seal given the trail carries it on its own appearance, in its own revision: the trail is found there, intact and covered by the seal', async () => {
     const trail = aTrail(signed);
-    const sealed = await signPdf({
-      pdf: signed,
-      signer: seal,
-      associatedFiles: await trailFiles(trail, now),
-    });
+    const sealed = await sealWithTrail(trail);
     const files = await readEmbeddedFiles({ pdf: sealed.pdf });
     assert.deepEqual(
       files.map((f) => [f.name, f.mimeType, f.field]),
@@ -170,11 +170,7 @@ describe('where a sealed document carries its audit trail, and that both layouts
 
   it('a trail on a signature’s appearance that no valid signature covers is not intact', async () => {
     const trail = aTrail(signed);
-    const sealed = await signPdf({
-      pdf: signed,
-      signer: seal,
-      associatedFiles: await trailFiles(trail, now),
-    });
+    const sealed = await sealWithTrail(trail);
     // The seal's signature value spoilt (its last byte, the last non-zero hex digit of /Contents, at B-B):
     // the trail it carries is no longer covered by a valid signature.
     const spoilt = Buffer.from(sealed.pdf);

@@ -59,6 +59,11 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     signInWithBrowser({ start: start(query), accountId, publicUrl: PUBLIC_URL, serverUrl: server.url });
   const callback = async (url: URL, cookie?: string) =>
     answer(await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} }));
+  /** The whole sign-in in one browser: the provider's answer for `accountId`, brought back to the callback. */
+  const signIn = async (accountId: string, query = '') => {
+    const flow = await browser(accountId, query);
+    return callback(flow.callback, flow.cookie);
+  };
 
   it('GET /login/oidc lists the configured providers by name and label', async () => {
     const response = await server.api('GET', '/login/oidc');
@@ -86,8 +91,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('a verified e-mail signs in to the account with that e-mail and answers the Login response; the token works on GET /login', async () => {
-    const flow = await browser('alice');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('alice');
     assert.equal(response.status, 200);
     const body = response.body;
     assert.equal(body.logged, true);
@@ -123,8 +127,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     });
     assert.equal(enrolled.status, 200);
 
-    const flow = await browser('mfa');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('mfa');
     assert.equal(response.status, 200);
     const body = response.body;
     assert.equal(body.logged, true);
@@ -180,8 +183,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('an e-mail the provider has not verified is refused with a clear error, even when an account uses it', async () => {
-    const flow = await browser('unverified');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('unverified');
     assert.equal(response.status, 401);
     const body = response.body;
     assert.equal(body.code, 'UNAUTHENTICATED');
@@ -190,8 +192,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('a verified e-mail that no account uses is refused; no account is created', async () => {
-    const flow = await browser('stranger');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('stranger');
     assert.equal(response.status, 401);
     assert.match(response.body.message, /No account uses the e-mail address/);
     const created = await server.app.deps.db
@@ -203,8 +204,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
   });
 
   it('an e-mail used by several accounts is refused rather than guessed', async () => {
-    const flow = await browser('twin');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('twin');
     assert.equal(response.status, 401);
     assert.match(response.body.message, /Several accounts/);
   });
@@ -213,8 +213,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     const id = await createUser(server, { name: 'suspended', email: 'suspended@example.test' });
     const admin = await server.adminToken();
     await server.api('PUT', `/users/${id}`, { token: admin, body: { status: 'suspended' } });
-    const flow = await browser('suspended');
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('suspended');
     assert.equal(response.status, 401);
     assert.match(response.body.message, /suspended/);
   });
@@ -229,8 +228,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
       body: { email: 'alice.new@example.test' },
     });
     assert.equal(changed.status, 200);
-    const flow = await browser('alice');
-    const again = await callback(flow.callback, flow.cookie);
+    const again = await signIn('alice');
     assert.equal(again.status, 200);
     assert.equal(again.body.user.name, 'alice');
   });
@@ -249,8 +247,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
 
   it('with a redirect on PUBLIC_URL, the callback sends the browser there with the token in the fragment', async () => {
     const target = `${PUBLIC_URL}/app/signed-in?from=oidc`;
-    const flow = await browser('alice', `?redirect=${encodeURIComponent(target)}`);
-    const response = await callback(flow.callback, flow.cookie);
+    const response = await signIn('alice', `?redirect=${encodeURIComponent(target)}`);
     assert.equal(response.status, 302);
     const location = new URL(response.headers.get('location') ?? '');
     assert.equal(`${location.origin}${location.pathname}${location.search}`, target);
@@ -304,8 +301,7 @@ describe('spec: Authentication 5, third-party sign-in through an OpenID Connect 
     const link = `shr_${'L'.repeat(43)}`;
     for (const spelling of ['token', '%74oken', 'tok%65n', 'TOKEN', 'To%4Ben', '%2574oken', 'access_token']) {
       const target = `${PUBLIC_URL}/app/signed-in?${spelling}=${link}&from=oidc`;
-      const flow = await browser('alice', `?redirect=${encodeURIComponent(target)}`);
-      const response = await callback(flow.callback, flow.cookie);
+      const response = await signIn('alice', `?redirect=${encodeURIComponent(target)}`);
       assert.equal(response.status, 302);
       const location = new URL(response.headers.get('location') ?? '');
       assert.equal(

@@ -94,25 +94,31 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
     };
   };
 
+  /** What whatBobReads tells when every read path answers `status` (200: found; 404: hidden), for `folders` folders. */
+  const everyRead = (status: 200 | 404, folders: number) => {
+    const found = status === 200;
+    return {
+      document: status,
+      folders: Array<number>(folders).fill(status),
+      folderReads: Array<number>(folders).fill(status),
+      searchFindsDocument: found,
+      searchFindsFolders: Array<boolean>(folders).fill(found),
+      listingsShowDocument: found,
+      locate: status,
+      mainFile: status,
+      attachmentFile: status,
+      zip: status,
+      attachment: status,
+      revision: status,
+      verify: status,
+    };
+  };
+
   it('a shared folder inside a private folder is private: 404 on GET, folder reads, locate, files, attachments, revisions and verify; absent from search and listings', async () => {
     const privateTop = await folder('Private top', null, false);
     const sharedInside = await folder('Shared inside private', privateTop, true);
     const doc = await aDocumentIn('Secret contract', sharedInside);
-    assert.deepEqual(await whatBobReads(doc, [privateTop, sharedInside]), {
-      document: 404,
-      folders: [404, 404],
-      folderReads: [404, 404],
-      searchFindsDocument: false,
-      searchFindsFolders: [false, false],
-      listingsShowDocument: false,
-      locate: 404,
-      mainFile: 404,
-      attachmentFile: 404,
-      zip: 404,
-      attachment: 404,
-      revision: 404,
-      verify: 404,
-    });
+    assert.deepEqual(await whatBobReads(doc, [privateTop, sharedInside]), everyRead(404, 2));
     const own = await server.api('GET', `/folders/${sharedInside}`, { token: alice });
     assert.equal(own.body.isShared, false, 'isShared tells the setting in force, inherited from the top');
   });
@@ -133,21 +139,7 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
     const sharedTop = await folder('Team top', null, true);
     const privateInside = await folder('Private inside shared', sharedTop, false);
     const doc = await aDocumentIn('Team contract', privateInside);
-    assert.deepEqual(await whatBobReads(doc, [sharedTop, privateInside]), {
-      document: 200,
-      folders: [200, 200],
-      folderReads: [200, 200],
-      searchFindsDocument: true,
-      searchFindsFolders: [true, true],
-      listingsShowDocument: true,
-      locate: 200,
-      mainFile: 200,
-      attachmentFile: 200,
-      zip: 200,
-      attachment: 200,
-      revision: 200,
-      verify: 200,
-    });
+    assert.deepEqual(await whatBobReads(doc, [sharedTop, privateInside]), everyRead(200, 2));
     const located = await server.api('POST', '/search/locate', { token: bob, body: { id: doc.id } });
     assert.deepEqual(
       located.body.path.map((p: { id: string }) => p.id),

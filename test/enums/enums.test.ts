@@ -31,6 +31,9 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
   const photo = (token: string) =>
     upload(server, token, PNG_1PX, { path: '/files/photo', name: 'flag.png', type: 'image/png' });
   const file = (token: string) => upload(server, token, makePdf(), { name: 'terms.pdf' });
+  /** POST /enums as lea: a new enum `name` with `records`. */
+  const leasEnum = (name: string, records: Record<string, unknown>[]) =>
+    server.api('POST', '/enums', { token: lea, body: { name, records } });
   it('create, read, list, add and replace records, delete an enum', async () => {
     const flag = await photo(lea);
     const terms = await file(lea);
@@ -107,10 +110,7 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
   });
 
   it('members of the organization read an enum; its creator and the organization’s administrators change it; other organizations get 404', async () => {
-    const created = await server.api('POST', '/enums', {
-      token: lea,
-      body: { name: 'regions', records: [{ value: 'north', label: 'North' }] },
-    });
+    const created = await leasEnum('regions', [{ value: 'north', label: 'North' }]);
     assert.equal(created.status, 200, created.text);
     for (const token of [leo, lena, rita]) {
       const read = await server.api('GET', '/enums/regions', { token });
@@ -156,29 +156,20 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
   it('spec Files usage rule 1: an enum photo comes from POST /files/photo, unused; "other files in enums come from POST /files/saveFile"', async () => {
     const notAPhoto = await file(lea);
     assertError(
-      await server.api('POST', '/enums', {
-        token: lea,
-        body: { name: 'wrong-photo', records: [{ value: 'a', label: 'A', photo: notAPhoto }] },
-      }),
+      await leasEnum('wrong-photo', [{ value: 'a', label: 'A', photo: notAPhoto }]),
       400,
       'FILE_NOT_USABLE',
       'records[0].photo',
     );
     const aPhoto = await photo(lea);
-    const wrongFile = await server.api('POST', '/enums', {
-      token: lea,
-      body: { name: 'wrong-file', records: [{ value: 'a', label: 'A', files: [aPhoto] }] },
-    });
+    const wrongFile = await leasEnum('wrong-file', [{ value: 'a', label: 'A', files: [aPhoto] }]);
     assertError(wrongFile, 400, 'FILE_NOT_USABLE', 'records[0].files[0]');
     assert.ok(wrongFile.body.message.includes('POST /files/saveFile'), wrongFile.body.message);
     assertError(await server.api('GET', '/enums/wrong-file', { token: lea }), 404, 'NOT_FOUND');
 
     // Allowed once: the photo and the file are claimed by the enum ...
     const terms = await file(lea);
-    const ok = await server.api('POST', '/enums', {
-      token: lea,
-      body: { name: 'with-files', records: [{ value: 'a', label: 'A', photo: aPhoto, files: [terms] }] },
-    });
+    const ok = await leasEnum('with-files', [{ value: 'a', label: 'A', photo: aPhoto, files: [terms] }]);
     assert.equal(ok.status, 200, ok.text);
     // ... and used once: not in a second record, a second enum, or a contact.
     const twice = await server.api('PUT', '/enums/with-files/record', {
@@ -197,10 +188,7 @@ describe('enums: named value lists of an organization (spec: Other resources; Fi
       'files[0]',
     );
     assertError(
-      await server.api('POST', '/enums', {
-        token: lea,
-        body: { name: 'second', records: [{ value: 'a', label: 'A', photo: aPhoto }] },
-      }),
+      await leasEnum('second', [{ value: 'a', label: 'A', photo: aPhoto }]),
       400,
       'FILE_NOT_USABLE',
       'records[0].photo',

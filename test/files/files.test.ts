@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createCanvas } from '@napi-rs/canvas';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { filesNamed } from '../helpers/documents.js';
 import { makePdf, PNG_1PX } from '../helpers/pdf.js';
 import { startS3rver, type RunningS3 } from '../helpers/s3rver.js';
 import { createUser, startServer, upload, type TestServer } from '../helpers/server.js';
@@ -144,12 +145,7 @@ for (const store of ['fs', 's3'] as const) {
       });
       assert.equal(response.status, 413);
       assert.equal(response.body.code, 'LIMIT_EXCEEDED');
-      const rows = await server.app.deps.db
-        .selectFrom('files')
-        .select('id')
-        .where('name', '=', 'big.bin')
-        .execute();
-      assert.equal(rows.length, 0);
+      assert.equal(await filesNamed(server, 'big.bin'), 0);
       const exact = await server.api('POST', '/files/saveFile', {
         token,
         form: {

@@ -76,6 +76,12 @@ export async function fileUsedBy(server: TestServer, fileId: string): Promise<st
   return file.used_by;
 }
 
+/** How many file records are named `name` (a refused or failed save writes none). */
+export async function filesNamed(server: TestServer, name: string): Promise<number> {
+  const rows = await server.app.deps.db.selectFrom('files').select('id').where('name', '=', name).execute();
+  return rows.length;
+}
+
 /** The document as `token` reads it (GET /documents/:id). */
 // Tests read arbitrary fields of the document.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -27,8 +27,11 @@ export function makePdf(options: { pages?: number; lines?: string[]; title?: str
   return pdfOfObjects(objects, catalog);
 }
 
-/** A one-revision PDF of `objects` (bodies of objects 1..n, latin1), with its xref; `root` is the catalog's number. */
-export function pdfOfObjects(objects: string[], root: number): Buffer {
+/**
+ * A one-revision PDF of `objects` (bodies of objects 1..n, latin1), with its xref; `root` is the catalog's
+ * number, and `moreTrailer` more trailer entries (an /ID).
+ */
+export function pdfOfObjects(objects: string[], root: number, moreTrailer = ''): Buffer {
   let out = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {
@@ -38,7 +41,7 @@ export function pdfOfObjects(objects: string[], root: number): Buffer {
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const offset of offsets) out += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root ${root} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${root} 0 R${moreTrailer} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { before, describe, it } from 'node:test';
+import { logChunks } from '../helpers/logs.js';
 import { rawHttp } from '../helpers/raw-http.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer } from '../helpers/server.js';
@@ -107,13 +107,7 @@ const BEFORE_ROUTING: { name: string; status: number; request: string }[] = [
 ];
 
 describe('errors made before and around routing answer the Contract’s JSON error', () => {
-  const logLines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  });
+  const { stream, chunks: logLines } = logChunks();
   // trace: every line Fastify and Node's parser errors can write.
   const server = useServer({ logger: { level: 'trace', stream } });
   let token: string;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/base/clock.js';
 import { readJson } from '../../src/store/db/json.js';
 import { createTestPki } from '../fixtures/test-pki.js';
 import { startTestTsa, type TestTsa } from '../fixtures/tsa-server.js';
+import { logLines } from '../helpers/logs.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
 import { makePdf } from '../helpers/pdf.js';
 import { startServer, TEST_DATABASE_URL, upload, type TestServer } from '../helpers/server.js';
@@ -15,18 +15,6 @@ import { serverEnv, spawnWorkerNode } from '../webhooks/processes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DELIVER = 'webhook.deliver';
-
-/** A log destination that keeps every line, parsed. */
-function logLines(): { stream: Writable; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { stream, lines };
-}
 
 /** POST /files/saveFile then POST /documents (documentCreated), the latter with `requestId`. */
 async function createDocument(server: TestServer, token: string, requestId: string) {

@@ -4,9 +4,9 @@ import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, dropSchema, startServer, TEST_DATABASE_URL } from '../helpers/server.js';
+import { logChunks, logLines } from '../helpers/logs.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('health, OpenAPI, docs and metrics', () => {
@@ -68,13 +68,7 @@ describe('health, OpenAPI, docs and metrics', () => {
 
 describe('logs never hold tokens, keys or passwords', () => {
   it('the token query parameter, API keys in paths and passwords are redacted', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { stream, chunks: lines } = logChunks();
     const server = await startServer({ logger: { level: 'info', stream } });
     try {
       const token = await server.login(ADMIN.name, ADMIN.password);
@@ -107,13 +101,7 @@ describe('a token parameter is recognised after URL decoding, whatever its spell
   const SPELLINGS = ['token', '%74oken', 'tok%65n', 'TOKEN', 'To%4Ben', '%54%4F%4B%45%4E'];
 
   it('every spelling authenticates as `token` does, GET /login echoes it, and no log line holds it', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { stream, chunks: lines } = logChunks();
     const server = await startServer({ logger: { level: 'info', stream } });
     try {
       const token = await server.login(ADMIN.name, ADMIN.password);
@@ -161,14 +149,7 @@ describe('a token parameter is recognised after URL decoding, whatever its spell
 
 describe('request log lines', () => {
   it('one line per request when it ends (its request with the URL cleaned, status, time), and one for a request its caller gave up on', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n'))
-          if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { stream, lines } = logLines();
     const server = await startServer({ logger: { level: 'info', stream } });
     try {
       const token = await server.login(ADMIN.name, ADMIN.password);

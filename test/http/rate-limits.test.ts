@@ -72,6 +72,12 @@ describe('rate limits an integrator can see', () => {
     after(async () => {
       for (const server of servers) await server.close();
     });
+    /** A node on a clock at 18 s into its minute with `env`, and the administrator's session. */
+    const startAt18s = async (env: Record<string, string>) => {
+      const clock = clockAt18s();
+      const server = await start({ clock, env });
+      return { clock, server, token: await server.adminToken() };
+    };
 
     it('every answer of a limited route carries RateLimit-Policy and a decreasing RateLimit; past the limit, 429 RATE_LIMITED with Retry-After, and nothing of the token', async () => {
       const server = await start({ clock: clockAt18s(), env: limits(3, 100) });
@@ -92,9 +98,7 @@ describe('rate limits an integrator can see', () => {
     });
 
     it('the count starts again when the window ends', async () => {
-      const clock = clockAt18s();
-      const server = await start({ clock, env: limits(2, 100) });
-      const token = await server.adminToken();
+      const { clock, server, token } = await startAt18s(limits(2, 100));
       await whoAmI(server, token);
       await whoAmI(server, token);
       assertRefused(await whoAmI(server, token), 'session', 2, 42);
@@ -168,9 +172,7 @@ describe('rate limits an integrator can see', () => {
     });
 
     it('the shared counts hold only hashes, and windows that ended are deleted', async () => {
-      const clock = clockAt18s();
-      const server = await start({ clock, env: limits(10, 100) });
-      const token = await server.adminToken();
+      const { clock, server, token } = await startAt18s(limits(10, 100));
       await whoAmI(server, token);
       await whoAmI(server, token);
       await server.app.rateLimiter!.sync();

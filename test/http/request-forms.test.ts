@@ -11,6 +11,9 @@ describe('request forms: absent bodies and 1/0 query flags', () => {
   const server = useServer();
   let token: string;
   before(async () => (token = await server.adminToken()));
+  /** POST /api/key (every field optional) with `rawBody` sent as `contentType`. */
+  const postKey = (contentType: string, rawBody: string) =>
+    server.api('POST', '/api/key', { token, headers: { 'content-type': contentType }, rawBody });
 
   describe('"An absent body is an empty object where the schema allows it"', () => {
     const absentForms: [string, Record<string, string>, string | undefined][] = [
@@ -53,21 +56,13 @@ describe('request forms: absent bodies and 1/0 query flags', () => {
     });
 
     it('a body that is not JSON is still refused: text/plain with text', async () => {
-      const response = await server.api('POST', '/api/key', {
-        token,
-        headers: { 'content-type': 'text/plain' },
-        rawBody: 'description=x',
-      });
+      const response = await postKey('text/plain', 'description=x');
       assert.equal(response.status, 400, response.text);
       assert.equal(response.body.code, 'VALIDATION_ERROR');
     });
 
     it('an explicit JSON null is not an absent body', async () => {
-      const response = await server.api('POST', '/api/key', {
-        token,
-        headers: { 'content-type': 'application/json' },
-        rawBody: 'null',
-      });
+      const response = await postKey('application/json', 'null');
       assert.equal(response.status, 400, response.text);
     });
   });

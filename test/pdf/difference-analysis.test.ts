@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { addValidationData } from '../../src/pdf/add-validation-data.js';
-import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { documentVerdict } from '../../src/pdf/verdict.js';
 import { verifyPdf } from '../../src/pdf/verify-pdf.js';
 import { issueCrl } from '../../src/pki/issue-certificate.js';
 import type { Signer } from '../../src/pki/signers/signer.js';
 import { onePagePdf } from '../fixtures/pdf-fixtures.js';
-import { replacePageContent, tamperPadding } from '../helpers/after-signing.js';
+import { annotatePageOne, replacePageContent, tamperPadding } from '../helpers/after-signing.js';
 import { createTestPki, type TestPki } from '../fixtures/test-pki.js';
 
 describe('difference analysis: every revision after each signature, one verdict', () => {
@@ -75,17 +74,12 @@ describe('difference analysis: every revision after each signature, one verdict'
   });
 
   it('reproduction 2: an opaque annotation over signed text is changed, one in an empty margin is not', async () => {
-    const over = await annotatePdf({
-      pdf: signedTwice,
-      annotations: [
-        {
-          text: 'The buyer pays EUR 100,000.00 on signature.',
-          pages: [1],
-          position: { percentX: 0.1, percentY: 0.07, percentWidth: 0.6, percentHeight: 0.04 },
-          backgroundColor: '#FFFFFFFF',
-        },
-      ],
-    });
+    const over = await annotatePageOne(
+      signedTwice,
+      'The buyer pays EUR 100,000.00 on signature.',
+      { percentX: 0.1, percentY: 0.07, percentWidth: 0.6, percentHeight: 0.04 },
+      { backgroundColor: '#FFFFFFFF' },
+    );
     const verification = await verifyPdf({ pdf: over, trustAnchors });
     const annotation = verification.signatures[0]!.modifications.find((m) => m.kind === 'annotation');
     assert.ok(annotation, JSON.stringify(verification.signatures[0]!.modifications));
@@ -94,15 +88,11 @@ describe('difference analysis: every revision after each signature, one verdict'
     assert.equal(annotation.rect!.length, 4);
     assert.equal(documentVerdict(verification).headline, 'changed');
 
-    const margin = await annotatePdf({
-      pdf: signedTwice,
-      annotations: [
-        {
-          text: 'Filed',
-          pages: [1],
-          position: { percentX: 0.8, percentY: 0.4, percentWidth: 0.1, percentHeight: 0.03 },
-        },
-      ],
+    const margin = await annotatePageOne(signedTwice, 'Filed', {
+      percentX: 0.8,
+      percentY: 0.4,
+      percentWidth: 0.1,
+      percentHeight: 0.03,
     });
     const clean = await verifyPdf({ pdf: margin, trustAnchors });
     const note = clean.signatures[0]!.modifications.find((m) => m.kind === 'annotation');

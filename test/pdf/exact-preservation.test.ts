@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { verifyFile } from '../../src/ops/verify-file.js';
 import { signAndSealThroughApi } from '../signing/through-the-api.js';
 import { aDocument, mainFileOf, readDocument } from '../helpers/documents.js';
+import { pdfOfObjects } from '../helpers/pdf.js';
 import { useServer } from '../helpers/use-server.js';
 import { libreOfficeForm } from '../fixtures/pdf-producers.js';
 import { pdfsig, tool, useWorkspace } from './oracles.js';
@@ -42,18 +43,8 @@ function pdfWithPage(page: string): Buffer {
     page,
     `<</Length ${content.length}>>\nstream\n${content}\nendstream`,
   ];
-  let text = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(text, 'latin1'));
-    text += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(text, 'latin1');
-  text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) text += `${String(offset).padStart(10, '0')} 00000 n \n`;
   const id = '<0123456789abcdef0123456789abcdef>';
-  text += `trailer\n<</Size ${objects.length + 1}/Root 1 0 R/ID[${id}${id}]>>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(text, 'latin1');
+  return pdfOfObjects(objects, 1, ` /ID [${id} ${id}]`);
 }
 
 const WS = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { annotatePdf } from '../../src/pdf/annotate-pdf.js';
+import { annotatePageOne } from '../helpers/after-signing.js';
 import { addValidationData } from '../../src/pdf/add-validation-data.js';
 import { signPdf } from '../../src/pdf/sign-pdf.js';
 import { readPdf } from '../../src/pdf/appendable-pdf.js';
@@ -146,15 +146,11 @@ describe('verification', () => {
   });
 
   it('annotating after signing keeps the signature valid (an incremental update)', async () => {
-    const annotated = await annotatePdf({
-      pdf: signed,
-      annotations: [
-        {
-          text: 'Filed',
-          pages: [1],
-          position: { percentX: 0.7, percentY: 0.05, percentWidth: 0.2, percentHeight: 0.04 },
-        },
-      ],
+    const annotated = await annotatePageOne(signed, 'Filed', {
+      percentX: 0.7,
+      percentY: 0.05,
+      percentWidth: 0.2,
+      percentHeight: 0.04,
     });
     const { signatures } = await verifyPdf({ pdf: annotated, trustAnchors: [pki.root.certificate] });
     assert.deepEqual(

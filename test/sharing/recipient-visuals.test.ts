@@ -49,6 +49,9 @@ describe('signatures and images in POST /share/execute, PUT /share/reject and PO
     const link = to.includes('@') ? shareTokenOf(await smtp.waitFor(to, /\/s\/shr_/)) : undefined;
     return { id, shareId: shareId!, link };
   };
+  /** POST /inbox/action as `token`'s user, an internal recipient. */
+  const inboxAction = (token: string, body: Record<string, unknown>) =>
+    server.api('POST', '/inbox/action', { token, body });
   const read = async (id: string) =>
     (await server.api('GET', `/documents/${id}`, { token: owner })).body.results[0];
   const shareStatus = async (shareId: string) =>
@@ -216,14 +219,11 @@ describe('signatures and images in POST /share/execute, PUT /share/reject and PO
       type: 'image/png',
     });
     const image = await upload(server, ivy, PNG_1PX, { name: 'i.png', type: 'image/png' });
-    const signed = await server.api('POST', '/inbox/action', {
-      token: ivy,
-      body: {
-        shareId,
-        action: 'sign',
-        signatures: [{ type: 'signature', blob: signatureImage, position: at(0.6) }],
-        images: [{ blob: image, pages: [1], position: at(0.1, 0.1) }],
-      },
+    const signed = await inboxAction(ivy, {
+      shareId,
+      action: 'sign',
+      signatures: [{ type: 'signature', blob: signatureImage, position: at(0.6) }],
+      images: [{ blob: image, pages: [1], position: at(0.1, 0.1) }],
     });
     assert.equal(signed.status, 200, signed.text);
     assert.equal(signed.body.shareStateName, 'completed');
@@ -234,25 +234,19 @@ describe('signatures and images in POST /share/execute, PUT /share/reject and PO
 
     // The image is used now: a second call naming it is refused (rule 3), and nothing is written.
     const next = await aSharedDocument('Inbox signing again', { sharePurpose: 'sign', shareTo: 'ivy' });
-    const reused = await server.api('POST', '/inbox/action', {
-      token: ivy,
-      body: {
-        shareId: next.shareId,
-        action: 'sign',
-        signatures: [{ type: 'signature', position: at(0.6) }],
-        images: [{ blob: image, position: at(0.1, 0.1) }],
-      },
+    const reused = await inboxAction(ivy, {
+      shareId: next.shareId,
+      action: 'sign',
+      signatures: [{ type: 'signature', position: at(0.6) }],
+      images: [{ blob: image, position: at(0.1, 0.1) }],
     });
     assertError(reused, 400, 'FILE_NOT_USABLE', /images\[0\]\.blob/);
     assert.equal(await shareStatus(next.shareId), 'active');
     // The action named must be the share’s own.
-    const approve = await server.api('POST', '/inbox/action', {
-      token: ivy,
-      body: {
-        shareId: next.shareId,
-        action: 'approve',
-        signatures: [{ type: 'signature', position: at(0.6) }],
-      },
+    const approve = await inboxAction(ivy, {
+      shareId: next.shareId,
+      action: 'approve',
+      signatures: [{ type: 'signature', position: at(0.6) }],
     });
     assertError(approve, 403, 'FORBIDDEN');
   });
@@ -329,14 +323,11 @@ describe('signatures and images in POST /share/execute, PUT /share/reject and PO
       shareTo: 'ivy',
       rights: ['canAnnotateOnReject'],
     });
-    const rejected = await server.api('POST', '/inbox/action', {
-      token: ivy,
-      body: {
-        shareId,
-        action: 'reject',
-        reason: 'see the note',
-        annotations: [{ text: 'Wrong figures', pages: [2], position: at(0.1, 0.2) }],
-      },
+    const rejected = await inboxAction(ivy, {
+      shareId,
+      action: 'reject',
+      reason: 'see the note',
+      annotations: [{ text: 'Wrong figures', pages: [2], position: at(0.1, 0.2) }],
     });
     assert.equal(rejected.status, 200, rejected.text);
     assert.equal(await shareStatus(shareId), 'rejected');

@@ -31,6 +31,15 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
   const share = (id: string, data: unknown[], extra: Record<string, unknown> = {}) =>
     server.api('POST', '/share', { token: owner, body: { id, data, ...extra } });
   const doc = (id: string) => readDocument(server, owner, id);
+  /** PUT /share as the owner: edits of pending shares. */
+  const editShares = (data: Record<string, unknown>[]) =>
+    server.api('PUT', '/share', { token: owner, body: { data } });
+  /** A new document shared for signing with `shareTo`, who may delegate: its id and the share created. */
+  const aDelegableShare = async (title: string, shareTo: string) => {
+    const id = await newDoc(title);
+    const [created] = (await share(id, [{ sharePurpose: 'sign', shareTo, rights: ['delegate'] }])).body;
+    return { id, created };
+  };
 
   it('answers the Share objects; internal and external recipients; the external one gets a link by e-mail', async () => {
     const id = await newDoc('Lease');
@@ -424,22 +433,15 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
   });
 
   it('PUT /share edits pending shares; PUT /share/delegate hands a share on (signDelegated)', async () => {
-    const id = await newDoc('Delegable');
-    const [created] = (
-      await share(id, [{ sharePurpose: 'sign', shareTo: 'del@example.org', rights: ['delegate'] }])
-    ).body;
-    const edited = await server.api('PUT', '/share', {
-      token: owner,
-      body: { data: [{ shareId: created.shareId, message: 'Updated note', rights: ['delegate', 'print'] }] },
-    });
+    const { id, created } = await aDelegableShare('Delegable', 'del@example.org');
+    const edited = await editShares([
+      { shareId: created.shareId, message: 'Updated note', rights: ['delegate', 'print'] },
+    ]);
     assert.equal(edited.status, 200, edited.text);
     assert.equal(edited.body[0].privateMessage, 'Updated note');
-    const badFactor = await server.api('PUT', '/share', {
-      token: owner,
-      body: {
-        data: [{ shareId: created.shareId, oauthFactors: [{ type: 'email', value: 'x@example.org' }] }],
-      },
-    });
+    const badFactor = await editShares([
+      { shareId: created.shareId, oauthFactors: [{ type: 'email', value: 'x@example.org' }] },
+    ]);
     assert.equal(badFactor.status, 400);
     const token = shareTokenOf(await smtp.waitFor('del@example.org'));
     const delegated = await server.api('PUT', '/share/delegate', {
@@ -461,16 +463,10 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
   });
 
   it('rule 3: "PUT /share and PUT /share/delegate follow the same rules": a refused factor is named by its real field path', async () => {
-    const id = await newDoc('Delegable with factors');
-    const [created] = (
-      await share(id, [{ sharePurpose: 'sign', shareTo: 'fac@example.org', rights: ['delegate'] }])
-    ).body;
-    const edit = await server.api('PUT', '/share', {
-      token: owner,
-      body: {
-        data: [{ shareId: created.shareId, oauthFactors: [{ type: 'email', value: 'x@example.org' }] }],
-      },
-    });
+    const { created } = await aDelegableShare('Delegable with factors', 'fac@example.org');
+    const edit = await editShares([
+      { shareId: created.shareId, oauthFactors: [{ type: 'email', value: 'x@example.org' }] },
+    ]);
     assert.equal(edit.status, 400);
     assert.match(edit.body.message, /BODY ERRORS: "data\[0\]\.oauthFactors\[0\]\.value" must match/);
     const token = shareTokenOf(await smtp.waitFor('fac@example.org'));

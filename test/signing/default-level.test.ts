@@ -25,6 +25,12 @@ async function newDocument(server: TestServer, token: string, optionalData?: Rec
 const setLevel = (server: TestServer, token: string, level: string | null) =>
   server.api('PUT', '/settings/properties', { token, body: { defaultPadesLevel: level } });
 
+/** PUT /documents/seal/1 of a new document, naming no level. */
+async function sealNewDocument(server: TestServer, token: string) {
+  const doc = (await newDocument(server, token)).results[0]!;
+  return server.api('PUT', '/documents/seal/1', { token, body: { id: doc.documentId, certificate: true } });
+}
+
 describe('tenant property defaultPadesLevel: the level of sign and seal calls that name none', () => {
   it('without a TSA, a level that needs one is refused when set (400), B-B and null are accepted; unset, calls sign at B-B', async () => {
     const server = await startServer();
@@ -45,11 +51,7 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
       assert.equal(unknown.status, 400);
       assert.equal((await setLevel(server, admin, 'B-B')).status, 200);
       assert.equal((await setLevel(server, admin, null)).status, 200);
-      const doc = (await newDocument(server, admin)).results[0]!;
-      const sealed = await server.api('PUT', '/documents/seal/1', {
-        token: admin,
-        body: { id: doc.documentId, certificate: true },
-      });
+      const sealed = await sealNewDocument(server, admin);
       assert.equal(sealed.status, 200, sealed.text);
       assert.equal(sealed.body.levelAchieved, 'B-B');
       assert.equal(sealed.body.fellBack, false);
@@ -135,11 +137,7 @@ describe('tenant property defaultPadesLevel: the level of sign and seal calls th
       assert.equal((await setLevel(server, admin, 'B-T')).status, 200);
       const node = await startServer({ sameStoreAs: server });
       try {
-        const doc = (await newDocument(node, admin)).results[0]!;
-        const sealed = await node.api('PUT', '/documents/seal/1', {
-          token: admin,
-          body: { id: doc.documentId, certificate: true },
-        });
+        const sealed = await sealNewDocument(node, admin);
         assert.equal(sealed.status, 200, sealed.text);
         assert.equal(sealed.body.levelAchieved, 'B-B');
         assert.equal(sealed.body.fellBack, true);

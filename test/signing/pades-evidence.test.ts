@@ -28,6 +28,15 @@ const newDocument = (server: TestServer, token: string) => aDocument(server, tok
 const seal = (server: TestServer, token: string, id: string, level: string, version = 1) =>
   server.api('PUT', `/documents/seal/${version}`, { token, body: { id, certificate: true, level } });
 
+/** A new document sealed at `level`, reached without falling back: its id and its PDF. */
+async function sealedAt(server: TestServer, token: string, level: string) {
+  const id = await newDocument(server, token);
+  const sealed = await seal(server, token, id, level);
+  assert.equal(sealed.status, 200, sealed.text);
+  assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
+  return { id, pdf: await mainFileOf(server, token, id) };
+}
+
 /**
  * The oracles of DESIGN on one sealed file: pdfsig (trusting `root` through NSS), `mutool sign -v`,
  * `openssl cms -verify` of the signature, `openssl ts -verify` of a document timestamp.
@@ -112,11 +121,7 @@ describe('a PAdES level is reported only with its evidence in the file', () => {
   it('with an outside PKI: a seal at each level; B-LT and B-LTA carry revocation data for every certificate of both chains, and verification proves the level claimed', async () => {
     await withOutsideSeal({}, async (server, admin) => {
       for (const level of LEVELS) {
-        const id = await newDocument(server, admin);
-        const sealed = await seal(server, admin, id, level);
-        assert.equal(sealed.status, 200, sealed.text);
-        assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
-        const pdf = await mainFileOf(server, admin, id);
+        const { id, pdf } = await sealedAt(server, admin, level);
         const { signatures, securityStore } = await verifyPdf({ pdf, trustAnchors: [pki.certificates.root] });
         assert.equal(signatures[0]!.level, level);
         assert.equal(signatures[0]!.indication, 'TOTAL_PASSED', JSON.stringify(signatures[0]!.problems));
@@ -268,11 +273,7 @@ describe('a PAdES level is reported only with its evidence in the file', () => {
       }
       const admin = await server.adminToken();
       for (const level of LEVELS) {
-        const id = await newDocument(server, admin);
-        const sealed = await seal(server, admin, id, level);
-        assert.equal(sealed.status, 200, sealed.text);
-        assert.deepEqual([sealed.body.levelAchieved, sealed.body.fellBack], [level, false], sealed.text);
-        const pdf = await mainFileOf(server, admin, id);
+        const { id, pdf } = await sealedAt(server, admin, level);
         const report = await server.api('GET', `/documents/${id}/verify`, {
           token: admin,
           query: { evidence: 'true' },

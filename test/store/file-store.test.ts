@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
 import type { BlobStore } from '../../src/store/blobs/blob-store.js';
 import { FileStore } from '../../src/store/files/file-store.js';
+import { filesNamed } from '../helpers/documents.js';
 import { useServer } from '../helpers/use-server.js';
 
 describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => {
@@ -72,12 +73,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
       kind: 'saveFile',
     };
     await assert.rejects(files.save(Buffer.alloc(100), { ...meta, maxBytes: 10 }), { name: 'BlobTooLarge' });
-    const rows = await server.app.deps.db
-      .selectFrom('files')
-      .select('id')
-      .where('name', '=', 'big.bin')
-      .execute();
-    assert.equal(rows.length, 0);
+    assert.equal(await filesNamed(server, 'big.bin'), 0);
   });
 
   describe('saveWith: bytes saved inside a transaction while the rest of it runs', () => {
@@ -130,12 +126,7 @@ describe('DESIGN Storage: opaque file ids above content-addressed blobs', () => 
         ),
         /disk full/,
       );
-      const rows = await server.app.deps.db
-        .selectFrom('files')
-        .select('id')
-        .where('name', '=', 'unstored.txt')
-        .execute();
-      assert.equal(rows.length, 0);
+      assert.equal(await filesNamed(server, 'unstored.txt'), 0);
     });
   });
 

@@ -56,19 +56,15 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
     const same = await server.api('PUT', `/users/${id}`, { token: admin, body: { photo: face } });
     assert.equal(same.status, 200, same.text);
     const other = await createUser(server, { name: 'otto' });
-    assertError(
-      await server.api('PUT', `/users/${other}`, { token: admin, body: { photo: face } }),
-      400,
-      'FILE_NOT_USABLE',
-      'photo',
-    );
-    const signatureImage = await image(admin, '/files/signature');
-    assertError(
-      await server.api('PUT', `/users/${other}`, { token: admin, body: { photo: signatureImage } }),
-      400,
-      'FILE_NOT_USABLE',
-      'photo',
-    );
+    // Refused: the photo another user has, then a file of the wrong kind (a signature image).
+    for (const photo of [face, await image(admin, '/files/signature')]) {
+      assertError(
+        await server.api('PUT', `/users/${other}`, { token: admin, body: { photo } }),
+        400,
+        'FILE_NOT_USABLE',
+        'photo',
+      );
+    }
     const fresh = await image(admin, '/files/photo');
     const changed = await server.api('PUT', `/users/${other}`, { token: admin, body: { photo: fresh } });
     assert.equal(changed.status, 200, changed.text);
@@ -142,6 +138,9 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
       server.login('uli', 'user-password-1'),
       server.login('vera', 'user-password-1'),
     ]);
+    /** PUT /users/:id/upload of uli's images, as `token`'s user. */
+    const uploadForUli = (token: string, body: Record<string, unknown>) =>
+      server.api('PUT', `/users/${uliId}/upload`, { token, body });
 
     const own = await image(uli, '/files/signature');
     const self = await server.api('PUT', '/users/me/upload', {
@@ -154,14 +153,11 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
     const byAdmin = await image(admin, '/files/signature');
     const adminLists = async () => (await server.api('GET', '/login', { token: admin })).body.user.config;
     assert.ok((await adminLists()).signature.some((e: { imageId: string }) => e.imageId === byAdmin));
-    const assigned = await server.api('PUT', `/users/${uliId}/upload`, {
-      token: admin,
-      body: {
-        signature: [
-          { imageId: own, name: 'Mine' },
-          { imageId: byAdmin, name: 'From admin' },
-        ],
-      },
+    const assigned = await uploadForUli(admin, {
+      signature: [
+        { imageId: own, name: 'Mine' },
+        { imageId: byAdmin, name: 'From admin' },
+      ],
     });
     assert.equal(assigned.status, 200, assigned.text);
     assert.deepEqual(
@@ -181,32 +177,19 @@ describe('user photos, signature and initials images (spec Files usage rules 1 a
 
     // Not assignable: a photo upload, and another user's images, even by an administrator.
     assertError(
-      await server.api('PUT', `/users/${uliId}/upload`, {
-        token: admin,
-        body: { initials: [{ imageId: await image(admin, '/files/photo') }] },
-      }),
+      await uploadForUli(admin, { initials: [{ imageId: await image(admin, '/files/photo') }] }),
       400,
       'FILE_NOT_USABLE',
       'initials[0].imageId',
     );
     const verasOwn = await image(vera, '/files/signature');
     assertError(
-      await server.api('PUT', `/users/${uliId}/upload`, {
-        token: admin,
-        body: { signature: [{ imageId: verasOwn }] },
-      }),
+      await uploadForUli(admin, { signature: [{ imageId: verasOwn }] }),
       400,
       'FILE_NOT_USABLE',
       'signature[0].imageId',
     );
     // Someone else's account is not a non-administrator's to change: 404.
-    assertError(
-      await server.api('PUT', `/users/${uliId}/upload`, {
-        token: vera,
-        body: { signature: [{ imageId: verasOwn }] },
-      }),
-      404,
-      'NOT_FOUND',
-    );
+    assertError(await uploadForUli(vera, { signature: [{ imageId: verasOwn }] }), 404, 'NOT_FOUND');
   });
 });

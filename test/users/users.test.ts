@@ -8,6 +8,9 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
   const server = useServer();
   let admin: string;
   before(async () => (admin = await server.adminToken()));
+  /** The status POST /login answers for `name` and `password`. */
+  const loginStatus = async (name: string, password: string) =>
+    (await server.api('POST', '/login', { body: { name, password } })).status;
 
   it('active → suspended → active: suspension blocks login, existing sessions and API keys at once; reactivation restores them', async () => {
     const carol = { name: 'carol', email: 'Carol@Example.test', displayName: 'Carol' };
@@ -36,10 +39,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
     assert.equal(restore.status, 200);
     assert.equal((await server.api('GET', '/api/key', { token })).status, 200, 'data and associations kept');
     assert.equal((await server.api('GET', '/api/key', { token: key })).status, 200);
-    assert.equal(
-      (await server.api('POST', '/login', { body: { name: 'carol', password: 'user-password-1' } })).status,
-      200,
-    );
+    assert.equal(await loginStatus('carol', 'user-password-1'), 200);
   });
 
   it('active or suspended → deleted: DELETE /users/:id is permanent; tokens die and the name can log in no more', async () => {
@@ -49,10 +49,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
     const removed = await server.api('DELETE', `/users/${id}`, { token: admin });
     assert.deepEqual(removed.body, { status: 'SUCCESS' });
     assert.equal((await server.api('GET', '/api/key', { token })).status, 401);
-    assert.equal(
-      (await server.api('POST', '/login', { body: { name: 'dave', password: 'user-password-1' } })).status,
-      401,
-    );
+    assert.equal(await loginStatus('dave', 'user-password-1'), 401);
     assert.equal((await server.api('GET', `/users/${id}`, { token: admin })).status, 404);
     assert.equal((await server.api('DELETE', `/users/${id}`, { token: admin })).status, 404);
   });
@@ -139,10 +136,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
       ],
     });
     assert.equal(clash.status, 409);
-    assert.equal(
-      (await server.api('POST', '/login', { body: { name: 'batch-new', password: 'password-123' } })).status,
-      401,
-    );
+    assert.equal(await loginStatus('batch-new', 'password-123'), 401);
     const tooMany = Array.from({ length: 101 }, (_, i) => ({ name: `many-${i}` }));
     const refused = await server.api('POST', '/users', { token: admin, body: tooMany });
     assert.equal(refused.status, 413);
@@ -165,10 +159,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
       body: { activationToken, password: 'other-password' },
     });
     assert.equal(reuse.status, 401);
-    assert.equal(
-      (await server.api('POST', '/login', { body: { name: 'heidi', password: 'heidi-password' } })).status,
-      200,
-    );
+    assert.equal(await loginStatus('heidi', 'heidi-password'), 200);
   });
 
   it('a new password ends the user’s sessions', async () => {
@@ -176,10 +167,7 @@ describe('spec: User account table and administration (POST/PUT/DELETE /users)',
     const token = await server.login('ivan', 'user-password-1');
     await server.api('PUT', `/users/${id}`, { token: admin, body: { password: 'new-password-1' } });
     assert.equal((await server.api('GET', '/api/key', { token })).status, 401);
-    assert.equal(
-      (await server.api('POST', '/login', { body: { name: 'ivan', password: 'new-password-1' } })).status,
-      200,
-    );
+    assert.equal(await loginStatus('ivan', 'new-password-1'), 200);
   });
 
   it('administrators cannot suspend or delete themselves', async () => {

@@ -53,6 +53,13 @@ describe('a webhook delivers only while its holder may hold it (paused otherwise
       pausedAt: string | null;
     };
   };
+  /** The deliveries queued for the webhook. */
+  const deliveriesOf = (hookId: string) =>
+    server.app.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('webhook_id', '=', hookId)
+      .execute();
   const setUser = async (id: string, body: Record<string, unknown>) => {
     const response = await server.api('PUT', `/users/${id}`, { token: token.admin, body });
     assert.equal(response.status, 200, response.text);
@@ -71,11 +78,7 @@ describe('a webhook delivers only while its holder may hold it (paused otherwise
     assert.equal(paused.state, 'paused');
     assert.ok(paused.pausedAt);
     assert.equal(await delivers(), false, 'nothing is delivered while paused');
-    const queued = await server.app.deps.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('webhook_id', '=', hook.id)
-      .execute();
+    const queued = await deliveriesOf(hook.id);
     const audit = await server.app.deps.db
       .selectFrom('audit_log')
       .select('activity_type')
@@ -86,11 +89,7 @@ describe('a webhook delivers only while its holder may hold it (paused otherwise
     await setUser(ids.hooker!, { rights: ['use_webhooks'] });
     assert.equal((await stateOf(hook.id)).state, 'active');
     assert.equal(await delivers(), true, 'it delivers again');
-    const after = await server.app.deps.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('webhook_id', '=', hook.id)
-      .execute();
+    const after = await deliveriesOf(hook.id);
     assert.equal(after.length, queued.length + 1, 'no delivery was queued while it was paused');
     await server.api('DELETE', `/webhooks/${hook.id}`, { token: token.admin });
   });
