@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { LOGIN_EXAMPLE, USER_EXAMPLE } from './examples.js';
+import { LOGIN_EXAMPLE, USER_EXAMPLE } from '../core/examples.js';
 
 /** Schemas shared by many routes. */
 export const ErrorBodySchema = Type.Object(

@@ -11,17 +11,16 @@ import { transferOwner } from '../../documents/transfer-owner.js';
 import { updateDocument } from '../../documents/update-document.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
+import { DocumentResult, FileView } from '../document-schemas.js';
 import {
   Attachment,
   CustomField,
   DocumentId,
-  DocumentResult,
   FileId,
-  FileView,
   MainFile,
   Version,
-} from '../document-schemas.js';
-import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../examples.js';
+} from '../../core/documents/document-contract.js';
+import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
 import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
 import {

@@ -9,8 +9,9 @@ import { locateDocument, searchDocuments } from '../../search/search-documents.j
 import { SEARCHABLE_FIELDS } from '../../search/es-filters.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { Bytes, DocumentId, DocumentResult } from '../document-schemas.js';
-import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../examples.js';
+import { Bytes, DocumentResult } from '../document-schemas.js';
+import { DocumentId } from '../../core/documents/document-contract.js';
+import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../../core/examples.js';
 import { Success, withErrors } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 

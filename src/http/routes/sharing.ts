@@ -16,15 +16,8 @@ import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../../core/sharing/s
 import { Unauthenticated } from '../../base/errors.js';
 import { actorOf, recipientCallerOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import {
-  Bytes,
-  StoredFileAnswers,
-  DocumentId,
-  SharedDocumentResult,
-  ShareObject,
-  SignatureField,
-  SignEntity,
-} from '../document-schemas.js';
+import { Bytes, StoredFileAnswers, SharedDocumentResult, ShareObject } from '../document-schemas.js';
+import { DocumentId, SignatureField, SignEntity } from '../../core/documents/document-contract.js';
 import {
   DOCUMENT_EXAMPLE,
   EXAMPLE_IDS,
@@ -32,7 +25,7 @@ import {
   SHARE_EXAMPLE,
   SIGNATURE_FIELD_EXAMPLE,
   SIGN_OUTCOME_EXAMPLE,
-} from '../examples.js';
+} from '../../core/examples.js';
 import {
   ImageEntrySchema,
   Level,

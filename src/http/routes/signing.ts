@@ -10,9 +10,9 @@ import { signDocument } from '../../signing/sign-document.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';
-import { DocumentId, FileId, Position, Version } from '../document-schemas.js';
+import { DocumentId, FileId, Position, Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../examples.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
 import { withErrors, withExamples } from '../schemas.js';
 
 const VERIFY_EXAMPLE = {

@@ -11,10 +11,10 @@ import {
   type TwoStepMode,
 } from '../../signing/two-step/signing-session.js';
 import { actorOf } from '../authentication.js';
-import { DocumentId, Version } from '../document-schemas.js';
+import { DocumentId, Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
 import { Id, IdParams, Success, withErrors } from '../schemas.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../examples.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
 import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
 import { answerSuccess } from '../answers.js';
 

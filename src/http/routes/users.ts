@@ -12,7 +12,7 @@ import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
 import { IdParams, LoginResponse, Name, Password, Success, UserResult, withErrors } from '../schemas.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { answerSuccess } from '../answers.js';
 
 const Role = Type.Enum([...ROLES]);

@@ -17,7 +17,7 @@ import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { transferWebhook } from '../../webhooks/transfer-webhook.js';
 import { actorOf } from '../authentication.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { Id, Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
