@@ -23,13 +23,13 @@ import {
 import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
 import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
+import { SIGNING_WARNINGS } from './signing.js';
 import {
   ImageEntrySchema,
   Level,
-  SIGNING_WARNINGS,
   SignatureEntrySchema,
   TextEntrySchema,
-} from './signing.js';
+} from '../../core/signing/visual-contract.js';
 
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 const DocumentType = Type.String({

@@ -26,13 +26,13 @@ import {
   SIGNATURE_FIELD_EXAMPLE,
   SIGN_OUTCOME_EXAMPLE,
 } from '../../core/examples.js';
+import { SIGNING_WARNINGS } from './signing.js';
 import {
   ImageEntrySchema,
   Level,
-  SIGNING_WARNINGS,
   SignatureEntrySchema,
   TextEntrySchema,
-} from './signing.js';
+} from '../../core/signing/visual-contract.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 

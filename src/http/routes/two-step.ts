@@ -15,7 +15,11 @@ import { DocumentId, Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
 import { Id, IdParams, Success, withErrors } from '../schemas.js';
 import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
-import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import {
+  ImageEntrySchema,
+  SignatureEntrySchema,
+  TextEntrySchema,
+} from '../../core/signing/visual-contract.js';
 import { answerSuccess } from '../answers.js';
 
 const CERTIFICATE_HASH = '6861391b2941ea975e227b2b888c943271065410ae310a5592be292715c433f3';
