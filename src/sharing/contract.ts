@@ -75,7 +75,7 @@ export const RecipientData = Type.Object(
 );
 
 /** One edit of PUT /share: a field left out keeps its value, `null` removes it. */
-export const ShareEdit = Type.Object(
+export const ShareEditData = Type.Object(
   {
     shareId: Type.String({ minLength: 1, maxLength: 100 }),
     shareTo: Type.Optional(
@@ -141,7 +141,7 @@ export const ShareBody = Type.Object(
 
 /** The body of PUT /share: edits of pending shares, all or none. */
 export const ShareEditsBody = Type.Object(
-  { data: Type.Array(ShareEdit, { minItems: 1, maxItems: 1000 }) },
+  { data: Type.Array(ShareEditData, { minItems: 1, maxItems: 1000 }) },
   {
     additionalProperties: false,
     examples: [{ data: [{ shareId: EXAMPLE_IDS.shareId, validUntil: '2026-03-22T18:00:00.000Z' }] }],
