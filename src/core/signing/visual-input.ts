@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
 import type { Deps } from '../deps.js';
 import { FileNotUsable } from '../../base/errors.js';
 import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../changes/file-usage.js';
-import type { Position } from '../../pdf/geometry.js';
+import type { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './visual-contract.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../../pdf/visuals/visual-types.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
@@ -10,39 +11,13 @@ import type { Actor } from '../access/actor.js';
 import { loadUsableStamp, type StampUser } from '../stamps/load-usable-stamp.js';
 
 /** spec: Signature entry, as the API takes it. */
-export interface SignatureEntry {
-  pages?: number[] | undefined;
-  position: Position;
-  blob?: string | undefined;
-  decorationType?: string | undefined;
-  type: SignatureVisual['type'];
-  timestamp?: boolean | undefined;
-  comment?: string | undefined;
-}
+export type SignatureEntry = Static<typeof SignatureEntrySchema>;
 
 /** spec: Image entry. */
-export interface ImageEntry {
-  comment?: string | undefined;
-  position: Position;
-  pages?: number[] | undefined;
-  blob: string;
-  subtype?: string | undefined;
-}
+export type ImageEntry = Static<typeof ImageEntrySchema>;
 
-/** Contract: text annotation entry. */
-export interface TextEntry {
-  /** The `customId` of the share's signature field this text answers (required fields). */
-  fieldId?: string | undefined;
-  subtype?: string | undefined;
-  text: string;
-  pages?: number[] | undefined;
-  position: Position;
-  align?: 'left' | 'center' | 'right' | undefined;
-  fontSize?: number | undefined;
-  bold?: boolean | undefined;
-  color?: string | undefined;
-  backgroundColor?: string | undefined;
-}
+/** Contract: text annotation entry; `fieldId` names the share's signature field the text answers. */
+export type TextEntry = Static<typeof TextEntrySchema>;
 
 export interface VisualRequest {
   signatures?: SignatureEntry[] | undefined;
