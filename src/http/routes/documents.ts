@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { createDocument, createDocuments, type NewDocument } from '../../documents/create-document.js';
 import { deleteDocuments } from '../../documents/delete-documents.js';
@@ -24,7 +24,6 @@ import {
   TransferOwnerBody,
   UpdateDocumentBody,
 } from '../../documents/contract.js';
-import type { VisualsInCall } from '../../core/signing/sign-in-call.js';
 import { SIGNING_WARNINGS } from './signing.js';
 
 const VISUALS_RULES =
@@ -95,20 +94,10 @@ const Revision = Type.Object(
   },
 );
 
+/** A create call's `body` and root (`definitionType`, `workflow`, `optionalData`) as the use case takes them. */
 function toNew(
-  body: {
-    documentTitle: string;
-    documentType?: string;
-    pdfFile?: { content: string };
-    customTemplate?: string;
-    customFields?: NewDocument['customFields'];
-    file?: NewDocument['file'];
-  },
-  root: {
-    definitionType?: string;
-    workflow?: string;
-    optionalData?: { folder?: string; cloneMainFile?: boolean; cloneFiles?: boolean } & VisualsInCall;
-  },
+  body: Static<typeof CreateDocumentBody>['body'],
+  root: Pick<Static<typeof CreateDocumentBody>, 'definitionType' | 'workflow' | 'optionalData'>,
 ): NewDocument {
   return {
     documentTitle: body.documentTitle,
