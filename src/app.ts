@@ -39,6 +39,7 @@ import { inboxRoutes } from './http/routes/inbox.js';
 import { signingRoutes } from './http/routes/signing.js';
 import { twoStepRoutes } from './http/routes/two-step.js';
 import { searchRoutes } from './http/routes/search.js';
+import { auditRoutes } from './http/routes/audit.js';
 import { sweepScrollContexts } from './core/scroll.js';
 import { BYTES_REMOVAL_JOB, removeBytes, type BytesRemovalPayload } from './core/files/bytes-removal.js';
 import { shareUploadRoutes } from './http/routes/share-uploads.js';
@@ -340,6 +341,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(signingRoutes(deps));
       await api.register(twoStepRoutes(deps));
       await api.register(searchRoutes(deps));
+      await api.register(auditRoutes(deps));
       await api.register(shareUploadRoutes(deps));
       await api.register(shareOidcRoutes(deps));
       await api.register(stampRoutes(deps));
