@@ -84,3 +84,80 @@ export const InboxActionBody = Type.Object(
     ],
   },
 );
+
+const SIGN_EXAMPLE = {
+  id: EXAMPLE_IDS.documentId,
+  signatures: [{ type: 'signature', pages: [1], position: POSITION_EXAMPLE }],
+};
+
+/** The body of PUT /documents/sign/{version} and PUT /share/document/sign/{version}: what the signer draws, closed by their signature. */
+export const SignBody = Type.Object(
+  {
+    id: DocumentId,
+    signatures: Type.Array(SignatureEntrySchema, { minItems: 1, maxItems: 200 }),
+    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+    signatureProvider: Type.Optional(
+      Type.String({
+        maxLength: 50,
+        description:
+          "Original providers: `internal` (the organisation key on behalf of the signer) and, when configured, `csc` (a remote signing service, CSC API v2); by default the installation's (SEAL_PROVIDER). Any other name is 400 VALIDATION_ERROR.",
+      }),
+    ),
+    level: Level,
+  },
+  { additionalProperties: false, examples: [SIGN_EXAMPLE] },
+);
+
+/** The body of PUT /documents/seal/{version}: the organisation’s seal, by which provider, at which level. */
+export const SealBody = Type.Object(
+  {
+    id: DocumentId,
+    certificate: Type.Literal(true),
+    signatureProvider: Type.Optional(
+      Type.String({
+        maxLength: 50,
+        description:
+          '`internal` (the organisation key) or, when configured, `csc` (CSC API v2); by default SEAL_PROVIDER. Any other name is 400.',
+      }),
+    ),
+    level: Level,
+  },
+  {
+    additionalProperties: false,
+    examples: [{ id: EXAMPLE_IDS.documentId, certificate: true, level: 'B-LTA' }],
+  },
+);
+
+/** The body of PUT /documents/annotate/{version}: images and text drawn without a signature. */
+export const AnnotateBody = Type.Object(
+  {
+    id: DocumentId,
+    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: EXAMPLE_IDS.documentId,
+        images: [
+          {
+            blob: EXAMPLE_IDS.barcode,
+            subtype: 'image_barcode',
+            pages: [1],
+            position: { percentX: 0.85, percentY: 0.02, percentWidth: 0.12, percentHeight: 0.09 },
+          },
+        ],
+        annotations: [
+          {
+            text: 'Ref. {{{documentId}}}',
+            pages: [1],
+            position: { percentX: 0.05, percentY: 0.95, percentWidth: 0.5, percentHeight: 0.03 },
+            fontSize: 9,
+          },
+        ],
+      },
+    ],
+  },
+);

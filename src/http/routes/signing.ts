@@ -11,15 +11,10 @@ import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';
 import { DocumentId, Version } from '../../core/documents/document-contract.js';
-import {
-  ImageEntrySchema,
-  Level,
-  SignatureEntrySchema,
-  TextEntrySchema,
-} from '../../core/signing/visual-contract.js';
 import { readMultipart } from '../multipart.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
+import { SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
 import { withErrors, withExamples } from '../schemas.js';
+import { AnnotateBody, SealBody, SignBody } from '../../signing/contract.js';
 
 const VERIFY_EXAMPLE = {
   signatures: [
@@ -91,29 +86,6 @@ const Outcome = Type.Object(
     }),
   },
   { examples: [SIGN_OUTCOME_EXAMPLE] },
-);
-
-const SIGN_EXAMPLE = {
-  id: EXAMPLE_IDS.documentId,
-  signatures: [{ type: 'signature', pages: [1], position: POSITION_EXAMPLE }],
-};
-
-const SignBody = Type.Object(
-  {
-    id: DocumentId,
-    signatures: Type.Array(SignatureEntrySchema, { minItems: 1, maxItems: 200 }),
-    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-    signatureProvider: Type.Optional(
-      Type.String({
-        maxLength: 50,
-        description:
-          "Original providers: `internal` (the organisation key on behalf of the signer) and, when configured, `csc` (a remote signing service, CSC API v2); by default the installation's (SEAL_PROVIDER). Any other name is 400 VALIDATION_ERROR.",
-      }),
-    ),
-    level: Level,
-  },
-  { additionalProperties: false, examples: [SIGN_EXAMPLE] },
 );
 
 const VerifyQuery = Type.Object(
@@ -198,24 +170,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             "`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, or `csc`, a remote signing service speaking the CSC API v2, when configured; by default the installation's SEAL_PROVIDER); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.",
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              certificate: Type.Literal(true),
-              signatureProvider: Type.Optional(
-                Type.String({
-                  maxLength: 50,
-                  description:
-                    '`internal` (the organisation key) or, when configured, `csc` (CSC API v2); by default SEAL_PROVIDER. Any other name is 400.',
-                }),
-              ),
-              level: Level,
-            },
-            {
-              additionalProperties: false,
-              examples: [{ id: EXAMPLE_IDS.documentId, certificate: true, level: 'B-LTA' }],
-            },
-          ),
+          body: SealBody,
           response: withErrors({
             200: withExamples(Outcome, {
               status: 'SUCCESS',
@@ -240,37 +195,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             '`images` (the document barcode with subtype `image_barcode`, or unused uploads) and text `annotations`, as annotations in one incremental update.',
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-              annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  id: EXAMPLE_IDS.documentId,
-                  images: [
-                    {
-                      blob: EXAMPLE_IDS.barcode,
-                      subtype: 'image_barcode',
-                      pages: [1],
-                      position: { percentX: 0.85, percentY: 0.02, percentWidth: 0.12, percentHeight: 0.09 },
-                    },
-                  ],
-                  annotations: [
-                    {
-                      text: 'Ref. {{{documentId}}}',
-                      pages: [1],
-                      position: { percentX: 0.05, percentY: 0.95, percentWidth: 0.5, percentHeight: 0.03 },
-                      fontSize: 9,
-                    },
-                  ],
-                },
-              ],
-            },
-          ),
+          body: AnnotateBody,
           response: withErrors({
             200: Type.Object({ status: Type.Literal('SUCCESS') }, { examples: [{ status: 'SUCCESS' }] }),
             409: Type.Ref('ErrorBody'),
