@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { SignBody } from './contract.js';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -14,7 +16,6 @@ import {
   claimVisualFiles,
   loadStampImages,
   type Placer,
-  type SignatureEntry,
   type VisualRequest,
 } from '../core/signing/visual-input.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
@@ -89,13 +90,7 @@ export async function mainFile(deps: Deps, doc: DocumentRow): Promise<FileRecord
 export async function signDocument(
   deps: Deps,
   signing: Signing,
-  options: {
-    id: string;
-    version: number;
-    signatures: SignatureEntry[];
-    level?: PadesLevel | undefined;
-    signatureProvider?: string | undefined;
-  } & Omit<VisualRequest, 'signatures'>,
+  options: Static<typeof SignBody> & { version: number },
 ): Promise<SignOutcome> {
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);
