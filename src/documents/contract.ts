@@ -87,7 +87,10 @@ const CREATE_EXAMPLE = {
   optionalData: { folder: EXAMPLE_IDS.folderId },
 };
 
-/** The body of POST /documents: the document’s own fields in `body`; how it is made (and what it draws or signs) at the root. */
+/**
+ * The body of POST /documents: the document’s own fields in `body`; how it is made (and what it draws or
+ * signs) at the root.
+ */
 export const CreateDocumentBody = Type.Object(
   {
     body: Type.Object(

@@ -12,7 +12,10 @@ import { addRevision } from '../core/changes/change-document.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { assertUsablePdf } from './document-input.js';
 
-/** The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`, `body.pdfFile`). */
+/**
+ * The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`,
+ * `body.pdfFile`).
+ */
 // `pdfFile`: a new main file (external documents, before any signature); `file`: the whole attachment
 // list (ids already attached stay, new ids are added, missing ones removed).
 export type FileChanges = Pick<Static<typeof UpdateDocumentBody>['body'], 'pdfFile' | 'file'>;

@@ -25,7 +25,10 @@ export interface Transaction {
   reason: string | null;
 }
 
-/** spec: Report result — `documentTitle`, `documentId`, `createName`, `shareStateName`, plus transaction detail. */
+/**
+ * spec: Report result — `documentTitle`, `documentId`, `createName`, `shareStateName`, plus transaction
+ * detail.
+ */
 export interface ReportRecord {
   documentId: string;
   documentTitle: string;

@@ -21,7 +21,10 @@ import { dialectOf } from '../store/db/dialect.js';
 import { QueryTemplate } from '../store/db/query-template.js';
 import type { Database, DocumentTable } from '../store/db/schema.js';
 
-/** The body of POST /search; `text` is words looked for in titles and custom field values (case-insensitive, all must appear). */
+/**
+ * The body of POST /search; `text` is words looked for in titles and custom field values (case-insensitive,
+ * all must appear).
+ */
 export type DocumentSearch = Static<typeof SearchBody>;
 
 export interface SearchAnswer {

@@ -104,7 +104,10 @@ export const ShareEditData = Type.Object(
   { additionalProperties: false },
 );
 
-/** The body of POST /share: the document, its recipients and fields; root `signatures`, `images`, `annotations` and `level` are the sharer’s own. */
+/**
+ * The body of POST /share: the document, its recipients and fields; root `signatures`, `images`,
+ * `annotations` and `level` are the sharer’s own.
+ */
 export const ShareBody = Type.Object(
   {
     id: DocumentId,

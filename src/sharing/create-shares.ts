@@ -32,7 +32,10 @@ import {
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-/** One recipient of POST /share; `userRoleId`/`userRoleName` make them a member of that sign entity (sign-entities.ts). */
+/**
+ * One recipient of POST /share; `userRoleId`/`userRoleName` make them a member of that sign entity
+ * (sign-entities.ts).
+ */
 export type RecipientInput = Static<typeof RecipientData>;
 
 type FieldInput = Static<typeof SignatureField>;

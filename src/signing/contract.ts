@@ -34,14 +34,20 @@ export const ActionVisuals = {
   ),
   annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
 };
-/** What POST /share/execute takes besides the share and its action; POST /inbox/action, acting as it, the same. */
+/**
+ * What POST /share/execute takes besides the share and its action; POST /inbox/action, acting as it, the
+ * same.
+ */
 export const ActionFields = {
   comment: Type.Optional(Type.String({ maxLength: 2000 })),
   ...ActionVisuals,
   level: Level,
 };
 
-/** The body of PUT /share/reject: the document, a reason and, with the right `canAnnotateOnReject`, notes drawn on it. */
+/**
+ * The body of PUT /share/reject: the document, a reason and, with the right `canAnnotateOnReject`, notes
+ * drawn on it.
+ */
 export const RejectShareBody = Type.Object(
   { id: DocumentId, reason: Type.Optional(Type.String({ maxLength: 2000 })), ...ActionVisuals },
   {
@@ -90,7 +96,10 @@ const SIGN_EXAMPLE = {
   signatures: [{ type: 'signature', pages: [1], position: POSITION_EXAMPLE }],
 };
 
-/** The body of PUT /documents/sign/{version} and PUT /share/document/sign/{version}: what the signer draws, closed by their signature. */
+/**
+ * The body of PUT /documents/sign/{version} and PUT /share/document/sign/{version}: what the signer draws,
+ * closed by their signature.
+ */
 export const SignBody = Type.Object(
   {
     id: DocumentId,

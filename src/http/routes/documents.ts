@@ -94,7 +94,9 @@ const Revision = Type.Object(
   },
 );
 
-/** A create call's `body` and root (`definitionType`, `workflow`, `optionalData`) as the use case takes them. */
+/**
+ * A create call's `body` and root (`definitionType`, `workflow`, `optionalData`) as the use case takes them.
+ */
 function toNew(
   body: Static<typeof CreateDocumentBody>['body'],
   root: Pick<Static<typeof CreateDocumentBody>, 'definitionType' | 'workflow' | 'optionalData'>,
