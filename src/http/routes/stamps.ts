@@ -11,7 +11,8 @@ import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
-import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
+import { IdParams, Success, withErrors } from '../schemas.js';
+import { Id, Name, Paging } from '../../core/common-contract.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const FileId = Type.String({

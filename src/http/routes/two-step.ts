@@ -13,7 +13,8 @@ import {
 import { actorOf } from '../authentication.js';
 import { DocumentId, Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
-import { Id, IdParams, Success, withErrors } from '../schemas.js';
+import { IdParams, Success, withErrors } from '../schemas.js';
+import { Id } from '../../core/common-contract.js';
 import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
 import {
   ImageEntrySchema,

@@ -11,7 +11,8 @@ import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
-import { IdParams, LoginResponse, Name, Password, Success, UserResult, withErrors } from '../schemas.js';
+import { IdParams, LoginResponse, Success, UserResult, withErrors } from '../schemas.js';
+import { Name, Password } from '../../core/common-contract.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { answerSuccess } from '../answers.js';
 

@@ -18,7 +18,8 @@ import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { transferWebhook } from '../../webhooks/transfer-webhook.js';
 import { actorOf } from '../authentication.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
-import { Id, Success, withErrors, withExamples } from '../schemas.js';
+import { Success, withErrors, withExamples } from '../schemas.js';
+import { Id } from '../../core/common-contract.js';
 import { answerSuccess } from '../answers.js';
 import {
   CreateWebhookBody,
