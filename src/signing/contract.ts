@@ -170,3 +170,76 @@ export const AnnotateBody = Type.Object(
     ],
   },
 );
+
+export const CERTIFICATE_HASH = '6861391b2941ea975e227b2b888c943271065410ae310a5592be292715c433f3';
+
+export const CertificateHash = Type.String({
+  pattern: '^[0-9A-Fa-f]{64}$',
+  description: 'SHA-256 (hex) of the certificate’s DER, as listed in the user’s `certificates`.',
+});
+
+/**
+ * The body of POST /documents/sign/{version}/start/digest and …/start/file: the document, the certificate,
+ * the provider and what is drawn.
+ */
+export const StartBody = Type.Object(
+  {
+    id: DocumentId,
+    certificateHash: CertificateHash,
+    signatureProvider: Type.Enum(['internalUsb', 'internalNfc'], {
+      description: 'Two-step providers only; POST /documents/sign/{version} keeps the original providers.',
+    }),
+    digestAlgorithm: Type.Optional(Type.Enum(['SHA-256', 'SHA-384', 'SHA-512'], { default: 'SHA-256' })),
+    signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
+    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
+    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: EXAMPLE_IDS.documentId,
+        certificateHash: CERTIFICATE_HASH,
+        signatureProvider: 'internalUsb',
+        digestAlgorithm: 'SHA-256',
+        signatures: [
+          { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
+        ],
+      },
+    ],
+  },
+);
+
+const SessionId = Type.String({ minLength: 1, maxLength: 100 });
+
+/** The body of PUT /documents/sign/finish/digest: the session and the signed digests. */
+export const FinishDigestBody = Type.Object(
+  {
+    sessionId: SessionId,
+    signedDigests: Type.Array(
+      Type.Object(
+        {
+          originalDigest: Type.String({ minLength: 1, maxLength: 200 }),
+          signedDigest: Type.String({ minLength: 1, maxLength: 4000 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 10 },
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge',
+        signedDigests: [
+          {
+            originalDigest: 'q1MKE+RZFJgrefm34/uplM/R8/si9xzqGvvwK0YMbR0=',
+            signedDigest:
+              'MEUCIQDx3Yk8w9+2b0q4H1v6l2Zr8n5d0c3A7s9k2P4t1xJmQwIgX5r0d8s2K6v1n9c4b7q3Z0y5w8t2m6p1k4j7h3g9f0E=',
+          },
+        ],
+      },
+    ],
+  },
+);
