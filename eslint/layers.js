@@ -36,11 +36,14 @@ export const BASE = 'base';
  */
 export const CORE = [
   'metrics', // the counters and histograms
+  'examples', // the OpenAPI examples the contracts show
+  'common-contract', // request words every capability uses: names, ids, paging, passwords
   'deps', // what every use case is given
   'access', // the actor, the recipient caller, roles: who may see or change what
   'audit', // the audit record and its hash chain
   'settings', // tenant settings and properties
   'scroll', // paging through long lists
+  'paging-contract', // the request words of paging and scrolling
   'events', // the event outbox, its delivery jobs, who may hold a webhook
   'changes', // the compare-and-set change of a document, file claims
   'files', // storage quotas, stored PDFs, image bytes

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { LogsSearchBody } from './contract.js';
 import type { ExpressionBuilder, SqlBool, Expression } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { isTenantWide } from '../core/access/roles.js';
@@ -8,15 +10,10 @@ import { readJson } from '../store/db/json.js';
 import { countRows } from '../store/db/count-rows.js';
 import type { Database } from '../store/db/schema.js';
 
-export type LogFilter =
-  | { type: 'term'; field: string; value: string }
-  | { type: 'terms'; field: string; values: string[] }
-  | { type: 'range'; field: string; gte?: string; gt?: string; lte?: string; lt?: string };
-
-export interface LogsSearch {
-  logsQuery: { query?: { filter?: LogFilter[] }; size?: number; from?: number };
-  scroll?: { timeout?: number; id?: string };
-}
+/** The body of POST /logs/search. */
+export type LogsSearch = Static<typeof LogsSearchBody>;
+/** One `logsQuery.query.filter` entry: `term`, `terms` or `range`. */
+export type LogFilter = NonNullable<NonNullable<LogsSearch['logsQuery']['query']>['filter']>[number];
 
 export interface LogRecord {
   id: string;

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { EditDocumentBody } from './contract.js';
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -6,21 +8,17 @@ import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { canManage, loadEditable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
-import type { CustomFieldInput } from '../core/documents/custom-fields.js';
 import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { loadTargetFolder } from './document-input.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
-import { checkFileChanges, type FileChanges } from './replace-document-files.js';
+import { checkFileChanges } from './replace-document-files.js';
 
-export interface MetadataChanges extends FileChanges {
-  documentTitle?: string | undefined;
-  customFields?: CustomFieldInput[] | undefined;
-  /** Moves the document or folder into this folder; null moves it to the root. */
-  folder?: string | null | undefined;
-  /** Folders only: shared with the organization (inherited by everything inside). */
-  isShared?: boolean | undefined;
-}
+/**
+ * The body of PUT /documents/edit/:version but its `id`: `folder` moves the document or folder there (null:
+ * to the root); `isShared` (folders only) shares it with the organization, inherited by everything inside.
+ */
+export type MetadataChanges = Omit<Static<typeof EditDocumentBody>, 'id'>;
 
 const MAX_DEPTH = 64;
 

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { MergeBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { ValidationError } from '../base/errors.js';
@@ -18,7 +20,7 @@ import { writeTransaction } from '../store/db/dialect.js';
 export async function mergeDocument(
   deps: Deps,
   actor: Actor,
-  options: { id: string; version: number; files: string[] },
+  options: { id: string } & Static<typeof MergeBody>,
 ): Promise<DocumentView> {
   const doc = await loadEditable(deps.db, actor, options.id, deps.clock.now());
   if (doc.is_signed === 1)

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { UpdateDocumentBody } from './contract.js';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -10,13 +12,13 @@ import { addRevision } from '../core/changes/change-document.js';
 import { getProperties } from '../core/settings/tenant-settings.js';
 import { assertUsablePdf } from './document-input.js';
 
-/** The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`, `body.pdfFile`). */
-export interface FileChanges {
-  /** A new main file (external documents, before any signature). */
-  pdfFile?: { content: string } | undefined;
-  /** The whole attachment list: ids already attached stay, new ids are added, missing ones removed. */
-  file?: { content: string; public?: boolean | undefined }[] | undefined;
-}
+/**
+ * The file changes PUT /documents/:version and PUT /documents/edit/:version take (`body.file`,
+ * `body.pdfFile`).
+ */
+// `pdfFile`: a new main file (external documents, before any signature); `file`: the whole attachment
+// list (ids already attached stay, new ids are added, missing ones removed).
+export type FileChanges = Pick<Static<typeof UpdateDocumentBody>['body'], 'pdfFile' | 'file'>;
 
 /** A file change checked before the transaction, to apply in it. */
 export interface CheckedFileChanges {

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { TransferOwnerBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../base/errors.js';
@@ -14,7 +16,7 @@ import { writeTransaction } from '../store/db/dialect.js';
 export async function transferOwner(
   deps: Deps,
   actor: Actor,
-  options: { id: string; owner: string; version?: number | undefined },
+  options: Static<typeof TransferOwnerBody>,
 ): Promise<DocumentView> {
   if (!(await getProperties(deps, actor)).ownerTransferEnabled) {
     throw new Forbidden('Owner transfer is not enabled for this tenant (setting ownerTransferEnabled)');

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { UpdateDocumentBody } from './contract.js';
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -6,10 +8,9 @@ import { writeJson } from '../store/db/json.js';
 import type { DocumentTable } from '../store/db/schema.js';
 import { loadEditable } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
-import type { CustomFieldInput } from '../core/documents/custom-fields.js';
 import { checkTypeAndFields } from './definitions/check-type-and-fields.js';
 import { documentView, type DocumentView } from '../core/views/document-view.js';
-import { checkFileChanges, type FileChanges } from './replace-document-files.js';
+import { checkFileChanges } from './replace-document-files.js';
 import {
   commitInCall,
   drawInCall,
@@ -19,11 +20,8 @@ import {
 } from '../core/signing/signer-change.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface DocumentChanges extends FileChanges {
-  documentTitle?: string | undefined;
-  documentType?: string | undefined;
-  customFields?: CustomFieldInput[] | undefined;
-}
+/** The `body` of PUT /documents/:version: the fields to change, a new main file, the attachment list. */
+export type DocumentChanges = Static<typeof UpdateDocumentBody>['body'];
 
 /**
  * PUT /documents/:version (spec Files usage rule 7): changes a document's data, its main file and its

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
-import { LOGIN_EXAMPLE, USER_EXAMPLE } from './examples.js';
+import { LOGIN_EXAMPLE, USER_EXAMPLE } from '../core/examples.js';
+import { Id } from '../core/common-contract.js';
 
 /** Schemas shared by many routes. */
 export const ErrorBodySchema = Type.Object(
@@ -42,19 +43,8 @@ export function withErrors<T extends Record<number, TSchema>>(responses: T): T &
   return { 400: ref, 401: ref, 403: ref, 404: ref, 429: ref, ...responses };
 }
 
-export const Name = Type.String({ minLength: 1, maxLength: 200 });
-
-/** The id of a record (a contact, a stamp, a user, a file, ...) where a request names one. */
-export const Id = Type.String({ minLength: 1, maxLength: 100 });
-/** Which page of a list or search: from offset `from`, `size` (at most 100) results. */
-export const Paging = {
-  from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
-  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-};
-
 /** The path parameters of `…/:id` routes. */
 export const IdParams = Type.Object({ id: Id });
-export const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

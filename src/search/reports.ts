@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { ReportsBody } from './contract.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -8,12 +10,8 @@ import { isTenantWide } from '../core/access/roles.js';
 import { esFilterExpression } from './es-filters.js';
 import { ScrollContexts } from '../core/scroll.js';
 
-export interface ReportsQuery {
-  esFilters?: unknown;
-  from?: number | undefined;
-  size?: number | undefined;
-  scroll?: { timeout?: number | undefined; id?: string | undefined } | undefined;
-}
+/** The `query` of POST /search/reports. */
+export type ReportsQuery = Static<typeof ReportsBody>['query'];
 
 export interface Transaction {
   shareId: string;
@@ -27,7 +25,10 @@ export interface Transaction {
   reason: string | null;
 }
 
-/** spec: Report result — `documentTitle`, `documentId`, `createName`, `shareStateName`, plus transaction detail. */
+/**
+ * spec: Report result — `documentTitle`, `documentId`, `createName`, `shareStateName`, plus transaction
+ * detail.
+ */
 export interface ReportRecord {
   documentId: string;
   documentTitle: string;

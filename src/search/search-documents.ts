@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { SearchBody } from './contract.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
@@ -19,18 +21,11 @@ import { dialectOf } from '../store/db/dialect.js';
 import { QueryTemplate } from '../store/db/query-template.js';
 import type { Database, DocumentTable } from '../store/db/schema.js';
 
-export interface DocumentSearch {
-  from?: number | undefined;
-  size?: number | undefined;
-  /** Words looked for in titles and custom field values (case-insensitive, all must appear). */
-  text?: string | undefined;
-  folderId?: string | undefined;
-  kind?: 'document' | 'folder' | undefined;
-  shareStateName?: string | undefined;
-  isSigned?: boolean | undefined;
-  sort?: 'createDate' | 'modifyDate' | 'documentTitle' | undefined;
-  order?: 'asc' | 'desc' | undefined;
-}
+/**
+ * The body of POST /search; `text` is words looked for in titles and custom field values (case-insensitive,
+ * all must appear).
+ */
+export type DocumentSearch = Static<typeof SearchBody>;
 
 export interface SearchAnswer {
   from: number;

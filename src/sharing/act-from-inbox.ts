@@ -1,7 +1,9 @@
+import type { Static } from 'typebox';
+import type { InboxActionBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { NotFound } from '../base/errors.js';
-import { executeOwnShare, type ActionOutcome, type ShareActionVisuals } from './execute-share.js';
+import { executeOwnShare, type ActionOutcome } from './execute-share.js';
 import { rejectOwnShare } from './reject-share.js';
 
 /**
@@ -14,12 +16,7 @@ import { rejectOwnShare } from './reject-share.js';
 export async function actFromInbox(
   deps: Deps,
   actor: Actor,
-  options: {
-    shareId: string;
-    action: string;
-    reason?: string | undefined;
-    comment?: string | undefined;
-  } & ShareActionVisuals,
+  options: Static<typeof InboxActionBody>,
 ): Promise<ActionOutcome> {
   const share = await deps.db
     .selectFrom('shares')

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { SignatureField } from '../core/documents/document-contract.js';
+import type { RecipientData, ShareBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import type { OidcProviderConfig } from '../base/config.js';
@@ -11,18 +14,13 @@ import { queueMail } from '../jobs/notification-jobs.js';
 import { queuePreviewAhead } from '../core/sharing/preview-ahead.js';
 import { shareMail } from '../notify/mail/share-mail.js';
 import { readJson, writeJson } from '../store/db/json.js';
-import {
-  commitInCall,
-  drawInCall,
-  prepareVisualsInCall,
-  type VisualsInCall,
-} from '../core/signing/signer-change.js';
+import { commitInCall, drawInCall, prepareVisualsInCall } from '../core/signing/signer-change.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 import { checkFieldsCompletable, checkImportedFields, withFieldIds } from '../core/sharing/share-fields.js';
 import { prepareValueFields } from '../core/sharing/field-types.js';
 import { issueShareLink, sharerOf, signerPageLink } from '../core/sharing/share-links.js';
-import { assignSignEntities, type SignEntityInput } from '../core/sharing/sign-entities.js';
+import { assignSignEntities } from '../core/sharing/sign-entities.js';
 import {
   ACTION_PURPOSES,
   NATIONAL_ID_PROVIDER,
@@ -34,42 +32,16 @@ import {
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface RecipientInput {
-  sharePurpose: string;
-  shareTo: string;
-  message?: string | undefined;
-  validUntil?: string | undefined;
-  password?: string | undefined;
-  phone?: string | undefined;
-  emailCode?: boolean | undefined;
-  automaticReminder?: { start: string; intervalDays: number } | undefined;
-  oauthFactors?: OAuthFactor[] | undefined;
-  allowedOAuths?: string[] | undefined;
-  order?: number | undefined;
-  rights?: string[] | undefined;
-  language?: string | undefined;
-  dateFormat?: string | undefined;
-  timeFormat?: string | undefined;
-  isMandatory?: boolean | undefined;
-  /** The recipient's role: makes them a member of the sign entity with that role (sign-entities.ts). */
-  userRoleId?: number | undefined;
-  userRoleName?: string | undefined;
-}
+/**
+ * One recipient of POST /share; `userRoleId`/`userRoleName` make them a member of that sign entity
+ * (sign-entities.ts).
+ */
+export type RecipientInput = Static<typeof RecipientData>;
 
-type FieldInput = Record<string, unknown> & {
-  user?: string[] | undefined;
-  userRoleId?: number | undefined;
-  userRoleName?: string | undefined;
-};
+type FieldInput = Static<typeof SignatureField>;
 
 /** The body of POST /share; root `signatures`, `images`, `annotations` are the sharer's own (DESIGN). */
-export interface ShareRequest extends VisualsInCall {
-  id: string;
-  data: RecipientInput[];
-  signatureFields?: FieldInput[] | undefined;
-  sequential?: boolean | undefined;
-  signEntities?: SignEntityInput[] | undefined;
-}
+export type ShareRequest = Static<typeof ShareBody>;
 
 const MAX_RECIPIENTS = 100;
 

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { DelegateBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../core/deps.js';
 import { changeDocument } from '../core/changes/change-document.js';
@@ -10,7 +12,7 @@ import { loadCallerShare } from '../core/sharing/recipient.js';
 import { callerName, callerRequestId, type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct } from '../core/sharing/recipient-actions.js';
 import { issueShareLink } from '../core/sharing/share-links.js';
-import { shareOptions, type OAuthFactor, type ShareRow } from '../core/sharing/share-types.js';
+import { shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
@@ -23,13 +25,7 @@ import { writeTransaction } from '../store/db/dialect.js';
 export async function delegateShare(
   deps: Deps,
   caller: RecipientCaller,
-  options: {
-    id?: string | undefined;
-    shareTo: string;
-    message?: string | undefined;
-    oauthFactors?: OAuthFactor[] | undefined;
-    allowedOAuths?: string[] | undefined;
-  },
+  options: Static<typeof DelegateBody>,
 ): Promise<ShareView> {
   const share = await loadCallerShare(deps, caller, options.id);
   const now = deps.clock.now();

@@ -1,7 +1,8 @@
+import type { Static } from 'typebox';
+import type { ExecuteShareBody } from './contract.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../base/errors.js';
-import type { PadesLevel } from '../pdf/sign-pdf.js';
-import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
+import { drawsAnything } from '../core/signing/visual-input.js';
 import { loadCallerShare } from '../core/sharing/recipient.js';
 import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import {
@@ -14,11 +15,6 @@ import { loadDocumentForUpdate } from '../core/sharing/workflow.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { recipientSigner, signDocument, type SignOutcome } from '../core/signing/sign-document.js';
 import { commitDrawn, drawAndCommit, signingOutcome } from '../core/signing/signer-change.js';
-
-/** What a recipient's workflow call may draw (spec Files usage rule 3), and a signature's level. */
-export interface ShareActionVisuals extends VisualRequest {
-  level?: PadesLevel | undefined;
-}
 
 /** `{status}`, and how the signature came out when the call signed (as the sign calls answer). */
 export type ActionOutcome = { status: 'SUCCESS' } & Partial<Omit<SignOutcome, 'status'>>;
@@ -35,7 +31,7 @@ export type ActionOutcome = { status: 'SUCCESS' } & Partial<Omit<SignOutcome, 's
 export async function executeShare(
   deps: Deps,
   caller: RecipientCaller,
-  options: { id: string; action?: string | undefined; comment?: string | undefined } & ShareActionVisuals,
+  options: Static<typeof ExecuteShareBody>,
 ): Promise<ActionOutcome> {
   const share = await loadCallerShare(deps, caller, options.id);
   return executeOwnShare(deps, caller, share, options);
@@ -46,7 +42,7 @@ export async function executeOwnShare(
   deps: Deps,
   caller: RecipientCaller,
   share: ShareRow,
-  options: { action?: string | undefined; comment?: string | undefined } & ShareActionVisuals,
+  options: Omit<Static<typeof ExecuteShareBody>, 'id'>,
 ): Promise<ActionOutcome> {
   const now = deps.clock.now();
   if (share.purpose === 'sign') {

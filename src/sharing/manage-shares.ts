@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { CancelSharingBody, RemindersBody, ShareEditData } from './contract.js';
 import type { Updateable } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
@@ -17,12 +19,7 @@ import type { ShareTable } from '../store/db/schema.js';
 import { isAdmin } from '../core/access/roles.js';
 import type { OidcProviderConfig } from '../base/config.js';
 import { changeRecipient } from './change-recipient.js';
-import {
-  checkAllowedOAuths,
-  checkOAuthFactors,
-  firstReminder,
-  type RecipientInput,
-} from './create-shares.js';
+import { checkAllowedOAuths, checkOAuthFactors, firstReminder } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
 import { queueReminderSms, queueShareMail } from '../core/sharing/share-mails.js';
@@ -37,11 +34,7 @@ const DAY_MS = 86_400_000;
  * POST /share/cancel `{id, reason?}` (our call for the spec's `cancelled`: "the process was cancelled
  * by the document owner"): the owner or an administrator withdraws a document in progress.
  */
-export async function cancelSharing(
-  deps: Deps,
-  actor: Actor,
-  options: { id: string; reason?: string | undefined },
-) {
+export async function cancelSharing(deps: Deps, actor: Actor, options: Static<typeof CancelSharingBody>) {
   const doc = await loadManageable(deps.db, actor, options.id);
   if (doc.share_state !== 'inprogress')
     throw new Conflict(
@@ -68,11 +61,7 @@ export async function cancelSharing(
 export async function sendReminders(
   deps: Deps,
   actor: Actor,
-  options: {
-    documentId?: string | undefined;
-    reminderType?: 'sms' | 'email' | undefined;
-    shares?: { shareId: string; phone?: string | undefined }[] | undefined;
-  },
+  options: Static<typeof RemindersBody>,
 ): Promise<{ reminded: number }> {
   const type = options.reminderType ?? 'email';
   if (!options.documentId && !options.shares?.length) {
@@ -167,21 +156,8 @@ export async function sendReminders(
   return { reminded: due.length };
 }
 
-export interface ShareEdit {
-  shareId: string;
-  /** Moves the pending share to another recipient (change-recipient.ts). */
-  shareTo?: string | undefined;
-  validUntil?: string | null | undefined;
-  message?: string | undefined;
-  password?: string | null | undefined;
-  phone?: string | null | undefined;
-  emailCode?: boolean | undefined;
-  oauthFactors?: RecipientInput['oauthFactors'];
-  allowedOAuths?: string[] | undefined;
-  automaticReminder?: RecipientInput['automaticReminder'] | null;
-  rights?: string[] | undefined;
-  language?: string | undefined;
-}
+/** One edit of PUT /share; `shareTo` moves the pending share to another recipient (change-recipient.ts). */
+export type ShareEdit = Static<typeof ShareEditData>;
 
 /**
  * PUT /share (spec: bulk edit of shares; replaces PUT /share/{shareId}/recipient): the owner or

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { ShareCodeBody, UnlockBody } from './contract.js';
 import { randomInt } from 'node:crypto';
 import { assertNotThrottled, checkGuess, type ThrottleKey } from '../core/identity/login-throttle.js';
 import { hashToken, verifyPassword } from '../core/identity/secrets.js';
@@ -27,7 +29,7 @@ export function shareThrottleKey(shareId: string): ThrottleKey {
 export async function sendShareCode(
   deps: Deps,
   recipient: Recipient,
-  options: { channel?: 'sms' | 'email' | undefined },
+  options: NonNullable<Static<typeof ShareCodeBody>>,
 ) {
   const share = await deps.db
     .selectFrom('shares')
@@ -95,7 +97,7 @@ export async function sendShareCode(
 export async function unlockShare(
   deps: Deps,
   recipient: Recipient,
-  options: { password?: string | undefined; otp?: string | undefined },
+  options: Static<typeof UnlockBody>,
 ): Promise<{ token: string }> {
   const share = await deps.db
     .selectFrom('shares')

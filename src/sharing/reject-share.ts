@@ -1,6 +1,8 @@
+import type { Static } from 'typebox';
+import type { RejectShareBody } from './contract.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../base/errors.js';
-import { drawsAnything, type VisualRequest } from '../core/signing/visual-input.js';
+import { drawsAnything } from '../core/signing/visual-input.js';
 import { loadCallerShare } from '../core/sharing/recipient.js';
 import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct, recordRejection } from '../core/sharing/recipient-actions.js';
@@ -21,7 +23,7 @@ import { commitDrawn, drawAndCommit } from '../core/signing/signer-change.js';
 export async function rejectShare(
   deps: Deps,
   caller: RecipientCaller,
-  options: { id: string; reason?: string | undefined } & VisualRequest,
+  options: Static<typeof RejectShareBody>,
 ): Promise<void> {
   const share = await loadCallerShare(deps, caller, options.id);
   return rejectOwnShare(deps, caller, share, options);
@@ -32,7 +34,7 @@ export async function rejectOwnShare(
   deps: Deps,
   caller: RecipientCaller,
   share: ShareRow,
-  options: { reason?: string | undefined } & VisualRequest,
+  options: Omit<Static<typeof RejectShareBody>, 'id'>,
 ): Promise<void> {
   const now = deps.clock.now();
   assertShareCanAct(share, now);

@@ -1,9 +1,10 @@
+import type { Static } from 'typebox';
+import type { SealBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { assertSignatureProvider } from '../core/signing/signature-provider.js';
 import { loadManageable } from '../core/access/document-access.js';
 import { VersionMismatch } from '../base/errors.js';
-import type { PadesLevel } from '../pdf/sign-pdf.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFile } from '../core/changes/new-main-file.js';
 import type { SignOutcome } from '../core/signing/sign-document.js';
@@ -20,12 +21,7 @@ import { writeTransaction } from '../store/db/dialect.js';
 export async function sealDocument(
   deps: Deps,
   actor: Actor,
-  options: {
-    id: string;
-    version: number;
-    signatureProvider?: string | undefined;
-    level?: PadesLevel | undefined;
-  },
+  options: Static<typeof SealBody> & { version: number },
 ): Promise<SignOutcome> {
   const doc = await loadManageable(deps.db, actor, options.id);
   if (doc.version !== options.version) throw new VersionMismatch();

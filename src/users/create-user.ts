@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { NewUser as NewUserSchema } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
@@ -10,21 +12,14 @@ import type { Database } from '../store/db/schema.js';
 import { writeJson } from '../store/db/json.js';
 import { assertAdmin } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import type { Right, Role } from '../core/access/roles.js';
 import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface NewUser {
-  name: string;
-  password?: string | undefined;
-  displayName?: string | undefined;
-  email?: string | undefined;
-  role?: Role | undefined;
-  organization?: string | undefined;
-  rights?: Right[] | undefined;
-  /** An unused POST /files/photo upload of the caller (spec Files usage rule 1). */
-  photo?: string | undefined;
-}
+/**
+ * One user of POST /users; `photo` is an unused POST /files/photo upload of the caller (spec Files usage rule
+ * 1).
+ */
+export type NewUser = Static<typeof NewUserSchema>;
 
 export interface CreatedUser {
   id: string;

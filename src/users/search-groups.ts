@@ -1,14 +1,12 @@
+import type { Static } from 'typebox';
+import type { GroupSearchBody } from './contract.js';
 import { sql } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { LITE_ROLES, isTenantWide } from '../core/access/roles.js';
 
-export interface GroupSearch {
-  query?: string | undefined;
-  includeUserCount?: boolean | undefined;
-  from?: number | undefined;
-  size?: number | undefined;
-}
+/** The body of POST /groups/search. */
+export type GroupSearch = NonNullable<Static<typeof GroupSearchBody>>;
 
 export interface Group {
   id: string;

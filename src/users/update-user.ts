@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { UpdateUserBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import { recordAction } from '../core/audit/record.js';
@@ -8,22 +10,16 @@ import type { UserTable } from '../store/db/schema.js';
 import type { Updateable } from 'kysely';
 import { loadManagedUser } from '../core/access/user-access.js';
 import { resolveOrganization } from './organizations.js';
-import { mayGrantRole, type Right, type Role } from '../core/access/roles.js';
+import { mayGrantRole, type Role } from '../core/access/roles.js';
 import { assertMayGrant, storedRights } from './grants.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { reconcileHeldWebhooks } from '../core/events/webhook-holders.js';
 
-export interface UserChanges {
-  status?: 'active' | 'suspended' | undefined;
-  displayName?: string | undefined;
-  email?: string | null | undefined;
-  password?: string | undefined;
-  role?: Role | undefined;
-  rights?: Right[] | undefined;
-  organization?: string | undefined;
-  /** A new unused POST /files/photo upload of the caller (spec Files usage rule 1), the current one, or null. */
-  photo?: string | null | undefined;
-}
+/**
+ * The body of PUT /users/:id; `photo` is a new unused POST /files/photo upload of the caller (spec Files
+ * usage rule 1), the current one, or null.
+ */
+export type UserChanges = Static<typeof UpdateUserBody>;
 
 /**
  * PUT /users/:id (administrators; spec: User account table). Suspension takes effect at once: every

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { CreateWebhookBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
@@ -11,14 +13,11 @@ import { webhookView, type WebhookView } from './webhook-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { findInTenant } from '../store/db/rows.js';
 
-export interface NewWebhook {
-  type: 'organization' | 'tenant';
-  callbackUrl: string;
-  /** Generated (256 random bits, hex) when not given. */
-  hmacSecret?: string | undefined;
-  /** For `organization`: the organization's id (Contract; default the creator's). */
-  name?: string | undefined;
-}
+/**
+ * The body of POST /webhooks: `hmacSecret` is generated when not given; `name`, for `organization`, the
+ * organization's id (Contract; default the creator's).
+ */
+export type NewWebhook = Static<typeof CreateWebhookBody>;
 
 /**
  * POST /webhooks (spec: Webhooks). Organization administrators (and users granted `use_webhooks`)

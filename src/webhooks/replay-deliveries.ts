@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { ReplayBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
@@ -13,12 +15,8 @@ export const MAX_REPLAY_RANGE_MS = DELIVERY_RETENTION_MS + 86_400_000;
 /** The most events one replay sends again: a receiver catching up, not a bulk export. */
 export const MAX_REPLAY_EVENTS = 1000;
 
-export interface ReplayRange {
-  /** ISO 8601; events at or after it. */
-  from: string;
-  /** ISO 8601; events before it. */
-  to: string;
-}
+/** The body of POST /webhooks/:webhookId/replay: events at or after `from`, before `to` (ISO 8601). */
+export type ReplayRange = Static<typeof ReplayBody>;
 
 /**
  * POST /webhooks/:webhookId/replay (issue 27, item 3): sends again every event of `[from, to)` in

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { RotateSecretBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
@@ -5,12 +7,11 @@ import { writeTransaction } from '../store/db/dialect.js';
 import { newWebhookSecret } from './signature.js';
 import { loadVisibleWebhook } from './webhook-access.js';
 
-export interface SecretRotation {
-  /** The new secret; generated (like at creation) when not given. */
-  hmacSecret?: string | undefined;
-  /** How long the replaced secret still signs; WEBHOOK_SECRET_GRACE_HOURS when not given. */
-  graceHours?: number | undefined;
-}
+/**
+ * The body of POST /webhooks/:webhookId/secret: `hmacSecret` generated (like at creation) when not given,
+ * `graceHours` WEBHOOK_SECRET_GRACE_HOURS.
+ */
+export type SecretRotation = Static<typeof RotateSecretBody>;
 
 export interface RotatedSecret {
   /** Shown here only, as at creation. */

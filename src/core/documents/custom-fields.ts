@@ -1,11 +1,9 @@
+import type { Static } from 'typebox';
+import type { CustomField as CustomFieldSchema } from './document-contract.js';
 import { ValidationError } from '../../base/errors.js';
 
-export interface CustomFieldInput {
-  key: string;
-  displayName?: string | undefined;
-  type: 'string' | 'number' | 'date';
-  value: string | number;
-}
+/** A custom field as a request gives it. */
+export type CustomFieldInput = Static<typeof CustomFieldSchema>;
 
 export interface CustomField {
   key: string;

@@ -1,37 +1,11 @@
-import type { Position } from '../../pdf/geometry.js';
-import type { SignatureVisual } from '../../pdf/visuals/visual-types.js';
+import type { Static } from 'typebox';
+import type { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './visual-contract.js';
 
 /** spec: Signature entry, as the API takes it. */
-export interface SignatureEntry {
-  pages?: number[] | undefined;
-  position: Position;
-  blob?: string | undefined;
-  decorationType?: string | undefined;
-  type: SignatureVisual['type'];
-  timestamp?: boolean | undefined;
-  comment?: string | undefined;
-}
+export type SignatureEntry = Static<typeof SignatureEntrySchema>;
 
 /** spec: Image entry. */
-export interface ImageEntry {
-  comment?: string | undefined;
-  position: Position;
-  pages?: number[] | undefined;
-  blob: string;
-  subtype?: string | undefined;
-}
+export type ImageEntry = Static<typeof ImageEntrySchema>;
 
-/** Contract: text annotation entry. */
-export interface TextEntry {
-  /** The `customId` of the share's signature field this text answers (required fields). */
-  fieldId?: string | undefined;
-  subtype?: string | undefined;
-  text: string;
-  pages?: number[] | undefined;
-  position: Position;
-  align?: 'left' | 'center' | 'right' | undefined;
-  fontSize?: number | undefined;
-  bold?: boolean | undefined;
-  color?: string | undefined;
-  backgroundColor?: string | undefined;
-}
+/** Contract: text annotation entry; `fieldId` names the share's signature field the text answers. */
+export type TextEntry = Static<typeof TextEntrySchema>;

@@ -52,9 +52,9 @@ const NOT_ON_THE_PAGE = ['stamp', 'image'];
  * POST /share/upload/submittedFile). A required stamp or image field is refused too: the signer's
  * page could not complete it (issue 25). 400 naming the field otherwise.
  */
-export function checkFieldsCompletable(
-  fields: SignatureFieldInput[] | undefined,
-  options: { pageCount: number | null; purposesOf: (field: SignatureFieldInput) => string[] },
+export function checkFieldsCompletable<T extends SignatureFieldInput>(
+  fields: T[] | undefined,
+  options: { pageCount: number | null; purposesOf: (field: T) => string[] },
 ): void {
   for (const [i, field] of (fields ?? []).entries()) {
     const at = `signatureFields[${i}]`;

@@ -1,11 +1,10 @@
+import type { Static } from 'typebox';
+import type { SignBody } from './sign-contract.js';
 import type { Actor } from '../access/actor.js';
 import type { Deps } from '../deps.js';
 import { assertSignatureProvider } from './signature-provider.js';
 import { canEdit, loadVisible } from '../access/document-access.js';
 import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../../base/errors.js';
-import type { PadesLevel } from '../../pdf/sign-pdf.js';
-import type { VisualRequest } from './visual-input.js';
-import type { SignatureEntry } from '../documents/visual-entries.js';
 import type { Recipient, RecipientCaller } from '../access/recipient-caller.js';
 import { assertShareCanAct } from '../sharing/recipient-actions.js';
 import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../sharing/share-fields.js';
@@ -49,13 +48,7 @@ export interface SignOutcome extends SigningOutcome {
 export async function signDocument(
   deps: Deps,
   signing: Signing,
-  options: {
-    id: string;
-    version: number;
-    signatures: SignatureEntry[];
-    level?: PadesLevel | undefined;
-    signatureProvider?: string | undefined;
-  } & Omit<VisualRequest, 'signatures'>,
+  options: Static<typeof SignBody> & { version: number },
 ): Promise<SignOutcome> {
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);

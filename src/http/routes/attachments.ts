@@ -6,7 +6,8 @@ import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
-import { Id, IdParams, withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
+import { Id } from '../../core/common-contract.js';
 
 /** A file of a document or draft: the document's or draft's id and the file's hash. */
 const FileParams = Type.Object({ id: Id, hash: Id });

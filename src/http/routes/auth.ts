@@ -9,7 +9,8 @@ import type { Deps } from '../../core/deps.js';
 import { actorOf, queryToken, TOKEN_COOKIE } from '../authentication.js';
 import { sessionCookieOptions } from '../cookie-sessions.js';
 import { useMinified } from '../minified.js';
-import { LoginResponse, Name, Success, withErrors } from '../schemas.js';
+import { LoginResponse, Success, withErrors } from '../schemas.js';
+import { Name } from '../../core/common-contract.js';
 import { answerSuccess } from '../answers.js';
 
 /** Sessions, MFA and API keys. */

@@ -8,7 +8,8 @@ import { updateContact } from '../../contacts/update-contact.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
-import { Id, IdParams, Name, Success, withErrors } from '../schemas.js';
+import { IdParams, Success, withErrors } from '../schemas.js';
+import { Id, Name } from '../../core/common-contract.js';
 import { answerSuccess } from '../answers.js';
 
 const Email = Type.String({ format: 'email', maxLength: 320 });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { getDefinition, saveDefinition } from '../../documents/definitions/save-definition.js';
 import { actorOf } from '../authentication.js';
-import { FileId } from '../document-schemas.js';
+import { FileId } from '../../core/documents/document-contract.js';
 import { withErrors } from '../schemas.js';
 import { UsableBy } from '../../core/documents/definition-access.js';
 import { DefinitionField } from '../../core/documents/definition-fields.js';

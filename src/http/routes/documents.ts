@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { createDocument, createDocuments, type NewDocument } from '../../documents/create-document.js';
 import { deleteDocuments } from '../../documents/delete-documents.js';
@@ -11,66 +11,21 @@ import { transferOwner } from '../../documents/transfer-owner.js';
 import { updateDocument } from '../../documents/update-document.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import {
-  Attachment,
-  CustomField,
-  DocumentId,
-  DocumentResult,
-  FileId,
-  FileView,
-  MainFile,
-  Version,
-} from '../document-schemas.js';
-import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE, POSITION_EXAMPLE } from '../examples.js';
+import { DocumentResult, FileView } from '../document-schemas.js';
+import { DocumentId, Version } from '../../core/documents/document-contract.js';
+import { DOCUMENT_EXAMPLE, EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
-import type { VisualsInCall } from '../../core/signing/signer-change.js';
 import {
-  ImageEntrySchema,
-  Level,
-  SIGNING_WARNINGS,
-  SignatureEntrySchema,
-  TextEntrySchema,
-} from './signing.js';
+  BulkCreateBody,
+  CreateDocumentBody,
+  DeleteDocumentsBody,
+  EditDocumentBody,
+  MergeBody,
+  TransferOwnerBody,
+  UpdateDocumentBody,
+} from '../../documents/contract.js';
+import { SIGNING_WARNINGS } from './signing.js';
 
-const Title = Type.String({ minLength: 1, maxLength: 500 });
-const DocumentType = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  description:
-    'A document definition (GET /definitions/documents/{name}); default d_default. Unknown: 400. One whose `usableBy` leaves the caller out: 403 FORBIDDEN.',
-});
-const Workflow = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 200, description: 'Default wf_archive.' }),
-);
-const DefinitionType = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 50, description: '`ext` for external file-based documents.' }),
-);
-
-const OptionalFields = {
-  folder: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description:
-        'Folder to place it in: one the caller sees (400 `"optionalData.folder" must name a folder you can see` otherwise); the caller also needs rights on the document type.',
-    }),
-  ),
-  cloneMainFile: Type.Optional(
-    Type.Boolean({
-      description: 'Use a copy of the main file, so that a file already used elsewhere can serve.',
-    }),
-  ),
-  cloneFiles: Type.Optional(Type.Boolean({ description: 'Use copies of the attachments, likewise.' })),
-};
-const OptionalData = Type.Optional(Type.Object(OptionalFields, { additionalProperties: false }));
-
-/** The calls that sign or annotate as they create or change a document. */
-const VisualFields = {
-  signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
-  images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-  annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-  level: Level,
-};
 const VISUALS_RULES =
   'Entries as in PUT /documents/sign/{version} and /annotate/{version}, with the same rules and messages: signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile or the document’s `barcode`, stamps by id, positions 0..1. With `signatures` the main file is signed with the organisation key in the caller’s name (PAdES, `level` or the tenant’s `defaultPadesLevel`) and `isSigned` becomes true; `images`/`annotations` alone annotate it without a signature. The main file gets a new id (the old one stays a revision) and the answer’s `signing` says which level was reached (`fellBack` when the TSA failed). All of it is one change: on any error nothing is written and no file is used up.';
 
@@ -87,22 +42,6 @@ const Signing = Type.Optional(
     { description: 'Present when the call signed the document.' },
   ),
 );
-
-const CommonBody = {
-  documentType: Type.Optional(DocumentType),
-  customTemplate: Type.Optional(
-    Type.String({ maxLength: 100, description: 'Template id; a reference only.' }),
-  ),
-  customFields: Type.Optional(
-    Type.Array(CustomField, {
-      maxItems: 500,
-      description:
-        'One entry per key (a key twice is 400). The fields the document type’s definition marks `required` must be here with a non-empty value, and a field the definition describes has its `type` (400 VALIDATION_ERROR naming it, e.g. `"body.customFields" must contain the field "amount", which document type invoice requires`); other keys are the integration’s own.',
-    }),
-  ),
-  // More than 20 is refused with 413 LIMIT_EXCEEDED (spec Limits), so the schema allows a few more.
-  file: Type.Optional(Type.Array(Attachment, { maxItems: 100 })),
-};
 
 /** What a document type asks of the documents made of it, and of who makes them. */
 const TYPE_RULES =
@@ -155,31 +94,12 @@ const Revision = Type.Object(
   },
 );
 
-const CREATE_EXAMPLE = {
-  body: {
-    documentTitle: 'Service agreement',
-    pdfFile: { content: EXAMPLE_IDS.fileId },
-    customFields: [
-      { key: 'contractNumber', displayName: 'Contract number', type: 'string', value: 'C-2026-0042' },
-    ],
-  },
-  optionalData: { folder: EXAMPLE_IDS.folderId },
-};
-
+/**
+ * A create call's `body` and root (`definitionType`, `workflow`, `optionalData`) as the use case takes them.
+ */
 function toNew(
-  body: {
-    documentTitle: string;
-    documentType?: string;
-    pdfFile?: { content: string };
-    customTemplate?: string;
-    customFields?: NewDocument['customFields'];
-    file?: NewDocument['file'];
-  },
-  root: {
-    definitionType?: string;
-    workflow?: string;
-    optionalData?: { folder?: string; cloneMainFile?: boolean; cloneFiles?: boolean } & VisualsInCall;
-  },
+  body: Static<typeof CreateDocumentBody>['body'],
+  root: Pick<Static<typeof CreateDocumentBody>, 'definitionType' | 'workflow' | 'optionalData'>,
 ): NewDocument {
   return {
     documentTitle: body.documentTitle,
@@ -213,20 +133,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Create a document',
           description: `The document’s own fields go inside \`body\` (\`{"body": {"documentTitle": …, "pdfFile": {"content": <file id>}}}\`); beside it, at the root, how it is made: \`definitionType\`, \`workflow\` and \`optionalData\` (folder, copies, signing as it is created). The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n${TYPE_RULES}\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
-          body: Type.Object(
-            {
-              body: Type.Object(
-                { documentTitle: Title, pdfFile: Type.Optional(MainFile), ...CommonBody },
-                { additionalProperties: false },
-              ),
-              definitionType: DefinitionType,
-              workflow: Workflow,
-              optionalData: Type.Optional(
-                Type.Object({ ...OptionalFields, ...VisualFields }, { additionalProperties: false }),
-              ),
-            },
-            { additionalProperties: false, examples: [CREATE_EXAMPLE] },
-          ),
+          body: CreateDocumentBody,
           response: withErrors({ 200: SignedResults, 413: Type.Ref('ErrorBody') }),
         },
       },
@@ -243,33 +150,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['documents'],
           summary: 'Create one document per file',
           description: `Creates a document for each of \`bulkFiles\` (at most 100; 413 beyond) with the common \`body\` fields, all or none, in one request; the answer lists them in order with \`count\`. File rules as for POST /documents. ${TYPE_RULES}`,
-          body: Type.Object(
-            {
-              body: Type.Object(CommonBody, { additionalProperties: false }),
-              bulkFiles: Type.Array(
-                Type.Object(
-                  { content: FileId, documentTitle: Type.Optional(Title) },
-                  { additionalProperties: false },
-                ),
-                { minItems: 1, maxItems: 1000 },
-              ),
-              definitionType: DefinitionType,
-              workflow: Workflow,
-              optionalData: OptionalData,
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  body: { documentType: 'd_default' },
-                  bulkFiles: [
-                    { content: EXAMPLE_IDS.fileId, documentTitle: 'Service agreement' },
-                    { content: EXAMPLE_IDS.signedFileId, documentTitle: 'Annex A' },
-                  ],
-                },
-              ],
-            },
-          ),
+          body: BulkCreateBody,
           response: withErrors({
             200: Type.Object(
               { count: Type.Integer(), results: Type.Array(DocumentResult) },
@@ -321,17 +202,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Transfer ownership',
           description:
             'When the tenant setting `ownerTransferEnabled` is on: `owner` is a user id or login name. `version`, when given, must be current.',
-          body: Type.Object(
-            {
-              id: DocumentId,
-              owner: Type.String({ minLength: 1, maxLength: 320 }),
-              version: Type.Optional(Version),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ id: EXAMPLE_IDS.documentId, owner: 'ivy', version: 1 }],
-            },
-          ),
+          body: TransferOwnerBody,
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -347,27 +218,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting, so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft. Changed `customFields` must keep the fields the document type’s definition requires (400 naming the missing one). Compare-and-set on the version.',
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              documentTitle: Type.Optional(Title),
-              customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
-              folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
-              isShared: Type.Optional(Type.Boolean()),
-              file: CommonBody.file,
-              pdfFile: Type.Optional(MainFile),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  id: EXAMPLE_IDS.documentId,
-                  documentTitle: 'Service agreement (v2)',
-                  folder: EXAMPLE_IDS.folderId,
-                },
-              ],
-            },
-          ),
+          body: EditDocumentBody,
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -389,28 +240,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change a document',
           description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft. Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              body: Type.Object(
-                { documentTitle: Type.Optional(Title), pdfFile: Type.Optional(MainFile), ...CommonBody },
-                { additionalProperties: false },
-              ),
-              ...VisualFields,
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  id: EXAMPLE_IDS.documentId,
-                  body: { documentTitle: 'Service agreement (signed copy)' },
-                  signatures: [
-                    { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
-                  ],
-                },
-              ],
-            },
-          ),
+          body: UpdateDocumentBody,
           response: withErrors({
             200: SignedResults,
             409: Type.Ref('ErrorBody'),
@@ -439,10 +269,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Appends the PDFs of `files` (unused uploads) to the main file, which gets a new id; refused once signed.',
           params: Type.Object({ id: DocumentId }),
-          body: Type.Object(
-            { version: Version, files: Type.Array(FileId, { minItems: 1, maxItems: 50 }) },
-            { additionalProperties: false, examples: [{ version: 1, files: [EXAMPLE_IDS.signedFileId] }] },
-          ),
+          body: MergeBody,
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -469,18 +296,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             { hardDelete: Type.Optional(Type.Boolean({ default: false })) },
             { additionalProperties: false },
           ),
-          body: Type.Object(
-            {
-              documents: Type.Array(Type.Object({ id: DocumentId }, { additionalProperties: false }), {
-                minItems: 1,
-                maxItems: 1000,
-              }),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ documents: [{ id: EXAMPLE_IDS.documentId }, { id: EXAMPLE_IDS.folderId }] }],
-            },
-          ),
+          body: DeleteDocumentsBody,
           response: withErrors({ 200: DeleteAnswer, 413: Type.Ref('ErrorBody') }),
         },
       },

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
-import { Attachment, CustomField, MainFile } from '../document-schemas.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { Attachment, CustomField, MainFile } from '../../core/documents/document-contract.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { IdParams, withErrors } from '../schemas.js';
 
 const DRAFT_DATA_EXAMPLE = {

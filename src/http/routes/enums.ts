@@ -7,7 +7,8 @@ import { getEnum } from '../../enums/get-enum.js';
 import { listEnums } from '../../enums/list-enums.js';
 import { ENUM_RECORDS_LIMIT, putEnumRecord } from '../../enums/put-enum-record.js';
 import { actorOf } from '../authentication.js';
-import { Paging, Success, withErrors } from '../schemas.js';
+import { Success, withErrors } from '../schemas.js';
+import { Paging } from '../../core/common-contract.js';
 import { answerSuccess } from '../answers.js';
 
 const EnumName = Type.String({

@@ -4,7 +4,7 @@ import type { Deps } from '../../core/deps.js';
 import { createFolder } from '../../documents/folders/create-folder.js';
 import { getFolder } from '../../documents/folders/get-folder.js';
 import { actorOf } from '../authentication.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { IdParams, withErrors } from '../schemas.js';
 
 const FolderContent = Type.Object(

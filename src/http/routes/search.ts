@@ -1,37 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
-import { auditTrailPdf } from '../../audit/audit-trail.js';
-import { searchLogs } from '../../audit/search-logs.js';
 import type { Deps } from '../../core/deps.js';
-import { ScrollContexts, MAX_SCROLL_TIMEOUT } from '../../core/scroll.js';
 import { searchReports } from '../../search/reports.js';
 import { locateDocument, searchDocuments } from '../../search/search-documents.js';
 import { SEARCHABLE_FIELDS } from '../../search/es-filters.js';
 import { actorOf } from '../authentication.js';
 import { useMinified } from '../minified.js';
-import { Bytes, DocumentId, DocumentResult } from '../document-schemas.js';
-import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../examples.js';
-import { Success, withErrors } from '../schemas.js';
-import { answerSuccess } from '../answers.js';
-
-const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset.' });
-const Size = (max: number, fallback: number) =>
-  Type.Integer({ minimum: 1, maximum: max, description: `Records per answer (default ${fallback}).` });
-const Scroll = Type.Object(
-  {
-    timeout: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_SCROLL_TIMEOUT,
-        description: `Whole seconds the scroll context stays open, 1 to ${MAX_SCROLL_TIMEOUT} (400 otherwise, a fraction too); enables scrolling. Refreshed by each request.`,
-      }),
-    ),
-    id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'The latest `scrollId`, to continue.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { DocumentResult } from '../document-schemas.js';
+import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../../core/examples.js';
+import { withErrors } from '../schemas.js';
+import { LocateBody, ReportsBody, SearchBody } from '../../search/contract.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -140,54 +118,7 @@ const ReportsAnswer = Type.Object(
   },
 );
 
-const LogsAnswer = Type.Object(
-  {
-    total: Type.Integer(),
-    results: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        time: Type.String(),
-        activityType: Type.String(),
-        actorId: Nullable(Type.String({ description: 'The actor’s login name.' })),
-        objectType: Nullable(Type.String()),
-        objectId: Nullable(Type.String()),
-        requestId: Nullable(Type.String({ description: 'The request that made it (`x-request-id`).' })),
-        data: Type.Object({}, { additionalProperties: true }),
-        hash: Type.String({ description: 'The record’s hash, chained to the previous record’s.' }),
-      }),
-    ),
-    scrollId: Type.Optional(Type.String()),
-  },
-  {
-    examples: [
-      {
-        total: 10,
-        results: [
-          {
-            id: '2f5b0a46-736f-4b40-8c1c-f7f810cc711d',
-            time: '2026-03-01T08:05:12.000Z',
-            activityType: 'documentSealed',
-            actorId: 'ivy@example.com',
-            objectType: 'document',
-            objectId: EXAMPLE_IDS.documentId,
-            requestId: EXAMPLE_IDS.requestId,
-            data: {
-              version: 5,
-              file: EXAMPLE_IDS.signedFileId,
-              levelAchieved: 'B-T',
-              fellBack: false,
-              onComplete: true,
-            },
-            hash: '5803a3c288bb32b94c38b207f2af21f60936048eb22b91d70e5db1d268ac0b24',
-          },
-        ],
-        scrollId: 'k9Wd3Pq7Zt1Lx5Nb.1.Rt6Ym2Kp8Wx3Qz5Nv1Hc7Ja4',
-      },
-    ],
-  },
-);
-
-/** Search, reports and audit logs. */
+/** Search and reports. */
 export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
@@ -199,25 +130,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Search the documents and folders the caller may see',
           description:
             'Owned, created, shared with the caller, administered, or inside a shared folder of the caller’s organization (at any depth). `text` looks for every word in titles and custom field values (case-insensitive). Results are shaped like GET /documents/{id}; `users` lists the owners and creators they name.',
-          body: Type.Object(
-            {
-              from: Type.Optional(From),
-              size: Type.Optional(Size(100, 20)),
-              text: Type.Optional(Type.String({ maxLength: 500 })),
-              folderId: Type.Optional(DocumentId),
-              kind: Type.Optional(Type.Enum(['document', 'folder'])),
-              shareStateName: Type.Optional(Type.String({ maxLength: 50 })),
-              isSigned: Type.Optional(Type.Boolean()),
-              sort: Type.Optional(Type.Enum(['createDate', 'modifyDate', 'documentTitle'])),
-              order: Type.Optional(Type.Enum(['asc', 'desc'])),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                { text: 'service agreement', kind: 'document', shareStateName: 'completed', size: 20 },
-              ],
-            },
-          ),
+          body: SearchBody,
           response: withErrors({ 200: SearchAnswer }),
         },
       },
@@ -232,10 +145,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Locate a document: its folder path and its position in the default search order',
           description:
             'Body `{id}`. Answers `{documentId, kind, path:[{id, name}], from}`: `path` lists the visible folders above it, outermost first; POST /search with `from` gives a page starting with it.',
-          body: Type.Object(
-            { id: DocumentId },
-            { additionalProperties: false, examples: [{ id: EXAMPLE_IDS.documentId }] },
-          ),
+          body: LocateBody,
           response: withErrors({
             200: Type.Object(
               {
@@ -268,170 +178,11 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['search'],
           summary: 'Transaction detail reports (right use_all_documents_export)',
           description: `Body \`{query:{esFilters, from, size, scroll:{timeout, id}}}\`. \`esFilters\` is an Elasticsearch bool query (\`{bool:{filter, must, should, must_not}}\`; leaves \`term\`, \`terms\`, \`range\`, \`exists\`, \`match\`, \`match_all\`, \`nested\` with \`path\` \`createName\`, \`workflow\` or \`transactions\`). Fields: ${SEARCHABLE_FIELDS.join(', ')}. Newest first. With \`scroll.timeout\` the answer carries a \`scrollId\`: repeat the same request with \`scroll.id\` set to the latest one to get the next page (an older id is 400; an expired context 404). Answers \`{from, total, results, scrollId}\`; each result has \`documentTitle\`, \`documentId\`, \`createName\`, \`shareStateName\`, \`transactions\` and \`signers\`.`,
-          body: Type.Object(
-            {
-              query: Type.Object(
-                {
-                  esFilters: Type.Optional(Type.Unknown()),
-                  from: Type.Optional(From),
-                  size: Type.Optional(Size(1000, 100)),
-                  scroll: Type.Optional(Scroll),
-                },
-                { additionalProperties: false },
-              ),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  query: {
-                    esFilters: {
-                      bool: {
-                        filter: [
-                          {
-                            nested: {
-                              path: 'workflow',
-                              query: { term: { 'workflow.shareStateName': 'completed' } },
-                            },
-                          },
-                        ],
-                      },
-                    },
-                    size: 100,
-                    scroll: { timeout: 60 },
-                  },
-                },
-              ],
-            },
-          ),
+          body: ReportsBody,
           response: withErrors({ 200: ReportsAnswer }),
         },
       },
       async (request) => searchReports(deps, actorOf(request), request.body.query),
-    );
-
-    app.post(
-      '/logs/search',
-      {
-        schema: {
-          tags: ['audit'],
-          summary: 'Search the audit logs (right view_logs)',
-          description:
-            'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.',
-          body: Type.Object(
-            {
-              logsQuery: Type.Object(
-                {
-                  query: Type.Optional(
-                    Type.Object(
-                      {
-                        filter: Type.Optional(
-                          Type.Array(
-                            Type.Union([
-                              Type.Object(
-                                {
-                                  type: Type.Literal('term'),
-                                  field: Type.String({ maxLength: 50 }),
-                                  value: Type.String({ maxLength: 500 }),
-                                },
-                                { additionalProperties: false },
-                              ),
-                              Type.Object(
-                                {
-                                  type: Type.Literal('terms'),
-                                  field: Type.String({ maxLength: 50 }),
-                                  values: Type.Array(Type.String({ maxLength: 500 }), {
-                                    minItems: 1,
-                                    maxItems: 100,
-                                  }),
-                                },
-                                { additionalProperties: false },
-                              ),
-                              Type.Object(
-                                {
-                                  type: Type.Literal('range'),
-                                  field: Type.String({ maxLength: 50 }),
-                                  gte: Type.Optional(Type.String({ maxLength: 40 })),
-                                  gt: Type.Optional(Type.String({ maxLength: 40 })),
-                                  lte: Type.Optional(Type.String({ maxLength: 40 })),
-                                  lt: Type.Optional(Type.String({ maxLength: 40 })),
-                                },
-                                { additionalProperties: false },
-                              ),
-                            ]),
-                            { maxItems: 20 },
-                          ),
-                        ),
-                      },
-                      { additionalProperties: false },
-                    ),
-                  ),
-                  size: Type.Optional(Size(1000, 100)),
-                  from: Type.Optional(From),
-                },
-                { additionalProperties: false },
-              ),
-              scroll: Type.Optional(Scroll),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  logsQuery: {
-                    query: { filter: [{ type: 'term', field: 'objectId', value: EXAMPLE_IDS.documentId }] },
-                    size: 100,
-                  },
-                  scroll: { timeout: 60 },
-                },
-              ],
-            },
-          ),
-          response: withErrors({ 200: LogsAnswer }),
-        },
-      },
-      async (request) => searchLogs(deps, actorOf(request), request.body),
-    );
-
-    app.get(
-      '/documents/:id/audit',
-      {
-        schema: {
-          tags: ['audit'],
-          summary: 'Audit-trail PDF of one document',
-          description:
-            'application/pdf: the document’s events (time, actor, activity, detail and each record’s chain hash), its file revisions with SHA-256 and SHA-512, owner and state; sealed with the organisation key. For the owner and administrators (403 for others who see the document, 404 otherwise).',
-          params: Type.Object({ id: DocumentId }),
-          response: withErrors({ 200: Bytes('The audit-trail PDF.', 'application/pdf') }),
-        },
-      },
-      async (request, reply) => {
-        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.id);
-        return reply
-          .type('application/pdf')
-          .header('content-disposition', `attachment; filename="audit-${request.params.id}.pdf"`)
-          .send(Buffer.from(pdf));
-      },
-    );
-
-    app.delete(
-      '/logs/scroll',
-      {
-        schema: {
-          tags: ['audit'],
-          summary: 'Close an audit-log scroll context',
-          description: 'Body `{scrollId}`. Later continuations with its ids answer 404.',
-          body: Type.Object(
-            { scrollId: Type.String({ minLength: 1, maxLength: 200 }) },
-            {
-              additionalProperties: false,
-              examples: [{ scrollId: 'k9Wd3Pq7Zt1Lx5Nb.1.Rt6Ym2Kp8Wx3Qz5Nv1Hc7Ja4' }],
-            },
-          ),
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) =>
-        answerSuccess(new ScrollContexts(deps, 'logs').close(actorOf(request), request.body.scrollId)),
     );
   };
 }

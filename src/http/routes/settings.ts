@@ -13,7 +13,8 @@ import { updateConfiguration } from '../../settings/update-configuration.js';
 import { assignSignatureImages } from '../../users/assign-signature-images.js';
 import { actorOf } from '../authentication.js';
 import { withErrors, withExamples } from '../schemas.js';
-import { SIGNATURE_IMAGES_RULES, SignatureImagesAnswer, SignatureImagesBody } from './users.js';
+import { SIGNATURE_IMAGES_RULES, SignatureImagesAnswer } from './users.js';
+import { SignatureImagesBody } from '../../users/contract.js';
 
 const PROPERTIES_EXAMPLE = {
   isLlmEnabled: false,

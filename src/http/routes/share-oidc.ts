@@ -8,7 +8,7 @@ import { listShareProviders } from '../../sharing/list-share-providers.js';
 import { OIDC_LOGIN_TTL_SECONDS } from '../../core/identity/state-flow.js';
 import { SHARE_OIDC_PATH, startShareOidc } from '../../sharing/start-share-oidc.js';
 import { BindingCookie, logProviderFailures, registerBrowserFlow } from '../oidc-browser-flow.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
 
 const FACTORS =

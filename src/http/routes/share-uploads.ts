@@ -13,7 +13,7 @@ import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';
 import { Bytes, StoredFileAnswers, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
-import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../examples.js';
+import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../../core/examples.js';
 import { UploadParts } from './files.js';
 
 const UploadAnswer = Type.Object(

@@ -10,10 +10,12 @@ import { signDocument } from '../../core/signing/sign-document.js';
 import { VerificationReport } from '../../signing/verification-report.js';
 import { verifyDocument, verifyUpload } from '../../signing/verify-document.js';
 import { actorOf } from '../authentication.js';
-import { DocumentId, FileId, Position, Version } from '../document-schemas.js';
+import { DocumentId, Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../examples.js';
+import { SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
 import { withErrors, withExamples } from '../schemas.js';
+import { AnnotateBody, SealBody } from '../../signing/contract.js';
+import { SignBody } from '../../core/signing/sign-contract.js';
 
 const VERIFY_EXAMPLE = {
   signatures: [
@@ -67,89 +69,10 @@ const VerifyParts = Type.Object(
   { examples: [{ file: '(the bytes of signed.pdf)' }] },
 );
 
-const Pages = Type.Optional(
-  Type.Array(Type.Integer({ minimum: 1 }), {
-    minItems: 1,
-    maxItems: 10_000,
-    description: '1-based; default [1].',
-  }),
-);
-
-export const SignatureEntrySchema = Type.Object(
-  {
-    pages: Pages,
-    position: Position,
-    blob: Type.Optional(FileId),
-    decorationType: Type.Optional(
-      Type.Enum(['empty', 'line', 'frame'], {
-        description:
-          '`empty` (default): the image alone; `line`: a line under it; `frame`: a border round the box.',
-      }),
-    ),
-    type: Type.Enum(['signature', 'initials', 'stamp', 'annotation', 'image', 'wacom']),
-    timestamp: Type.Optional(Type.Boolean()),
-    comment: Type.Optional(Type.String({ maxLength: 2000 })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'A signature to place: its box (`pages`, `position`), its image (`blob`: an upload from POST /files/signature or /files/initials, or a stamp id; without one the signer’s name is drawn) and decoration.',
-  },
-);
-
-export const ImageEntrySchema = Type.Object(
-  {
-    comment: Type.Optional(Type.String({ maxLength: 2000 })),
-    position: Position,
-    pages: Pages,
-    blob: FileId,
-    subtype: Type.Optional(
-      Type.String({ maxLength: 50, description: '`image_barcode` for the document barcode.' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'An image to place: an unused upload from POST /files/saveFile, or the document’s `barcode`.',
-  },
-);
-
-export const TextEntrySchema = Type.Object(
-  {
-    fieldId: Type.Optional(
-      Type.String({
-        maxLength: 200,
-        description:
-          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share\'s dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`.',
-      }),
-    ),
-    subtype: Type.Optional(Type.String({ maxLength: 50 })),
-    text: Type.String({
-      minLength: 1,
-      maxLength: 5000,
-      description: '`{{{documentId}}}` and `{{{documentTitle}}}` are replaced.',
-    }),
-    pages: Pages,
-    position: Position,
-    align: Type.Optional(Type.Enum(['left', 'center', 'right'])),
-    fontSize: Type.Optional(Type.Integer({ minimum: 4, maximum: 144 })),
-    bold: Type.Optional(Type.Boolean()),
-    color: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })),
-    backgroundColor: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$' })),
-  },
-  { additionalProperties: false },
-);
-
 /** What a signing answer's `warnings` mean (issue 38), in the OpenAPI description. */
 export const SIGNING_WARNINGS =
   'Present when something about the signature needs saying: the signing certificate’s revocation status could not be checked before signing (its OCSP responder or CRL unreachable), so the signature carries no proof of it and verifiers will answer INDETERMINATE until validation data is added (a revoked certificate never signs: 503 SEAL_CERTIFICATE_REVOKED); or a signature after another has visuals on pages other than its widget’s, which stay annotations of their own that strict validators (pyHanko’s default difference-analysis policy) refuse after a signature. Visuals on the widget’s page are drawn in the widget.';
 
-export const Level = Type.Optional(
-  Type.Enum(['B-B', 'B-T', 'B-LT', 'B-LTA'], {
-    description:
-      'PAdES level; default the tenant property `defaultPadesLevel`, else B-T with TSA_URL, else B-B.',
-  }),
-);
 const Outcome = Type.Object(
   {
     status: Type.Literal('SUCCESS'),
@@ -164,29 +87,6 @@ const Outcome = Type.Object(
     }),
   },
   { examples: [SIGN_OUTCOME_EXAMPLE] },
-);
-
-const SIGN_EXAMPLE = {
-  id: EXAMPLE_IDS.documentId,
-  signatures: [{ type: 'signature', pages: [1], position: POSITION_EXAMPLE }],
-};
-
-const SignBody = Type.Object(
-  {
-    id: DocumentId,
-    signatures: Type.Array(SignatureEntrySchema, { minItems: 1, maxItems: 200 }),
-    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-    signatureProvider: Type.Optional(
-      Type.String({
-        maxLength: 50,
-        description:
-          "Original providers: `internal` (the organisation key on behalf of the signer) and, when configured, `csc` (a remote signing service, CSC API v2); by default the installation's (SEAL_PROVIDER). Any other name is 400 VALIDATION_ERROR.",
-      }),
-    ),
-    level: Level,
-  },
-  { additionalProperties: false, examples: [SIGN_EXAMPLE] },
 );
 
 const VerifyQuery = Type.Object(
@@ -271,24 +171,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             "`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, or `csc`, a remote signing service speaking the CSC API v2, when configured; by default the installation's SEAL_PROVIDER); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.",
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              certificate: Type.Literal(true),
-              signatureProvider: Type.Optional(
-                Type.String({
-                  maxLength: 50,
-                  description:
-                    '`internal` (the organisation key) or, when configured, `csc` (CSC API v2); by default SEAL_PROVIDER. Any other name is 400.',
-                }),
-              ),
-              level: Level,
-            },
-            {
-              additionalProperties: false,
-              examples: [{ id: EXAMPLE_IDS.documentId, certificate: true, level: 'B-LTA' }],
-            },
-          ),
+          body: SealBody,
           response: withErrors({
             200: withExamples(Outcome, {
               status: 'SUCCESS',
@@ -313,37 +196,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             '`images` (the document barcode with subtype `image_barcode`, or unused uploads) and text `annotations`, as annotations in one incremental update.',
           params: Type.Object({ version: Version }),
-          body: Type.Object(
-            {
-              id: DocumentId,
-              images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-              annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  id: EXAMPLE_IDS.documentId,
-                  images: [
-                    {
-                      blob: EXAMPLE_IDS.barcode,
-                      subtype: 'image_barcode',
-                      pages: [1],
-                      position: { percentX: 0.85, percentY: 0.02, percentWidth: 0.12, percentHeight: 0.09 },
-                    },
-                  ],
-                  annotations: [
-                    {
-                      text: 'Ref. {{{documentId}}}',
-                      pages: [1],
-                      position: { percentX: 0.05, percentY: 0.95, percentWidth: 0.5, percentHeight: 0.03 },
-                      fontSize: 9,
-                    },
-                  ],
-                },
-              ],
-            },
-          ),
+          body: AnnotateBody,
           response: withErrors({
             200: Type.Object({ status: Type.Literal('SUCCESS') }, { examples: [{ status: 'SUCCESS' }] }),
             409: Type.Ref('ErrorBody'),

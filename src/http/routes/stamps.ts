@@ -10,8 +10,9 @@ import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
-import { EXAMPLE_IDS } from '../examples.js';
-import { Id, IdParams, Name, Paging, Success, withErrors } from '../schemas.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
+import { IdParams, Success, withErrors } from '../schemas.js';
+import { Id, Name, Paging } from '../../core/common-contract.js';
 import { answerSuccess, sendStoredFile } from '../answers.js';
 
 const FileId = Type.String({

@@ -4,8 +4,8 @@ import type { Deps } from '../../core/deps.js';
 import { getTemplate } from '../../templates/get-template.js';
 import { createTemplate, editTemplates } from '../../templates/save-template.js';
 import { actorOf } from '../authentication.js';
-import { FileId, SignatureField, SignEntity } from '../document-schemas.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../examples.js';
+import { FileId, SignatureField, SignEntity } from '../../core/documents/document-contract.js';
+import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
 
 const TEMPLATE_DATA_EXAMPLE = {

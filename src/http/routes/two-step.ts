@@ -11,19 +11,13 @@ import {
   type TwoStepMode,
 } from '../../signing/two-step/signing-session.js';
 import { actorOf } from '../authentication.js';
-import { DocumentId, Version } from '../document-schemas.js';
+import { Version } from '../../core/documents/document-contract.js';
 import { readMultipart } from '../multipart.js';
-import { Id, IdParams, Success, withErrors } from '../schemas.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../examples.js';
-import { ImageEntrySchema, SignatureEntrySchema, TextEntrySchema } from './signing.js';
+import { IdParams, Success, withErrors } from '../schemas.js';
+import { Id } from '../../core/common-contract.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { answerSuccess } from '../answers.js';
-
-const CERTIFICATE_HASH = '6861391b2941ea975e227b2b888c943271065410ae310a5592be292715c433f3';
-
-const CertificateHash = Type.String({
-  pattern: '^[0-9A-Fa-f]{64}$',
-  description: 'SHA-256 (hex) of the certificate’s DER, as listed in the user’s `certificates`.',
-});
+import { CERTIFICATE_HASH, CertificateHash, FinishDigestBody, StartBody } from '../../signing/contract.js';
 
 const CertificateView = Type.Object(
   {
@@ -57,34 +51,6 @@ const CertificateView = Type.Object(
 const CertificateParts = Type.Object(
   { file: Type.String({ format: 'binary', description: 'PEM or DER: the certificate, then its issuers.' }) },
   { examples: [{ file: '(the bytes of ivy.pem)' }] },
-);
-
-const StartBody = Type.Object(
-  {
-    id: DocumentId,
-    certificateHash: CertificateHash,
-    signatureProvider: Type.Enum(['internalUsb', 'internalNfc'], {
-      description: 'Two-step providers only; POST /documents/sign/{version} keeps the original providers.',
-    }),
-    digestAlgorithm: Type.Optional(Type.Enum(['SHA-256', 'SHA-384', 'SHA-512'], { default: 'SHA-256' })),
-    signatures: Type.Optional(Type.Array(SignatureEntrySchema, { maxItems: 200 })),
-    images: Type.Optional(Type.Array(ImageEntrySchema, { maxItems: 200 })),
-    annotations: Type.Optional(Type.Array(TextEntrySchema, { maxItems: 200 })),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        id: EXAMPLE_IDS.documentId,
-        certificateHash: CERTIFICATE_HASH,
-        signatureProvider: 'internalUsb',
-        digestAlgorithm: 'SHA-256',
-        signatures: [
-          { type: 'signature', blob: EXAMPLE_IDS.imageId, pages: [1], position: POSITION_EXAMPLE },
-        ],
-      },
-    ],
-  },
 );
 
 const StartAnswer = Type.Object(
@@ -147,8 +113,6 @@ const FinishFileParts = Type.Object(
     examples: [{ sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge', file: '(the bytes of the signed PDF)' }],
   },
 );
-
-const SessionId = Type.String({ minLength: 1, maxLength: 100 });
 
 /** Personal certificates and two-step signing with hardware keys. */
 export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -234,36 +198,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Finish two-step signing with the signed digest',
           description:
             '`signedDigests[].signedDigest` is the base64 raw signature (RSA PKCS#1 v1.5, or ECDSA as DER or r||s) over the digest given as `originalDigest`. It is checked against the certificate before it is embedded; the document’s main file becomes the signed file (PAdES B-T when TSA_URL is set). 404 for an unknown session, 410 SESSION_EXPIRED after `sessionExpiration`, 409 SESSION_FINISHED when already finished, 409 VERSION_MISMATCH when the document changed since the start.',
-          body: Type.Object(
-            {
-              sessionId: SessionId,
-              signedDigests: Type.Array(
-                Type.Object(
-                  {
-                    originalDigest: Type.String({ minLength: 1, maxLength: 200 }),
-                    signedDigest: Type.String({ minLength: 1, maxLength: 4000 }),
-                  },
-                  { additionalProperties: false },
-                ),
-                { minItems: 1, maxItems: 10 },
-              ),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  sessionId: 'tss_Jr6Qm2vXk9PzLw4Ty8Nc1Hb5Ds3Fa7Ge',
-                  signedDigests: [
-                    {
-                      originalDigest: 'q1MKE+RZFJgrefm34/uplM/R8/si9xzqGvvwK0YMbR0=',
-                      signedDigest:
-                        'MEUCIQDx3Yk8w9+2b0q4H1v6l2Zr8n5d0c3A7s9k2P4t1xJmQwIgX5r0d8s2K6v1n9c4b7q3Z0y5w8t2m6p1k4j7h3g9f0E=',
-                    },
-                  ],
-                },
-              ],
-            },
-          ),
+          body: FinishDigestBody,
           response: withErrors({ 200: FinishAnswer, 409: Type.Ref('ErrorBody'), 410: Type.Ref('ErrorBody') }),
         },
       },

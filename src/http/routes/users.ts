@@ -6,45 +6,24 @@ import { assignSignatureImages } from '../../users/assign-signature-images.js';
 import { createUsers } from '../../users/create-user.js';
 import { deleteUser } from '../../users/delete-user.js';
 import { getUser } from '../../users/get-user.js';
-import { RIGHTS, ROLES } from '../../core/access/roles.js';
 import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
-import { IdParams, LoginResponse, Name, Password, Success, UserResult, withErrors } from '../schemas.js';
-import { EXAMPLE_IDS } from '../examples.js';
+import { IdParams, LoginResponse, Success, UserResult, withErrors } from '../schemas.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
 import { answerSuccess } from '../answers.js';
+import {
+  ActivateBody,
+  GroupSearchBody,
+  NEW_USER_EXAMPLE,
+  NewUser,
+  SignatureImagesBody,
+  UpdateUserBody,
+} from '../../users/contract.js';
 
-const Role = Type.Enum([...ROLES]);
-const Rights = Type.Array(Type.Enum([...RIGHTS]), { uniqueItems: true, maxItems: RIGHTS.length });
-const Email = Type.String({ format: 'email', maxLength: 320 });
-const Photo = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  description: 'File id of an unused upload of the caller from POST /files/photo; a photo id is used once',
-});
-
-const ImageList = Type.Array(
-  Type.Object(
-    {
-      imageId: Type.String({ minLength: 1, maxLength: 100, description: 'File id of the image' }),
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    },
-    { additionalProperties: false },
-  ),
-  { maxItems: 20 },
-);
 const ImageEntries = Type.Array(Type.Object({ imageId: Type.String(), name: Type.String() }));
 
-/** Body of POST /configuration/images and PUT /users/:id/upload. */
-export const SignatureImagesBody = Type.Object(
-  { signature: Type.Optional(ImageList), initials: Type.Optional(ImageList) },
-  {
-    additionalProperties: false,
-    minProperties: 1,
-    examples: [{ signature: [{ imageId: EXAMPLE_IDS.imageId, name: 'My signature' }] }],
-  },
-);
 export const SignatureImagesAnswer = Type.Object(
   {
     status: Type.Literal('SUCCESS'),
@@ -62,32 +41,6 @@ export const SignatureImagesAnswer = Type.Object(
   },
 );
 export const SIGNATURE_IMAGES_RULES = `Each list sent replaces \`user.config.signature\` or \`user.config.initials\` (\`[]\` clears it; a list left out stays). \`signature\` takes only uploads from POST /files/signature and \`initials\` only uploads from POST /files/initials: any other file, someone else’s, or an unknown id is 400 FILE_NOT_USABLE naming the field (\`signature[0].imageId\`). \`name\` defaults to the name it had, else the upload’s file name. Answers both lists as they now are.`;
-
-const NEW_USER_EXAMPLE = {
-  name: 'ivy',
-  password: 'a-long-password',
-  displayName: 'Ivy Signer',
-  email: 'ivy@example.com',
-  role: 'user',
-  rights: ['use_file_management', 'use_document_management'],
-};
-
-const NewUser = Type.Object(
-  {
-    name: Name,
-    password: Type.Optional(Password),
-    displayName: Type.Optional(Type.String({ maxLength: 200 })),
-    email: Type.Optional(Email),
-    role: Type.Optional(Role),
-    organization: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    rights: Type.Optional(Rights),
-    photo: Type.Optional(Photo),
-  },
-  {
-    additionalProperties: false,
-    examples: [NEW_USER_EXAMPLE],
-  },
-);
 
 const Created = Type.Object({
   id: Type.String(),
@@ -181,19 +134,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             '`status` suspended blocks login and every existing session and API key at once; active restores access. A new `password` ends the user’s sessions. A new `photo` follows the rules of POST /users (sending the current one again is no change); `null` removes it.',
           params: IdParams,
-          body: Type.Object(
-            {
-              status: Type.Optional(Type.Enum(['active', 'suspended'])),
-              displayName: Type.Optional(Type.String({ maxLength: 200 })),
-              email: Type.Optional(Type.Union([Email, Type.Null()])),
-              password: Type.Optional(Password),
-              role: Type.Optional(Role),
-              rights: Type.Optional(Rights),
-              organization: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-              photo: Type.Optional(Type.Union([Photo, Type.Null()])),
-            },
-            { additionalProperties: false, minProperties: 1, examples: [{ status: 'suspended' }] },
-          ),
+          body: UpdateUserBody,
           response: withErrors({ 200: Success }),
         },
       },
@@ -240,22 +181,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Activate an account created without a password',
           description:
             'Sets the password with the activation token and answers a Login response (`returnToken` as on POST /login).',
-          body: Type.Object(
-            {
-              activationToken: Type.String({ minLength: 1, maxLength: 200 }),
-              password: Password,
-              returnToken: Type.Optional(Type.Boolean({ default: true })),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                {
-                  activationToken: '89WdVxXtZ70iNXNK5y2G9oKCSulkNrFbrFPcRzoVeVA',
-                  password: 'a-long-password',
-                },
-              ],
-            },
-          ),
+          body: ActivateBody,
           response: withErrors({ 200: LoginResponse }),
         },
       },
@@ -278,17 +204,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Search groups (organizations)',
           description:
             'A group is an organization of the tenant. `includeUserCount` adds `userCount` (administrators and members) and `liteUserCount` (read, prepare and sign roles).',
-          body: Type.Optional(
-            Type.Object(
-              {
-                query: Type.Optional(Type.String({ maxLength: 200 })),
-                includeUserCount: Type.Optional(Type.Boolean()),
-                from: Type.Optional(Type.Integer({ minimum: 0 })),
-                size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-              },
-              { additionalProperties: false, examples: [{ query: 'sales', includeUserCount: true }] },
-            ),
-          ),
+          body: GroupSearchBody,
           response: withErrors({ 200: Groups }),
         },
       },

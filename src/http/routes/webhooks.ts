@@ -17,11 +17,18 @@ import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { transferWebhook } from '../../webhooks/transfer-webhook.js';
 import { actorOf } from '../authentication.js';
-import { EXAMPLE_IDS } from '../examples.js';
-import { Id, Success, withErrors, withExamples } from '../schemas.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
+import { Success, withErrors, withExamples } from '../schemas.js';
+import { Id } from '../../core/common-contract.js';
 import { answerSuccess } from '../answers.js';
+import {
+  CreateWebhookBody,
+  ReplayBody,
+  RotateSecretBody,
+  TransferWebhookBody,
+  WebhookType,
+} from '../../webhooks/contract.js';
 
-const WebhookType = Type.Enum(['organization', 'tenant']);
 const WebhookParams = Type.Object({ webhookId: Id });
 
 const WEBHOOK_EXAMPLE = {
@@ -56,14 +63,6 @@ const Webhook = Type.Object({
   hmacSecret: Type.Optional(
     Type.String({ description: 'Only in the answer to POST /webhooks: store it to verify signatures.' }),
   ),
-});
-
-/** A webhook secret chosen by the integrator: the same rule at creation and at rotation. */
-const ChosenSecret = Type.String({
-  minLength: 16,
-  maxLength: 256,
-  description:
-    'A secret of your own instead of a generated one: 16 to 256 characters (400 otherwise). A `whsec_` secret is keyed with the base64-decoded rest, any other with its UTF-8 bytes.',
 });
 
 const Attempt = Type.Object({
@@ -138,18 +137,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['webhooks'],
           summary: 'Create a webhook',
           description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${HOLDING} ${DELIVERY_RULES}`,
-          body: Type.Object(
-            {
-              type: WebhookType,
-              callbackUrl: Type.String({ minLength: 1, maxLength: 2048 }),
-              hmacSecret: Type.Optional(ChosenSecret),
-              name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ type: 'organization', callbackUrl: 'https://erp.example.com/hooks/signery' }],
-            },
-          ),
+          body: CreateWebhookBody,
           response: withErrors({
             200: withExamples(Webhook, { ...WEBHOOK_EXAMPLE, hmacSecret: SECRET_EXAMPLE }),
           }),
@@ -224,10 +212,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Transfer a webhook to another holder',
           description: `Administrators of the webhook's scope only (anyone else who reaches it: 403). \`owner\`: the id or login name of a user of the tenant who may hold it (400 VALIDATION_ERROR otherwise; an unknown user 404). The webhook keeps its URL, secret and pending deliveries, becomes the new holder's, and delivers again at once if it was paused. Answers the webhook. ${HOLDING} ${REACH}`,
           params: WebhookParams,
-          body: Type.Object(
-            { owner: Type.String({ minLength: 1, maxLength: 200 }) },
-            { additionalProperties: false, examples: [{ owner: 'ops@example.com' }] },
-          ),
+          body: TransferWebhookBody,
           response: withErrors({ 200: withExamples(Webhook, WEBHOOK_EXAMPLE) }),
         },
       },
@@ -264,13 +249,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Rotate a webhook’s secret',
           description: `Gives the webhook a new \`hmacSecret\` (generated like at creation unless chosen; this answer is the only one that shows it) and keeps the replaced one signing for a grace period: \`graceHours\`, by default WEBHOOK_SECRET_GRACE_HOURS (24). Meanwhile each delivery's \`webhook-signature\` carries two \`v1,\` entries, the new secret's first, so a receiver verifying with either secret accepts it and can switch at any moment; \`x-signery-signature\` (a single value) uses the new secret from the rotation on. Worker nodes pick the new secret up within 5 seconds. After the grace period the old secret is deleted; \`graceHours: 0\` drops it at once (a leaked secret). Rotating again during a grace period replaces the older of the two. Audited (without the secrets). ${REACH}`,
           params: WebhookParams,
-          body: Type.Object(
-            {
-              hmacSecret: Type.Optional(ChosenSecret),
-              graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 168 })),
-            },
-            { additionalProperties: false, examples: [{ graceHours: 24 }] },
-          ),
+          body: RotateSecretBody,
           response: withErrors({
             200: Type.Object(
               {
@@ -303,20 +282,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Send a time range of events again',
           description: `Queues again every event of the webhook's scope that happened in \`[from, to)\`, in the order they happened, behind the webhook's deliveries already waiting (one at a time, like all its deliveries). An event already delivered (or failed) to this webhook is sent again as the same delivery: the same \`webhook-id\` and \`x-signery-delivery\`, so a receiver that has it can ignore it, with a new 24 hours of retries; one still on its way is not queued twice nor counted. An event without a delivery to this webhook (purged after 30 days, or one that raced with the webhook's creation) gets a new delivery. Events from before the webhook existed are not sent (a replay resends what the webhook owed, it does not backfill). At most ${MAX_REPLAY_RANGE_MS / 86_400_000} days between \`from\` and \`to\` (400 VALIDATION_ERROR) and ${MAX_REPLAY_EVENTS} events (413 LIMIT_EXCEEDED: replay smaller ranges). Answers how many deliveries were queued. Audited. ${REACH}`,
           params: WebhookParams,
-          body: Type.Object(
-            {
-              from: Type.String({
-                minLength: 1,
-                maxLength: 40,
-                description: 'ISO 8601 date-time, included.',
-              }),
-              to: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 date-time, excluded.' }),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }],
-            },
-          ),
+          body: ReplayBody,
           response: withErrors({
             200: Type.Object({ replayed: Type.Integer() }, { examples: [{ replayed: 12 }] }),
           }),
