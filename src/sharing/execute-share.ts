@@ -3,7 +3,7 @@ import type { ExecuteShareBody } from './contract.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, ValidationError } from '../base/errors.js';
 import { drawsAnything } from '../core/signing/visual-input.js';
-import { loadCallerShare } from '../core/sharing/recipient.js';
+import { onCallerShare } from '../core/sharing/recipient.js';
 import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import {
   assertShareCanAct,
@@ -28,14 +28,7 @@ export type ActionOutcome = { status: 'SUCCESS' } & Partial<Omit<SignOutcome, 's
  * recipient's visuals are first drawn and closed by a PAdES signature in their name (`documentSigned`,
  * then `documentSimpleActionExecuted`), with `images` or `annotations` alone drawn as an annotate.
  */
-export async function executeShare(
-  deps: Deps,
-  caller: RecipientCaller,
-  options: Static<typeof ExecuteShareBody>,
-): Promise<ActionOutcome> {
-  const share = await loadCallerShare(deps, caller, options.id);
-  return executeOwnShare(deps, caller, share, options);
-}
+export const executeShare = onCallerShare<Static<typeof ExecuteShareBody>, ActionOutcome>(executeOwnShare);
 
 /** `executeShare` on a share already found (POST /inbox/action names it). */
 export async function executeOwnShare(

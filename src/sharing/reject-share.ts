@@ -3,7 +3,7 @@ import type { RejectShareBody } from './contract.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden } from '../base/errors.js';
 import { drawsAnything } from '../core/signing/visual-input.js';
-import { loadCallerShare } from '../core/sharing/recipient.js';
+import { onCallerShare } from '../core/sharing/recipient.js';
 import { type RecipientCaller } from '../core/access/recipient-caller.js';
 import { assertShareCanAct, recordRejection } from '../core/sharing/recipient-actions.js';
 import { shareOptions, type ShareRow } from '../core/sharing/share-types.js';
@@ -20,14 +20,7 @@ import { commitDrawn, drawAndCommit } from '../core/signing/signer-change.js';
  * signs nothing, so `signatures` entries are drawn without a digital signature. Without that right such
  * content is 403 and nothing is written.
  */
-export async function rejectShare(
-  deps: Deps,
-  caller: RecipientCaller,
-  options: Static<typeof RejectShareBody>,
-): Promise<void> {
-  const share = await loadCallerShare(deps, caller, options.id);
-  return rejectOwnShare(deps, caller, share, options);
-}
+export const rejectShare = onCallerShare<Static<typeof RejectShareBody>, void>(rejectOwnShare);
 
 /** `rejectShare` on a share already found (POST /inbox/action names it). */
 export async function rejectOwnShare(

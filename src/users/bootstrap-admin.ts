@@ -1,10 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/db/schema.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import { record } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { writeJson } from '../store/db/json.js';
 import { RIGHTS } from '../core/access/roles.js';
 import { writeTransaction } from '../store/db/dialect.js';
+
+/** The organization or user of a tenant that has this name, if there is one. */
+function namedIn(db: Kysely<Database>, table: 'organizations' | 'users', tenantId: string, name: string) {
+  return db
+    .selectFrom(table)
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
 
 /** Finds a tenant by name, creating it (with its first organization) when missing. */
 export async function ensureTenant(
@@ -35,12 +47,8 @@ export async function ensureTenant(
     .values({ id: randomUUID(), tenant_id: tenant.id, name, created_at: now })
     .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing())
     .execute();
-  const organization = await deps.db
-    .selectFrom('organizations')
-    .select('id')
-    .where('tenant_id', '=', tenant.id)
-    .where('name', '=', name)
-    .executeTakeFirstOrThrow();
+  const organization = await namedIn(deps.db, 'organizations', tenant.id, name);
+  if (!organization) throw new Error(`organization ${name} missing after its insert`);
   return { id: tenant.id, organizationId: organization.id };
 }
 
@@ -54,13 +62,7 @@ export async function bootstrapAdmin(
 ): Promise<boolean> {
   const tenant = await ensureTenant(deps, options.tenant);
   const name = options.name.trim().toLowerCase();
-  const existing = await deps.db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', tenant.id)
-    .where('name', '=', name)
-    .executeTakeFirst();
-  if (existing) return false;
+  if (await namedIn(deps.db, 'users', tenant.id, name)) return false;
   const now = deps.clock.now();
   const id = randomUUID();
   const passwordHash = await hashPassword(options.password);

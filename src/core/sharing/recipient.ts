@@ -122,6 +122,18 @@ export async function shareLinkStanding(
 }
 
 /**
+ * A recipient's action as the calls that name the document take it (POST /share/execute, PUT
+ * /share/reject): the caller's share on it found (loadCallerShare), then `act` on that share, which
+ * POST /inbox/action calls with the share it names.
+ */
+export function onCallerShare<O extends { id: string }, R>(
+  act: (deps: Deps, caller: RecipientCaller, share: ShareRow, options: Omit<O, 'id'>) => Promise<R>,
+): (deps: Deps, caller: RecipientCaller, options: O) => Promise<R> {
+  return async (deps, caller, options) =>
+    act(deps, caller, await loadCallerShare(deps, caller, options.id), options);
+}
+
+/**
  * The caller's share on a document: the link's own share, or for an internal user their share on
  * that document (the one still owing an action first). A stranger gets "not found".
  */

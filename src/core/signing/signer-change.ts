@@ -78,6 +78,17 @@ export interface Drawn extends AppliedVisuals {
 }
 
 /**
+ * Inside drawAndCommit's transaction: makes what was drawn the main file and records the call's own
+ * action; `sealOnComplete` is the tenant's setting, for a share whose completion completes the document.
+ */
+export type CommitDrawn<D extends Drawn> = (
+  trx: Kysely<Database>,
+  drawn: D,
+  now: Date,
+  sealOnComplete: boolean,
+) => Promise<DocumentRow>;
+
+/**
  * The path of every call that draws on a document in a signer's name (the sign calls, and the
  * recipients' POST /share/execute, PUT /share/reject and POST /inbox/action, spec Files usage rule 3):
  * the visuals are drawn on the main file and, with `sign`, the revision is closed by a PAdES signature
@@ -90,29 +101,19 @@ export async function drawAndCommit(
   deps: Deps,
   signer: Signer,
   options: DrawOptions & { sign: true },
-  commit: (
-    trx: Kysely<Database>,
-    drawn: Drawn & { signature: SignPdfResult },
-    now: Date,
-    sealOnComplete: boolean,
-  ) => Promise<DocumentRow>,
+  commit: CommitDrawn<Drawn & { signature: SignPdfResult }>,
 ): Promise<Committed & { signature: SignPdfResult }>;
 export async function drawAndCommit(
   deps: Deps,
   signer: Signer,
   options: DrawOptions,
-  commit: (trx: Kysely<Database>, drawn: Drawn, now: Date, sealOnComplete: boolean) => Promise<DocumentRow>,
+  commit: CommitDrawn<Drawn>,
 ): Promise<Committed>;
 export async function drawAndCommit(
   deps: Deps,
   signer: Signer,
   options: DrawOptions,
-  commit: (
-    trx: Kysely<Database>,
-    drawn: Drawn & { signature: SignPdfResult },
-    now: Date,
-    sealOnComplete: boolean,
-  ) => Promise<DocumentRow>,
+  commit: CommitDrawn<Drawn & { signature: SignPdfResult }>,
 ): Promise<Committed> {
   const { doc, signerName, by } = signer;
   const properties = await getProperties(deps, { tenantId: doc.tenant_id });
