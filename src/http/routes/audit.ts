@@ -5,6 +5,7 @@ import { searchLogs } from '../../audit/search-logs.js';
 import type { Deps } from '../../core/deps.js';
 import { ScrollContexts } from '../../core/scroll.js';
 import { actorOf } from '../authentication.js';
+import { postBody } from '../route-shapes.js';
 import { Bytes } from '../document-schemas.js';
 import { DocumentId } from '../../core/documents/document-contract.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
@@ -64,20 +65,16 @@ const LogsAnswer = Type.Object(
 /** The audit logs: searching them, closing a scroll, and one document’s audit trail. */
 export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/logs/search',
-      {
-        schema: {
-          tags: ['audit'],
-          summary: 'Search the audit logs (right view_logs)',
-          description:
-            'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.',
-          body: LogsSearchBody,
-          response: withErrors({ 200: LogsAnswer }),
-        },
-      },
-      async (request) => searchLogs(deps, actorOf(request), request.body),
-    );
+    postBody(app, deps, {
+      path: '/logs/search',
+      tag: 'audit',
+      summary: 'Search the audit logs (right view_logs)',
+      description:
+        'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.',
+      body: LogsSearchBody,
+      answers: { 200: LogsAnswer },
+      call: searchLogs,
+    });
 
     app.get(
       '/documents/:id/audit',

@@ -7,10 +7,11 @@ import { searchContacts } from '../../contacts/search-contacts.js';
 import { updateContact } from '../../contacts/update-contact.js';
 import type { Deps } from '../../core/deps.js';
 import { actorOf } from '../authentication.js';
+import { postBody } from '../route-shapes.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
-import { IdParams, Success, withErrors } from '../schemas.js';
+import { withErrors } from '../schemas.js';
 import { Id, Name } from '../../core/common-contract.js';
-import { answerSuccess } from '../answers.js';
+import { deleteByKey, pagedList, readByKey } from '../route-shapes.js';
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 const Phone = Type.String({
@@ -143,69 +144,50 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/contacts',
-      {
-        schema: {
-          tags: ['contacts'],
-          summary: 'List the caller’s contacts',
-          description:
-            'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
-          querystring: Type.Object(Paging, { additionalProperties: false }),
-          response: withErrors({ 200: Page }),
-        },
-      },
-      async (request) => searchContacts(deps, actorOf(request), request.query),
-    );
+    pagedList(app, deps, {
+      path: '/contacts',
+      tag: 'contacts',
+      summary: 'List the caller’s contacts',
+      description:
+        'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
+      paging: Paging,
+      answer: Page,
+      list: searchContacts,
+    });
 
-    app.post(
-      '/contacts/search',
-      {
-        schema: {
-          tags: ['contacts'],
-          summary: 'Search the caller’s contacts',
-          description:
-            '`{query?, from?, size?}`: `query` matches part of the name, e-mail or organisation, case-insensitive (`%` and `_` are plain characters). Without `query`, like GET /contacts. Answers `{total, from, size, results:[contact]}`.',
-          body: Type.Object(
-            {
-              query: Type.Optional(Type.String({ maxLength: 200 })),
-              ...Paging,
-            },
-            { additionalProperties: false, examples: [{ query: 'example ltd', size: 20 }] },
-          ),
-          response: withErrors({ 200: Page }),
+    postBody(app, deps, {
+      path: '/contacts/search',
+      tag: 'contacts',
+      summary: 'Search the caller’s contacts',
+      description:
+        '`{query?, from?, size?}`: `query` matches part of the name, e-mail or organisation, case-insensitive (`%` and `_` are plain characters). Without `query`, like GET /contacts. Answers `{total, from, size, results:[contact]}`.',
+      body: Type.Object(
+        {
+          query: Type.Optional(Type.String({ maxLength: 200 })),
+          ...Paging,
         },
-      },
-      async (request) => searchContacts(deps, actorOf(request), request.body),
-    );
+        { additionalProperties: false, examples: [{ query: 'example ltd', size: 20 }] },
+      ),
+      answers: { 200: Page },
+      call: searchContacts,
+    });
 
-    app.get(
-      '/contacts/:id',
-      {
-        schema: {
-          tags: ['contacts'],
-          summary: 'Read a contact',
-          description: 'One of the caller’s contacts; anyone else’s is 404.',
-          params: IdParams,
-          response: withErrors({ 200: ContactSchema }),
-        },
-      },
-      async (request) => getContact(deps, actorOf(request), request.params.id),
-    );
+    readByKey(app, deps, {
+      path: '/contacts/:id',
+      tag: 'contacts',
+      summary: 'Read a contact',
+      description: 'One of the caller’s contacts; anyone else’s is 404.',
+      answer: ContactSchema,
+      read: getContact,
+    });
 
-    app.delete(
-      '/contacts/:id',
-      {
-        schema: {
-          tags: ['contacts'],
-          summary: 'Delete a contact',
-          description:
-            'Removes one of the caller’s contacts (anyone else’s is 404). Its photo id stays used and cannot be given to another record.',
-          params: IdParams,
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) => answerSuccess(deleteContact(deps, actorOf(request), request.params.id)),
-    );
+    deleteByKey(app, deps, {
+      path: '/contacts/:id',
+      tag: 'contacts',
+      summary: 'Delete a contact',
+      description:
+        'Removes one of the caller’s contacts (anyone else’s is 404). Its photo id stays used and cannot be given to another record.',
+      remove: deleteContact,
+    });
   };
 }

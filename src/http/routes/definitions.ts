@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { getDefinition, saveDefinition } from '../../documents/definitions/save-definition.js';
 import { actorOf } from '../authentication.js';
+import { readByKey } from '../route-shapes.js';
 import { FileId } from '../../core/documents/document-contract.js';
 import { withErrors } from '../schemas.js';
 import { UsableBy } from '../../core/documents/definition-access.js';
@@ -96,19 +97,16 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         }),
     );
 
-    app.get(
-      '/definitions/documents/:name',
-      {
-        schema: {
-          tags: ['definitions'],
-          summary: 'Read a document definition',
-          description:
-            'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',
-          params: Type.Object({ name: Name }),
-          response: withErrors({ 200: DefinitionResult }),
-        },
-      },
-      async (request) => getDefinition(deps, actorOf(request), request.params.name),
-    );
+    readByKey(app, deps, {
+      path: '/definitions/documents/:name',
+      tag: 'definitions',
+      summary: 'Read a document definition',
+      description:
+        'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',
+      params: Type.Object({ name: Name }),
+      key: 'name',
+      answer: DefinitionResult,
+      read: getDefinition,
+    });
   };
 }

@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
+import { postBody, readByKey } from '../route-shapes.js';
 import { Attachment, CustomField, MainFile } from '../../core/documents/document-contract.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
-import { IdParams, withErrors } from '../schemas.js';
+import { withErrors } from '../schemas.js';
 
 const DRAFT_DATA_EXAMPLE = {
   documentTitle: 'Service agreement',
@@ -64,20 +65,16 @@ const DraftAnswer = Type.Object(
 /** Drafts: documents in preparation that hold files without using them up. */
 export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/drafts',
-      {
-        schema: {
-          tags: ['drafts'],
-          summary: 'Create a draft',
-          description:
-            'Files stay usable by a document made later (“draft-only use”); `cloneMainFile`/`cloneFiles` give the draft its own copies.',
-          body: DraftBody,
-          response: withErrors({ 200: DraftAnswer }),
-        },
-      },
-      async (request) => saveDraft(deps, actorOf(request), request.body),
-    );
+    postBody(app, deps, {
+      path: '/drafts',
+      tag: 'drafts',
+      summary: 'Create a draft',
+      description:
+        'Files stay usable by a document made later (“draft-only use”); `cloneMainFile`/`cloneFiles` give the draft its own copies.',
+      body: DraftBody,
+      answers: { 200: DraftAnswer },
+      call: saveDraft,
+    });
 
     app.put(
       '/drafts/:id/:version',
@@ -96,17 +93,12 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => saveDraft(deps, actorOf(request), { ...request.body, ...request.params }),
     );
 
-    app.get(
-      '/drafts/:id',
-      {
-        schema: {
-          tags: ['drafts'],
-          summary: 'Read one of your drafts',
-          params: IdParams,
-          response: withErrors({ 200: DraftAnswer }),
-        },
-      },
-      async (request) => getDraft(deps, actorOf(request), request.params.id),
-    );
+    readByKey(app, deps, {
+      path: '/drafts/:id',
+      tag: 'drafts',
+      summary: 'Read one of your drafts',
+      answer: DraftAnswer,
+      read: getDraft,
+    });
   };
 }

@@ -7,9 +7,9 @@ import { getEnum } from '../../enums/get-enum.js';
 import { listEnums } from '../../enums/list-enums.js';
 import { ENUM_RECORDS_LIMIT, putEnumRecord } from '../../enums/put-enum-record.js';
 import { actorOf } from '../authentication.js';
-import { Success, withErrors } from '../schemas.js';
+import { deleteByKey, pagedList, postBody, readByKey } from '../route-shapes.js';
+import { withErrors } from '../schemas.js';
 import { Paging } from '../../core/common-contract.js';
-import { answerSuccess } from '../answers.js';
 
 const EnumName = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
@@ -76,31 +76,25 @@ const WHO =
 /** Named value lists of an organization. */
 export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/enums',
-      {
-        schema: {
-          tags: ['enums'],
-          summary: 'Create an enum',
-          description: `\`{name, label?, records?: [{value, label, photo?, files?}]}\`; answers the enum. \`name\` is unique in the organization (409 CONFLICT otherwise), record \`value\`s are unique in the enum, at most ${ENUM_RECORDS_LIMIT} records. A record's \`photo\` is an unused upload of the caller from POST /files/photo, its \`files\` unused uploads from POST /files/saveFile; each id is used once, so a used id, one from another endpoint or one given twice is 400 FILE_NOT_USABLE naming the field (\`records[0].photo\`, \`records[1].files[0]\`). ${WHO}`,
-          body: Type.Object(
-            {
-              name: EnumName,
-              label: Type.Optional(Label),
-              records: Type.Optional(Type.Array(NewRecord, { maxItems: ENUM_RECORDS_LIMIT })),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                { name: 'countries', label: 'Countries', records: [{ value: 'DE', label: 'Germany' }] },
-              ],
-            },
-          ),
-          response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody') }),
+    postBody(app, deps, {
+      path: '/enums',
+      tag: 'enums',
+      summary: 'Create an enum',
+      description: `\`{name, label?, records?: [{value, label, photo?, files?}]}\`; answers the enum. \`name\` is unique in the organization (409 CONFLICT otherwise), record \`value\`s are unique in the enum, at most ${ENUM_RECORDS_LIMIT} records. A record's \`photo\` is an unused upload of the caller from POST /files/photo, its \`files\` unused uploads from POST /files/saveFile; each id is used once, so a used id, one from another endpoint or one given twice is 400 FILE_NOT_USABLE naming the field (\`records[0].photo\`, \`records[1].files[0]\`). ${WHO}`,
+      body: Type.Object(
+        {
+          name: EnumName,
+          label: Type.Optional(Label),
+          records: Type.Optional(Type.Array(NewRecord, { maxItems: ENUM_RECORDS_LIMIT })),
         },
-      },
-      async (request) => createEnum(deps, actorOf(request), request.body),
-    );
+        {
+          additionalProperties: false,
+          examples: [{ name: 'countries', label: 'Countries', records: [{ value: 'DE', label: 'Germany' }] }],
+        },
+      ),
+      answers: { 200: EnumSchema, 409: Type.Ref('ErrorBody') },
+      call: createEnum,
+    });
 
     app.put(
       '/enums/:name/record',
@@ -123,57 +117,44 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/enums',
-      {
-        schema: {
-          tags: ['enums'],
-          summary: 'List the organization’s enums',
-          description:
-            'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
-          querystring: Type.Object(Paging, { additionalProperties: false }),
-          response: withErrors({
-            200: Type.Object(
-              {
-                total: Type.Integer(),
-                from: Type.Integer(),
-                size: Type.Integer(),
-                results: Type.Array(EnumSchema),
-              },
-              { examples: [{ total: 1, from: 0, size: 20, results: [ENUM_EXAMPLE] }] },
-            ),
-          }),
+    pagedList(app, deps, {
+      path: '/enums',
+      tag: 'enums',
+      summary: 'List the organization’s enums',
+      description:
+        'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
+      paging: Paging,
+      answer: Type.Object(
+        {
+          total: Type.Integer(),
+          from: Type.Integer(),
+          size: Type.Integer(),
+          results: Type.Array(EnumSchema),
         },
-      },
-      async (request) => listEnums(deps, actorOf(request), request.query),
-    );
+        { examples: [{ total: 1, from: 0, size: 20, results: [ENUM_EXAMPLE] }] },
+      ),
+      list: listEnums,
+    });
 
-    app.get(
-      '/enums/:name',
-      {
-        schema: {
-          tags: ['enums'],
-          summary: 'Read an enum',
-          description: WHO,
-          params: Type.Object({ name: EnumName }),
-          response: withErrors({ 200: EnumSchema }),
-        },
-      },
-      async (request) => getEnum(deps, actorOf(request), request.params.name),
-    );
+    readByKey(app, deps, {
+      path: '/enums/:name',
+      tag: 'enums',
+      summary: 'Read an enum',
+      description: WHO,
+      params: Type.Object({ name: EnumName }),
+      key: 'name',
+      answer: EnumSchema,
+      read: getEnum,
+    });
 
-    app.delete(
-      '/enums/:name',
-      {
-        schema: {
-          tags: ['enums'],
-          summary: 'Delete an enum',
-          description: `The name is free again; the enum’s file ids stay used. ${WHO}`,
-          params: Type.Object({ name: EnumName }),
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) => answerSuccess(deleteEnum(deps, actorOf(request), request.params.name)),
-    );
+    deleteByKey(app, deps, {
+      path: '/enums/:name',
+      tag: 'enums',
+      summary: 'Delete an enum',
+      description: `The name is free again; the enum’s file ids stay used. ${WHO}`,
+      params: Type.Object({ name: EnumName }),
+      key: 'name',
+      remove: deleteEnum,
+    });
   };
 }

@@ -4,8 +4,9 @@ import type { Deps } from '../../core/deps.js';
 import { createFolder } from '../../documents/folders/create-folder.js';
 import { getFolder } from '../../documents/folders/get-folder.js';
 import { actorOf } from '../authentication.js';
+import { readByKey } from '../route-shapes.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
-import { IdParams, withErrors } from '../schemas.js';
+import { withErrors } from '../schemas.js';
 
 const FolderContent = Type.Object(
   {
@@ -85,19 +86,14 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         }),
     );
 
-    app.get(
-      '/folders/:id',
-      {
-        schema: {
-          tags: ['folders'],
-          summary: 'Read a folder and its content',
-          description:
-            '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested. A folder the caller may not see is 404.',
-          params: IdParams,
-          response: withErrors({ 200: FolderContent }),
-        },
-      },
-      async (request) => getFolder(deps, actorOf(request), request.params.id),
-    );
+    readByKey(app, deps, {
+      path: '/folders/:id',
+      tag: 'folders',
+      summary: 'Read a folder and its content',
+      description:
+        '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested. A folder the caller may not see is 404.',
+      answer: FolderContent,
+      read: getFolder,
+    });
   };
 }

@@ -5,6 +5,7 @@ import { searchReports } from '../../search/reports.js';
 import { locateDocument, searchDocuments } from '../../search/search-documents.js';
 import { SEARCHABLE_FIELDS } from '../../search/es-filters.js';
 import { actorOf } from '../authentication.js';
+import { postBody } from '../route-shapes.js';
 import { useMinified } from '../minified.js';
 import { DocumentResult } from '../document-schemas.js';
 import { EXAMPLE_IDS, SIGNED_DOCUMENT_EXAMPLE } from '../../core/examples.js';
@@ -122,20 +123,16 @@ const ReportsAnswer = Type.Object(
 export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     useMinified(app);
-    app.post(
-      '/search',
-      {
-        schema: {
-          tags: ['search'],
-          summary: 'Search the documents and folders the caller may see',
-          description:
-            'Owned, created, shared with the caller, administered, or inside a shared folder of the caller’s organization (at any depth). `text` looks for every word in titles and custom field values (case-insensitive). Results are shaped like GET /documents/{id}; `users` lists the owners and creators they name.',
-          body: SearchBody,
-          response: withErrors({ 200: SearchAnswer }),
-        },
-      },
-      async (request) => searchDocuments(deps, actorOf(request), request.body),
-    );
+    postBody(app, deps, {
+      path: '/search',
+      tag: 'search',
+      summary: 'Search the documents and folders the caller may see',
+      description:
+        'Owned, created, shared with the caller, administered, or inside a shared folder of the caller’s organization (at any depth). `text` looks for every word in titles and custom field values (case-insensitive). Results are shaped like GET /documents/{id}; `users` lists the owners and creators they name.',
+      body: SearchBody,
+      answers: { 200: SearchAnswer },
+      call: searchDocuments,
+    });
 
     app.post(
       '/search/locate',

@@ -9,11 +9,12 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
+import { deleteByKey, postBody, readByKey } from '../route-shapes.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
-import { IdParams, Success, withErrors } from '../schemas.js';
+import { IdParams, withErrors } from '../schemas.js';
 import { Id, Name, Paging } from '../../core/common-contract.js';
-import { answerSuccess, sendStoredFile } from '../answers.js';
+import { sendStoredFile } from '../answers.js';
 
 const FileId = Type.String({
   minLength: 1,
@@ -56,82 +57,69 @@ const StampSchema = Type.Object(
 /** Stamps: personal and organization stamps, named by id in signature entries. */
 export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/stamps',
-      {
-        schema: {
-          tags: ['stamps'],
-          summary: 'Create a stamp',
-          description:
-            '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile; anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
-          body: Type.Object(
-            {
-              name: Name,
-              file: FileId,
-              scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-              organization: Type.Optional(Id),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                { name: 'Company stamp', file: '5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b', scope: 'organization' },
-              ],
-            },
-          ),
-          response: withErrors({ 200: StampSchema }),
+    postBody(app, deps, {
+      path: '/stamps',
+      tag: 'stamps',
+      summary: 'Create a stamp',
+      description:
+        '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile; anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
+      body: Type.Object(
+        {
+          name: Name,
+          file: FileId,
+          scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
+          organization: Type.Optional(Id),
         },
-      },
-      async (request) => createStamp(deps, actorOf(request), request.body),
-    );
+        {
+          additionalProperties: false,
+          examples: [
+            { name: 'Company stamp', file: '5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b', scope: 'organization' },
+          ],
+        },
+      ),
+      answers: { 200: StampSchema },
+      call: createStamp,
+    });
 
-    app.post(
-      '/stamps/search',
-      {
-        schema: {
-          tags: ['stamps'],
-          summary: 'Search stamps',
-          description:
-            'The stamps the caller may see: their personal stamps and their organization’s stamps (global and super administrators: every organization’s). `query` matches part of the name, case-insensitive; `scope` narrows; ordered by name. `size` at most 100 (default 20).',
-          body: Type.Object(
-            {
-              query: Type.Optional(Type.String({ maxLength: 200 })),
-              scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-              ...Paging,
-            },
-            {
-              additionalProperties: false,
-              examples: [{ query: 'company', scope: 'organization', size: 20 }],
-            },
-          ),
-          response: withErrors({
-            200: Type.Object(
-              {
-                total: Type.Integer(),
-                from: Type.Integer(),
-                results: Type.Array(StampSchema),
-              },
-              { examples: [{ total: 1, from: 0, results: [STAMP_EXAMPLE] }] },
-            ),
-          }),
+    postBody(app, deps, {
+      path: '/stamps/search',
+      tag: 'stamps',
+      summary: 'Search stamps',
+      description:
+        'The stamps the caller may see: their personal stamps and their organization’s stamps (global and super administrators: every organization’s). `query` matches part of the name, case-insensitive; `scope` narrows; ordered by name. `size` at most 100 (default 20).',
+      body: Type.Object(
+        {
+          query: Type.Optional(Type.String({ maxLength: 200 })),
+          scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
+          ...Paging,
         },
+        {
+          additionalProperties: false,
+          examples: [{ query: 'company', scope: 'organization', size: 20 }],
+        },
+      ),
+      answers: {
+        200: Type.Object(
+          {
+            total: Type.Integer(),
+            from: Type.Integer(),
+            results: Type.Array(StampSchema),
+          },
+          { examples: [{ total: 1, from: 0, results: [STAMP_EXAMPLE] }] },
+        ),
       },
-      async (request) => searchStamps(deps, actorOf(request), request.body),
-    );
+      call: searchStamps,
+    });
 
-    app.get(
-      '/stamps/:id',
-      {
-        schema: {
-          tags: ['stamps'],
-          summary: 'A stamp',
-          description:
-            'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
-          params: IdParams,
-          response: withErrors({ 200: StampSchema }),
-        },
-      },
-      async (request) => getStamp(deps, actorOf(request), request.params.id),
-    );
+    readByKey(app, deps, {
+      path: '/stamps/:id',
+      tag: 'stamps',
+      summary: 'A stamp',
+      description:
+        'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
+      answer: StampSchema,
+      read: getStamp,
+    });
 
     app.get(
       '/stamps/:id/image',
@@ -172,19 +160,13 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => updateStamp(deps, actorOf(request), request.params.id, request.body),
     );
 
-    app.delete(
-      '/stamps/:id',
-      {
-        schema: {
-          tags: ['stamps'],
-          summary: 'Delete a stamp',
-          description:
-            'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',
-          params: IdParams,
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) => answerSuccess(deleteStamp(deps, actorOf(request), request.params.id)),
-    );
+    deleteByKey(app, deps, {
+      path: '/stamps/:id',
+      tag: 'stamps',
+      summary: 'Delete a stamp',
+      description:
+        'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',
+      remove: deleteStamp,
+    });
   };
 }

@@ -4,6 +4,7 @@ import type { Deps } from '../../core/deps.js';
 import { getTemplate } from '../../templates/get-template.js';
 import { createTemplate, editTemplates } from '../../templates/save-template.js';
 import { actorOf } from '../authentication.js';
+import { postBody, readByKey } from '../route-shapes.js';
 import { FileId, SignatureField, SignEntity } from '../../core/documents/document-contract.js';
 import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
@@ -108,38 +109,31 @@ const TemplateRecord = Type.Object(
 );
 export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/templates',
-      {
-        schema: {
-          tags: ['templates'],
-          summary: 'Create a template',
-          description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy. Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
-          body: Type.Object(
-            { data: TemplateData, cloneFile: Type.Optional(Type.Boolean()) },
-            { additionalProperties: false, examples: [{ data: TEMPLATE_DATA_EXAMPLE, cloneFile: true }] },
-          ),
-          response: withErrors({
-            200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.templateId }] }),
-          }),
-        },
+    postBody(app, deps, {
+      path: '/templates',
+      tag: 'templates',
+      summary: 'Create a template',
+      description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy. Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
+      body: Type.Object(
+        { data: TemplateData, cloneFile: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false, examples: [{ data: TEMPLATE_DATA_EXAMPLE, cloneFile: true }] },
+      ),
+      answers: {
+        200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.templateId }] }),
       },
-      async (request) => createTemplate(deps, actorOf(request), request.body),
-    );
+      call: createTemplate,
+    });
 
-    app.get(
-      '/templates/:templateId',
-      {
-        schema: {
-          tags: ['templates'],
-          summary: 'Read a template',
-          description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
-          params: Type.Object({ templateId: Type.String({ minLength: 1, maxLength: 100 }) }),
-          response: withErrors({ 200: TemplateRecord }),
-        },
-      },
-      async (request) => getTemplate(deps, actorOf(request), request.params.templateId),
-    );
+    readByKey(app, deps, {
+      path: '/templates/:templateId',
+      tag: 'templates',
+      summary: 'Read a template',
+      description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
+      params: Type.Object({ templateId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      key: 'templateId',
+      answer: TemplateRecord,
+      read: getTemplate,
+    });
 
     app.put(
       '/templates',

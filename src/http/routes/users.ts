@@ -9,6 +9,7 @@ import { getUser } from '../../users/get-user.js';
 import { searchGroups } from '../../users/search-groups.js';
 import { updateUser } from '../../users/update-user.js';
 import { actorOf } from '../authentication.js';
+import { deleteByKey, readByKey } from '../route-shapes.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
 import { IdParams, LoginResponse, Success, UserResult, withErrors } from '../schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
@@ -111,19 +112,14 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get(
-      '/users/:id',
-      {
-        schema: {
-          tags: ['users'],
-          summary: 'Read a user',
-          description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
-          params: IdParams,
-          response: withErrors({ 200: UserResult }),
-        },
-      },
-      async (request) => getUser(deps, actorOf(request), request.params.id),
-    );
+    readByKey(app, deps, {
+      path: '/users/:id',
+      tag: 'users',
+      summary: 'Read a user',
+      description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
+      answer: UserResult,
+      read: getUser,
+    });
 
     app.put(
       '/users/:id',
@@ -159,18 +155,12 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       }),
     );
 
-    app.delete(
-      '/users/:id',
-      {
-        schema: {
-          tags: ['users'],
-          summary: 'Delete a user for good (administrators)',
-          params: IdParams,
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) => answerSuccess(deleteUser(deps, actorOf(request), request.params.id)),
-    );
+    deleteByKey(app, deps, {
+      path: '/users/:id',
+      tag: 'users',
+      summary: 'Delete a user for good (administrators)',
+      remove: deleteUser,
+    });
 
     app.put(
       '/users/activate',

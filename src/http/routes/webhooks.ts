@@ -17,6 +17,7 @@ import { RESPONSE_EXCERPT_BYTES } from '../../webhooks/post-callback.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { transferWebhook } from '../../webhooks/transfer-webhook.js';
 import { actorOf } from '../authentication.js';
+import { deleteByKey, postBody } from '../route-shapes.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
 import { Id } from '../../core/common-contract.js';
@@ -130,21 +131,17 @@ const REACH =
 /** Webhooks, their deliveries, and the events feed. */
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/webhooks',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: 'Create a webhook',
-          description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${HOLDING} ${DELIVERY_RULES}`,
-          body: CreateWebhookBody,
-          response: withErrors({
-            200: withExamples(Webhook, { ...WEBHOOK_EXAMPLE, hmacSecret: SECRET_EXAMPLE }),
-          }),
-        },
+    postBody(app, deps, {
+      path: '/webhooks',
+      tag: 'webhooks',
+      summary: 'Create a webhook',
+      description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${HOLDING} ${DELIVERY_RULES}`,
+      body: CreateWebhookBody,
+      answers: {
+        200: withExamples(Webhook, { ...WEBHOOK_EXAMPLE, hmacSecret: SECRET_EXAMPLE }),
       },
-      async (request) => createWebhook(deps, actorOf(request), request.body),
-    );
+      call: createWebhook,
+    });
 
     app.get(
       '/webhooks',
@@ -164,19 +161,15 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => listWebhooks(deps, actorOf(request)),
     );
 
-    app.delete(
-      '/webhooks/:webhookId',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: 'Delete a webhook',
-          description: `There is no update: delete and create anew. Pending deliveries are dropped. ${REACH}`,
-          params: WebhookParams,
-          response: withErrors({ 200: Success }),
-        },
-      },
-      async (request) => answerSuccess(deleteWebhook(deps, actorOf(request), request.params.webhookId)),
-    );
+    deleteByKey(app, deps, {
+      path: '/webhooks/:webhookId',
+      tag: 'webhooks',
+      summary: 'Delete a webhook',
+      description: `There is no update: delete and create anew. Pending deliveries are dropped. ${REACH}`,
+      params: WebhookParams,
+      key: 'webhookId',
+      remove: deleteWebhook,
+    });
 
     app.get(
       '/webhooks/:webhookId/deliveries',
