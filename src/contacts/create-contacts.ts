@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { NewContact as NewContactSchema } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
@@ -7,14 +9,8 @@ import { claimFile, FROM_PHOTO } from '../core/changes/file-usage.js';
 import { contactView, type ContactRow, type ContactView } from './contact-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface NewContact {
-  name: string;
-  email?: string | undefined;
-  phone?: string | undefined;
-  organisation?: string | undefined;
-  /** An unused POST /files/photo upload of the caller (spec Files usage rule 1). */
-  photo?: string | undefined;
-}
+/** `photo`: an unused POST /files/photo upload of the caller (spec Files usage rule 1). */
+export type NewContact = Static<typeof NewContactSchema>;
 
 /** Contract: bulk calls take at most 100 records. */
 export const CONTACTS_BULK_LIMIT = 100;

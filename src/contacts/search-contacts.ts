@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
+import type { Static } from 'typebox';
+import type { SearchContactsBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { containsPattern, countedPage } from '../store/db/rows.js';
 import { contactView, type ContactView } from './contact-view.js';
 
-export interface SearchContactsOptions {
-  /** Part of the name, e-mail or organisation, case-insensitive; absent lists every contact. */
-  query?: string | undefined;
-  from?: number | undefined;
-  size?: number | undefined;
-}
+/** `query`: part of the name, e-mail or organisation, case-insensitive; absent lists every contact. */
+export type SearchContactsOptions = Static<typeof SearchContactsBody>;
 
 export interface ContactPage {
   total: number;

@@ -1,4 +1,6 @@
 import type { Updateable } from 'kysely';
+import type { Static } from 'typebox';
+import type { UpdateContactBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
@@ -8,15 +10,11 @@ import { loadOwnContact } from './contact-access.js';
 import { contactView, type ContactView } from './contact-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-/** Fields to change; `null` clears an optional one. */
-export interface ContactChanges {
-  name?: string | undefined;
-  email?: string | null | undefined;
-  phone?: string | null | undefined;
-  organisation?: string | null | undefined;
-  /** A new unused POST /files/photo upload (spec Files usage rule 1), the current one, or null. */
-  photo?: string | null | undefined;
-}
+/**
+ * Fields to change; `null` clears an optional one. `photo`: a new unused POST /files/photo upload
+ * (spec Files usage rule 1), the current one, or null.
+ */
+export type ContactChanges = Omit<Static<typeof UpdateContactBody>, 'id' | '_version'>;
 
 /**
  * PUT /contacts: changes one of the caller's contacts as a compare-and-set on `_version` (409

@@ -10,33 +10,18 @@ import { actorOf } from '../authentication.js';
 import { postBody } from '../route-shapes.js';
 import { createOneOrMany, CreatedOneOrMany, OneOrMany } from '../one-or-many.js';
 import { withErrors } from '../schemas.js';
-import { Id, Name } from '../../core/common-contract.js';
+import {
+  CONTACT_ID_EXAMPLE,
+  ContactPaging,
+  NEW_CONTACT_EXAMPLE,
+  NewContact,
+  SearchContactsBody,
+  UpdateContactBody,
+} from '../../contacts/contract.js';
 import { deleteByKey, pagedList, readByKey } from '../route-shapes.js';
 
-const Email = Type.String({ format: 'email', maxLength: 320 });
-const Phone = Type.String({
-  pattern: '^\\+?[0-9][-0-9 ()./]{1,48}$',
-  description: 'Digits with an optional leading `+`; spaces, `-`, `.`, `/` and brackets allowed',
-});
-const Organisation = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  description: 'The contact’s company or institution (free text)',
-});
-const Photo = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description: 'File id of an unused upload from POST /files/photo; a photo id is used once',
-});
-
-const NEW_CONTACT_EXAMPLE = {
-  name: 'Ivy Signer',
-  email: 'ivy@example.com',
-  phone: '+49 30 1234567',
-  organisation: 'Example Ltd',
-};
 const CONTACT_EXAMPLE = {
-  id: '0b6f2d8e-4a1c-4e7b-9f3d-5c8a2e1b7d94',
+  id: CONTACT_ID_EXAMPLE,
   ...NEW_CONTACT_EXAMPLE,
   photo: null,
   createDate: '2026-03-01T08:00:00.000Z',
@@ -59,17 +44,6 @@ const ContactSchema = Type.Object(
   { description: 'A contact: an entry of the caller’s own address book.', examples: [CONTACT_EXAMPLE] },
 );
 
-const NewContact = Type.Object(
-  {
-    name: Name,
-    email: Type.Optional(Email),
-    phone: Type.Optional(Phone),
-    organisation: Type.Optional(Organisation),
-    photo: Type.Optional(Photo),
-  },
-  { additionalProperties: false },
-);
-
 const Page = Type.Object(
   {
     total: Type.Integer({ description: 'All matching contacts' }),
@@ -79,11 +53,6 @@ const Page = Type.Object(
   },
   { examples: [{ total: 1, from: 0, size: 20, results: [CONTACT_EXAMPLE] }] },
 );
-const From = Type.Integer({ minimum: 0, maximum: 100_000, description: '0-based offset (default 0)' });
-const Size = Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, at most 100 (default 20)' });
-/** Which page of the contacts: the list's query and the search's body. */
-const Paging = { from: Type.Optional(From), size: Type.Optional(Size) };
-
 /** The caller's address book. */
 export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -118,23 +87,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change a contact',
           description:
             '`{id, _version?, …fields to change}`: only the fields sent change; `null` clears `email`, `phone`, `organisation` or `photo`. With `_version` the change applies only to that version (409 VERSION_MISMATCH otherwise: read the contact again). A new `photo` follows the rules of POST /contacts; sending the current one again is no change. Another user’s contact is 404. Answers the contact with its new `_version`.',
-          body: Type.Object(
-            {
-              id: Id,
-              _version: Type.Optional(Type.Integer({ minimum: 1 })),
-              name: Type.Optional(Name),
-              email: Type.Optional(Type.Union([Email, Type.Null()])),
-              phone: Type.Optional(Type.Union([Phone, Type.Null()])),
-              organisation: Type.Optional(Type.Union([Organisation, Type.Null()])),
-              photo: Type.Optional(Type.Union([Photo, Type.Null()])),
-            },
-            {
-              additionalProperties: false,
-              examples: [
-                { id: CONTACT_EXAMPLE.id, _version: 1, phone: '+49 30 7654321', organisation: null },
-              ],
-            },
-          ),
+          body: UpdateContactBody,
           response: withErrors({ 200: ContactSchema, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -150,7 +103,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       summary: 'List the caller’s contacts',
       description:
         'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
-      paging: Paging,
+      paging: ContactPaging,
       answer: Page,
       list: searchContacts,
     });
@@ -161,13 +114,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       summary: 'Search the caller’s contacts',
       description:
         '`{query?, from?, size?}`: `query` matches part of the name, e-mail or organisation, case-insensitive (`%` and `_` are plain characters). Without `query`, like GET /contacts. Answers `{total, from, size, results:[contact]}`.',
-      body: Type.Object(
-        {
-          query: Type.Optional(Type.String({ maxLength: 200 })),
-          ...Paging,
-        },
-        { additionalProperties: false, examples: [{ query: 'example ltd', size: 20 }] },
-      ),
+      body: SearchContactsBody,
       answers: { 200: Page },
       call: searchContacts,
     });
