@@ -1,15 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { NewRecord } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { claimFile, FROM_PHOTO, FROM_SAVE_FILE, type FileUse } from '../core/changes/file-usage.js';
 import type { Database } from '../store/db/schema.js';
 import type { EnumRecord } from '../core/access/enum-access.js';
 
-export interface RecordInput {
-  value: string;
-  label: string;
-  photo?: string | undefined;
-  files?: string[] | undefined;
-}
+export type RecordInput = Static<typeof NewRecord>;
 
 /**
  * Claims the files of enum records for the enum (spec Files usage rule 1): a `photo` must be an

@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { CreateEnumBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Conflict, ValidationError } from '../base/errors.js';
 import { writeJson } from '../store/db/json.js';
-import { claimRecordFiles, type RecordInput } from './claim-record-files.js';
+import { claimRecordFiles } from './claim-record-files.js';
 import { assertMayCreateEnum } from '../core/access/enum-access.js';
 import { enumView, type EnumView } from './enum-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface NewEnum {
-  name: string;
-  label?: string | undefined;
-  records?: RecordInput[] | undefined;
-}
+export type NewEnum = Static<typeof CreateEnumBody>;
 
 /**
  * POST /enums: a named value list of the caller's organization (enum-access.ts says who may). The

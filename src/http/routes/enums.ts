@@ -10,31 +10,7 @@ import { actorOf } from '../authentication.js';
 import { deleteByKey, pagedList, postBody, readByKey } from '../route-shapes.js';
 import { withErrors } from '../schemas.js';
 import { Paging } from '../../core/common-contract.js';
-
-const EnumName = Type.String({
-  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
-  description: 'Letters, digits, `_`, `.` and `-`, up to 100; unique in the organization',
-});
-const Label = Type.String({ minLength: 1, maxLength: 500 });
-const RecordValue = Type.String({ minLength: 1, maxLength: 200 });
-const Photo = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description: 'File id of an unused upload from POST /files/photo; a photo id is used once',
-});
-const Files = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-  maxItems: 20,
-  uniqueItems: true,
-  description: 'File ids of unused uploads from POST /files/saveFile; each is used once',
-});
-
-const RecordFields = {
-  value: RecordValue,
-  label: Label,
-  photo: Type.Optional(Photo),
-  files: Type.Optional(Files),
-};
-const NewRecord = Type.Object(RecordFields, { additionalProperties: false });
+import { CreateEnumBody, EnumNameParams, PutEnumRecordBody } from '../../enums/contract.js';
 
 const RecordSchema = Type.Object({
   value: Type.String(),
@@ -81,17 +57,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tag: 'enums',
       summary: 'Create an enum',
       description: `\`{name, label?, records?: [{value, label, photo?, files?}]}\`; answers the enum. \`name\` is unique in the organization (409 CONFLICT otherwise), record \`value\`s are unique in the enum, at most ${ENUM_RECORDS_LIMIT} records. A record's \`photo\` is an unused upload of the caller from POST /files/photo, its \`files\` unused uploads from POST /files/saveFile; each id is used once, so a used id, one from another endpoint or one given twice is 400 FILE_NOT_USABLE naming the field (\`records[0].photo\`, \`records[1].files[0]\`). ${WHO}`,
-      body: Type.Object(
-        {
-          name: EnumName,
-          label: Type.Optional(Label),
-          records: Type.Optional(Type.Array(NewRecord, { maxItems: ENUM_RECORDS_LIMIT })),
-        },
-        {
-          additionalProperties: false,
-          examples: [{ name: 'countries', label: 'Countries', records: [{ value: 'DE', label: 'Germany' }] }],
-        },
-      ),
+      body: CreateEnumBody,
       answers: { 200: EnumSchema, 409: Type.Ref('ErrorBody') },
       call: createEnum,
     });
@@ -103,11 +69,8 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['enums'],
           summary: 'Add or replace one record of an enum',
           description: `\`{value, label, photo?, files?, _version?}\`: adds a record, or replaces the one with the same \`value\` in place (all of it: a field left out is gone). Files follow the rules of POST /enums (errors name \`photo\` or \`files[0]\`); the replaced record's own photo and files may be sent again. With \`_version\` the change applies only to that version of the enum (409 VERSION_MISMATCH otherwise). 413 LIMIT_EXCEEDED beyond ${ENUM_RECORDS_LIMIT} records. Answers the enum. ${WHO}`,
-          params: Type.Object({ name: EnumName }),
-          body: Type.Object(
-            { ...RecordFields, _version: Type.Optional(Type.Integer({ minimum: 1 })) },
-            { additionalProperties: false, examples: [{ value: 'FR', label: 'France', _version: 1 }] },
-          ),
+          params: EnumNameParams,
+          body: PutEnumRecordBody,
           response: withErrors({ 200: EnumSchema, 409: Type.Ref('ErrorBody'), 413: Type.Ref('ErrorBody') }),
         },
       },
@@ -141,7 +104,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tag: 'enums',
       summary: 'Read an enum',
       description: WHO,
-      params: Type.Object({ name: EnumName }),
+      params: EnumNameParams,
       key: 'name',
       answer: EnumSchema,
       read: getEnum,
@@ -152,7 +115,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tag: 'enums',
       summary: 'Delete an enum',
       description: `The name is free again; the enum’s file ids stay used. ${WHO}`,
-      params: Type.Object({ name: EnumName }),
+      params: EnumNameParams,
       key: 'name',
       remove: deleteEnum,
     });
