@@ -1,4 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type {
+  CreateTemplateBody,
+  TemplateData as TemplateDataSchema,
+  TemplateEdit as TemplateEditSchema,
+} from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
@@ -10,15 +16,8 @@ import { loadChangeableTemplate } from '../core/access/template-access.js';
 import { resolveAudience } from '../core/access/audience.js';
 import { loadUsableDefinition } from '../core/documents/definition-access.js';
 
-export interface TemplateData {
-  name: string;
-  documentType?: string | undefined;
-  file?: string | undefined;
-  /** Users (ids or login names) and groups (organization ids) the template is shown to. */
-  __users?: string[] | undefined;
-  __groups?: string[] | undefined;
-  [key: string]: unknown;
-}
+/** `__users`, `__groups`: users (ids or login names) and groups (organization ids) the template is shown to. */
+export type TemplateData = Static<typeof TemplateDataSchema>;
 
 const BULK_LIMIT = 100;
 
@@ -36,7 +35,7 @@ function audiencePaths(data: string) {
 export async function createTemplate(
   deps: Deps,
   actor: Actor,
-  options: { data: TemplateData; cloneFile?: boolean | undefined },
+  options: Static<typeof CreateTemplateBody>,
 ): Promise<{ id: string }> {
   const id = randomUUID();
   const now = deps.clock.now();
@@ -86,13 +85,8 @@ export async function createTemplate(
   return { id };
 }
 
-export interface TemplateEdit {
-  id: string;
-  /** When given, must be the current `_version` (409 otherwise). */
-  version?: number | undefined;
-  data: TemplateData;
-  cloneFile?: boolean | undefined;
-}
+/** `version`: when given, must be the current `_version` (409 otherwise). */
+export type TemplateEdit = Static<typeof TemplateEditSchema>;
 
 /**
  * PUT /templates: edits one template or up to 100, all or none. A template the caller may not see is

@@ -5,73 +5,15 @@ import { getTemplate } from '../../templates/get-template.js';
 import { createTemplate, editTemplates } from '../../templates/save-template.js';
 import { actorOf } from '../authentication.js';
 import { postBody, readByKey } from '../route-shapes.js';
-import { FileId, SignatureField, SignEntity } from '../../core/documents/document-contract.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE } from '../../core/examples.js';
+import { EXAMPLE_IDS } from '../../core/examples.js';
+import {
+  CreateTemplateBody,
+  EditTemplatesBody,
+  TEMPLATE_DATA_EXAMPLE,
+  TemplateData,
+  TemplateParams,
+} from '../../templates/contract.js';
 import { withErrors } from '../schemas.js';
-
-const TEMPLATE_DATA_EXAMPLE = {
-  name: 'Non-disclosure agreement',
-  documentType: 'd_default',
-  file: EXAMPLE_IDS.fileId,
-  sequential: true,
-  category: 'Legal',
-  type: 'sign',
-  signEntities: [
-    { type: 'user', quorum: 1, userRoleId: 1, userRoleName: 'Counterparty', shareType: 'sign', order: 0 },
-  ],
-  signFields: [{ type: 'signature', pages: [2], position: POSITION_EXAMPLE, required: true, userRoleId: 1 }],
-};
-
-const TemplateData = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 500 }),
-    documentType: Type.Optional(
-      Type.String({
-        maxLength: 200,
-        description:
-          'A document definition the caller may use (400 unknown, 403 when its `usableBy` leaves the caller out; on edit, a type the template already has is kept).',
-      }),
-    ),
-    definitionType: Type.Optional(Type.String({ maxLength: 50 })),
-    file: Type.Optional(FileId),
-    sequential: Type.Optional(
-      Type.Boolean({ description: 'Signatures collected in sequence (true) or in parallel.' }),
-    ),
-    category: Type.Optional(Type.String({ maxLength: 200 })),
-    signEntities: Type.Optional(Type.Array(SignEntity, { maxItems: 100 })),
-    signFields: Type.Optional(Type.Array(SignatureField, { maxItems: 1000 })),
-    type: Type.Optional(Type.Enum(['sign'])),
-    __users: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-        maxItems: 1000,
-        description:
-          'Users the template is shown to, by id or login name (stored as ids). Default on creation: the creator; kept on edit when absent.',
-      }),
-    ),
-    __groups: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-        maxItems: 100,
-        description:
-          'Groups (organization ids, see POST /groups/search) whose members the template is shown to. Default on creation: none; kept on edit when absent.',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'A template: a file and the signature fields to place on it (`thumbnail` is no longer accepted).',
-  },
-);
-
-const Edit = Type.Object(
-  {
-    id: Type.String({ minLength: 1, maxLength: 100 }),
-    version: Type.Optional(Type.Integer({ minimum: 1 })),
-    data: TemplateData,
-    cloneFile: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 /** Who reaches a template: its `__owner`, `__users` and `__groups`. */
 const REACH =
@@ -114,10 +56,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tag: 'templates',
       summary: 'Create a template',
       description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy. Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
-      body: Type.Object(
-        { data: TemplateData, cloneFile: Type.Optional(Type.Boolean()) },
-        { additionalProperties: false, examples: [{ data: TEMPLATE_DATA_EXAMPLE, cloneFile: true }] },
-      ),
+      body: CreateTemplateBody,
       answers: {
         200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.templateId }] }),
       },
@@ -129,7 +68,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tag: 'templates',
       summary: 'Read a template',
       description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
-      params: Type.Object({ templateId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: TemplateParams,
       key: 'templateId',
       answer: TemplateRecord,
       read: getTemplate,
@@ -142,9 +81,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['templates'],
           summary: 'Edit templates',
           description: `One \`{id, data, version?, cloneFile?}\` or an array of up to 100 (413 beyond), all or none; \`data\` replaces the stored data (\`__users\`/\`__groups\` only when given). Answers \`{status, results:[{id, _version}]}\`. ${REACH}`,
-          body: Type.Union([Edit, Type.Array(Edit, { minItems: 1, maxItems: 1000 })], {
-            examples: [{ id: EXAMPLE_IDS.templateId, version: 1, data: TEMPLATE_DATA_EXAMPLE }],
-          }),
+          body: EditTemplatesBody,
           response: withErrors({
             200: Type.Object(
               {
