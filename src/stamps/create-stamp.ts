@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { CreateStampBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { insertVersionedRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
 import { Forbidden, NotFound } from '../base/errors.js';
 import { claimFile, FROM_SAVE_FILE } from '../core/changes/file-usage.js';
-import { administersOrganization, type StampScope } from '../core/stamps/stamp-access.js';
+import { administersOrganization } from '../core/stamps/stamp-access.js';
 import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { findInTenant } from '../store/db/rows.js';
 
-export interface CreateStampOptions {
-  name: string;
-  /** An unused upload from POST /files/saveFile (spec Files usage rule 2: internal stamps). */
-  file: string;
-  scope?: StampScope | undefined;
-  /** Organization stamps: the organization (default the caller's; others for tenant-wide administrators). */
-  organization?: string | undefined;
-}
+/**
+ * `file`: an unused upload from POST /files/saveFile (spec Files usage rule 2: internal stamps).
+ * `organization`, for organization stamps: the organization (default the caller's; others for
+ * tenant-wide administrators).
+ */
+export type CreateStampOptions = Static<typeof CreateStampBody>;
 
 /**
  * POST /stamps: a personal stamp for the caller, or an organization (team) stamp when an

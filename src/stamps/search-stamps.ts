@@ -1,18 +1,14 @@
 import { sql } from 'kysely';
+import type { Static } from 'typebox';
+import type { SearchStampsBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
 import { isAdmin, isTenantWide } from '../core/access/roles.js';
-import type { StampScope } from '../core/stamps/stamp-access.js';
 import { containsPattern, countedPage } from '../store/db/rows.js';
 import { stampViews, type StampView } from './stamp-view.js';
 
-export interface SearchStampsOptions {
-  /** Part of the name, case-insensitive. */
-  query?: string | undefined;
-  scope?: StampScope | undefined;
-  from?: number | undefined;
-  size?: number | undefined;
-}
+/** `query`: part of the name, case-insensitive. */
+export type SearchStampsOptions = Static<typeof SearchStampsBody>;
 
 export interface StampSearchResult {
   total: number;

@@ -1,4 +1,6 @@
 import type { Updateable } from 'kysely';
+import type { Static } from 'typebox';
+import type { UpdateStampBody } from './contract.js';
 import type { Actor } from '../core/access/actor.js';
 import { baseVersion, changeRow } from '../core/changes/recorded-rows.js';
 import type { Deps } from '../core/deps.js';
@@ -9,13 +11,11 @@ import { assertStampImage } from '../core/stamps/stamp-image.js';
 import { stampView, type StampView } from './stamp-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
-export interface UpdateStampOptions {
-  name?: string | undefined;
-  /** A new image: an unused upload from POST /files/saveFile (spec Files usage rule 2). */
-  file?: string | undefined;
-  /** The `_version` the change is based on; without it, the current one. */
-  version?: number | undefined;
-}
+/**
+ * `file`: a new image, an unused upload from POST /files/saveFile (spec Files usage rule 2).
+ * `version`: the `_version` the change is based on; without it, the current one.
+ */
+export type UpdateStampOptions = Static<typeof UpdateStampBody>;
 
 /**
  * PUT /stamps/:id: renames a stamp or replaces its image, as a compare-and-set on `_version` (409

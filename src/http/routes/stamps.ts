@@ -6,21 +6,14 @@ import { deleteStamp } from '../../stamps/delete-stamp.js';
 import { getStampImage } from '../../stamps/get-stamp-image.js';
 import { getStamp } from '../../stamps/get-stamp.js';
 import { searchStamps } from '../../stamps/search-stamps.js';
-import { STAMP_SCOPES } from '../../core/stamps/stamp-access.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { deleteByKey, postBody, readByKey } from '../route-shapes.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { IdParams, withErrors } from '../schemas.js';
-import { Id, Name, Paging } from '../../core/common-contract.js';
+import { CreateStampBody, SearchStampsBody, UpdateStampBody } from '../../stamps/contract.js';
 import { sendStoredFile } from '../answers.js';
-
-const FileId = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description: 'An unused file id from POST /files/saveFile',
-});
 
 const STAMP_EXAMPLE = {
   id: EXAMPLE_IDS.stampId,
@@ -63,20 +56,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       summary: 'Create a stamp',
       description:
         '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile; anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
-      body: Type.Object(
-        {
-          name: Name,
-          file: FileId,
-          scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-          organization: Type.Optional(Id),
-        },
-        {
-          additionalProperties: false,
-          examples: [
-            { name: 'Company stamp', file: '5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b', scope: 'organization' },
-          ],
-        },
-      ),
+      body: CreateStampBody,
       answers: { 200: StampSchema },
       call: createStamp,
     });
@@ -87,17 +67,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       summary: 'Search stamps',
       description:
         'The stamps the caller may see: their personal stamps and their organization’s stamps (global and super administrators: every organization’s). `query` matches part of the name, case-insensitive; `scope` narrows; ordered by name. `size` at most 100 (default 20).',
-      body: Type.Object(
-        {
-          query: Type.Optional(Type.String({ maxLength: 200 })),
-          scope: Type.Optional(Type.Enum([...STAMP_SCOPES])),
-          ...Paging,
-        },
-        {
-          additionalProperties: false,
-          examples: [{ query: 'company', scope: 'organization', size: 20 }],
-        },
-      ),
+      body: SearchStampsBody,
       answers: {
         200: Type.Object(
           {
@@ -146,14 +116,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             '`{name?, file?, version?}`: the owner (personal) or the organization’s administrators (organization stamps; members get 403). A new `file` follows the rules of POST /stamps. With `version` the change applies only to that `_version` (409 VERSION_MISMATCH otherwise). Answers the stamp.',
           params: IdParams,
-          body: Type.Object(
-            {
-              name: Type.Optional(Name),
-              file: Type.Optional(FileId),
-              version: Type.Optional(Type.Integer({ minimum: 1 })),
-            },
-            { additionalProperties: false, examples: [{ name: 'Company stamp (2026)', version: 1 }] },
-          ),
+          body: UpdateStampBody,
           response: withErrors({ 200: StampSchema, 409: Type.Ref('ErrorBody') }),
         },
       },
