@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { NewApiKeyBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
@@ -23,7 +25,7 @@ export interface ApiKeyItem {
 export async function createApiKey(
   deps: Deps,
   actor: Actor,
-  options: { description?: string | undefined },
+  options: NonNullable<Static<typeof NewApiKeyBody>>,
 ): Promise<string> {
   const { key, prefix } = newApiKey();
   const now = deps.clock.now();

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { EnableMfaBody, RecoveryCodeBody, TotpBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import otplib from 'otplib';
 import { recordAction } from '../core/audit/record.js';
@@ -35,7 +37,7 @@ export function totpCode(deps: Deps, secret: string): string {
 export async function enableMfa(
   deps: Deps,
   actor: Actor,
-  confirm: { password: string; address: string },
+  confirm: Static<typeof EnableMfaBody> & { address: string },
 ): Promise<MfaEnrollment> {
   if (!actor.unlocked) throw new Forbidden('Unlock the session before changing its factors');
   await confirmPassword(deps, actor, confirm.password, confirm.address);
@@ -136,7 +138,11 @@ async function unlock(
 }
 
 /** POST /login/totp `{code}`: unlocks a locked token with the authenticator app's code. */
-export async function unlockWithTotp(deps: Deps, actor: Actor, options: { code: string }): Promise<void> {
+export async function unlockWithTotp(
+  deps: Deps,
+  actor: Actor,
+  options: Static<typeof TotpBody>,
+): Promise<void> {
   await unlock(deps, actor, 'totp', async (trx) => {
     const user = await trx
       .selectFrom('users')
@@ -167,7 +173,7 @@ export async function unlockWithTotp(deps: Deps, actor: Actor, options: { code: 
 export async function unlockWithRecoveryCode(
   deps: Deps,
   actor: Actor,
-  options: { recoveryCode: string },
+  options: Static<typeof RecoveryCodeBody>,
 ): Promise<{ remainingRecoveryCodes: number }> {
   const codeHash = hashToken(normalizeRecoveryCode(options.recoveryCode));
   const now = deps.clock.now().toISOString();

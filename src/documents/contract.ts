@@ -14,6 +14,9 @@ import {
   SignatureEntrySchema,
   TextEntrySchema,
 } from '../core/documents/visual-contract.js';
+import { Id } from '../core/common-contract.js';
+import { UsableBy } from '../core/documents/definition-access.js';
+import { DefinitionField } from '../core/documents/definition-fields.js';
 
 /**
  * What the document calls take: the schemas the routes check requests against (with their OpenAPI
@@ -211,3 +214,94 @@ export const DeleteDocumentsBody = Type.Object(
     examples: [{ documents: [{ id: EXAMPLE_IDS.documentId }, { id: EXAMPLE_IDS.folderId }] }],
   },
 );
+
+/** The body of POST /folders. */
+export const NewFolderBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    isShared: Type.Optional(Type.Boolean({ default: false })),
+    parentFolderId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Contracts', isShared: true, parentFolderId: null }],
+  },
+);
+
+export const DRAFT_DATA_EXAMPLE = {
+  documentTitle: 'Service agreement',
+  pdfFile: { content: EXAMPLE_IDS.fileId },
+};
+
+/** The body of POST /drafts and PUT /drafts/{id}/{version}. */
+export const DraftBody = Type.Object(
+  {
+    data: Type.Object(
+      {
+        documentTitle: Type.Optional(Type.String({ maxLength: 500 })),
+        documentType: Type.Optional(
+          Type.String({
+            maxLength: 200,
+            description:
+              'A document definition the caller may use (400 unknown, 403 when its `usableBy` leaves the caller out; a type the draft already has is kept). A draft may lack the fields the type requires: they are checked when a document is made.',
+          }),
+        ),
+        pdfFile: Type.Optional(MainFile),
+        file: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
+        customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
+        customTemplate: Type.Optional(Type.String({ maxLength: 100 })),
+      },
+      {
+        additionalProperties: false,
+        description: '`thumbnail` and `barcode` are no longer accepted in drafts.',
+      },
+    ),
+    cloneMainFile: Type.Optional(Type.Boolean()),
+    cloneFiles: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, examples: [{ data: DRAFT_DATA_EXAMPLE }] },
+);
+
+/** The path of PUT /drafts/{id}/{version}. */
+export const DraftParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  version: Type.Integer({ minimum: 1 }),
+});
+
+const DefinitionName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });
+const DefinitionFields = {
+  templateFile: Type.Optional(FileId),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  fields: Type.Optional(
+    Type.Array(DefinitionField, {
+      maxItems: 500,
+      description:
+        'The `customFields` of documents of this type, one entry per `key` (a key twice is 400). Keys not described here pass as they are.',
+    }),
+  ),
+  usableBy: Type.Optional(UsableBy),
+};
+
+export const DEFINITION_EXAMPLE = {
+  description: 'Supplier invoices',
+  fields: [{ key: 'amount', displayName: 'Amount', type: 'number', required: true }],
+  usableBy: { groups: ['050839dd-4fbf-428a-abae-88cf336f3e42'] },
+};
+
+/** The body of POST /definitions/documents/name. */
+export const NewDefinitionBody = Type.Object(
+  { name: DefinitionName, ...DefinitionFields },
+  { additionalProperties: false, examples: [{ name: 'invoice', ...DEFINITION_EXAMPLE }] },
+);
+
+/** The body of PUT /definitions/documents/{name}: the fields to change. */
+export const DefinitionChangesBody = Type.Object(DefinitionFields, {
+  additionalProperties: false,
+  examples: [DEFINITION_EXAMPLE],
+});
+
+/** The path of PUT and GET /definitions/documents/{name}. */
+export const DefinitionParams = Type.Object({ name: DefinitionName });
+
+/** A file of a document or draft: the document's or draft's id and the file's hash. */
+export const FileParams = Type.Object({ id: Id, hash: Id });

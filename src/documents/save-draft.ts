@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { DraftBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../core/access/actor.js';
 import { recordAction } from '../core/audit/record.js';
@@ -15,11 +17,8 @@ export interface DraftData {
   [key: string]: unknown;
 }
 
-export interface DraftOptions {
-  data: DraftData;
-  cloneMainFile?: boolean | undefined;
-  cloneFiles?: boolean | undefined;
-}
+/** The body of POST /drafts and PUT /drafts/{id}/{version}. */
+export type DraftOptions = Static<typeof DraftBody>;
 
 export interface DraftView {
   id: string;

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { DefinitionChangesBody } from '../contract.js';
 import type { Actor } from '../../core/access/actor.js';
 import { recordAction } from '../../core/audit/record.js';
 import type { Deps } from '../../core/deps.js';
@@ -9,13 +11,6 @@ import type { DefinitionField } from '../../core/documents/definition-fields.js'
 import { readJson, writeJson } from '../../store/db/json.js';
 import { isTenantWide } from '../../core/access/roles.js';
 import { writeTransaction } from '../../store/db/dialect.js';
-
-export interface DefinitionData {
-  templateFile?: string | undefined;
-  fields?: DefinitionField[] | undefined;
-  usableBy?: UsableBy | undefined;
-  [key: string]: unknown;
-}
 
 export interface DefinitionView {
   name: string;
@@ -36,7 +31,7 @@ export interface DefinitionView {
 export async function saveDefinition(
   deps: Deps,
   actor: Actor,
-  options: { name: string; data: DefinitionData; create: boolean },
+  options: { name: string; data: Static<typeof DefinitionChangesBody>; create: boolean },
 ): Promise<DefinitionView> {
   // A definition is the tenant's (one name serves every organization): an organization administrator
   // changing it would reach into the other organizations.

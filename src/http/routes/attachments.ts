@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { findAttachment, findDraftAttachment, listAttachments } from '../../documents/attachments.js';
 import { zipStream } from '../../files/zip-stream.js';
@@ -7,10 +6,7 @@ import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
 import { Bytes, StoredFileAnswers } from '../document-schemas.js';
 import { IdParams, withErrors } from '../schemas.js';
-import { Id } from '../../core/common-contract.js';
-
-/** A file of a document or draft: the document's or draft's id and the file's hash. */
-const FileParams = Type.Object({ id: Id, hash: Id });
+import { FileParams } from '../../documents/contract.js';
 
 /** Attachment downloads (they need the right `view_attachments`). The removed attachment endpoints answer 404. */
 export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {

@@ -10,7 +10,15 @@ import { actorOf, queryToken, TOKEN_COOKIE } from '../authentication.js';
 import { sessionCookieOptions } from '../cookie-sessions.js';
 import { useMinified } from '../minified.js';
 import { LoginResponse, Success, withErrors } from '../schemas.js';
-import { Name } from '../../core/common-contract.js';
+import {
+  ApiKeyParams,
+  EnableMfaBody,
+  LoginBody,
+  NewApiKeyBody,
+  RecoveryCodeBody,
+  SessionQuery,
+  TotpBody,
+} from '../../auth/contract.js';
 import { answerSuccess } from '../answers.js';
 
 /** Sessions, MFA and API keys. */
@@ -27,19 +35,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Log in with name and password',
           description:
             'Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body. Wrong passwords are limited per account (LOGIN_MAX_FAILURES_PER_ACCOUNT) and per client address (LOGIN_MAX_FAILURES_PER_ADDRESS) within LOGIN_WINDOW_SECONDS: each attempt is counted before its password is checked, so parallel attempts count too; past the limit even the right password is 429 RATE_LIMITED with Retry-After.',
-          body: Type.Object(
-            {
-              name: Name,
-              password: Type.String({ minLength: 1, maxLength: 1024 }),
-              tenant: Type.Optional(Name),
-              returnToken: Type.Optional(Type.Boolean({ default: true })),
-              cookie: Type.Optional(Type.Boolean({ description: 'Set the session cookie.' })),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ name: 'admin@example.com', password: 'change-me-please' }],
-            },
-          ),
+          body: LoginBody,
           response: withErrors({ 200: LoginResponse }),
         },
       },
@@ -72,10 +68,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Describe the current session',
           description:
             'Without a token, or with an unknown or expired one: 200 `{logged:false}`. With a locked token: `logged` true and `isUnlocked` false. A suspended account: 401.',
-          querystring: Type.Object(
-            { returnToken: Type.Optional(Type.Boolean({ default: true })) },
-            { additionalProperties: false },
-          ),
+          querystring: SessionQuery,
           response: withErrors({ 200: LoginResponse }),
         },
       },
@@ -121,10 +114,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Unlock a locked session with a recovery code',
           description:
             'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used. 5 wrong codes (recovery and authenticator codes together, counted before the code is checked, so parallel attempts count too) lock the account’s second factor for LOGIN_WINDOW_SECONDS: 429 RATE_LIMITED with Retry-After.',
-          body: Type.Object(
-            { recoveryCode: Type.String({ minLength: 1, maxLength: 64 }) },
-            { additionalProperties: false, examples: [{ recoveryCode: 'k7mq-2xwp-9dzr' }] },
-          ),
+          body: RecoveryCodeBody,
           response: withErrors({
             200: Type.Object(
               { remainingRecoveryCodes: Type.Integer() },
@@ -146,10 +136,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Unlock a locked session with an authenticator code',
           description:
             'The code of the current 30-second step, or of the one before or after (clock drift). A step, once accepted, is never accepted again for that user (RFC 6238 §5.2): a code unlocks one session, and of parallel requests with one code exactly one wins; the next code comes with the next step. 5 wrong codes (with recovery codes, counted before the code is checked) then 429 RATE_LIMITED with Retry-After.',
-          body: Type.Object(
-            { code: Type.String({ pattern: '^\\s*\\d{6}\\s*$' }) },
-            { additionalProperties: false, examples: [{ code: '492817' }] },
-          ),
+          body: TotpBody,
           response: withErrors({ 200: Success }),
         },
       },
@@ -164,10 +151,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Enable MFA for the caller',
           description:
             'Body `{password}`: the account’s password, asked again so that a session alone (or a page driving it) cannot change how the account signs in; a wrong one is 403 and counts against the login limits (429 past them); an account without a password (it signs in through an identity provider) is 403. Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
-          body: Type.Object(
-            { password: Type.String({ minLength: 1, maxLength: 1024 }) },
-            { additionalProperties: false, examples: [{ password: 'correct horse battery staple' }] },
-          ),
+          body: EnableMfaBody,
           response: withErrors({
             200: Type.Object(
               {
@@ -264,12 +248,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create an API key',
           description:
             'The whole key is returned once as `id`; it has its owner’s permissions and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.',
-          body: Type.Optional(
-            Type.Object(
-              { description: Type.Optional(Type.String({ maxLength: 500 })) },
-              { additionalProperties: false, examples: [{ description: 'ERP integration' }] },
-            ),
-          ),
+          body: NewApiKeyBody,
           response: withErrors({
             200: Type.Object(
               { id: Type.String({ description: 'The whole key: shown this once.' }) },
@@ -292,7 +271,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Revoke an API key',
           description:
             'The path holds the whole key or its public prefix. The whole key in the path is its own credential: no token query parameter is needed.',
-          params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+          params: ApiKeyParams,
           response: withErrors({ 200: Success }),
         },
       },

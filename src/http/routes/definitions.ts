@@ -4,30 +4,14 @@ import type { Deps } from '../../core/deps.js';
 import { getDefinition, saveDefinition } from '../../documents/definitions/save-definition.js';
 import { actorOf } from '../authentication.js';
 import { readByKey } from '../route-shapes.js';
-import { FileId } from '../../core/documents/document-contract.js';
 import { withErrors } from '../schemas.js';
-import { UsableBy } from '../../core/documents/definition-access.js';
+import {
+  DEFINITION_EXAMPLE,
+  DefinitionChangesBody,
+  DefinitionParams,
+  NewDefinitionBody,
+} from '../../documents/contract.js';
 import { DefinitionField } from '../../core/documents/definition-fields.js';
-
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' });
-const Fields = {
-  templateFile: Type.Optional(FileId),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  fields: Type.Optional(
-    Type.Array(DefinitionField, {
-      maxItems: 500,
-      description:
-        'The `customFields` of documents of this type, one entry per `key` (a key twice is 400). Keys not described here pass as they are.',
-    }),
-  ),
-  usableBy: Type.Optional(UsableBy),
-};
-
-const DEFINITION_EXAMPLE = {
-  description: 'Supplier invoices',
-  fields: [{ key: 'amount', displayName: 'Amount', type: 'number', required: true }],
-  usableBy: { groups: ['050839dd-4fbf-428a-abae-88cf336f3e42'] },
-};
 
 const DefinitionResult = Type.Object(
   {
@@ -61,10 +45,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['definitions'],
           summary: 'Create a document definition (global and super administrators)',
           description: `\`templateFile\` must be a new, unused upload. A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
-          body: Type.Object(
-            { name: Name, ...Fields },
-            { additionalProperties: false, examples: [{ name: 'invoice', ...DEFINITION_EXAMPLE }] },
-          ),
+          body: NewDefinitionBody,
           response: withErrors({
             200: DefinitionResult,
             409: Type.Ref('ErrorBody'),
@@ -84,8 +65,8 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['definitions'],
           summary: 'Change a document definition (global and super administrators)',
           description: `Changes the fields given (\`fields\` and \`usableBy\` as a whole; \`usableBy: null\` opens the type to everyone). Documents already made keep their fields until their \`customFields\` or \`documentType\` change. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
-          params: Type.Object({ name: Name }),
-          body: Type.Object(Fields, { additionalProperties: false, examples: [DEFINITION_EXAMPLE] }),
+          params: DefinitionParams,
+          body: DefinitionChangesBody,
           response: withErrors({ 200: DefinitionResult, 409: Type.Ref('ErrorBody') }),
         },
       },
@@ -103,7 +84,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       summary: 'Read a document definition',
       description:
         'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',
-      params: Type.Object({ name: Name }),
+      params: DefinitionParams,
       key: 'name',
       answer: DefinitionResult,
       read: getDefinition,

@@ -4,42 +4,8 @@ import type { Deps } from '../../core/deps.js';
 import { getDraft, saveDraft } from '../../documents/save-draft.js';
 import { actorOf } from '../authentication.js';
 import { postBody, readByKey } from '../route-shapes.js';
-import { Attachment, CustomField, MainFile } from '../../core/documents/document-contract.js';
-import { EXAMPLE_IDS } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
-
-const DRAFT_DATA_EXAMPLE = {
-  documentTitle: 'Service agreement',
-  pdfFile: { content: EXAMPLE_IDS.fileId },
-};
-
-const DraftBody = Type.Object(
-  {
-    data: Type.Object(
-      {
-        documentTitle: Type.Optional(Type.String({ maxLength: 500 })),
-        documentType: Type.Optional(
-          Type.String({
-            maxLength: 200,
-            description:
-              'A document definition the caller may use (400 unknown, 403 when its `usableBy` leaves the caller out; a type the draft already has is kept). A draft may lack the fields the type requires: they are checked when a document is made.',
-          }),
-        ),
-        pdfFile: Type.Optional(MainFile),
-        file: Type.Optional(Type.Array(Attachment, { maxItems: 20 })),
-        customFields: Type.Optional(Type.Array(CustomField, { maxItems: 500 })),
-        customTemplate: Type.Optional(Type.String({ maxLength: 100 })),
-      },
-      {
-        additionalProperties: false,
-        description: '`thumbnail` and `barcode` are no longer accepted in drafts.',
-      },
-    ),
-    cloneMainFile: Type.Optional(Type.Boolean()),
-    cloneFiles: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false, examples: [{ data: DRAFT_DATA_EXAMPLE }] },
-);
+import { DRAFT_DATA_EXAMPLE, DraftBody, DraftParams } from '../../documents/contract.js';
 
 const DraftAnswer = Type.Object(
   {
@@ -82,10 +48,7 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['drafts'],
           summary: 'Change a draft',
-          params: Type.Object({
-            id: Type.String({ minLength: 1, maxLength: 100 }),
-            version: Type.Integer({ minimum: 1 }),
-          }),
+          params: DraftParams,
           body: DraftBody,
           response: withErrors({ 200: DraftAnswer, 409: Type.Ref('ErrorBody') }),
         },

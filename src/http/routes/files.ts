@@ -12,36 +12,7 @@ import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
 import { Bytes, FileRecordSchema, StoredFileAnswers } from '../document-schemas.js';
-
-/** The parts of an upload (multipart/form-data). */
-export const UploadParts = Type.Object(
-  {
-    file: Type.String({ format: 'binary', description: 'The file (one part named `file`).' }),
-    fileName: Type.Optional(Type.String({ description: 'Its name; by default the part’s file name.' })),
-  },
-  { examples: [{ file: '(the bytes of signature.png)', fileName: 'signature.png' }] },
-);
-
-const SaveFileParts = Type.Object(
-  {
-    ...UploadParts.properties,
-    signatureAnchors: Type.Optional(
-      Type.String({
-        description:
-          'A JSON array of anchors, `{id, text}` or `{id, regexp}` with an optional `offset` (a position, values may be negative): where each is found in the PDF is answered in `anchorPositions`.',
-      }),
-    ),
-  },
-  {
-    examples: [
-      {
-        file: '(the bytes of contract.pdf)',
-        fileName: 'contract.pdf',
-        signatureAnchors: '[{"id":"signer","text":"Signature:","offset":{"percentX":0.1,"percentY":0}}]',
-      },
-    ],
-  },
-);
+import { FileHashParams, SaveFileParts, UploadParts } from '../../files/contract.js';
 
 const UPLOADS: {
   path: string;
@@ -141,7 +112,7 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Download a file',
           description:
             'The bytes with their Content-Type and Content-Length; a single `Range: bytes=a-b` is answered 206. Only for callers who may see the file: their own uploads, files of documents they may see (attachments need `download_attachment`). With a share-link token (of an unprotected share) or a recipient session (POST /share/unlock): the shared document’s main file, revisions and barcode, its public attachments and the share’s own uploads; the link of a protected share: 403 MFA_REQUIRED. Once the recipient acted, for RECIPIENT_DOWNLOAD_DAYS: only the files of their round (GET /share/signed); a share that ended: 401.',
-          params: Type.Object({ hash: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: FileHashParams,
           response: withErrors({
             200: Bytes(
               "The file’s bytes, with the type its bytes show (never the one declared at upload: anything Signery does not handle is `application/octet-stream`), `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, and `Content-Disposition: attachment` (`inline` for a PDF).",

@@ -7,6 +7,7 @@ import { actorOf } from '../authentication.js';
 import { readByKey } from '../route-shapes.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
+import { NewFolderBody } from '../../documents/contract.js';
 
 const FolderContent = Type.Object(
   {
@@ -60,19 +61,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create a folder',
           description:
             '`parentFolderId` null creates it at the root. Access is inherited: a folder nested in another takes its parent’s setting whatever its own `isShared` says, so the outermost folder decides. A shared top-level folder is visible to its organization with everything nested in it (a private folder inside it too); everything under a private top-level folder is private (a shared folder inside it too) and seen only by its owners, administrators and those it is shared with.',
-          body: Type.Object(
-            {
-              name: Type.String({ minLength: 1, maxLength: 500 }),
-              isShared: Type.Optional(Type.Boolean({ default: false })),
-              parentFolderId: Type.Optional(
-                Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]),
-              ),
-            },
-            {
-              additionalProperties: false,
-              examples: [{ name: 'Contracts', isShared: true, parentFolderId: null }],
-            },
-          ),
+          body: NewFolderBody,
           response: withErrors({
             200: Type.Object({ id: Type.String() }, { examples: [{ id: EXAMPLE_IDS.folderId }] }),
           }),

@@ -15,6 +15,7 @@ import { actorOf } from '../authentication.js';
 import { withErrors, withExamples } from '../schemas.js';
 import { SIGNATURE_IMAGES_RULES, SignatureImagesAnswer } from './users.js';
 import { SignatureImagesBody } from '../../users/contract.js';
+import { ConfigurationBody, Counters, CountersBody } from '../../settings/contract.js';
 
 const PROPERTIES_EXAMPLE = {
   isLlmEnabled: false,
@@ -29,14 +30,6 @@ const PROPERTIES_EXAMPLE = {
   sessionTtlDays: 30,
 };
 
-const Counters = Type.Record(
-  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }),
-  Type.Integer({ minimum: 0 }),
-  {
-    additionalProperties: false,
-  },
-);
-
 /** Configuration, tenant properties, counters and the WOPI client. */
 export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -48,13 +41,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change the caller’s own configuration',
           description:
             'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `photo` are refused wherever they appear in `configuration`, at any depth and in any letter case (400 VALIDATION_ERROR naming the field path, e.g. `"configuration.ui.password"`); also `configuration.signature`/`initials` (see POST /configuration/images). At most 16 levels of nesting. The Login answer’s `user.config` never shows those keys.',
-          body: Type.Object(
-            { configuration: Type.Object({}, { additionalProperties: true, maxProperties: 100 }) },
-            {
-              additionalProperties: false,
-              examples: [{ configuration: { ui: { language: 'en', pageSize: 50 } } }],
-            },
-          ),
+          body: ConfigurationBody,
           response: withErrors({
             200: Type.Object(
               {
@@ -162,10 +149,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['settings'],
           summary: 'Set tenant counters (super administrators only)',
-          body: Type.Object(
-            { counters: Counters },
-            { additionalProperties: false, examples: [{ counters: { invoiceNumber: 1042 } }] },
-          ),
+          body: CountersBody,
           response: withErrors({
             200: Type.Object(
               { status: Type.Literal('SUCCESS'), counters: Counters },

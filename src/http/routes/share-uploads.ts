@@ -14,7 +14,7 @@ import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';
 import { Bytes, StoredFileAnswers, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
 import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../../core/examples.js';
-import { UploadParts } from './files.js';
+import { UploadParts } from '../../files/contract.js';
 
 const UploadAnswer = Type.Object(
   {
