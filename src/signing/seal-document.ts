@@ -8,6 +8,7 @@ import { VersionMismatch } from '../base/errors.js';
 import { replaceMainFile } from '../core/changes/new-main-file.js';
 import { mainFile } from '../core/changes/new-main-file.js';
 import type { SignOutcome } from '../core/signing/sign-document.js';
+import { signingOutcome } from '../core/signing/signer-change.js';
 import { sealStoredFile, tenantDefaultLevel } from '../core/signing/seal.js';
 import { writeTransaction } from '../store/db/dialect.js';
 
@@ -59,10 +60,7 @@ export async function sealDocument(
   );
   return {
     status: 'SUCCESS',
-    levelAchieved: sealed.levelAchieved,
-    fellBack: sealed.fellBack,
-    ...(sealed.reason ? { reason: sealed.reason } : {}),
-    ...(sealed.warnings.length > 0 ? { warnings: sealed.warnings } : {}),
+    ...signingOutcome(sealed),
     shareStateName: updated.share_state,
   };
 }

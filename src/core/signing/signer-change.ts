@@ -47,7 +47,9 @@ export interface Signer {
 }
 
 /** How a signature came out, as the sign calls answer it. */
-export function signingOutcome(signature: SignPdfResult): SigningOutcome {
+export function signingOutcome(
+  signature: Pick<SignPdfResult, 'levelAchieved' | 'fellBack' | 'reason' | 'warnings'>,
+): SigningOutcome {
   return {
     levelAchieved: signature.levelAchieved,
     fellBack: signature.fellBack,
@@ -142,7 +144,7 @@ export async function drawAndCommit(
     await claimVisualFiles(trx, drawn.claims, now);
     return changed;
   });
-  const shareStateName = await afterSignature(deps, doc, updated, by);
+  const shareStateName = await afterSignature(deps, doc, updated, by, properties.sealOnComplete);
   return { signature: drawn.signature, shareStateName };
 }
 
@@ -402,8 +404,10 @@ export async function afterSignature(
   before: DocumentRow,
   updated: DocumentRow,
   by: DocumentChanger,
+  /** The tenant's `sealOnComplete`, read before the commit: without it no seal was queued. */
+  sealOnComplete: boolean,
 ): Promise<string | null> {
-  if (before.share_state !== 'completed' && updated.share_state === 'completed')
+  if (sealOnComplete && before.share_state !== 'completed' && updated.share_state === 'completed')
     await sealOnCompleteNow(deps, sealOnCompleteJobId(updated.id, updated.version), by.requestId);
   return updated.share_state;
 }

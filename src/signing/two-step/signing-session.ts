@@ -303,7 +303,7 @@ async function commitSession(
       now,
     });
   });
-  const shareStateName = await afterSignature(deps, doc, updated, by);
+  const shareStateName = await afterSignature(deps, doc, updated, by, properties.sealOnComplete);
   return {
     status: 'ok',
     documentId: updated.id,
