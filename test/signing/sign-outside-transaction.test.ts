@@ -269,4 +269,31 @@ describe('DESIGN: remote calls never run inside a database transaction (sign fir
       );
     }
   });
+
+  it('a change to a document already completed queues no second seal: the seal belongs to the change that completed it', async () => {
+    const doc = await newDocument(owner, 'Completed, then annotated and signed again');
+    await shareDocument(server, owner, doc.documentId, { to: 'last' });
+    const last = await server.login('last', USER_PASSWORD);
+    const completed = await signDocument(server, last, doc.documentId, signature, owner);
+    assert.equal(completed.body.shareStateName, 'completed', completed.text);
+    const sealedAt = (await read(doc.documentId))._version;
+    const annotated = await server.api('PUT', `/documents/annotate/${sealedAt}`, {
+      token: owner,
+      body: { id: doc.documentId, annotations: [{ text: 'Filed', position: at(0.1, 0.1) }] },
+    });
+    assert.equal(annotated.status, 200, annotated.text);
+    const signedAgain = await server.api('PUT', `/documents/sign/${sealedAt + 1}`, {
+      token: owner,
+      body: { id: doc.documentId, signatures: [{ type: 'signature', position: at(0.5, 0.5) }] },
+    });
+    assert.equal(signedAgain.status, 200, signedAgain.text);
+    const seals = await server.app.deps.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('type', '=', 'document.sealOnComplete')
+      .where('id', 'like', `%:${doc.documentId}:%`)
+      .execute();
+    assert.equal(seals.length, 1, 'one seal, queued by the completing signature');
+    assert.equal((await auditOf(server, doc.documentId, 'documentSealed')).length, 1);
+  });
 });
