@@ -311,6 +311,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       verifyPage: config.publicVerify.enabled,
       linkStanding: (token) => shareLinkStanding(deps, token),
       filesOrigin: config.filesPublicUrl,
+      embedOrigins: config.embedAllowedOrigins,
     }),
   );
   if (config.filesPublicUrl) await server.register(fileOriginRoutes(deps));

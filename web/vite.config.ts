@@ -18,6 +18,8 @@ export default defineConfig({
       input: {
         index: fileURLToPath(new URL('index.html', import.meta.url)),
         verify: fileURLToPath(new URL('verify.html', import.meta.url)),
+        // The share link's few-word pages, framed by an embedding site, tell it why (signer-page.ts).
+        'link-events': fileURLToPath(new URL('src/link-events.ts', import.meta.url)),
       },
     },
     assetsDir: 'assets',

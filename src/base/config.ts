@@ -12,6 +12,11 @@ export interface Config {
    * on the API's origin, sandboxed.
    */
   filesPublicUrl: string | undefined;
+  /**
+   * EMBED_ALLOWED_ORIGINS: the sites allowed to frame the signer's page (DESIGN: Embedding), as
+   * origins (`scheme://host[:port]`). Empty (the default): no one frames it.
+   */
+  embedAllowedOrigins: string[];
   /** SECRET_KEY: what secrets kept for a while (queued mails' links and codes) are encrypted with; generated under DATA_DIR when unset (secret-box.ts). */
   secretKey: string | undefined;
   databaseUrl: string | undefined;
@@ -201,6 +206,32 @@ function filesPublicUrl(env: Env, publicUrl: string): string | undefined {
   return url.origin;
 }
 
+/**
+ * EMBED_ALLOWED_ORIGINS: comma-separated http(s) origins, each exactly `scheme://host[:port]` (no
+ * path, no wildcard: a Content-Security-Policy source with a path or `*` would let in more than named).
+ */
+function embedAllowedOrigins(env: Env): string[] {
+  const raw = text(env, 'EMBED_ALLOWED_ORIGINS');
+  if (raw === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const refuse = () =>
+      new ConfigError(
+        `EMBED_ALLOWED_ORIGINS must list origins like https://app.example.com[:port] (no path, no wildcard), got "${entry}"`,
+      );
+    if (!/^https?:\/\/[^/?#*@\s]+$/i.test(entry)) throw refuse();
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw refuse();
+    }
+    if (!origins.includes(url.origin)) origins.push(url.origin);
+  }
+  return origins;
+}
+
 /** Reads the Contract's environment variables; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080);
@@ -225,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(text(env, 'DATA_DIR') ?? './data'),
     publicUrl,
     filesPublicUrl: filesPublicUrl(env, publicUrl),
+    embedAllowedOrigins: embedAllowedOrigins(env),
     secretKey: text(env, 'SECRET_KEY'),
     databaseUrl,
     databaseSchema: schema,

@@ -14,6 +14,7 @@ import { h, messageBox } from './dom.js';
 import { pickLanguage, setLanguage, supported, t, language } from './i18n.js';
 import { sessionStoreFor } from './recipient-session.js';
 import { describeError, SigningPage } from './signing-view.js';
+import { postEmbedEvent } from './embed-events.js';
 import { loadViewer, viewerCodeSeen } from './viewer-code.js';
 
 /**
@@ -63,6 +64,27 @@ function loading(): void {
 function fatal(error: unknown): void {
   main.replaceChildren(messageBox('error', describeError(error)));
   main.dataset.view = 'error';
+  postEmbedEvent(
+    'error',
+    {},
+    {
+      code: error instanceof ApiFailure ? error.code : 'UNAVAILABLE',
+      message: 'The document could not be shown',
+    },
+  );
+}
+
+/** A link (or its recipient session) that opens nothing: said on the page, and to an embedding site. */
+function linkFailed(error?: unknown): void {
+  showInvalidLink(main);
+  postEmbedEvent(
+    'error',
+    {},
+    {
+      code: error instanceof ApiFailure ? error.code : 'UNAUTHENTICATED',
+      message: 'This link does not open the document (any more)',
+    },
+  );
 }
 
 /** The share's language, when the page speaks it (the share decides, as for its e-mails). */
@@ -79,7 +101,7 @@ async function openDocument(
   doc: DocumentView,
   documentId: string | undefined,
   focusTitle: boolean,
-  onInvalid: () => void = () => showInvalidLink(main),
+  onInvalid: () => void = () => linkFailed(),
   preview?: Promise<string | undefined>,
 ) {
   followShareLanguage(doc);
@@ -105,6 +127,7 @@ async function openDocument(
   );
   rerender = () => void page.render();
   await page.render(focusTitle ? 'title' : undefined);
+  postEmbedEvent('ready', { documentId: doc.documentId, shareId: doc.share?.shareId });
 }
 
 // --- identity providers (GET /share/oidc/:provider leaves the page and comes back to it) ---
@@ -224,7 +247,7 @@ async function startShare(token: string): Promise<void> {
         undefined,
         focusTitle,
         () => {
-          if (!sessionEnded()) showInvalidLink(main);
+          if (!sessionEnded()) linkFailed();
         },
         preview,
       );
@@ -233,7 +256,7 @@ async function startShare(token: string): Promise<void> {
       else if (error instanceof ApiFailure && error.status === 401 && sessionEnded()) return;
       else if (error instanceof ApiFailure && (error.status === 401 || error.status === 404)) {
         rerender = () => showInvalidLink(main);
-        rerender();
+        linkFailed(error);
       } else fatal(error);
     }
   };

@@ -15,9 +15,10 @@ const BUILT_PAGE = fileURLToPath(new URL('../../../dist/web/', import.meta.url))
 /**
  * The page's policy: its own scripts, styles, fonts and workers only; nothing inline, no eval, no
  * plugins, no framing. `blob:` images are the signer's own upload previews. With FILES_PUBLIC_URL,
- * the page also fetches the document's bytes from that origin (the API's 303 leads there).
+ * the page also fetches the document's bytes from that origin (the API's 303 leads there). With
+ * `embedders` (EMBED_ALLOWED_ORIGINS, DESIGN: Embedding), those sites, and only they, may frame it.
  */
-export function signerPageCsp(filesOrigin?: string): string {
+export function signerPageCsp(filesOrigin?: string, embedders: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -29,7 +30,7 @@ export function signerPageCsp(filesOrigin?: string): string {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    embedders.length > 0 ? `frame-ancestors 'self' ${embedders.join(' ')}` : "frame-ancestors 'none'",
   ].join('; ');
 }
 
@@ -93,6 +94,25 @@ const HTML_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 };
+
+/** What a framed link page (not the signer's page) tells its embedder: why there is nothing to sign. */
+type LinkEventCode = 'LINK_UNKNOWN' | 'LINK_ENDED' | 'ALREADY_RESPONDED';
+
+/** The embedders, for the page to check its parent against (web/src/embed-events.ts reads it). */
+function embeddersMeta(embedders: readonly string[]): string {
+  // Origins are validated at start (config.ts): no quote or angle bracket can be in them.
+  return `<meta name="signery-embed-origins" content="${embedders.join(' ')}">`;
+}
+
+function linkEventTags(embedders: readonly string[], code: LinkEventCode, script: string): string {
+  return `${embeddersMeta(embedders)}<meta name="signery-link-event" content="${code}"><script type="module" src="${script}"></script>`;
+}
+
+/** The built signer page, told its embedders (none: as built). */
+function withEmbedders(html: Buffer | undefined, embedders: readonly string[]): Buffer | undefined {
+  if (!html || embedders.length === 0) return html;
+  return Buffer.from(html.toString('utf8').replace('</head>', `${embeddersMeta(embedders)}</head>`));
+}
 
 /** Signery's mark: a pen stroke on a page, in the page's accent colour (every page links it). */
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e8c"/><path d="M7 21c3-6 5-6 6-2s3 4 5-1 3-4 4 0 3 2 3 2" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"/><path d="M7 25h18" stroke="#fff" stroke-opacity=".6" stroke-width="1.5" stroke-linecap="round"/></svg>`;
@@ -227,18 +247,35 @@ export function signerPageRoutes(
     linkStanding?: (token: string) => Promise<LinkStanding>;
     /** FILES_PUBLIC_URL, which the page may fetch the document from. */
     filesOrigin?: string;
+    /**
+     * EMBED_ALLOWED_ORIGINS: the sites that may frame the signer's page (its addresses under /s/ and
+     * /sign), which it then tells what happens (web/src/embed-events.ts). The home page, the
+     * verification page and every other answer stay unframeable.
+     */
+    embedOrigins?: readonly string[];
   } = {},
 ) {
   const dir = options.dir ?? BUILT_PAGE;
+  const embedders = options.embedOrigins ?? [];
   const htmlHeaders = options.filesOrigin
     ? { ...HTML_HEADERS, 'content-security-policy': signerPageCsp(options.filesOrigin) }
     : HTML_HEADERS;
+  // The signer's page, framed by the embedders: X-Frame-Options knows no list of sites, so it goes
+  // and frame-ancestors alone decides (every browser that frames honours it).
+  const pageHeaders: Record<string, string> =
+    embedders.length > 0
+      ? {
+          ...Object.fromEntries(Object.entries(HTML_HEADERS).filter(([name]) => name !== 'x-frame-options')),
+          'content-security-policy': signerPageCsp(options.filesOrigin, embedders),
+        }
+      : htmlHeaders;
   return async (app: FastifyInstance) => {
     const built = (name: string) => {
       const path = join(dir, name);
       return existsSync(path) ? readFileSync(path) : undefined;
     };
-    const html = built('index.html');
+    const assetNames = existsSync(join(dir, 'assets')) ? readdirSync(join(dir, 'assets')) : [];
+    const html = withEmbedders(built('index.html'), embedders);
     const verifyHtml = built('verify.html');
     const assetsDir = join(dir, 'assets');
     // The served names are exactly the built ones: a request never becomes a path on disk.
@@ -264,20 +301,29 @@ export function signerPageRoutes(
       }
     }
 
+    // A framed link page (ended, answered, not a link) tells its embedder too: a small script of the
+    // build (web/src/link-events.ts), included only when there are embedders.
+    const linkScript = assetNames.find((name) => /^link-events-[\w-]+\.js$/.test(name));
+    const linkEvent = (code: LinkEventCode) =>
+      embedders.length > 0 && linkScript ? linkEventTags(embedders, code, `/web/assets/${linkScript}`) : '';
     const serve =
-      (file: Buffer | undefined, what: string) => async (_request: unknown, reply: FastifyReply) => {
+      (file: Buffer | undefined, what: string, headers: Record<string, string> = htmlHeaders) =>
+      async (_request: unknown, reply: FastifyReply) => {
         if (!file) {
           return reply
             .status(503)
             .send(errorBody(503, `The ${what} is not built: run npm run build`, 'UNAVAILABLE'));
         }
-        return reply.headers(htmlHeaders).send(file);
+        return reply.headers(headers).send(file);
       };
-    const page = serve(html, 'signer page');
+    const page = serve(html, 'signer page', pageHeaders);
     // An address under /s/ that is not a share link (none, a mistyped one, extra segments) is the
     // person's browser asking: a page that says so, not the API's JSON. The address is not repeated.
     const notALink = async (_request: unknown, reply: FastifyReply) =>
-      reply.status(404).headers(htmlHeaders).send(NOT_A_LINK_PAGE);
+      reply
+        .status(404)
+        .headers(pageHeaders)
+        .send(NOT_A_LINK_PAGE.replace('</head>', `${linkEvent('LINK_UNKNOWN')}</head>`));
     const route = { config: { auth: 'none' as const }, schema: { hide: true } };
     // A link whose share ended (or whose recipient acted) is a page that says so, never the signer
     // page (DESIGN: "a share's link has no power once its share has ended … a human page at /s/…").
@@ -289,9 +335,14 @@ export function signerPageRoutes(
         case 'unknown':
           return notALink(request, reply);
         case 'ended':
-          return reply.status(410).headers(htmlHeaders).send(LINK_ENDED_PAGE);
+          return reply
+            .status(410)
+            .headers(pageHeaders)
+            .send(LINK_ENDED_PAGE.replace('</head>', `${linkEvent('LINK_ENDED')}</head>`));
         case 'completed':
-          return reply.headers(htmlHeaders).send(completedPage(token, link));
+          return reply
+            .headers(pageHeaders)
+            .send(completedPage(token, link).replace('</head>', `${linkEvent('ALREADY_RESPONDED')}</head>`));
         case 'live':
           return page(request, reply);
       }
