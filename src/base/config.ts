@@ -227,6 +227,8 @@ function embedAllowedOrigins(env: Env): string[] {
     } catch {
       throw refuse();
     }
+    // A host name or an IP address, nothing a policy would read otherwise.
+    if (!/^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) throw refuse();
     if (!origins.includes(url.origin)) origins.push(url.origin);
   }
   return origins;

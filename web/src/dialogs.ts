@@ -24,7 +24,12 @@ function openDialog(title: string, build: (dialog: HTMLDialogElement, body: HTML
   });
   build(dialog, body);
   document.body.append(dialog);
+  // Focused by hand, not by `autofocus`: Chromium ignores that in a frame of another site (an
+  // embedding app, DESIGN: Embedding), where the dialog would open with focus on its first button.
+  const first = dialog.querySelector<HTMLElement>('[autofocus]');
+  first?.removeAttribute('autofocus');
   dialog.showModal();
+  first?.focus();
   return dialog;
 }
 
