@@ -387,6 +387,48 @@ describe('embedded signing (issue 40, 9): a host on another origin frames the sh
         });
       });
 
+      it('a password-protected share in the frame: unlocked there with no cookie; the recipient session stays in the frame’s storage when the browser gives a third-party frame any, else in memory (a reload asks again)', async () => {
+        const { id, link, shares } = await aShareWith('Embedded protected', 'pat@example.org', {
+          password: 'correct horse',
+        });
+        const shareId = shares[0].shareId as string;
+        const unlock = async (frame: Frame) => {
+          await frame.getByLabel('Password').fill('correct horse');
+          await frame.getByRole('button', { name: 'Open the document' }).click();
+          await frame.getByRole('heading', { name: 'Embedded protected' }).waitFor();
+          await frame.locator('.page[data-rendered]').first().waitFor();
+        };
+        await inSession(browser, 'embed-protected', 'phone', async (s) => {
+          await s.page.goto(host.page(`${server.url}/s/${link}`));
+          let frame = await signerFrame(s, server);
+          await frame.getByLabel('Password').waitFor();
+          await checkFrameAccessibility(s, frame, 'locked');
+          assert.deepEqual(await eventsOf(s), [], 'nothing is shown yet: no ready');
+          await unlock(frame);
+          assert.deepEqual(await waitForEvent(s, 'ready'), [{ type: 'ready', documentId: id, shareId }]);
+          // Debian's Chromium gives a frame of another site no storage at all (third-party storage is
+          // blocked, and partitioned storage is off under playwright); browsers that partition it
+          // give the frame a sessionStorage of its own, for this host and this tab.
+          const kept = await frame.evaluate<{ session: string | null; cookies: string }>(
+            `(() => { let session = null; try { session = sessionStorage.getItem('signery.recipientSession') ?? ''; } catch {} return { session, cookies: document.cookie }; })()`,
+          );
+          assert.equal(kept.cookies, '', 'nothing cookie-based');
+          if (kept.session !== null) assert.match(kept.session, /"token":"shs_/);
+          assert.doesNotMatch(JSON.stringify(await messagesOf(s)), /shs_|shr_/);
+
+          await s.page.reload();
+          frame = await signerFrame(s, server);
+          if (kept.session === null) {
+            // No storage: the session lived in the frame's memory only; the password is asked again.
+            await frame.getByLabel('Password').waitFor();
+            await unlock(frame);
+          } else {
+            await frame.getByRole('heading', { name: 'Embedded protected' }).waitFor();
+          }
+          assert.deepEqual(await waitForEvent(s, 'ready'), [{ type: 'ready', documentId: id, shareId }]);
+        });
+      });
+
       it('a link that opens nothing (an ended share, a mistyped link): signery:error with its code, and the page says so in the frame', async () => {
         const { id: cancelled, link: ended } = await aShareWith('Withdrawn', 'wes@example.org');
         const cancel = await server.api('POST', '/share/cancel', { token: owner, body: { id: cancelled } });
