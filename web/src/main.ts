@@ -14,7 +14,7 @@ import { h, messageBox } from './dom.js';
 import { pickLanguage, setLanguage, supported, t, language } from './i18n.js';
 import { sessionStoreFor } from './recipient-session.js';
 import { describeError, SigningPage } from './signing-view.js';
-import { postEmbedEvent } from './embed-events.js';
+import { notifyEmbedder } from './notify-embedder.js';
 import { loadViewer, viewerCodeSeen } from './viewer-code.js';
 
 /**
@@ -64,7 +64,7 @@ function loading(): void {
 function fatal(error: unknown): void {
   main.replaceChildren(messageBox('error', describeError(error)));
   main.dataset.view = 'error';
-  postEmbedEvent(
+  notifyEmbedder(
     'error',
     {},
     {
@@ -77,7 +77,7 @@ function fatal(error: unknown): void {
 /** A link (or its recipient session) that opens nothing: said on the page, and to an embedding site. */
 function linkFailed(error?: unknown): void {
   showInvalidLink(main);
-  postEmbedEvent(
+  notifyEmbedder(
     'error',
     {},
     {
@@ -127,7 +127,7 @@ async function openDocument(
   );
   rerender = () => void page.render();
   await page.render(focusTitle ? 'title' : undefined);
-  postEmbedEvent('ready', { documentId: doc.documentId, shareId: doc.share?.shareId });
+  notifyEmbedder('ready', { documentId: doc.documentId, shareId: doc.share?.shareId });
 }
 
 // --- identity providers (GET /share/oidc/:provider leaves the page and comes back to it) ---

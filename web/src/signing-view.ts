@@ -17,7 +17,7 @@ import {
 import { t, type MessageKey } from './i18n.js';
 import type { PdfViewer } from './pdf-viewer.js';
 import { loadViewer } from './viewer-code.js';
-import { postEmbedEvent } from './embed-events.js';
+import { notifyEmbedder } from './notify-embedder.js';
 
 const SIMPLE_ACTIONS = ['approve', 'review', 'accept', 'execute'];
 /** A field on the page: a button opening its dialog, or a checkbox. */
@@ -750,7 +750,7 @@ export class SigningPage {
   /** After an outcome: the new state, the notice (focused), the actions, and the new PDF when it changed. */
   async #finish(outcome: Outcome): Promise<void> {
     this.#outcome = outcome;
-    postEmbedEvent(outcome, { documentId: this.#documentId, shareId: this.#share?.shareId });
+    notifyEmbedder(outcome, { documentId: this.#documentId, shareId: this.#share?.shareId });
     // Done: the page shows the outcome and what comes next, no longer what was asked.
     this.#ask?.remove();
     this.#actionStatus.replaceChildren();
