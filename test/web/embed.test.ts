@@ -387,6 +387,32 @@ describe('embedded signing (issue 40, 9): a host on another origin frames the sh
         });
       });
 
+      it('approving in the frame: signery:executed, then the link is answered and says so (signery:error ALREADY_RESPONDED)', async () => {
+        const { id, link } = await aShareWith('Embedded approval', 'abe@example.org', {
+          sharePurpose: 'approve',
+        });
+        const shareId = await shareIdOf(link);
+        await inSession(browser, 'embed-approve', 'desktop', async (s) => {
+          await s.page.goto(host.page(`${server.url}/s/${link}`));
+          const frame = await signerFrame(s, server);
+          await waitForEvent(s, 'ready');
+          await frame.getByRole('button', { name: 'Approve' }).click();
+          await frame.getByText('Thank you: your answer was recorded.').waitFor();
+          assert.deepEqual(await waitForEvent(s, 'executed'), [
+            { type: 'ready', documentId: id, shareId },
+            { type: 'executed', documentId: id, shareId },
+          ]);
+          // Opened again, the link is a page saying it was answered: the host hears why nothing shows.
+          await s.page.reload();
+          const again = await signerFrame(s, server);
+          await again.getByRole('heading', { name: 'You have already responded' }).waitFor();
+          const events = await waitForEvent(s, 'error');
+          assert.equal(events.length, 1);
+          assert.equal(events[0]?.code, 'ALREADY_RESPONDED');
+          await checkFrameAccessibility(s, again, 'already responded');
+        });
+      });
+
       it('a password-protected share in the frame: unlocked there with no cookie; the recipient session stays in the frame’s storage when the browser gives a third-party frame any, else in memory (a reload asks again)', async () => {
         const { id, link, shares } = await aShareWith('Embedded protected', 'pat@example.org', {
           password: 'correct horse',
