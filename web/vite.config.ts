@@ -12,12 +12,14 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
     emptyOutDir: true,
-    // Two pages sharing their styles and helpers: the signer's (index.html) and the public
-    // verification page (verify.html, issue 27, served at /verify).
+    // Three pages sharing their styles and helpers: the signer's (index.html), the public
+    // verification page (verify.html, issue 27, served at /verify) and the senders' prepare page
+    // (prepare.html, issue 40, served at /prepare).
     rollupOptions: {
       input: {
         index: fileURLToPath(new URL('index.html', import.meta.url)),
         verify: fileURLToPath(new URL('verify.html', import.meta.url)),
+        prepare: fileURLToPath(new URL('prepare.html', import.meta.url)),
       },
     },
     assetsDir: 'assets',
