@@ -281,11 +281,9 @@ export class PrepareEditor {
     kind.value = this.#kind;
     kind.addEventListener('change', () => {
       this.#kind = kind.value as FieldKind;
-      this.#arm(true);
     });
     const recipient = this.#recipientSelect(this.#toolRecipient, (value) => {
       this.#toolRecipient = value;
-      this.#arm(true);
     });
     const draw = h(
       'button',
@@ -293,9 +291,11 @@ export class PrepareEditor {
       pt('tools.draw'),
     );
     draw.addEventListener('click', (event) => {
-      // From the keyboard (no pointer: `detail` 0) a box is placed in the middle of the page in
+      // From the keyboard (no pointer) a box is placed in the middle of the page in
       // view, and moved with the arrow keys; with a pointer, the next drag on a page draws it.
-      if (event.detail === 0) this.#placeFromKeyboard();
+      // A tap's click may have `detail` 0 too: its pointer type tells it from a key.
+      const pointer = event instanceof PointerEvent && event.pointerType !== '';
+      if (event.detail === 0 && !pointer) this.#placeFromKeyboard();
       else this.#arm(!this.#armed);
     });
     this.#toolsBox.replaceChildren(
@@ -459,10 +459,13 @@ export class PrepareEditor {
     const kind = pt(`kind.${placed.kind}`);
     const name = pt('field.name', { kind, recipient: placed.recipient, page: placed.page });
     element.setAttribute('aria-label', placed.text ? `${name}: ${placed.text}` : name);
+    // What the box shows is the start of its name (WCAG 2.5.3, label in name), or its text.
     const label =
-      placed.kind === 'readOnlyText' && placed.text ? placed.text : `${kind} · ${placed.recipient}`;
+      placed.kind === 'readOnlyText' && placed.text
+        ? placed.text
+        : pt('field.short', { kind, recipient: placed.recipient });
     element.replaceChildren(
-      h('span', { class: 'prepare-field-label', 'aria-hidden': 'true' }, label),
+      h('span', { class: 'prepare-field-label' }, label),
       h('span', { class: 'prepare-handle', 'aria-hidden': 'true' }),
     );
   }
@@ -677,7 +680,7 @@ export class PrepareEditor {
       await this.#api.json<unknown[]>('POST', '/share', this.#body());
       this.#sent = true;
       const names = this.#recipients.map((r) => r.shareTo).join(', ');
-      this.#status(messageBox('success', pt('out.sent', { n: this.#recipients.length, names })));
+      this.#status(messageBox('success', pt('out.sent', { names })));
     } catch (error) {
       const message = apiMessage(error);
       const at = error instanceof ApiFailure ? blamed(message) : undefined;
