@@ -168,12 +168,13 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
         // The part of the page to draw on, in the middle of the document's view.
         const pageBox = s.page.locator(`.page[data-page="${page}"]`);
         await s.page.locator('.viewer').scrollIntoViewIfNeeded();
-        await pageBox.evaluate((element, y) => {
-          const scroller = element.closest('.viewer-scroll') as HTMLElement;
-          const box = element.getBoundingClientRect();
+        await s.page.evaluate(`(() => {
+          const page = document.querySelector('.page[data-page="${page}"]');
+          const scroller = page.closest('.viewer-scroll');
+          const box = page.getBoundingClientRect();
           const view = scroller.getBoundingClientRect();
-          scroller.scrollTop += box.top + box.height * y - (view.top + view.height / 2);
-        }, (from.y + to.y) / 2);
+          scroller.scrollTop += box.top + box.height * ${(from.y + to.y) / 2} - (view.top + view.height / 2);
+        })()`);
         await s.settle();
         const box = await pageBox.boundingBox();
         assert.ok(box);
@@ -224,7 +225,13 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
         await addRecipient(s, recipient);
         await s.capture('recipient-added');
 
-        const signatureBox = await drawField(s, 'Signature', { x: 0.55, y: 0.62 }, { x: 0.9, y: 0.7 }, pointer);
+        const signatureBox = await drawField(
+          s,
+          'Signature',
+          { x: 0.55, y: 0.62 },
+          { x: 0.9, y: 0.7 },
+          pointer,
+        );
         await s.capture('signature-drawn');
         const textBox = await drawField(s, 'Text', { x: 0.1, y: 0.5 }, { x: 0.45, y: 0.545 }, pointer);
         const readOnlyBox = await drawField(
@@ -295,7 +302,8 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
 
         let sent: unknown;
         s.page.on('request', (request: Request) => {
-          if (request.method() === 'POST' && request.url().endsWith('/api/v1/share')) sent = request.postDataJSON();
+          if (request.method() === 'POST' && request.url().endsWith('/api/v1/share'))
+            sent = request.postDataJSON();
         });
         const send = s.page.getByRole('button', { name: 'Send', exact: true });
         await send.click();
@@ -326,7 +334,10 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
           assert.ok(padBox);
           await r.draw(padBox, pointer);
           await r.page.getByRole('button', { name: 'Use it' }).click();
-          await r.page.getByRole('button', { name: /^Signature, done/ }).first().waitFor();
+          await r.page
+            .getByRole('button', { name: /^Signature, done/ })
+            .first()
+            .waitFor();
           await r.page.getByRole('button', { name: 'Sign the document' }).click();
           await r.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
         });
@@ -385,14 +396,21 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
           await prepareSendAndSign(s, { id, recipient: 'ben@example.org', pointer: 'touch' });
           // The key went in the Authorization header only: never in an address, kept for the tab.
           const keyed = calls.filter((c) => c.headers().authorization === `Bearer ${apiKey}`);
-          assert.ok(keyed.some((c) => c.url().endsWith('/api/v1/share')), 'POST /share with the key');
+          assert.ok(
+            keyed.some((c) => c.url().endsWith('/api/v1/share')),
+            'POST /share with the key',
+          );
           for (const c of calls) assert.doesNotMatch(c.url(), new RegExp(apiKey), 'no key in an address');
           assert.equal(
             await s.page.evaluate('sessionStorage.getItem("signery.prepare.apiKey")'),
             apiKey,
             'the key is kept for the tab',
           );
-          assert.equal(await s.page.evaluate('localStorage.length'), 1, 'only the viewer’s code note outlives it');
+          assert.equal(
+            await s.page.evaluate('localStorage.length'),
+            1,
+            'only the viewer’s code note outlives it',
+          );
         });
       });
 

@@ -97,10 +97,12 @@ export class PrepareEditor {
 
   /** Reads the document and its PDF, and shows the editor. */
   async open(): Promise<void> {
-    const doc = (await this.#api.json<{ results: DocumentView[] }>(
-      'GET',
-      `/documents/${encodeURIComponent(this.#documentId)}`,
-    )).results[0];
+    const doc = (
+      await this.#api.json<{ results: DocumentView[] }>(
+        'GET',
+        `/documents/${encodeURIComponent(this.#documentId)}`,
+      )
+    ).results[0];
     if (!doc) throw new Error('no document');
     this.#doc = doc;
     const { PdfViewer } = await loadViewer();
@@ -153,9 +155,7 @@ export class PrepareEditor {
       section('selected', pt('selected.title'), this.#selectedBox),
       section('out', pt('out.title'), this.#outBox),
     );
-    this.#purpose.replaceChildren(
-      ...PURPOSES.map((p) => h('option', { value: p }, pt(`purpose.${p}`))),
-    );
+    this.#purpose.replaceChildren(...PURPOSES.map((p) => h('option', { value: p }, pt(`purpose.${p}`))));
     this.#renderRecipients();
     this.#renderTools();
     this.#renderSelected();
@@ -189,7 +189,11 @@ export class PrepareEditor {
               'li',
               { class: 'prepare-recipient' },
               h('span', { class: `prepare-swatch pf-c${i % COLOURS}`, 'aria-hidden': 'true' }),
-              h('span', { class: 'prepare-recipient-name' }, `${r.shareTo} · ${pt(`purpose.${r.sharePurpose}`)}`),
+              h(
+                'span',
+                { class: 'prepare-recipient-name' },
+                `${r.shareTo} · ${pt(`purpose.${r.sharePurpose}`)}`,
+              ),
               remove,
               error ? messageBox('error', error) : null,
             );
@@ -250,7 +254,12 @@ export class PrepareEditor {
   }
 
   #colourOf(shareTo: string): number {
-    return Math.max(0, this.#recipients.findIndex((r) => r.shareTo === shareTo)) % COLOURS;
+    return (
+      Math.max(
+        0,
+        this.#recipients.findIndex((r) => r.shareTo === shareTo),
+      ) % COLOURS
+    );
   }
 
   #recipientSelect(value: string, onChange: (value: string) => void): HTMLSelectElement {
@@ -425,6 +434,7 @@ export class PrepareEditor {
     this.#fields.push(placed);
     this.#viewer?.overlay(placed.page)?.append(element);
     this.#paint(placed);
+    this.#renderOut();
     return placed;
   }
 
@@ -551,6 +561,7 @@ export class PrepareEditor {
     this.#fields = this.#fields.filter((f) => f !== placed);
     if (this.#selected === placed.id) this.#selected = undefined;
     this.#renderSelected();
+    this.#renderOut();
     announce(pt('field.deleted'));
     const next = this.#fields[Math.min(index, this.#fields.length - 1)];
     if (next) {
@@ -562,8 +573,7 @@ export class PrepareEditor {
   #select(id: number, focus: boolean): void {
     const before = this.#selected;
     this.#selected = id;
-    for (const placed of this.#fields)
-      if (placed.id === id || placed.id === before) this.#paint(placed);
+    for (const placed of this.#fields) if (placed.id === id || placed.id === before) this.#paint(placed);
     this.#renderSelected();
     const placed = this.#fields.find((f) => f.id === id);
     if (!focus || !placed) return;
@@ -715,4 +725,3 @@ export class PrepareEditor {
     if (!copied) json?.select();
   }
 }
-

@@ -133,11 +133,9 @@ async function showDocuments(api: Api, leave: HTMLElement): Promise<void> {
               'li',
               { class: 'inbox-item' },
               h('a', { href: `/prepare/${encodeURIComponent(doc.documentId)}` }, doc.documentTitle),
-              h(
-                'span',
-                { class: 'inbox-meta' },
-                ` · ${doc.pdfFile?.pages ?? '?'} p. · ${doc.workflow?.shareStateName ?? ''}`,
-              ),
+              doc.pdfFile?.pages
+                ? h('span', { class: 'inbox-meta' }, ` · ${pt('open.pages', { n: doc.pdfFile.pages })}`)
+                : null,
             ),
           ),
         )
