@@ -21,6 +21,14 @@ export default defineConfig({
         verify: fileURLToPath(new URL('verify.html', import.meta.url)),
         prepare: fileURLToPath(new URL('prepare.html', import.meta.url)),
       },
+      // What two pages share is one chunk: the signer page keeps loading its script and this chunk
+      // only, not a third file for what it shares with the prepare page alone (issue 25: the first
+      // page on a slow phone). The verification page loads that little more (the API client).
+      output: {
+        codeSplitting: {
+          groups: [{ name: 'chrome', test: /\/web\/src\/|modulepreload-polyfill/, minShareCount: 2 }],
+        },
+      },
     },
     assetsDir: 'assets',
     // Assets are always files: the page's Content-Security-Policy allows no data: URLs for scripts or fonts.

@@ -1,11 +1,11 @@
 import '../styles.css';
 import './prepare.css';
-import { showLogin, showTotp } from '../access-views.js';
 import { Api, ApiFailure, type DocumentView } from '../api.js';
 import { renderChrome } from '../chrome.js';
 import { field, focusHeading, h, messageBox, uid } from '../dom.js';
 import { pickLanguage, setLanguage, t } from '../i18n.js';
 import { apiMessage, PrepareEditor } from './editor.js';
+import { showSignIn, showTotp } from './sign-in.js';
 import { pt } from './texts.js';
 
 /**
@@ -79,40 +79,25 @@ function leaveButton(api: Api, withKey: boolean): HTMLButtonElement {
 }
 
 /** The sign-in form (a session), and beside it the API key form. */
-function showSignIn(note?: string): void {
+function signIn(note?: string): void {
   const sessionApi = new Api({ kind: 'session' });
-  showLogin(main, sessionApi, (unlocked) => {
-    if (unlocked) void start();
-    else showTotp(main, sessionApi, () => void start());
-  });
-  const key = h('input', { type: 'password', class: 'input', autocomplete: 'off', spellcheck: 'false' });
-  const feedback = h('div', { class: 'form-feedback' });
-  const form = h(
-    'form',
-    { class: 'form', novalidate: true },
-    field(pt('key.label'), key, pt('key.hint')),
-    feedback,
-    h('button', { type: 'submit', class: 'button button--secondary' }, pt('key.submit')),
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const value = key.value.trim();
-    if (!value) {
-      key.setAttribute('aria-invalid', 'true');
-      feedback.replaceChildren(messageBox('error', pt('key.empty')));
-      key.focus();
-      return;
-    }
-    storeKey(value);
-    void start();
-  });
-  const heading = h('h2', { id: 'key-title' }, pt('key.title'));
-  main.append(h('section', { class: 'card', 'aria-labelledby': heading.id }, heading, form));
-  if (note) {
-    main.querySelector('.card')?.prepend(messageBox('error', note));
-  }
-  main.dataset.view = 'login';
-  rerender = () => showSignIn(note);
+  rerender = () =>
+    showSignIn(
+      main,
+      sessionApi,
+      {
+        onSession: (unlocked) => {
+          if (unlocked) void start();
+          else showTotp(main, sessionApi, () => void start());
+        },
+        onKey: (key) => {
+          storeKey(key);
+          void start();
+        },
+      },
+      note,
+    );
+  rerender();
 }
 
 /** The sender's documents, one by id, or a PDF to upload: each leads to /prepare/<id>. */
@@ -226,7 +211,7 @@ async function start(): Promise<void> {
   try {
     if (!key) {
       const state = await api.loginState();
-      if (!state.logged) return showSignIn();
+      if (!state.logged) return signIn();
       if (state.isUnlocked === false) {
         rerender = () => showTotp(main, api, () => void start());
         return rerender();
@@ -241,9 +226,9 @@ async function start(): Promise<void> {
   } catch (error) {
     if (key && error instanceof ApiFailure && error.status === 401) {
       storeKey(undefined);
-      return showSignIn(pt('key.rejected'));
+      return signIn(pt('key.rejected'));
     }
-    if (!key && error instanceof ApiFailure && error.status === 401) return showSignIn();
+    if (!key && error instanceof ApiFailure && error.status === 401) return signIn();
     fatal(error);
   }
 }
