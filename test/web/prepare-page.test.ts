@@ -106,6 +106,11 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
     }
   });
 
+  it('the service’s home page leads to it', async () => {
+    const home = await (await fetch(`${server.url}/`)).text();
+    assert.match(home, /<a href="\/prepare">/);
+  });
+
   it('speaks every language of the signer’s page', () => {
     assert.deepEqual([...PREPARE_LANGUAGES].sort(), Object.keys(LANGUAGES).sort());
   });

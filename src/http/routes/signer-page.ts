@@ -113,7 +113,7 @@ const HOME_PAGE = `<!doctype html>
 <p>This is a service for signing documents.</p>
 <ul>
 <li>Asked to sign something? Open the link in the e-mail you received: it leads to your document.</li>
-<li>Have an account here? <a href="/sign">See the documents waiting for you</a>.</li>
+<li>Have an account here? <a href="/sign">See the documents waiting for you</a>, or <a href="/prepare">prepare one to send</a>: draw where each recipient signs.</li>
 <li>Received a signed PDF? <a href="/verify">Check it</a>: who signed, when, and whether anything changed since.</li>
 </ul>
 </main>

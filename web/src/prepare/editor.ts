@@ -663,7 +663,15 @@ export class PrepareEditor {
     const jsonField = field(pt('out.json'), json);
     jsonField.hidden = this.#json === '';
     this.#outBox.replaceChildren(
-      h('p', { class: 'hint' }, pt('fields.count', { n: this.#fields.length })),
+      h(
+        'p',
+        { class: 'hint' },
+        this.#fields.length === 0
+          ? pt('fields.empty')
+          : this.#fields.length === 1
+            ? pt('fields.one')
+            : pt('fields.count', { n: this.#fields.length }),
+      ),
       h('div', { class: 'button-row' }, send, copy),
       h('div', { class: 'prepare-status' }, this.#lastStatus ?? null),
       jsonField,
