@@ -324,6 +324,8 @@ export class PrepareEditor {
     this.#armed = armed && this.#recipients.length > 0;
     this.#toolsBox.querySelector('.prepare-draw')?.setAttribute('aria-pressed', String(this.#armed));
     this.#showArmed();
+    // On a phone the pages are under the panel: they come into view, ready for the finger.
+    if (this.#armed) this.#viewer?.element.scrollIntoView({ block: 'nearest', behavior: 'instant' });
   }
 
   #showArmed(): void {
