@@ -436,12 +436,14 @@ export class PrepareEditor {
     this.#fields.push(placed);
     this.#viewer?.overlay(placed.page)?.append(element);
     this.#paint(placed);
-    this.#renderOut();
     return placed;
   }
 
   /** A field just drawn or placed: selected, said, and focused (a read-only text: on its text). */
   #placed(placed: PlacedField): void {
+    // Only now: on a phone the panel is above the pages, and a change of its height while the
+    // finger draws would move the page under it.
+    this.#renderOut();
     this.#select(placed.id, true);
     announce(
       pt('field.added', {
