@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 /**
- * The signer's page (issue 9) and the public verification page (issue 27). Built into dist/web and served by the API server from the same origin
+ * The signer's page (issue 9), the public verification page (issue 27) and the senders' prepare page
+ * (issue 40). Built into dist/web and served by the API server from the same origin
  * (src/http/routes/signer-page.ts): `/web/assets/*` carry content hashes and are cached for a year.
  */
 export default defineConfig({
