@@ -419,7 +419,7 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
         });
       });
 
-      it('a refusal of the API is shown as its message beside the field it names, and nothing is sent', async () => {
+      it('a field moved and resized by the pointer, placed and deleted with the keyboard; a refusal of the API is shown as its message beside the field it names, and nothing is sent', async () => {
         const id = await aDocument(server, owner, { title: 'Viewer only', pdf: { pages: 1, lines } });
         await inSession(browser, 'prepare-refused', 'desktop', async (s) => {
           await s.page.goto(`${server.url}/prepare/${id}`);
@@ -428,7 +428,37 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
           await s.page.getByLabel('E-mail or user name').fill('vera@example.org');
           await s.page.getByLabel('Asked to').selectOption({ label: 'read' });
           await s.page.getByRole('button', { name: 'Add recipient' }).click();
-          await drawField(s, 'Signature', { x: 0.2, y: 0.3 }, { x: 0.5, y: 0.36 }, 'mouse');
+          const drawn = await drawField(s, 'Signature', { x: 0.2, y: 0.3 }, { x: 0.5, y: 0.36 }, 'mouse');
+          // Dragged by its body it moves, by its corner it is resized: by the pointer's way over the page.
+          const position = async () => {
+            const text = await s.page.locator('.prepare-position').innerText();
+            const [x, y, w, h] = [...text.matchAll(/\d\.\d{4}/g)].map((m) => Number(m[0]));
+            return { percentX: x, percentY: y, percentWidth: w, percentHeight: h } as Box;
+          };
+          const pageBox = await s.page.locator('.page[data-page="1"]').boundingBox();
+          const fieldBox = await s.page.locator('.prepare-field--selected').boundingBox();
+          assert.ok(pageBox && fieldBox);
+          const drag = async (from: { x: number; y: number }, by: { x: number; y: number }) => {
+            await s.page.mouse.move(from.x, from.y);
+            await s.page.mouse.down();
+            await s.page.mouse.move(from.x + by.x / 2, from.y + by.y / 2);
+            await s.page.mouse.move(from.x + by.x, from.y + by.y);
+            await s.page.mouse.up();
+          };
+          const by = { x: pageBox.width * 0.1, y: pageBox.height * 0.05 };
+          await drag({ x: fieldBox.x + fieldBox.width / 3, y: fieldBox.y + fieldBox.height / 2 }, by);
+          const moved = { ...drawn, percentX: drawn.percentX + 0.1, percentY: drawn.percentY + 0.05 };
+          assertSameBox(await position(), moved, 'moved', 0.0015);
+          const handle = await s.page.locator('.prepare-field--selected .prepare-handle').boundingBox();
+          assert.ok(handle);
+          await drag({ x: handle.x + handle.width / 2, y: handle.y + handle.height / 2 }, by);
+          const resized = {
+            ...moved,
+            percentWidth: moved.percentWidth + 0.1,
+            percentHeight: moved.percentHeight + 0.05,
+          };
+          assertSameBox(await position(), resized, 'resized', 0.0015);
+          await s.capture('moved-and-resized');
           // The keyboard places a field too: in the middle of the page in view.
           await s.page.getByLabel('Field type').selectOption({ label: 'Checkbox' });
           await s.page.getByRole('button', { name: 'Draw on the page' }).focus();
