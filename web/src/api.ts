@@ -152,7 +152,9 @@ export interface LoginState {
   isUnlocked?: boolean;
 }
 
-export type Credentials = { kind: 'share'; token: string } | { kind: 'session' };
+/** `key`: a user's API key (POST /api/key), sent like a session token (the prepare page, issue 40). */
+export type Credentials =
+  { kind: 'share'; token: string } | { kind: 'session' } | { kind: 'key'; token: string };
 
 export interface SessionOptions {
   /** A recipient session kept from earlier in this tab. */
@@ -195,6 +197,8 @@ export class Api {
     const headers = new Headers({ accept: 'application/json' });
     if (this.#credentials.kind === 'share')
       headers.set('authorization', `Bearer ${this.#session ?? this.#credentials.token}`);
+    else if (this.#credentials.kind === 'key')
+      headers.set('authorization', `Bearer ${this.#credentials.token}`);
     if (contentType) headers.set('content-type', contentType);
     let response: Response;
     try {

@@ -133,7 +133,7 @@ const HOME_PAGE = `<!doctype html>
 <p>This is a service for signing documents.</p>
 <ul>
 <li>Asked to sign something? Open the link in the e-mail you received: it leads to your document.</li>
-<li>Have an account here? <a href="/sign">See the documents waiting for you</a>.</li>
+<li>Have an account here? <a href="/sign">See the documents waiting for you</a>, or <a href="/prepare">prepare one to send</a>: draw where each recipient signs.</li>
 <li>Received a signed PDF? <a href="/verify">Check it</a>: who signed, when, and whether anything changed since.</li>
 </ul>
 </main>
@@ -235,7 +235,9 @@ function completedPage(
  * The signer's page (issue 9), served from the API's origin: GET /s/:token (an external recipient's
  * share link, Contract), GET /sign and /sign/:documentId (internal users' pending documents) answer
  * the built index.html with its Content-Security-Policy, GET /verify (with `verifyPage`: the public
- * verification page, issue 27) the built verify.html with the same policy; /web/assets/* are the built files, whose
+ * verification page, issue 27) the built verify.html, GET /prepare and /prepare/:documentId (a sender's
+ * page that places a share's fields, issue 40) the built prepare.html, all with the same policy;
+ * /web/assets/* are the built files, whose
  * names carry content hashes, so they are cached for a year. The routes read no token: the page
  * itself calls the public API.
  */
@@ -277,6 +279,7 @@ export function signerPageRoutes(
     const assetNames = existsSync(join(dir, 'assets')) ? readdirSync(join(dir, 'assets')) : [];
     const html = withEmbedders(built('index.html'), embedders);
     const verifyHtml = built('verify.html');
+    const prepareHtml = built('prepare.html');
     const assetsDir = join(dir, 'assets');
     // The served names are exactly the built ones: a request never becomes a path on disk.
     const assets = new Map<string, { path: string; size: number; type: string }>();
@@ -366,6 +369,12 @@ export function signerPageRoutes(
     app.get('/sign/:documentId', route, page);
     // The public verification page (issue 27): anyone checks a signed PDF (POST /verify, public-verify.ts).
     if (options.verifyPage) app.get('/verify', route, serve(verifyHtml, 'verification page'));
+    // The prepare page (issue 40): a sender draws a share's fields on the PDF and sends POST /share
+    // (or copies its body). It reads nothing here: the page calls the public API with the sender's
+    // session cookie or API key, so it can do nothing its caller could not do with curl.
+    const prepare = serve(prepareHtml, 'prepare page');
+    app.get('/prepare', route, prepare);
+    app.get('/prepare/:documentId', route, prepare);
 
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with
