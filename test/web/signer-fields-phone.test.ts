@@ -124,15 +124,15 @@ describe('the signer’s page: stamp and image fields, progress across reloads, 
         },
         phone,
       );
-      // In the signed PDF, each picture stands inside its field's box (MuPDF's structured text).
+      // In the signed PDF, each picture stands inside its field's box (MuPDF's trace of page 1, in
+      // points from the top left of a 612×792 page).
       const path = await writeMainFile(server, owner, id, space);
-      const stext = await tool('mutool', ['draw', '-F', 'stext', '-O', 'preserve-images', '-o', '-', path, '1']);
-      const pageBox = /<page[^>]*width="([\d.]+)" height="([\d.]+)"/.exec(stext);
-      assert.ok(pageBox, stext.slice(0, 400));
-      const [width, height] = [Number(pageBox[1]), Number(pageBox[2])];
-      const boxes = [...stext.matchAll(/<image bbox="([\d.\s-]+)"/g)].map((m) =>
-        m[1]!.trim().split(/\s+/).map(Number),
-      );
+      const trace = await tool('mutool', ['draw', '-F', 'trace', '-o', '-', path, '1']);
+      const [width, height] = [612, 792];
+      const boxes = [...trace.matchAll(/<fill_image [^>]*transform="([\d.\s-]+)"/g)].map((m) => {
+        const [a, , , d, e, f] = m[1]!.trim().split(/\s+/).map(Number);
+        return [e!, f!, e! + a!, f! + d!];
+      });
       const inside = (x: number, y: number, w: number, h: number) =>
         boxes.some(
           ([x0, y0, x1, y1]) =>
@@ -217,7 +217,7 @@ describe('the signer’s page: stamp and image fields, progress across reloads, 
 
     async function fill(s: Session, field: RegExp, label: RegExp, value: string): Promise<void> {
       await s.page.getByRole('button', { name: field }).click();
-      await s.page.getByLabel(label).fill(value);
+      await s.page.getByRole('dialog').getByLabel(label).fill(value);
       await s.page.getByRole('button', { name: 'Save', exact: true }).click();
       await s.page.locator('dialog').waitFor({ state: 'detached' });
     }
@@ -324,7 +324,7 @@ describe('the signer’s page: stamp and image fields, progress across reloads, 
             .evaluate((p) => parseFloat(getComputedStyle(p).fontSize));
           assert.ok(size >= 16, `readable at ${size}px`);
           assert.equal(await s.page.locator('.pages').isHidden(), true, 'in place of the pages');
-          const chips = text.getByRole('button', { name: /: go to the field$/ });
+          const chips = text.getByRole('button', { name: /: go to the field/ });
           assert.equal(await chips.count(), 8);
           const order = await chips.allInnerTexts();
           assert.match(order[0] ?? '', /^Text field \(required\): go to the field Company$/);
