@@ -186,16 +186,9 @@ export function showUnlock(
   const named = options.document?.title
     ? [h('p', { class: 'unlock-document' }, t('unlock.document', options.document))]
     : [];
-  card(
-    main,
-    'unlock',
-    t('unlock.title'),
-    ...named,
-    ...noteBox(options.note),
-    h('p', {}, t(intro)),
-    form,
-    { focus: first },
-  );
+  card(main, 'unlock', t('unlock.title'), ...named, ...noteBox(options.note), h('p', {}, t(intro)), form, {
+    focus: first,
+  });
 }
 
 /** Internal users: sign in with the session cookie (POST /login `cookie: true`). */

@@ -2,16 +2,7 @@ import type { ImageEntry, Position, SignatureFieldSpec, SignEntry, TextEntry } f
 import { DEFAULT_DATE_FORMAT, formatIsoDate, isoDateOf, todayIso } from './date-format.js';
 
 export type FieldKind =
-  | 'signature'
-  | 'initials'
-  | 'stamp'
-  | 'image'
-  | 'text'
-  | 'file'
-  | 'date'
-  | 'checkbox'
-  | 'select'
-  | 'number';
+  'signature' | 'initials' | 'stamp' | 'image' | 'text' | 'file' | 'date' | 'checkbox' | 'select' | 'number';
 /** Kinds filled with a picture the signer uploads (PNG or JPEG): a stamp, or any image. */
 export const PICTURE_KINDS: readonly FieldKind[] = ['stamp', 'image'];
 /** Kinds answered by a text in the sign call's `annotations` (the server checks each, field-types.ts). */
@@ -275,10 +266,7 @@ export function signBody(fields: Field[]): {
       pages: field.pages,
       position: field.position,
     };
-    if (
-      (field.kind === 'signature' || field.kind === 'initials' || field.kind === 'stamp') &&
-      field.fileId
-    ) {
+    if ((field.kind === 'signature' || field.kind === 'initials' || field.kind === 'stamp') && field.fileId) {
       signatures.push({ type: field.kind, blob: field.fileId, ...place });
     } else if (field.kind === 'image' && field.fileId) {
       images.push({ blob: field.fileId, ...place });

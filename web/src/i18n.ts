@@ -161,11 +161,10 @@ const en = {
   'picture.save': 'Add',
   'picture.invalid': 'Choose a PNG or JPEG image.',
   'readable.show': 'Read as text',
-  'readable.hide': 'Show the pages',
   'readable.shown': 'The document is shown as text. Your fields are listed where they stand.',
   'readable.title': 'The document as text',
   'readable.page': 'Page {n} of {total}',
-  'readable.field': '{kind} ({state}): go to the field',
+  'readable.field': '{name} ({state}): go to the field',
   'reject.noReason':
     'Reject without giving a reason? Press “Reject the document” again to confirm, or write a reason.',
   'delegate.self':
@@ -384,11 +383,10 @@ const de: Dictionary = {
   'picture.save': 'Hinzufügen',
   'picture.invalid': 'Wählen Sie ein PNG- oder JPEG-Bild.',
   'readable.show': 'Als Text lesen',
-  'readable.hide': 'Seiten zeigen',
   'readable.shown': 'Das Dokument wird als Text gezeigt. Ihre Felder stehen dort, wo sie im Dokument sind.',
   'readable.title': 'Das Dokument als Text',
   'readable.page': 'Seite {n} von {total}',
-  'readable.field': '{kind} ({state}): zum Feld',
+  'readable.field': '{name} ({state}): zum Feld',
   'reject.noReason':
     'Ohne Begründung ablehnen? Drücken Sie zur Bestätigung noch einmal „Dokument ablehnen“ oder schreiben Sie eine Begründung.',
   'delegate.self':
@@ -605,11 +603,10 @@ const fr: Dictionary = {
   'picture.save': 'Ajouter',
   'picture.invalid': 'Choisissez une image PNG ou JPEG.',
   'readable.show': 'Lire en texte',
-  'readable.hide': 'Afficher les pages',
   'readable.shown': 'Le document est affiché en texte. Vos champs sont listés là où ils se trouvent.',
   'readable.title': 'Le document en texte',
   'readable.page': 'Page {n} sur {total}',
-  'readable.field': '{kind} ({state}) : aller au champ',
+  'readable.field': '{name} ({state}) : aller au champ',
   'reject.noReason':
     'Refuser sans donner de motif ? Appuyez encore sur « Refuser le document » pour confirmer, ou écrivez un motif.',
   'delegate.self':

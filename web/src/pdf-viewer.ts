@@ -268,7 +268,10 @@ export class PdfViewer {
     const lines = new Map<number, { x: number; text: string }[]>();
     for (const item of content.items) {
       if (!('str' in item) || item.str.trim() === '') continue;
-      const [x, y] = viewport.convertToViewportPoint(item.transform[4] as number, item.transform[5] as number);
+      const [x, y] = viewport.convertToViewportPoint(
+        item.transform[4] as number,
+        item.transform[5] as number,
+      );
       // Words on one baseline (within a point or two) are one line.
       const key = Math.round((y ?? 0) / 2);
       const line = lines.get(key) ?? [];

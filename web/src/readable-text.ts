@@ -43,8 +43,8 @@ export class ReadableMode {
     const viewer = this.#viewer();
     if (!viewer) return;
     this.#on = on;
+    // A toggle keeps its name; its pressed state says which view is shown.
     this.button.setAttribute('aria-pressed', String(on));
-    this.button.textContent = t(on ? 'readable.hide' : 'readable.show');
     if (!on) {
       viewer.showInstead(undefined);
       return;
@@ -73,7 +73,11 @@ export class ReadableMode {
           h(
             'p',
             { class: 'readable-field' },
-            h('button', { type: 'button', class: 'button button--secondary', onclick: field.jump }, field.label),
+            h(
+              'button',
+              { type: 'button', class: 'button button--secondary', onclick: field.jump },
+              field.label,
+            ),
           ),
         );
       };

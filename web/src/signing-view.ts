@@ -346,12 +346,15 @@ export class SigningPage {
     if (!this.#signing) return [];
     return this.#fields.flatMap((field) =>
       field.pages.map((page, i) => {
-        const state = isDone(field) ? t('field.done') : t(field.required ? 'field.required' : 'field.optional');
-        const label = t('readable.field', { kind: t(`field.${field.kind}`), state });
+        const state = isDone(field)
+          ? t('field.done')
+          : t(field.required ? 'field.required' : 'field.optional');
+        // Named as the sharer named it (its tooltip), else by its kind.
+        const label = t('readable.field', { name: field.tooltip ?? t(`field.${field.kind}`), state });
         return {
           page,
           top: field.position.percentY,
-          label: field.tooltip ? `${label} ${field.tooltip}` : label,
+          label,
           jump: () =>
             void this.#readable.toggle(false).then(() => {
               const control = this.#buttons.get(field.id)?.[i];
