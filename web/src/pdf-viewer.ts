@@ -271,7 +271,7 @@ export class PdfViewer {
       const [x, y] = viewport.convertToViewportPoint(
         item.transform[4] as number,
         item.transform[5] as number,
-      );
+      ) as number[];
       // Words on one baseline (within a point or two) are one line.
       const key = Math.round((y ?? 0) / 2);
       const line = lines.get(key) ?? [];

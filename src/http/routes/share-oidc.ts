@@ -49,7 +49,9 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                       'The share has a one-time code, sent by POST /share/otp by SMS or e-mail; null: none.',
                   }),
                 }),
-                documentTitle: Type.String({ description: 'The document’s title, as the invitation gave it.' }),
+                documentTitle: Type.String({
+                  description: 'The document’s title, as the invitation gave it.',
+                }),
                 sharedBy: Type.String({
                   description: 'Who shared it: their display name, else their login name.',
                 }),
