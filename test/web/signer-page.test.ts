@@ -1087,6 +1087,9 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
         const cityField = (shares[0].signatureFields as { customId?: string; fieldId: string }[]).find(
           (field) => field.customId === 'city',
         )?.fieldId;
+        const fieldOf = (type: string) =>
+          (shares[0].signatureFields as { type: string; fieldId: string }[]).find((f) => f.type === type)
+            ?.fieldId;
         assert.match(cityField ?? '', /^fld_/);
         await inSession(browser, 'fields-keyboard-de', 'phone', async (s) => {
           let signBody: unknown;
@@ -1158,12 +1161,15 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
               {
                 type: 'signature',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[0]?.blob,
+                // Each entry names its field, with the field's pages and position (issue 40).
+                fieldId: fieldOf('signature'),
                 pages: [1],
                 position: at(0.55, 0.8),
               },
               {
                 type: 'initials',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[1]?.blob,
+                fieldId: fieldOf('initials'),
                 pages: [2],
                 position: at(0.8, 0.9, 0.12, 0.05),
               },

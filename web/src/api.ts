@@ -341,9 +341,13 @@ export class Api {
     return this.upload(path, png, `${kind}.png`);
   }
 
-  /** A stamp for a stamp field (POST /share/upload/stamp): its id is the sign entry's `blob`. */
-  async uploadStamp(image: File): Promise<{ id: string }> {
+  /**
+   * A stamp for a stamp field (POST /share/upload/stamp): its id is the sign entry's `blob`. An internal
+   * recipient names the document first, as for the other recipient uploads.
+   */
+  async uploadStamp(documentId: string, image: File): Promise<{ id: string }> {
     const form = new FormData();
+    if (!this.isShare) form.append('id', documentId);
     form.append('file', image, image.name);
     return (await this.#send('POST', '/share/upload/stamp', form)).json() as Promise<{ id: string }>;
   }

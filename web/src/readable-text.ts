@@ -35,6 +35,13 @@ export class ReadableMode {
     this.button.addEventListener('click', () => void this.toggle());
   }
 
+  /** A new render of the page (a new viewer, perhaps a new language): the pages again, the words anew. */
+  reset(): void {
+    this.#on = false;
+    this.button.setAttribute('aria-pressed', 'false');
+    this.button.textContent = t('readable.show');
+  }
+
   get on(): boolean {
     return this.#on;
   }

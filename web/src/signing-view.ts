@@ -219,6 +219,7 @@ export class SigningPage {
     this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
     // Above the pages, scrolling with them: what the document is, and what happened to it.
     const lead = h('div', { class: 'doc-lead' }, header, this.#notice);
+    this.#readable.reset();
     if (this.#doc.pdfFile) lead.append(h('div', { class: 'readable-bar' }, this.#readable.button));
     if (this.#signing && !this.#fieldsFromShare) lead.append(this.#placementPanel());
     // On a slow phone pdf.js takes seconds to arrive: meanwhile the title and the first page as the
@@ -406,7 +407,8 @@ export class SigningPage {
   #placeFields(): void {
     const viewer = this.#viewer;
     if (!viewer) return;
-    for (const controls of this.#buttons.values()) for (const c of controls) c.remove();
+    for (const controls of this.#buttons.values())
+      for (const c of controls) (c.closest('.field-check') ?? c).remove();
     this.#buttons.clear();
     // DOM order is visiting order, so Tab goes through the fields in order too.
     for (const field of this.#fields) {
@@ -573,7 +575,7 @@ export class SigningPage {
         if (!picture) return;
         const fileId =
           field.kind === 'stamp'
-            ? (await this.#ctx.api.uploadStamp(picture)).id
+            ? (await this.#ctx.api.uploadStamp(this.#documentId, picture)).id
             : (await this.#ctx.api.uploadPicture(picture)).file.id;
         const data = await dataUrlOf(picture);
         if (data) this.#pictures.set(fileId, data);
