@@ -2,6 +2,7 @@ import type { Deps } from '../core/deps.js';
 import { offeredProviders } from '../core/sharing/identity-factors.js';
 import { needsCode } from '../core/sharing/share-protection.js';
 import type { Recipient } from '../core/access/recipient-caller.js';
+import { sharerOf } from '../core/sharing/share-links.js';
 import { shareOptions } from '../core/sharing/share-types.js';
 import { SHARE_OIDC_PATH } from './start-share-oidc.js';
 
@@ -20,6 +21,12 @@ export interface ShareProviders {
    * code (where POST /share/otp sends it), or null when the share has none.
    */
   unlockWith: { password: boolean; code: 'sms' | 'email' | null };
+  /**
+   * What the invitation said already, so a locked page can say it too (issue 40): the document's
+   * title and who sent it (their display name, else their login name).
+   */
+  documentTitle: string;
+  sharedBy: string;
 }
 
 /**
@@ -33,6 +40,10 @@ export async function listShareProviders(deps: Deps, recipient: Recipient): Prom
     .selectAll()
     .where('id', '=', recipient.shareId)
     .executeTakeFirstOrThrow();
+  const [document, sender] = await Promise.all([
+    deps.db.selectFrom('documents').select('title').where('id', '=', share.document_id).executeTakeFirst(),
+    sharerOf(deps.db, share.shared_by),
+  ]);
   return {
     providers: offeredProviders(shareOptions(share).allowedOAuths, deps.config.oidcProviders).map((p) => ({
       name: p.name,
@@ -47,5 +58,7 @@ export async function listShareProviders(deps: Deps, recipient: Recipient): Prom
       password: share.password_hash !== null,
       code: needsCode(share) ? (share.phone ? 'sms' : 'email') : null,
     },
+    documentTitle: document?.title ?? '',
+    sharedBy: sender?.name ?? share.shared_by,
   };
 }

@@ -75,7 +75,7 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     const to = [{ sharePurpose: 'review', ...recipient }];
     const { id, shares: made } = await aSharedDocument(server, owner, { title, pdf: null, to });
     const token = await linkOf(server.smtp, String(recipient.shareTo), new RegExp(`${title}\\b`));
-    return { documentId: id, share: made[0], token };
+    return { documentId: id, share: made[0], token, title };
   }
 
   const start = (provider: string, token: string) =>
@@ -100,7 +100,10 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
     )?.failures ?? 0;
 
   it('a share with allowedOAuths offers its configured providers and its link stays locked until one proves the recipient', async () => {
-    const { share, token } = await shareWith({ shareTo: 'rita@example.org', allowedOAuths: ['corp'] });
+    const { share, token, title } = await shareWith({
+      shareTo: 'rita@example.org',
+      allowedOAuths: ['corp'],
+    });
     assert.deepEqual(share.identityProviders, [{ name: 'corp', label: 'Corporate login' }]);
     assert.deepEqual(share.allowedOAuths, ['corp']);
     const locked = await server.api('GET', '/share/document', { token });
@@ -112,6 +115,9 @@ describe('spec Authentication 6 and Sharing rule 3: external recipients prove wh
       providers: [{ name: 'corp', label: 'Corporate login', start: `${PUBLIC_URL}/api/v1/share/oidc/corp` }],
       isUnlocked: false,
       unlockWith: { password: false, code: null },
+      // What the invitation said already (issue 40): the locked page names the document and sender.
+      documentTitle: title,
+      sharedBy: share.sharedByDisplayName,
     });
     const unlockFirst = await server.api('POST', '/share/unlock', { token, body: { password: 'whatever' } });
     assert.equal(unlockFirst.status, 403, 'the identity provider comes first');

@@ -73,13 +73,19 @@ export class Session {
     });
   }
 
-  static async open(browser: Browser, name: string, size: Size): Promise<Session> {
+  /** `deviceScaleFactor`: a phone's real density (3) where a test measures what a finger meets. */
+  static async open(
+    browser: Browser,
+    name: string,
+    size: Size,
+    options: { deviceScaleFactor?: number } = {},
+  ): Promise<Session> {
     const dir = join(ARTIFACTS, name);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     const context = await browser.newContext({
       viewport: SIZES[size],
-      deviceScaleFactor: 1,
+      deviceScaleFactor: options.deviceScaleFactor ?? 1,
       hasTouch: size === 'phone',
       isMobile: false,
       acceptDownloads: true,
@@ -226,8 +232,9 @@ export async function inSession(
   name: string,
   size: Size,
   use: (session: Session) => Promise<void>,
+  options: { deviceScaleFactor?: number } = {},
 ): Promise<void> {
-  const session = await Session.open(browser, name, size);
+  const session = await Session.open(browser, name, size, options);
   try {
     await use(session);
     assert.deepEqual(session.problems, []);

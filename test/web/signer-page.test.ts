@@ -704,7 +704,8 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.page.goto(link(token));
           await s.page.getByRole('heading', { name: 'Confirm that it is you' }).waitFor();
           await s.capture('locked');
-          await s.tabTo(/^Password$/);
+          // Focus starts in the password field, the one thing to do there (issue 40).
+          await s.expectFocus('Password');
           await s.page.keyboard.type('open sesame');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Protected by keyboard' }).waitFor();
@@ -852,11 +853,10 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.page.keyboard.press('Enter');
           // Back on the link: the identity is proven, the password is still owed.
           await s.page.getByText('Corporate login confirmed who you are.', { exact: false }).waitFor();
-          await s.expectFocus('Confirm that it is you');
+          await s.expectFocus('Password');
           assert.equal(s.page.url(), publicLink(token));
           assert.equal(await providerButton(s).count(), 0);
           await s.capture('identity-confirmed');
-          await s.tabTo(/^Password$/);
           await s.page.keyboard.type('open sesame');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Identity and password' }).waitFor();
@@ -1087,6 +1087,9 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
         const cityField = (shares[0].signatureFields as { customId?: string; fieldId: string }[]).find(
           (field) => field.customId === 'city',
         )?.fieldId;
+        const fieldOf = (type: string) =>
+          (shares[0].signatureFields as { type: string; fieldId: string }[]).find((f) => f.type === type)
+            ?.fieldId;
         assert.match(cityField ?? '', /^fld_/);
         await inSession(browser, 'fields-keyboard-de', 'phone', async (s) => {
           let signBody: unknown;
@@ -1158,12 +1161,15 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
               {
                 type: 'signature',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[0]?.blob,
+                // Each entry names its field, with the field's pages and position (issue 40).
+                fieldId: fieldOf('signature'),
                 pages: [1],
                 position: at(0.55, 0.8),
               },
               {
                 type: 'initials',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[1]?.blob,
+                fieldId: fieldOf('initials'),
                 pages: [2],
                 position: at(0.8, 0.9, 0.12, 0.05),
               },

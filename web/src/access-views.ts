@@ -12,13 +12,24 @@ export interface Note {
 
 const noteBox = (note: Note | undefined) => (note ? [messageBox(note.kind, t(note.key, note.values))] : []);
 
-/** A titled card with a form: the unlock, sign-in and verification screens. */
-function card(main: HTMLElement, view: string, title: string, ...content: HTMLElement[]): HTMLElement {
+/**
+ * A titled card with a form: the unlock, sign-in and verification screens. Focus goes to the heading,
+ * or to `focus` (the unlock screen's first field: the one thing to do there).
+ */
+function card(
+  main: HTMLElement,
+  view: string,
+  title: string,
+  ...content: (HTMLElement | { focus: HTMLElement })[]
+): HTMLElement {
   const heading = h('h1', { id: `${view}-title` }, title);
-  const section = h('section', { class: 'card', 'aria-labelledby': heading.id }, heading, ...content);
+  const shown = content.filter((c): c is HTMLElement => c instanceof HTMLElement);
+  const focus = content.find((c): c is { focus: HTMLElement } => !(c instanceof HTMLElement));
+  const section = h('section', { class: 'card', 'aria-labelledby': heading.id }, heading, ...shown);
   main.replaceChildren(section);
   main.dataset.view = view;
-  focusHeading(heading);
+  if (focus) focus.focus.focus();
+  else focusHeading(heading);
   return section;
 }
 
@@ -65,7 +76,13 @@ export function showUnlock(
   main: HTMLElement,
   api: Api,
   onUnlocked: () => void,
-  options: { note?: Note; onIdentityRequired?: () => void; unlockWith?: UnlockWith } = {},
+  options: {
+    note?: Note;
+    onIdentityRequired?: () => void;
+    unlockWith?: UnlockWith;
+    /** What the invitation named (GET /share/oidc): the document and its sender. */
+    document?: { title: string; sender: string };
+  } = {},
 ): void {
   const told = options.unlockWith;
   const asks = told && (told.password || told.code) ? told : { password: true, code: 'email' };
@@ -164,7 +181,14 @@ export function showUnlock(
       : asks.password
         ? 'unlock.introPassword'
         : 'unlock.introCode';
-  card(main, 'unlock', t('unlock.title'), ...noteBox(options.note), h('p', {}, t(intro)), form);
+  // The document and its sender, as the invitation named them (issue 40: the unlock screen said
+  // neither); focus in the first field, where the recipient starts.
+  const named = options.document?.title
+    ? [h('p', { class: 'unlock-document' }, t('unlock.document', options.document))]
+    : [];
+  card(main, 'unlock', t('unlock.title'), ...named, ...noteBox(options.note), h('p', {}, t(intro)), form, {
+    focus: first,
+  });
 }
 
 /** Internal users: sign in with the session cookie (POST /login `cookie: true`). */

@@ -84,6 +84,8 @@ export interface ShareView {
   otpPhone?: string;
   identityProviders?: { name: string; label: string }[];
   identityVerified?: { provider: string; at: string };
+  /** The recipient's own address (the share's `shareTo`). */
+  sharedWith?: string[];
   /** GET /inbox adds the document's title (and its share state). */
   documentTitle?: string;
   documentShareState?: string | null;
@@ -104,6 +106,9 @@ export interface ShareProviders {
   isUnlocked: boolean;
   /** What else unlocks the share: its password, and a one-time code sent by SMS or e-mail. */
   unlockWith?: UnlockWith;
+  /** What the invitation said already: the document's title and who sent it. */
+  documentTitle?: string;
+  sharedBy?: string;
 }
 
 export interface UnlockWith {
@@ -132,8 +137,19 @@ export interface UploadAnswer {
 }
 
 export interface SignEntry {
-  type: 'signature' | 'initials';
+  type: 'signature' | 'initials' | 'stamp';
+  /** An upload's file id; for a stamp, the stamp id POST /share/upload/stamp answered. */
   blob: string;
+  /** The share's field it fills (with its own pages and position beside it). */
+  fieldId?: string;
+  pages: number[];
+  position: Position;
+}
+
+/** spec: Image entry, filling an image field. */
+export interface ImageEntry {
+  blob: string;
+  fieldId?: string;
   pages: number[];
   position: Position;
 }
@@ -329,6 +345,22 @@ export class Api {
     return this.upload(path, png, `${kind}.png`);
   }
 
+  /**
+   * A stamp for a stamp field (POST /share/upload/stamp): its id is the sign entry's `blob`. An internal
+   * recipient names the document first, as for the other recipient uploads.
+   */
+  async uploadStamp(documentId: string, image: File): Promise<{ id: string }> {
+    const form = new FormData();
+    if (!this.isShare) form.append('id', documentId);
+    form.append('file', image, image.name);
+    return (await this.#send('POST', '/share/upload/stamp', form)).json() as Promise<{ id: string }>;
+  }
+
+  /** An image for an image field: /share/upload/file for a link, /files/saveFile for a user. */
+  uploadPicture(image: File): Promise<UploadAnswer> {
+    return this.upload(this.isShare ? '/share/upload/file' : '/files/saveFile', image, image.name);
+  }
+
   submitFile(documentId: string, fieldId: string, file: File): Promise<UploadAnswer> {
     const fields: Record<string, string> = { fieldId };
     if (!this.isShare) fields.id = documentId;
@@ -337,7 +369,7 @@ export class Api {
 
   sign(
     version: number,
-    body: { id: string; signatures: SignEntry[]; annotations?: TextEntry[] },
+    body: { id: string; signatures: SignEntry[]; annotations?: TextEntry[]; images?: ImageEntry[] },
   ): Promise<{ status: string; shareStateName: string | null }> {
     return this.json('PUT', `/share/document/sign/${version}`, body);
   }

@@ -67,3 +67,28 @@ export function answerOf(field: Field, value: string): string {
     ? formatIsoDate(value, field.dateFormat ?? DEFAULT_DATE_FORMAT)
     : value;
 }
+
+/**
+ * The dialog that fills a stamp or an image field: a PNG or JPEG picture (the server decodes it and
+ * refuses anything else). The field's own label (its `tooltip`) says what is wanted.
+ */
+export function pictureForm(field: Field): FormOptions {
+  return {
+    title: t(field.kind === 'stamp' ? 'picture.stampTitle' : 'picture.imageTitle'),
+    ...(field.tooltip ? { intro: field.tooltip } : {}),
+    inputs: [
+      {
+        name: 'picture',
+        label: t('picture.label'),
+        kind: 'file',
+        required: true,
+        accept: 'image/png,image/jpeg',
+        validate: (_value, control) => {
+          const file = 'files' in control ? control.files?.[0] : undefined;
+          return file && !['image/png', 'image/jpeg'].includes(file.type) ? t('picture.invalid') : undefined;
+        },
+      },
+    ],
+    confirm: t('picture.save'),
+  };
+}

@@ -1,8 +1,10 @@
-import type { Position, SignatureFieldSpec, SignEntry, TextEntry } from './api.js';
+import type { ImageEntry, Position, SignatureFieldSpec, SignEntry, TextEntry } from './api.js';
 import { DEFAULT_DATE_FORMAT, formatIsoDate, isoDateOf, todayIso } from './date-format.js';
 
 export type FieldKind =
-  'signature' | 'initials' | 'text' | 'file' | 'date' | 'checkbox' | 'select' | 'number';
+  'signature' | 'initials' | 'stamp' | 'image' | 'text' | 'file' | 'date' | 'checkbox' | 'select' | 'number';
+/** Kinds filled with a picture the signer uploads (PNG or JPEG): a stamp, or any image. */
+export const PICTURE_KINDS: readonly FieldKind[] = ['stamp', 'image'];
 /** Kinds answered by a text in the sign call's `annotations` (the server checks each, field-types.ts). */
 export type ValueKind = 'text' | 'date' | 'checkbox' | 'select' | 'number';
 
@@ -83,6 +85,9 @@ function round(value: number): number {
 function kindOf(spec: SignatureFieldSpec): FieldKind | undefined {
   if (spec.type === 'signature' || spec.type === 'wacom') return 'signature';
   if (spec.type === 'initials') return 'initials';
+  // Optional only (POST /share refuses required ones): shown, and filled or skipped (issue 40).
+  if (spec.type === 'stamp') return 'stamp';
+  if (spec.type === 'image') return 'image';
   if (spec.type === 'annotation') {
     if (spec.subtype === SUBMITTED_FILE) return 'file';
     // Read-only text is annotated by the server with its predefined text: nothing to fill in.
@@ -209,7 +214,8 @@ export function initialsOnEveryPage(pageCount: number): Field {
 }
 
 export function isDone(field: Field): boolean {
-  if (field.kind === 'signature' || field.kind === 'initials') return field.fileId !== undefined;
+  if (field.kind === 'signature' || field.kind === 'initials' || PICTURE_KINDS.includes(field.kind))
+    return field.fileId !== undefined;
   if (field.kind === 'file') return field.fileName !== undefined;
   if (field.kind === 'checkbox') return field.text === 'true';
   return (field.text ?? '').trim() !== '';
@@ -241,15 +247,29 @@ export function numberProblem(
 }
 
 /**
- * The body of the sign call for what was filled in: signatures and initials as entries, the value
- * fields as text annotations naming their field (a box checked or not, `true`/`false`).
+ * The body of the sign call for what was filled in: signatures, initials and stamps as entries, images
+ * as image entries, the value fields as text annotations (a box checked or not, `true`/`false`). Each
+ * names its field (`fieldId`) and carries the field's pages and position too, so a server that takes
+ * them from the field and one that takes them from the entry agree.
  */
-export function signBody(fields: Field[]): { signatures: SignEntry[]; annotations: TextEntry[] } {
+export function signBody(fields: Field[]): {
+  signatures: SignEntry[];
+  annotations: TextEntry[];
+  images: ImageEntry[];
+} {
   const signatures: SignEntry[] = [];
   const annotations: TextEntry[] = [];
+  const images: ImageEntry[] = [];
   for (const field of fields) {
-    if ((field.kind === 'signature' || field.kind === 'initials') && field.fileId) {
-      signatures.push({ type: field.kind, blob: field.fileId, pages: field.pages, position: field.position });
+    const place = {
+      ...(field.answerId ? { fieldId: field.answerId } : {}),
+      pages: field.pages,
+      position: field.position,
+    };
+    if ((field.kind === 'signature' || field.kind === 'initials' || field.kind === 'stamp') && field.fileId) {
+      signatures.push({ type: field.kind, blob: field.fileId, ...place });
+    } else if (field.kind === 'image' && field.fileId) {
+      images.push({ blob: field.fileId, ...place });
     } else if (
       isValueKind(field.kind) &&
       field.text?.trim() &&
@@ -264,5 +284,5 @@ export function signBody(fields: Field[]): { signatures: SignEntry[]; annotation
       });
     }
   }
-  return { signatures, annotations };
+  return { signatures, annotations, images };
 }

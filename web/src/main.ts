@@ -218,6 +218,9 @@ async function startShare(token: string): Promise<void> {
         showUnlock(main, api, () => void open(true), {
           ...(note ? { note } : {}),
           ...(state.unlockWith ? { unlockWith: state.unlockWith } : {}),
+          ...(state.documentTitle
+            ? { document: { title: state.documentTitle, sender: state.sharedBy ?? '' } }
+            : {}),
           onIdentityRequired: () => void open(false),
         });
     }

@@ -256,6 +256,49 @@ export class PdfViewer {
     this.#setCurrent(target.number);
   }
 
+  /**
+   * A page's text as lines, top to bottom, each with where it starts (a fraction of the page's height
+   * from its top): the readable mode reflows them (readable-text.ts).
+   */
+  async textLines(number: number): Promise<{ text: string; top: number }[]> {
+    const page = await this.#pdf?.getPage(number);
+    if (!page) return [];
+    const viewport = page.getViewport({ scale: 1 });
+    const content = await page.getTextContent();
+    const lines = new Map<number, { x: number; text: string }[]>();
+    for (const item of content.items) {
+      if (!('str' in item) || item.str.trim() === '') continue;
+      const [x, y] = viewport.convertToViewportPoint(
+        item.transform[4] as number,
+        item.transform[5] as number,
+      ) as number[];
+      // Words on one baseline (within a point or two) are one line.
+      const key = Math.round((y ?? 0) / 2);
+      const line = lines.get(key) ?? [];
+      line.push({ x: x ?? 0, text: item.str });
+      lines.set(key, line);
+    }
+    return [...lines.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([key, words]) => ({
+        text: words
+          .sort((a, b) => a.x - b.x)
+          .map((w) => w.text.trim())
+          .join(' '),
+        top: Math.max(0, (key * 2) / viewport.height),
+      }));
+  }
+
+  /** Shows `panel` (the readable text) in place of the pages, or the pages again without one. */
+  showInstead(panel: HTMLElement | undefined): void {
+    this.#scroller.querySelector('.pages-instead')?.remove();
+    this.#pagesBox.hidden = panel !== undefined;
+    if (panel) {
+      panel.classList.add('pages-instead');
+      this.#pagesBox.after(panel);
+    }
+  }
+
   /** Scrolls an element inside the document into the middle of the view. */
   reveal(element: HTMLElement): void {
     element.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });

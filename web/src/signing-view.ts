@@ -1,6 +1,6 @@
 import { ApiFailure, NetworkFailure, type Api, type DocumentView, type ShareView } from './api.js';
 import { formDialog, signatureDialog } from './dialogs.js';
-import { answerOf, valueForm } from './field-forms.js';
+import { answerOf, pictureForm, valueForm } from './field-forms.js';
 import { announce, append, focusHeading, h, messageBox } from './dom.js';
 import {
   clampPosition,
@@ -8,6 +8,7 @@ import {
   initialsOnEveryPage,
   isDone,
   isValueKind,
+  PICTURE_KINDS,
   placedSignature,
   shownAnswer,
   signBody,
@@ -16,6 +17,8 @@ import {
 } from './fields.js';
 import { t, type MessageKey } from './i18n.js';
 import type { PdfViewer } from './pdf-viewer.js';
+import { dataUrlOf, ProgressStore } from './progress-store.js';
+import { ReadableMode, type ReadableField } from './readable-text.js';
 import { loadViewer } from './viewer-code.js';
 import { notifyEmbedder } from './notify-embedder.js';
 
@@ -83,6 +86,14 @@ export class SigningPage {
   #fieldsFromShare: boolean;
   #initialsEverywhere = false;
   #images: Partial<Record<'signature' | 'initials', { fileId: string; url: string }>> = {};
+  /** The pictures given (signatures, initials, stamps, images) as data URLs, by upload id: kept for reloads. */
+  #pictures = new Map<string, string>();
+  #progressStore: ProgressStore | undefined;
+  /** The document's text reflowed, for phones (readable-text.ts). */
+  readonly #readable = new ReadableMode(
+    () => this.#viewer,
+    () => this.#readableFields(),
+  );
   /** Each field's controls, one per page it is on. */
   #buttons = new Map<string, FieldControl[]>();
   #visited = -1;
@@ -209,6 +220,8 @@ export class SigningPage {
     this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
     // Above the pages, scrolling with them: what the document is, and what happened to it.
     const lead = h('div', { class: 'doc-lead' }, header, this.#notice);
+    this.#readable.reset();
+    if (this.#doc.pdfFile) lead.append(h('div', { class: 'readable-bar' }, this.#readable.button));
     if (this.#signing && !this.#fieldsFromShare) lead.append(this.#placementPanel());
     // On a slow phone pdf.js takes seconds to arrive: meanwhile the title and the first page as the
     // server drew it (issue 25: "the first page visible within 2 s on a slow phone profile").
@@ -298,7 +311,10 @@ export class SigningPage {
       viewer.fail(messageBox('error', t('viewer.failed', { message })));
       return;
     }
-    if (this.#fields.length === 0) this.#fields = this.#initialFields(viewer.pageCount);
+    if (this.#fields.length === 0) {
+      this.#fields = this.#initialFields(viewer.pageCount);
+      if (this.#signing) this.#restoreProgress(fileId);
+    }
     if (this.#signing) this.#placeFields();
     this.#updateProgress();
   }
@@ -314,6 +330,48 @@ export class SigningPage {
       });
     }
     return [placedSignature(pageCount, this.#viewer?.signatures ?? [])];
+  }
+
+  // --- progress kept for the tab (progress-store.ts) ---
+
+  #restoreProgress(pdfFileId: string): void {
+    this.#progressStore = new ProgressStore(this.#share?.shareId ?? this.#documentId, pdfFileId);
+    if (!this.#progressStore.restore(this.#fields, this.#pictures)) return;
+    // A signature or initials given before the reload fills the other such fields too, as it did.
+    for (const field of this.#fields)
+      if ((field.kind === 'signature' || field.kind === 'initials') && field.fileId && field.previewUrl)
+        this.#images[field.kind] ??= { fileId: field.fileId, url: field.previewUrl };
+  }
+
+  /** The signer's fields as the readable text lists them, each a way back to itself on its page. */
+  #readableFields(): ReadableField[] {
+    if (!this.#signing) return [];
+    return this.#fields.flatMap((field) =>
+      field.pages.map((page, i) => {
+        const state = isDone(field)
+          ? t('field.done')
+          : t(field.required ? 'field.required' : 'field.optional');
+        // Named as the sharer named it (its tooltip), else by its kind.
+        const label = t('readable.field', { name: field.tooltip ?? t(`field.${field.kind}`), state });
+        return {
+          page,
+          top: field.position.percentY,
+          label,
+          jump: () =>
+            void this.#readable.toggle(false).then(() => {
+              const control = this.#buttons.get(field.id)?.[i];
+              if (!control) return;
+              this.#visited = this.#fields.indexOf(field);
+              this.#viewer?.reveal(control);
+              control.focus({ preventScroll: true });
+            }),
+        };
+      }),
+    );
+  }
+
+  #keepProgress(): void {
+    this.#progressStore?.save(this.#fields, this.#pictures);
   }
 
   // --- fields ---
@@ -350,7 +408,8 @@ export class SigningPage {
   #placeFields(): void {
     const viewer = this.#viewer;
     if (!viewer) return;
-    for (const controls of this.#buttons.values()) for (const c of controls) c.remove();
+    for (const controls of this.#buttons.values())
+      for (const c of controls) (c.closest('.field-check') ?? c).remove();
     this.#buttons.clear();
     // DOM order is visiting order, so Tab goes through the fields in order too.
     for (const field of this.#fields) {
@@ -359,7 +418,7 @@ export class SigningPage {
         const overlay = viewer.overlay(page);
         if (!overlay) continue;
         const control = field.kind === 'checkbox' ? this.#checkbox(field) : this.#fieldButton(field);
-        overlay.append(control);
+        overlay.append(control.closest('.field-check') ?? control);
         controls.push(control);
       }
       this.#buttons.set(field.id, controls);
@@ -386,11 +445,20 @@ export class SigningPage {
   /** A checkbox field is the native checkbox itself, checked in place (Space with the keyboard). */
   #checkbox(field: Field): HTMLInputElement {
     const box = h('input', { type: 'checkbox', class: 'field field--checkbox', 'data-field': field.id });
+    // A tap target of 44×44 around the box, with a visible caption above it (styles.css), so the
+    // box neither covers its clause nor goes unnamed (issue 40).
+    h(
+      'label',
+      { class: 'field-check' },
+      box,
+      h('span', { class: 'field-caption', 'aria-hidden': 'true' }, field.tooltip ?? t('field.checkbox')),
+    );
     box.addEventListener('change', () => {
       field.text = String(box.checked);
       // The same box on other pages follows.
       this.#paintField(field);
       this.#updateProgress();
+      this.#keepProgress();
     });
     return box;
   }
@@ -398,12 +466,7 @@ export class SigningPage {
   #paintField(field: Field): void {
     const done = isDone(field);
     for (const [i, control] of (this.#buttons.get(field.id) ?? []).entries()) {
-      const { percentX, percentY, percentWidth, percentHeight } = field.position;
-      control.style.left = `${percentX * 100}%`;
-      control.style.top = `${percentY * 100}%`;
-      // A checkbox is square, as high as its box (styles.css).
-      if (field.kind !== 'checkbox') control.style.width = `${percentWidth * 100}%`;
-      control.style.height = `${percentHeight * 100}%`;
+      placeOnPage(control.closest<HTMLElement>('.field-check') ?? control, field);
       control.classList.toggle('field--done', done);
       control.classList.toggle('field--movable', field.movable);
       control.disabled = !this.#signing;
@@ -422,8 +485,11 @@ export class SigningPage {
       if (field.movable) label += `. ${t('fields.placeHint')}`;
       control.setAttribute('aria-label', label);
       control.replaceChildren(
-        done && field.previewUrl ? h('img', { src: field.previewUrl, alt: '' }) : h('span', {}, visible),
+        done && field.previewUrl
+          ? h('img', { src: field.previewUrl, alt: '' })
+          : h('span', { class: 'field-text' }, visible),
       );
+      fitLabel(control);
     }
   }
 
@@ -437,6 +503,8 @@ export class SigningPage {
     const cta: Partial<Record<FieldKind, MessageKey>> = {
       signature: 'field.signHere',
       initials: 'field.initialHere',
+      stamp: 'field.stampHere',
+      image: 'field.imageHere',
       file: 'field.attachHere',
       select: 'field.chooseHere',
     };
@@ -496,9 +564,23 @@ export class SigningPage {
           if (!png) return;
           const uploaded = await this.#ctx.api.uploadImage(kind, png);
           const image = { fileId: uploaded.file.id, url: URL.createObjectURL(png) };
+          const data = await dataUrlOf(png);
+          if (data) this.#pictures.set(image.fileId, data);
           this.#images[kind] = image;
           Object.assign(field, { fileId: image.fileId, previewUrl: image.url });
         }
+      } else if (PICTURE_KINDS.includes(field.kind)) {
+        // A stamp or an image, PNG or JPEG (the server decodes it and refuses anything else).
+        const answer = await formDialog(pictureForm(field));
+        const picture = answer?.files.picture;
+        if (!picture) return;
+        const fileId =
+          field.kind === 'stamp'
+            ? (await this.#ctx.api.uploadStamp(this.#documentId, picture)).id
+            : (await this.#ctx.api.uploadPicture(picture)).file.id;
+        const data = await dataUrlOf(picture);
+        if (data) this.#pictures.set(fileId, data);
+        Object.assign(field, { fileId, previewUrl: URL.createObjectURL(picture) });
       } else if (isValueKind(field.kind)) {
         const answer = await formDialog(valueForm(field));
         if (!answer) return;
@@ -525,6 +607,7 @@ export class SigningPage {
     }
     this.#paintField(field);
     this.#updateProgress();
+    this.#keepProgress();
     announce(t('fields.progress', { done: this.#fields.filter(isDone).length, total: this.#fields.length }));
     this.#advance(field);
   }
@@ -690,7 +773,11 @@ export class SigningPage {
       );
     } else if (this.#outcome === 'rejected') content = notice(t('state.rejected'), t('reject.done'), 'info');
     else if (this.#outcome === 'delegated')
-      content = notice(t('delegate.title'), t('delegate.done', { email: this.#delegatedTo }), 'success');
+      content = notice(
+        t('delegate.doneTitle', { email: this.#delegatedTo }),
+        t('delegate.done', { email: this.#delegatedTo }),
+        'success',
+      );
     else if (this.#outcome === 'executed') content = notice(t('executed.done'), '', 'success');
     else if (state === 'completed')
       content = notice(t('state.completed'), t('state.completedBody'), 'success');
@@ -751,6 +838,8 @@ export class SigningPage {
   async #finish(outcome: Outcome): Promise<void> {
     this.#outcome = outcome;
     notifyEmbedder(outcome, { documentId: this.#documentId, shareId: this.#share?.shareId });
+    // Done with the request: what was kept for a reload goes.
+    this.#progressStore?.clear();
     // Done: the page shows the outcome and what comes next, no longer what was asked.
     this.#ask?.remove();
     this.#actionStatus.replaceChildren();
@@ -787,6 +876,7 @@ export class SigningPage {
       id: this.#documentId,
       signatures: body.signatures,
       ...(body.annotations.length > 0 ? { annotations: body.annotations } : {}),
+      ...(body.images.length > 0 ? { images: body.images } : {}),
     };
     try {
       // Uploads of requested files change the document's version: sign the current one, and once
@@ -822,11 +912,18 @@ export class SigningPage {
   }
 
   async #reject(): Promise<void> {
+    // A reason is asked for, not forced: rejecting without one is asked once (issue 40).
+    let askedForReason = false;
     const answer = await formDialog({
       title: t('reject.title'),
       inputs: [{ name: 'reason', label: t('reject.reason'), kind: 'textarea', maxLength: 2000 }],
       confirm: t('reject.confirm'),
       danger: true,
+      check: (values) => {
+        if (values.reason || askedForReason) return undefined;
+        askedForReason = true;
+        return t('reject.noReason');
+      },
     });
     if (!answer) return;
     this.#setBusy(true);
@@ -856,7 +953,13 @@ export class SigningPage {
         { name: 'message', label: t('delegate.message'), kind: 'textarea', maxLength: 5000 },
       ],
       confirm: t('delegate.confirm'),
-      check: (values) => (EMAIL.test(values.email ?? '') ? undefined : t('delegate.invalid')),
+      check: (values) => {
+        const email = (values.email ?? '').trim();
+        if (!EMAIL.test(email)) return t('delegate.invalid');
+        // Passing the request on to oneself would change nothing (the server refuses it too).
+        const own = this.#share?.sharedWith ?? [];
+        return own.some((a) => a.toLowerCase() === email.toLowerCase()) ? t('delegate.self') : undefined;
+      },
     });
     if (!answer) return;
     this.#setBusy(true);
@@ -865,6 +968,10 @@ export class SigningPage {
       await this.#ctx.api.delegate(this.#documentId, email, answer.values.message ?? '');
     } catch (error) {
       this.#setBusy(false);
+      if (error instanceof ApiFailure && /own recipient/.test(error.message)) {
+        this.#showStatus(messageBox('error', t('delegate.self')));
+        return;
+      }
       if (error instanceof ApiFailure && error.status === 403) {
         // The share has no `delegate` right: the button goes, the server's reason stays on screen.
         this.#delegateRefused = true;
@@ -893,6 +1000,48 @@ export class SigningPage {
     } catch (error) {
       this.#showError(error);
     }
+  }
+}
+
+/**
+ * A field's box at its place on the page, at least 44×44 CSS px (WCAG 2.5.5; issue 40: "tap targets
+ * are exactly 24 px high"), grown around its centre so it stays over the spot it marks. A checkbox's
+ * target is a square around its box.
+ */
+function placeOnPage(box: HTMLElement, field: Field): void {
+  const { percentX: x, percentY: y, percentWidth: w, percentHeight: hgt } = field.position;
+  const pct = (n: number) => `${(n * 100).toFixed(4)}%`;
+  if (field.kind === 'checkbox') {
+    box.style.left = `calc(${pct(x + w / 2)} - ${TARGET / 2}px)`;
+    box.style.top = `calc(${pct(y + hgt / 2)} - ${TARGET / 2}px)`;
+    return;
+  }
+  box.style.width = `max(${TARGET}px, ${pct(w)})`;
+  box.style.height = `max(${TARGET}px, ${pct(hgt)})`;
+  box.style.left = `calc(${pct(x)} - (max(${TARGET}px, ${pct(w)}) - ${pct(w)}) / 2)`;
+  box.style.top = `calc(${pct(y)} - (max(${TARGET}px, ${pct(hgt)}) - ${pct(hgt)}) / 2)`;
+}
+
+/** The smallest tap target, in CSS px. */
+const TARGET = 44;
+
+/**
+ * A label that does not fit in its box on one line at a readable size goes outside it, under the box
+ * (issue 40: "Number / of seats", "nitial", "2026-12- / 01" were cut): checked now and whenever the
+ * box changes size (a zoom, a rotation).
+ */
+function fitLabel(control: HTMLElement): void {
+  const check = () => {
+    const text = control.querySelector<HTMLElement>('.field-text');
+    control.classList.remove('field--outside');
+    if (!text || !control.isConnected) return;
+    if (text.scrollWidth > control.clientWidth - 4 || text.offsetHeight > control.clientHeight)
+      control.classList.add('field--outside');
+  };
+  check();
+  if (!control.dataset.fitting) {
+    control.dataset.fitting = 'true';
+    new ResizeObserver(check).observe(control);
   }
 }
 

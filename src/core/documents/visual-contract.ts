@@ -14,8 +14,20 @@ const Pages = Type.Optional(
   }),
 );
 
+/**
+ * The share's field an entry fills (a signature, initials, stamp or image field), named as the signer
+ * page names it; the field's own pages and position are sent beside it.
+ */
+const FilledField = Type.Optional(
+  Type.String({
+    maxLength: 200,
+    description: 'The share’s signature field this entry fills: its `fieldId` (or its `customId`).',
+  }),
+);
+
 export const SignatureEntrySchema = Type.Object(
   {
+    fieldId: FilledField,
     pages: Pages,
     position: Position,
     blob: Type.Optional(FileId),
@@ -38,6 +50,7 @@ export const SignatureEntrySchema = Type.Object(
 
 export const ImageEntrySchema = Type.Object(
   {
+    fieldId: FilledField,
     comment: Type.Optional(Type.String({ maxLength: 2000 })),
     position: Position,
     pages: Pages,

@@ -33,7 +33,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['sharing'],
           summary: 'The identity providers a share offers (external recipients)',
           description:
-            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it), and `unlockWith`: the password and one-time code the share also asks for (POST /share/unlock), so that a page asks for exactly those.',
+            'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it), and `unlockWith`: the password and one-time code the share also asks for (POST /share/unlock), so that a page asks for exactly those. `documentTitle` and `sharedBy` (the sender’s display name, else login name) say what the invitation said already, so a locked page can name the document and its sender before it is unlocked.',
           response: withErrors({
             200: Type.Object(
               {
@@ -49,6 +49,12 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                       'The share has a one-time code, sent by POST /share/otp by SMS or e-mail; null: none.',
                   }),
                 }),
+                documentTitle: Type.String({
+                  description: 'The document’s title, as the invitation gave it.',
+                }),
+                sharedBy: Type.String({
+                  description: 'Who shared it: their display name, else their login name.',
+                }),
               },
               {
                 examples: [
@@ -62,6 +68,8 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                     ],
                     isUnlocked: false,
                     unlockWith: { password: true, code: null },
+                    documentTitle: 'Service agreement 2026',
+                    sharedBy: 'Olivia Owner',
                   },
                 ],
               },
