@@ -1088,6 +1088,9 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           (field) => field.customId === 'city',
         )?.fieldId;
         assert.match(cityField ?? '', /^fld_/);
+        const fieldIdOf = (type: string) =>
+          (shares[0].signatureFields as { type: string; fieldId: string }[]).find((f) => f.type === type)
+            ?.fieldId;
         await inSession(browser, 'fields-keyboard-de', 'phone', async (s) => {
           let signBody: unknown;
           s.page.on('request', (request: Request) => {
@@ -1156,12 +1159,15 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             id,
             signatures: [
               {
+                // Recipients draw only in their fields: each mark names the one it fills (issue 40).
+                fieldId: fieldIdOf('signature'),
                 type: 'signature',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[0]?.blob,
                 pages: [1],
                 position: at(0.55, 0.8),
               },
               {
+                fieldId: fieldIdOf('initials'),
                 type: 'initials',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[1]?.blob,
                 pages: [2],

@@ -132,6 +132,8 @@ export interface UploadAnswer {
 }
 
 export interface SignEntry {
+  /** The share field it fills (recipients draw only in their fields): its `fieldId` (or `customId`). */
+  fieldId?: string;
   type: 'signature' | 'initials';
   blob: string;
   pages: number[];

@@ -241,15 +241,22 @@ export function numberProblem(
 }
 
 /**
- * The body of the sign call for what was filled in: signatures and initials as entries, the value
- * fields as text annotations naming their field (a box checked or not, `true`/`false`).
+ * The body of the sign call for what was filled in: signatures and initials as entries naming their
+ * share field (recipients draw only in their fields), the value fields as text annotations naming
+ * their field (a box checked or not, `true`/`false`).
  */
 export function signBody(fields: Field[]): { signatures: SignEntry[]; annotations: TextEntry[] } {
   const signatures: SignEntry[] = [];
   const annotations: TextEntry[] = [];
   for (const field of fields) {
     if ((field.kind === 'signature' || field.kind === 'initials') && field.fileId) {
-      signatures.push({ type: field.kind, blob: field.fileId, pages: field.pages, position: field.position });
+      signatures.push({
+        ...(field.answerId ? { fieldId: field.answerId } : {}),
+        type: field.kind,
+        blob: field.fileId,
+        pages: field.pages,
+        position: field.position,
+      });
     } else if (
       isValueKind(field.kind) &&
       field.text?.trim() &&
