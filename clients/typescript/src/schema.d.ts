@@ -8933,7 +8933,7 @@ export interface paths {
                 start: string;
                 intervalDays: number;
               } | null;
-              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `print`, `delegate`, `metadata` as the spec says. */
+              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `delegate`: may hand the share to someone else (PUT /share/delegate); `print` and `metadata` are kept and shown. */
               rights?: (
                 'print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles' | 'freePlacement'
               )[];
@@ -9269,7 +9269,7 @@ export interface paths {
               }[];
               allowedOAuths?: string[];
               order?: number;
-              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `print`, `delegate`, `metadata` as the spec says. */
+              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `delegate`: may hand the share to someone else (PUT /share/delegate); `print` and `metadata` are kept and shown. */
               rights?: (
                 'print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles' | 'freePlacement'
               )[];

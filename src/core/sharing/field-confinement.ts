@@ -67,9 +67,9 @@ interface Placeable {
  * `signatureFields`, the ones GET /share/document shows them), unless the share grants `freePlacement`.
  * An entry naming a field by `fieldId` takes its `pages` and `position` from it; the field must be the
  * recipient's, one they fill in (not read-only, not imported) and of the entry's kind, else 400 naming
- * the entry. An entry without `fieldId` fills the recipient's field of its kind at its place (within
- * 0.001), as clients that sent the field's own box did; otherwise it is free placement: 403 naming the
- * right, except the signature and initials marks of a recipient who has no field at all (the signer's
+ * the entry. An entry without `fieldId` may fill the recipient's field of its kind at its place (within
+ * 0.001), as clients that sent the field's own box did (it answers the field only by naming it);
+ * otherwise it is free placement: 403 naming the right, except the signature and initials marks of a recipient who has no field at all (the signer's
  * page places one for them). No field is filled twice in one call. Pure: nothing is read or written.
  */
 export function confineToFields<R extends RecipientEntries>(share: ShareRow, request: R): R {
@@ -95,13 +95,9 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
       );
     }
     filled.set(field, at);
-    const key = fieldKey(field);
-    return {
-      ...entry,
-      ...(key !== '' ? { fieldId: key } : {}),
-      pages: pagesOf(field),
-      position: field.position as Position,
-    };
+    // An entry filling a field by its place is let through as it was; only one naming its field is an
+    // answer to it (required fields, value fields: withShareFieldTexts).
+    return { ...entry, pages: pagesOf(field), position: field.position as Position };
   };
 
   const namedField = (id: string, at: string, kinds: readonly string[]): SignatureFieldInput => {
@@ -127,7 +123,7 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
     if (!entry.position)
       throw new ValidationError(`${at}.position`, 'is required unless "fieldId" names one of your fields');
     const pages = entry.pages ?? [1];
-    return fields.find(
+    const there = fields.filter(
       (f) =>
         kinds.includes(String(f.type)) &&
         !isWrittenByShare(f) &&
@@ -135,6 +131,8 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
         samePages(pagesOf(f), pages) &&
         samePosition(f.position as Position | undefined, entry.position!),
     );
+    // Of fields sharing one box, the first not yet filled.
+    return there.find((f) => !filled.has(f)) ?? there[0];
   };
 
   const signatures = request.signatures?.map((entry, i) =>
