@@ -402,6 +402,46 @@ describe('recipients are confined to their fields unless the share grants freePl
     assert.equal(await shareStatus(contract.shareId), 'done');
   });
 
+  it('issue 40 Deliver 3: every field type POST /share accepts for a recipient is one the signer page shows, and is shown in GET /share/document; a `wacom` field is signed as a signature', async () => {
+    const email = 'types@example.org';
+    const id = await aDocument(server, owner, { title: 'All types', pdf: { pages: 1 } });
+    const field = (type: string, y: number, more: Record<string, unknown> = {}) => ({
+      type,
+      user: [email],
+      pages: [1],
+      position: box(0.1, y, 0.2, 0.04),
+      ...more,
+    });
+    const fields = [
+      field('wacom', 0.05, { customId: 'pen' }),
+      field('initials', 0.1),
+      field('stamp', 0.15),
+      field('image', 0.2),
+      field('annotation', 0.25, { subtype: 'annotation_generic' }),
+      field('annotation', 0.3, { subtype: 'annotation_date' }),
+      field('annotation', 0.35, { subtype: 'annotation_checkbox' }),
+      field('annotation', 0.4, { subtype: 'annotation_select', config: '{"options":["A","B"]}' }),
+      field('annotation', 0.45, { subtype: 'annotation_number' }),
+      field('annotation', 0.5, { readOnly: true, text: 'Predefined' }),
+      field('annotation', 0.55, { subtype: 'annotation_submitted_file' }),
+    ];
+    await shareDocument(server, owner, id, {
+      to: [{ sharePurpose: 'sign', shareTo: email }],
+      share: { signatureFields: fields },
+    });
+    const link = shareTokenOf(await smtp.waitFor(email, /\/s\/shr_/));
+    const shown = (await server.api('GET', '/share/document', { token: link })).body.results[0];
+    assert.deepEqual(
+      shown.signatureFields.map((f: { type: string; subtype?: string }) => [f.type, f.subtype]),
+      fields.map((f) => [f.type, f.subtype]),
+    );
+    const signed = await sign(link, shown._version, {
+      id,
+      signatures: [{ type: 'signature', fieldId: 'pen' }],
+    });
+    assert.equal(signed.status, 200, signed.text);
+  });
+
   it('an entry naming no field needs its position, for any caller: 400 naming it, not a crash', async () => {
     const id = await aDocument(server, owner, { title: 'Own' });
     const doc = await read(id);
