@@ -69,8 +69,9 @@ interface Placeable {
  * recipient's, one they fill in (not read-only, not imported) and of the entry's kind, else 400 naming
  * the entry. An entry without `fieldId` may fill the recipient's field of its kind at its place (within
  * 0.001), as clients that sent the field's own box did (it answers the field only by naming it);
- * otherwise it is free placement: 403 naming the right, except the signature and initials marks of a recipient who has no field at all (the signer's
- * page places one for them). No field is filled twice in one call. Pure: nothing is read or written.
+ * otherwise it is free placement: 403 naming the right, except the signature and initials marks of a
+ * recipient who has no field at all (the signer's page places one for them). No field is filled twice
+ * in one call. Pure: nothing is read or written.
  */
 export function confineToFields<R extends RecipientEntries>(share: ShareRow, request: R): R {
   const { signatureFields: fields, rights } = shareOptions(share);
