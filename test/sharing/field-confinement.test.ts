@@ -405,7 +405,7 @@ describe('recipients are confined to their fields unless the share grants freePl
   it('issue 40 Deliver 3: every field type POST /share accepts for a recipient is one the signer page shows, and is shown in GET /share/document; a `wacom` field is signed as a signature', async () => {
     const email = 'types@example.org';
     const id = await aDocument(server, owner, { title: 'All types', pdf: { pages: 1 } });
-    const field = (type: string, y: number, more: Record<string, unknown> = {}) => ({
+    const field = (type: string, y: number, more: Record<string, unknown> = {}): Record<string, unknown> => ({
       type,
       user: [email],
       pages: [1],
