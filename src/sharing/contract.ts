@@ -22,7 +22,11 @@ export const OAuthFactors = Type.Array(
   { maxItems: 10 },
 );
 export const AllowedOAuths = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 });
-export const Rights = Type.Array(Type.Enum([...SHARE_RIGHTS]), { uniqueItems: true });
+export const Rights = Type.Array(Type.Enum([...SHARE_RIGHTS]), {
+  uniqueItems: true,
+  description:
+    '`canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `delegate`: may hand the share to someone else (PUT /share/delegate); `print` and `metadata` are kept and shown.',
+});
 export const Reminder = Type.Object(
   { start: Type.String({ format: 'date-time' }), intervalDays: Type.Integer({ minimum: 1, maximum: 365 }) },
   { additionalProperties: false },

@@ -153,6 +153,8 @@ describe('spec Custom field: "in the sharing flow the creator can place them as 
         readOnly: true,
       },
       { type: 'annotation', user: ['ivy'], position: at(0.1, 0.3), text: 'Rewrite me' },
+      // Where she signs: recipients draw only in their fields (issue 40).
+      { type: 'signature', user: ['ivy'], position: at(0.5, 0.8) },
     ]);
     assert.equal(shared.status, 200, shared.text);
     const ivy = await server.login('ivy', USER_PASSWORD);

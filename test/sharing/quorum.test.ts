@@ -235,7 +235,8 @@ describe('spec Sign entity: signEntities in POST /share, the document completes 
         { sharePurpose: 'view', shareTo: 'kim' },
       ],
       signatureFields: [
-        { type: 'signature', userRoleId: 1, position: at(0.1, 0.8) },
+        // Where signAsUser signs: recipients draw only in their fields (issue 40).
+        { type: 'signature', userRoleId: 1, position: at(0.1, 0.85) },
         { type: 'initials', user: ['ivy'], position: at(0.5, 0.8) },
       ],
     });

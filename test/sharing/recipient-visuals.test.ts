@@ -36,14 +36,20 @@ describe('signatures and images in POST /share/execute, PUT /share/reject and PO
     await space.remove();
   });
 
-  /** A new document of the owner's shared with `recipient` (and `others`); an external one's link from the mail. */
+  /**
+   * A new document of the owner's shared with `recipient` (and `others`); an external one's link from
+   * the mail. These rules are about which files a recipient may draw, wherever they draw them: the
+   * recipient has the share right `freePlacement` (without it they draw only in their fields, which
+   * test/sharing/field-confinement.test.ts checks).
+   */
   const aSharedDocument = async (
     title: string,
     recipient: Record<string, unknown>,
     others: Record<string, unknown>[] = [],
   ) => {
     const id = await aDocument(server, owner, { title, pdf: { pages: 2 } });
-    const [share] = await shareDocument(server, owner, id, { to: [recipient, ...others] });
+    const rights = [...((recipient.rights as string[] | undefined) ?? []), 'freePlacement'];
+    const [share] = await shareDocument(server, owner, id, { to: [{ ...recipient, rights }, ...others] });
     const shareId = share.shareId as string | undefined;
     const to = recipient.shareTo as string;
     const link = to.includes('@') ? shareTokenOf(await smtp.waitFor(to, /\/s\/shr_/)) : undefined;

@@ -156,6 +156,8 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
             position: POSITION,
             ...field,
           },
+          // Where the recipient signs: recipients draw only in their fields (issue 40).
+          { type: 'signature', user: [email], position: POSITION },
         ],
       },
     });
@@ -283,6 +285,8 @@ describe('spec Files and Sharing: the recipients’ uploads (POST /share/upload/
             position: POSITION,
           },
           { type: 'annotation', customId: 'note', user: [email], position: POSITION },
+          // Where the recipient signs: recipients draw only in their fields (issue 40).
+          { type: 'signature', user: [email], position: POSITION },
         ],
       },
     });

@@ -4598,10 +4598,12 @@ export interface paths {
               /** @description Use copies of the attachments, likewise. */
               cloneFiles?: boolean;
               signatures?: {
+                /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+                fieldId?: string;
                 /** @description 1-based; default [1]. */
                 pages?: number[];
                 /** @description Fractions of the page (0 to 1), from its top-left corner. */
-                position: {
+                position?: {
                   percentX: number;
                   percentY: number;
                   percentWidth: number;
@@ -4620,9 +4622,11 @@ export interface paths {
                 comment?: string;
               }[];
               images?: {
+                /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+                fieldId?: string;
                 comment?: string;
                 /** @description Fractions of the page (0 to 1), from its top-left corner. */
-                position: {
+                position?: {
                   percentX: number;
                   percentY: number;
                   percentWidth: number;
@@ -4636,7 +4640,7 @@ export interface paths {
                 subtype?: string;
               }[];
               annotations?: {
-                /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+                /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
                 fieldId?: string;
                 subtype?: string;
                 /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -4644,7 +4648,7 @@ export interface paths {
                 /** @description 1-based; default [1]. */
                 pages?: number[];
                 /** @description Fractions of the page (0 to 1), from its top-left corner. */
-                position: {
+                position?: {
                   percentX: number;
                   percentY: number;
                   percentWidth: number;
@@ -6094,10 +6098,12 @@ export interface paths {
               }[];
             };
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -6116,9 +6122,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -6132,7 +6140,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -6140,7 +6148,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -8925,7 +8933,10 @@ export interface paths {
                 start: string;
                 intervalDays: number;
               } | null;
-              rights?: ('print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles')[];
+              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `delegate`: may hand the share to someone else (PUT /share/delegate); `print` and `metadata` are kept and shown. */
+              rights?: (
+                'print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles' | 'freePlacement'
+              )[];
               language?: string;
             }[];
           };
@@ -9177,7 +9188,7 @@ export interface paths {
      *
      *     The workflow: a sign share moves the document to `inprogress` from any state, also `completed`, `cancelled`, `rejected` or `expired`: a new round on the current file, earlier signatures stay. The document is `completed` when no mandatory action (sign, approve, review, accept, execute) is pending; a recipient with `isMandatory: false` may act but is never waited for (not in `waitingFor`; still pending at completion, their share becomes `notRequired`). Only a mandatory action share whose `validUntil` passes expires the process (`signExpired`, the share named in the audit); any other share (a view share, an optional action) expires alone (audit `shareExpired`). `automaticReminder` applies to sign, approve and review shares, while the document is in progress.
      *
-     *     Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action); a `required` stamp or image field (the signer’s page cannot ask for one).
+     *     Signature fields: each gets its own `fieldId` (`fld_…`, the same in every Share object the field goes to), since `customId` may be empty: a required text field is answered in the sign call by an `annotations` entry whose `fieldId` is the field’s `fieldId` (or its `customId`), a required `annotation_submitted_file` field by POST /share/upload/submittedFile with that `fieldId`. A share whose fields could not be completed is 400 naming the field: `pages` beyond the document’s page count; a `required` field none of whose recipients can answer it (signature-like and text fields need a sign recipient, file fields a recipient owing an action); a `required` stamp or image field (the signer’s page cannot ask for one). What a recipient is given is what the signer page shows them: `signature` fields (and `wacom`, shown and signed as a signature), `initials`, `stamp` and `image` (optional ones), and `annotation` fields: text (`annotation_generic`, or any other subtype), `annotation_date`, `annotation_checkbox`, `annotation_select`, `annotation_number`, read-only ones (a predefined `text`, or an imported custom field) and `annotation_submitted_file`. Recipients fill only their own fields: answers name them by `fieldId`, and drawing elsewhere needs the share right `freePlacement` (PUT /share/document/sign/{version}).
      *
      *     Field types: `annotation` fields ask for a value of a kind by `subtype`, with settings in `config` (JSON in a string). `annotation_date`: a date written in the recipient’s `dateFormat` (day `d`/`dd`, month `M`/`MM`, year `yy`/`yyyy` and separators, such as `dd.MM.yyyy`; default `yyyy-MM-dd`), a predefined `text` in it prefills the field. `annotation_checkbox`: `"true"` or `"false"`, a required box must be checked, a checked one is written as `X`. `annotation_select`: options from `config` `{"options":["A",{"value":"b","label":"B"}]}` or `{"enum":"<name>"}` (an enum of your organization, GET /enums/{name}); they are copied into the field as `options: [{value, label}]`, the answer is a `value` and its `label` is written. `annotation_number`: a number such as `1250` or `-12.5`, `config` `{"min", "max", "decimals"}`. `initials` fields are signed with a `signatures` entry of type `initials` (required ones must be). 400 naming the field for what the signer’s page could not show: a select without options or with an unknown enum, a number field with `min` above `max` or `decimals` not a whole number from 0 to 10, a date field whose recipient’s `dateFormat` is not made of day, month and year numbers or whose `text` is not a date in it.
      *
@@ -9258,7 +9269,10 @@ export interface paths {
               }[];
               allowedOAuths?: string[];
               order?: number;
-              rights?: ('print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles')[];
+              /** @description `canAnnotateOnReject`: the recipient may draw notes when rejecting; `uploadFiles`: may attach files to the document; `freePlacement`: may draw outside the fields assigned to them (without it a recipient fills only their own fields, PUT /share/document/sign/{version}); `delegate`: may hand the share to someone else (PUT /share/delegate); `print` and `metadata` are kept and shown. */
+              rights?: (
+                'print' | 'delegate' | 'metadata' | 'canAnnotateOnReject' | 'uploadFiles' | 'freePlacement'
+              )[];
               language?: string;
               dateFormat?: string;
               timeFormat?: string;
@@ -9314,10 +9328,12 @@ export interface paths {
               order?: number;
             }[];
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -9336,9 +9352,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -9352,7 +9370,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -9360,7 +9378,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10582,7 +10600,7 @@ export interface paths {
      * Reject (recipients)
      * @description `{id (documentId), reason?}`: the document becomes `rejected`, other pending shares end, `signRejected` is sent.
      *
-     *     With the share right `canAnnotateOnReject` the recipient may first draw notes on the document: `images`, text `annotations` and `signatures` entries (initials, marks), drawn as annotations in one incremental update without a digital signature (a rejection signs nothing): audit `documentAnnotated` and event `documentEdited`, then `signRejected`; the call counts as one change. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. Without that right, any of them is 403 FORBIDDEN naming the right, and nothing is written.
+     *     With the share right `canAnnotateOnReject` the recipient may first draw notes on the document: `images`, text `annotations` and `signatures` entries (initials, marks), drawn as annotations in one incremental update without a digital signature (a rejection signs nothing): audit `documentAnnotated` and event `documentEdited`, then `signRejected`; the call counts as one change. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say. Without that right, any of them is 403 FORBIDDEN naming the right, and nothing is written.
      */
     put: {
       parameters: {
@@ -10604,10 +10622,12 @@ export interface paths {
             reason?: string;
             /** @description Signature entries, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1. */
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10627,9 +10647,11 @@ export interface paths {
             }[];
             /** @description Image entries: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up. */
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10643,7 +10665,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -10651,7 +10673,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10761,7 +10783,7 @@ export interface paths {
      * Execute the share’s action: sign, approve, review, accept or execute (recipients)
      * @description `{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`; audit `documentApproved`, `documentReviewed`, …) and passes the turn on. `action`, when given, must be the share’s own purpose (403 otherwise); a view or edit share owes nothing (400).
      *
-     *     Visuals: a sign share is executed by signing: `signatures` are required (400 without) and the call is PUT /share/document/sign/{version} on the current version (PUT /documents/sign/{version} for a user), with its answer, events (`documentSigned`, `documentCompleted` for the last) and audit. On an approve, review, accept or execute share, `signatures` close the recipient’s drawing with a PAdES signature made with the organisation key in their name (`level` or the tenant’s `defaultPadesLevel`; `documentSigned`, then `documentSimpleActionExecuted`), `images`/`annotations` alone annotate (`documentEdited`); the call counts as one change. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. A signature that completes the document seals it when `sealOnComplete` is on, as the sign call does.
+     *     Visuals: a sign share is executed by signing: `signatures` are required (400 without) and the call is PUT /share/document/sign/{version} on the current version (PUT /documents/sign/{version} for a user), with its answer, events (`documentSigned`, `documentCompleted` for the last) and audit. On an approve, review, accept or execute share, `signatures` close the recipient’s drawing with a PAdES signature made with the organisation key in their name (`level` or the tenant’s `defaultPadesLevel`; `documentSigned`, then `documentSimpleActionExecuted`), `images`/`annotations` alone annotate (`documentEdited`); the call counts as one change. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say. A signature that completes the document seals it when `sealOnComplete` is on, as the sign call does.
      */
     post: {
       parameters: {
@@ -10786,10 +10808,12 @@ export interface paths {
             comment?: string;
             /** @description Signature entries, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1. */
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10809,9 +10833,11 @@ export interface paths {
             }[];
             /** @description Image entries: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up. */
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -10825,7 +10851,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -10833,7 +10859,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11704,7 +11730,7 @@ export interface paths {
      * Act on a pending action
      * @description `{shareId, action: sign|approve|review|accept|execute|reject, reason?, comment?}`: an internal user acts on a share addressed to them (a share that is not theirs: 404), as POST /share/execute and PUT /share/reject do for it. `action` must be the share’s purpose, or `reject`.
      *
-     *     `sign` takes `signatures` (required), `images`, `annotations` and `level` and signs as PUT /documents/sign/{version} does for that share: a PAdES signature in the user’s name, the share done, `documentSigned` (and `documentCompleted`, with the seal, for the last). The simple actions take them as POST /share/execute does; `reject` takes `signatures`, `images` and `annotations` with the share right `canAnnotateOnReject` (403 without), drawn without a digital signature. Signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up.
+     *     `sign` takes `signatures` (required), `images`, `annotations` and `level` and signs as PUT /documents/sign/{version} does for that share: a PAdES signature in the user’s name, the share done, `documentSigned` (and `documentCompleted`, with the seal, for the last). The simple actions take them as POST /share/execute does; `reject` takes `signatures`, `images` and `annotations` with the share right `canAnnotateOnReject` (403 without), drawn without a digital signature. Signature and initials images from POST /files/signature|initials, `images` unused uploads from POST /files/saveFile. The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say.
      */
     post: {
       parameters: {
@@ -11744,10 +11770,12 @@ export interface paths {
             comment?: string;
             /** @description Signature entries, as in PUT /share/document/sign/{version}: signature and initials images the caller’s own (external recipients: POST /share/upload/signature|initials; users: POST /files/signature|initials, usable any number of times), stamps by id, positions 0..1. */
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11767,9 +11795,11 @@ export interface paths {
             }[];
             /** @description Image entries: each an unused upload (external recipients: POST /share/upload/file; users: POST /files/saveFile) or the document’s `barcode`; the same id several times in one request is one use. A refused call uses nothing up. */
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11783,7 +11813,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -11791,7 +11821,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11914,7 +11944,7 @@ export interface paths {
     get?: never;
     /**
      * Sign a document
-     * @description Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`).
+     * @description Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`). A user signing as the recipient of a sign share is confined to their fields: A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say.
      */
     put: {
       parameters: {
@@ -11950,10 +11980,12 @@ export interface paths {
           'application/json': {
             id: string;
             signatures: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11972,9 +12004,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -11988,7 +12022,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -11996,7 +12030,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12108,7 +12142,7 @@ export interface paths {
     };
     /**
      * Sign a document
-     * @description Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`).
+     * @description Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`). A user signing as the recipient of a sign share is confined to their fields: A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say.
      */
     post: {
       parameters: {
@@ -12144,10 +12178,12 @@ export interface paths {
           'application/json': {
             id: string;
             signatures: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12166,9 +12202,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12182,7 +12220,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -12190,7 +12228,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12316,7 +12354,7 @@ export interface paths {
     get?: never;
     /**
      * Sign as an external recipient
-     * @description With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file.
+     * @description With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file. A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say.
      */
     put: {
       parameters: {
@@ -12352,10 +12390,12 @@ export interface paths {
           'application/json': {
             id: string;
             signatures: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12374,9 +12414,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12390,7 +12432,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -12398,7 +12440,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12716,9 +12758,11 @@ export interface paths {
           'application/json': {
             id: string;
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -12732,7 +12776,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -12740,7 +12784,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -13928,10 +13972,12 @@ export interface paths {
              */
             digestAlgorithm?: 'SHA-256' | 'SHA-384' | 'SHA-512';
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -13950,9 +13996,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -13966,7 +14014,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -13974,7 +14022,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -14147,10 +14195,12 @@ export interface paths {
              */
             digestAlgorithm?: 'SHA-256' | 'SHA-384' | 'SHA-512';
             signatures?: {
+              /** @description The share’s signature field this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -14169,9 +14219,11 @@ export interface paths {
               comment?: string;
             }[];
             images?: {
+              /** @description The share’s signature field this image fills (a `stamp` or `image` field): its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. The entry then takes its `pages` and `position` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (`"annotations[0].fieldId"`). */
+              fieldId?: string;
               comment?: string;
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;
@@ -14185,7 +14237,7 @@ export interface paths {
               subtype?: string;
             }[];
             annotations?: {
-              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
+              /** @description The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share's dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`. */
               fieldId?: string;
               subtype?: string;
               /** @description `{{{documentId}}}` and `{{{documentTitle}}}` are replaced. */
@@ -14193,7 +14245,7 @@ export interface paths {
               /** @description 1-based; default [1]. */
               pages?: number[];
               /** @description Fractions of the page (0 to 1), from its top-left corner. */
-              position: {
+              position?: {
                 percentX: number;
                 percentY: number;
                 percentWidth: number;

@@ -6,6 +6,22 @@ import { FileId, Position } from './document-contract.js';
  * PAdES level it asks for: the sign, annotate, share and create calls of several capabilities take them.
  */
 
+/**
+ * The box of an entry: required unless the entry names a share field by `fieldId`, which gives it its
+ * box (checked after the schema: `assertPositioned`, core/signing/visual-input.ts).
+ */
+const EntryPosition = Type.Optional(Position);
+
+/** An entry's `fieldId`: the recipient's share field it fills (core/sharing/field-confinement.ts). */
+function fieldIdOf(what: string) {
+  return Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: `The share’s signature field ${what}: its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document), or its \`customId\` when it has one. The entry then takes its \`pages\` and \`position\` from the field (given anyway, the field’s win). A recipient fills only fields assigned to them: an unknown field, another recipient’s, a read-only or imported one, or one of another kind is 400 naming the entry (\`"annotations[0].fieldId"\`).`,
+    }),
+  );
+}
+
 const Pages = Type.Optional(
   Type.Array(Type.Integer({ minimum: 1 }), {
     minItems: 1,
@@ -14,22 +30,13 @@ const Pages = Type.Optional(
   }),
 );
 
-/**
- * The share's field an entry fills (a signature, initials, stamp or image field), named as the signer
- * page names it; the field's own pages and position are sent beside it.
- */
-const FilledField = Type.Optional(
-  Type.String({
-    maxLength: 200,
-    description: 'The share’s signature field this entry fills: its `fieldId` (or its `customId`).',
-  }),
-);
-
 export const SignatureEntrySchema = Type.Object(
   {
-    fieldId: FilledField,
+    fieldId: fieldIdOf(
+      'this signature fills (a `signature` or `wacom` field for `signature`, `initials` for `initials`, `stamp` or `image` for `stamp` and `image`)',
+    ),
     pages: Pages,
-    position: Position,
+    position: EntryPosition,
     blob: Type.Optional(FileId),
     decorationType: Type.Optional(
       Type.Enum(['empty', 'line', 'frame'], {
@@ -50,9 +57,9 @@ export const SignatureEntrySchema = Type.Object(
 
 export const ImageEntrySchema = Type.Object(
   {
-    fieldId: FilledField,
+    fieldId: fieldIdOf('this image fills (a `stamp` or `image` field)'),
     comment: Type.Optional(Type.String({ maxLength: 2000 })),
-    position: Position,
+    position: EntryPosition,
     pages: Pages,
     blob: FileId,
     subtype: Type.Optional(
@@ -72,7 +79,7 @@ export const TextEntrySchema = Type.Object(
       Type.String({
         maxLength: 200,
         description:
-          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one. Required fields must be answered. An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share\'s dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`.',
+          'The share’s signature field this text answers: its `fieldId` (every field of a share has one, shown in the Share objects and GET /share/document), or its `customId` when it has one; the text takes its `pages` and `position` from the field (given anyway, the field’s win). Required fields must be answered. A recipient answers only `annotation` fields assigned to them that they fill in (not read-only, not imported, not `annotation_submitted_file`): any other is 400 naming the entry (`"annotations[0].fieldId"`). An answer to a date, checkbox, select or number field (see POST /share) must be a value of its kind, 400 naming the answer and the field otherwise (`"annotations[1].text" must be a date written dd.MM.yyyy (the share\'s dateFormat), for the field "start"`); what is written is the date or number as given, `X` for a checked box (nothing for an unchecked one), the chosen option’s `label`.',
       }),
     ),
     subtype: Type.Optional(Type.String({ maxLength: 50 })),
@@ -82,7 +89,7 @@ export const TextEntrySchema = Type.Object(
       description: '`{{{documentId}}}` and `{{{documentTitle}}}` are replaced.',
     }),
     pages: Pages,
-    position: Position,
+    position: EntryPosition,
     align: Type.Optional(Type.Enum(['left', 'center', 'right'])),
     fontSize: Type.Optional(Type.Integer({ minimum: 4, maximum: 144 })),
     bold: Type.Optional(Type.Boolean()),

@@ -93,7 +93,7 @@ export function checkFieldsCompletable<T extends SignatureFieldInput>(
 }
 
 /** The subtype of a field that asks the recipient for a file (spec Sharing rule 5). */
-const SUBMITTED_FILE = 'annotation_submitted_file';
+export const SUBMITTED_FILE = 'annotation_submitted_file';
 
 /** The `config` key naming the custom field an annotation field imports. */
 export const IMPORTED_FIELD = 'importedField';
@@ -225,10 +225,16 @@ export async function withShareFieldTexts(
 
 /** The field of the share that an answer names: one the signer fills in (not read-only, not imported). */
 function answeredField(fields: SignatureFieldInput[], id: string): SignatureFieldInput | undefined {
-  return fields.find(
-    (f) =>
-      f.type === 'annotation' && f.readOnly !== true && importedKey(f) === undefined && namesField(f, id),
-  );
+  return fields.find((f) => f.type === 'annotation' && !isWrittenByShare(f) && namesField(f, id));
+}
+
+/**
+ * Whether the share writes the field's text itself (a read-only `annotation`, predefined or imported
+ * from a custom field), so that no recipient may fill it. Only annotation fields are read-only: the
+ * signer's page asks for a signature, initials, stamp or image field whatever its `readOnly` says.
+ */
+export function isWrittenByShare(field: SignatureFieldInput): boolean {
+  return field.type === 'annotation' && (field.readOnly === true || importedKey(field) !== undefined);
 }
 
 /** How messages name a field: its `customId` when it has one, else its `fieldId`. */

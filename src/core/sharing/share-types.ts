@@ -19,7 +19,15 @@ export const PENDING: readonly string[] = ['active', 'waiting'];
  */
 export const NOT_REQUIRED = 'notRequired';
 
-export const SHARE_RIGHTS = ['print', 'delegate', 'metadata', 'canAnnotateOnReject', 'uploadFiles'] as const;
+export const SHARE_RIGHTS = [
+  'print',
+  'delegate',
+  'metadata',
+  'canAnnotateOnReject',
+  'uploadFiles',
+  // Recipients draw only in their own fields without it (core/sharing/field-confinement.ts).
+  'freePlacement',
+] as const;
 
 /** The value of `allowedOAuths` naming the national digital identity provider (spec Sharing rule 3). */
 export const NATIONAL_ID_PROVIDER = 'uaePass';

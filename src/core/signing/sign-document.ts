@@ -7,7 +7,7 @@ import { canEdit, loadVisible } from '../access/document-access.js';
 import { Forbidden, NotFound, ValidationError, VersionMismatch } from '../../base/errors.js';
 import type { Recipient, RecipientCaller } from '../access/recipient-caller.js';
 import { assertShareCanAct } from '../sharing/recipient-actions.js';
-import { assertRequiredFilesSubmitted, withShareFieldTexts } from '../sharing/share-fields.js';
+import { assertRequiredFilesSubmitted } from '../sharing/share-fields.js';
 import type { ShareRow } from '../sharing/share-types.js';
 import { loadDocumentForUpdate } from '../sharing/workflow.js';
 import { userSignerName } from './seal.js';
@@ -53,19 +53,17 @@ export async function signDocument(
   const provider = await assertSignatureProvider(deps, options.signatureProvider);
   const signer = await authorizeSigning(deps, signing, options.id);
   if (signer.doc.version !== options.version) throw new VersionMismatch();
-  // A recipient's answers to their share's fields, checked, and its read-only fields (predefined
-  // texts, imported custom fields) are written with their signature (spec Signature field; Custom field).
-  const annotations = signer.share
-    ? await withShareFieldTexts(deps.db, signer.share, options)
-    : options.annotations;
   const { signature, shareStateName } = await drawAndCommit(
     deps,
     signer,
     {
-      request: { signatures: options.signatures, images: options.images, annotations },
+      request: { signatures: options.signatures, images: options.images, annotations: options.annotations },
       level: options.level,
       sign: true,
       provider,
+      // A recipient's answers to their share's fields, checked, and its read-only fields (predefined
+      // texts, imported custom fields) are written with their signature (spec Signature field; Custom field).
+      shareFieldTexts: true,
     },
     (trx, drawn, now, sealOnComplete) =>
       commitSignature(trx, deps, {

@@ -7,6 +7,7 @@ import { addRevision, type DocumentChanger } from '../changes/change-document.js
 import { mainFileBytes, replaceMainFile, saveNextMainFile } from '../changes/new-main-file.js';
 import { getProperties } from '../settings/tenant-settings.js';
 import type { ShareRow } from '../sharing/share-types.js';
+import { recipientDrawing } from '../sharing/field-confinement.js';
 import { completeShare, loadDocumentForUpdate } from '../sharing/workflow.js';
 import { ValidationError, VersionMismatch } from '../../base/errors.js';
 import type { ArchiveExpiry } from '../../pdf/archive-timestamp.js';
@@ -65,6 +66,11 @@ export interface DrawOptions {
   sign?: boolean | undefined;
   /** The `signatureProvider` whose key signs (assertSignatureProvider); by default the installation's. */
   provider?: string | undefined;
+  /**
+   * The signature of a sign share: the recipient's answers to their fields are checked and written as
+   * their field asks, required fields enforced, and the share's read-only texts written with them.
+   */
+  shareFieldTexts?: boolean | undefined;
 }
 
 /** The signature drawAndCommit made, if any, and the document's share state after the commit. */
@@ -93,7 +99,7 @@ export type CommitDrawn<D extends Drawn> = (
 /**
  * The path of every call that draws on a document in a signer's name (the sign calls, and the
  * recipients' POST /share/execute, PUT /share/reject and POST /inbox/action, spec Files usage rule 3):
- * the visuals are drawn on the main file and, with `sign`, the revision is closed by a PAdES signature
+ * a recipient's entries are confined to their fields first (recipientDrawing), then the visuals are drawn on the main file and, with `sign`, the revision is closed by a PAdES signature
  * in the signer's name, reading only and outside any transaction (DESIGN: remote calls); then one short
  * transaction in which `commit` makes the drawn file the main file (a compare-and-set on the version:
  * a lost race is 409 and the drawn bytes are swept), the image files are claimed and, when that
@@ -118,6 +124,13 @@ export async function drawAndCommit(
   commit: CommitDrawn<Drawn & { signature: SignPdfResult }>,
 ): Promise<Committed> {
   const { doc, signerName, by } = signer;
+  // A recipient draws only in their own fields (DESIGN "Decided this round"), checked before anything
+  // is read or drawn, whichever call they draw through.
+  const request = signer.share
+    ? await recipientDrawing(deps.db, signer.share, options.request, {
+        fieldTexts: options.shareFieldTexts === true,
+      })
+    : options.request;
   const properties = await getProperties(deps, { tenantId: doc.tenant_id });
   const level = options.level ?? properties.defaultPadesLevel ?? defaultLevel(deps);
   const now = deps.clock.now();
@@ -127,8 +140,8 @@ export async function drawAndCommit(
     previous,
     bytes,
     placer: signer.placer,
-    request: options.request,
-    stamps: await loadStampImages(deps, signer.caller, options.request.signatures),
+    request,
+    stamps: await loadStampImages(deps, signer.caller, request.signatures),
     sign: options.sign ? { signerName, level, provider: options.provider } : undefined,
     author: signerName,
     now,

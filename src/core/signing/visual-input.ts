@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import { FileNotUsable } from '../../base/errors.js';
+import { FileNotUsable, ValidationError } from '../../base/errors.js';
 import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../changes/file-usage.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../../pdf/visuals/visual-types.js';
+import type { Position } from '../../pdf/geometry.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import type { Actor } from '../access/actor.js';
@@ -46,6 +47,19 @@ async function ownFile(db: Kysely<Database>, placer: Placer, id: string): Promis
   return shareId === placer.shareId ? file : undefined;
 }
 
+/**
+ * An entry's box: its own, or its field's, which a recipient's `fieldId` gave it beforehand
+ * (core/sharing/field-confinement.ts). The schema lets `position` out for entries naming a field;
+ * one naming none, or named by a caller with no share fields, needs it: 400 naming it.
+ */
+export function positionOf(entry: { position?: Position | undefined }, at: string): Position {
+  if (entry.position) return entry.position;
+  throw new ValidationError(
+    `${at}.position`,
+    'is required unless "fieldId" names one of your share\'s fields',
+  );
+}
+
 /** Upload files a request's visuals use, to be claimed when the change commits (spec Files usage rule 3). */
 export interface VisualClaims {
   placer: Placer;
@@ -77,6 +91,12 @@ export async function resolveVisuals(
 ): Promise<{ visuals: ResolvedVisuals; claims: VisualClaims }> {
   const { placer, request, document } = options;
   const at = options.fieldPrefix ?? '';
+  // Every box is known before any file is read.
+  const boxes = {
+    signatures: (request.signatures ?? []).map((e, i) => positionOf(e, `${at}signatures[${i}]`)),
+    images: (request.images ?? []).map((e, i) => positionOf(e, `${at}images[${i}]`)),
+    annotations: (request.annotations ?? []).map((e, i) => positionOf(e, `${at}annotations[${i}]`)),
+  };
   const bytes = async (file: FileRecord) => new Uint8Array(await deps.files.read(file));
   const imageUses: FileUse[] = [];
   const signatures: SignatureVisual[] = [];
@@ -108,7 +128,7 @@ export async function resolveVisuals(
     signatures.push({
       type: entry.type,
       pages: entry.pages ?? [1],
-      position: entry.position,
+      position: boxes.signatures[i]!,
       ...(image ? { image } : {}),
       ...(entry.timestamp !== undefined ? { timestamp: entry.timestamp } : {}),
       ...(entry.comment !== undefined ? { comment: entry.comment } : {}),
@@ -144,15 +164,16 @@ export async function resolveVisuals(
     if (!file) throw new FileNotUsable(`${at}images[${i}].blob: no such file`);
     images.push({
       pages: entry.pages ?? [1],
-      position: entry.position,
+      position: boxes.images[i]!,
       image: await bytes(file),
       ...(entry.comment !== undefined ? { comment: entry.comment } : {}),
       ...(entry.subtype !== undefined ? { subtype: entry.subtype } : {}),
     });
   }
-  const annotations: TextAnnotation[] = (request.annotations ?? []).map((entry) => ({
+  const annotations: TextAnnotation[] = (request.annotations ?? []).map((entry, i) => ({
     ...entry,
     pages: entry.pages ?? [1],
+    position: boxes.annotations[i]!,
     text: entry.text
       .replaceAll('{{{documentId}}}', document.id)
       .replaceAll('{{{documentTitle}}}', document.title),

@@ -7,14 +7,13 @@ import { rejectShare } from '../../sharing/reject-share.js';
 import { recipientCallerOf } from '../authentication.js';
 import { ShareObject } from '../document-schemas.js';
 import { SHARE_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
-import { SIGNING_WARNINGS } from './signing.js';
+import { RECIPIENT_FIELDS_ONLY, SIGNING_WARNINGS } from './signing.js';
 import { DelegateBody } from '../../sharing/contract.js';
 import { ExecuteShareBody, RejectShareBody } from '../../sharing/contract.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
 
-export const VISUALS_DRAWN =
-  'The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR `"signatures[0].position.percentX" must be less than or equal to 1`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up.';
+export const VISUALS_DRAWN = `The entries are drawn as in PUT /share/document/sign/{version}, with its rules and messages (400 VALIDATION_ERROR \`"signatures[0].position.percentX" must be less than or equal to 1\`, 400 FILE_NOT_USABLE naming the field); the main file gets a new id and the old one stays a revision. On any error nothing is written and no file is used up. ${RECIPIENT_FIELDS_ONLY}`;
 const ActionOutcome = Type.Object(
   {
     status: Type.Literal('SUCCESS'),

@@ -119,6 +119,13 @@ const SignCall = {
 const VERIFY_DESCRIPTION =
   'For each signature: signer, claimed time, byte range and coverage, digest and CMS checks, chain and trust, revocation, PAdES level, timestamps, ETSI indication. Bytes are never numbers: evidence is base64 (certificates as base64 DER) and only with `evidence=true`; without it the report stays small (under 8 KB for three signatures, about 1.5 KB each; with `evidence=true` about 11 KB each). Per signature `level` is the PAdES level the file proves, `certificate.revocationData` (and `timestamp.revocationData` for the signature timestamp’s TSA) the revocation answers found in the file and where (DSS or CMS), `documentTimestamps` the document timestamps covering it (each also an entry of its own). `dss=true` adds the ETSI XML reports.';
 
+/**
+ * DESIGN "Decided this round": what a recipient may draw, for every call they draw through (the sign
+ * calls for their share, POST /share/execute, PUT /share/reject, POST /inbox/action).
+ */
+export const RECIPIENT_FIELDS_ONLY =
+  'A recipient draws only in the fields assigned to them (their share’s `signatureFields`, as GET /share/document shows them), unless the share has the right `freePlacement`. An entry naming a field by `fieldId` takes the field’s `pages` and `position` (`position` may then be left out; given anyway, the field’s win); the field must be the recipient’s, one they fill in (not read-only, not imported, not `annotation_submitted_file`) and of the entry’s kind (`signature` entries: `signature` or `wacom` fields; `initials`: `initials`; `stamp`/`image` entries and `images`: `stamp` or `image` fields; `annotations`: `annotation` fields), and filled once per call: 400 VALIDATION_ERROR naming the entry and the id otherwise (`"annotations[0].fieldId" "fld_x" is not one of your fields`). An entry without `fieldId` fills the recipient’s field of its kind whose `pages` and `position` it repeats (within 0.001); any other is placed freely, which needs `freePlacement`: 403 FORBIDDEN naming the right. A recipient with no fields at all may still place their own `signature` and `initials` marks where they choose (the signer page places one for them), but nothing else. Checked before anything is drawn: on refusal nothing is written. With `freePlacement`, entries without `fieldId` go where they say.';
+
 /** Signing, sealing, annotating and verifying. */
 export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -126,8 +133,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       schema: {
         tags: ['signing'],
         summary: 'Sign a document',
-        description:
-          'Each `signatures` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); `images` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when `sealOnComplete`).',
+        description: `Each \`signatures\` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); \`images\` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when \`sealOnComplete\`). A user signing as the recipient of a sign share is confined to their fields: ${RECIPIENT_FIELDS_ONLY}`,
         ...SignCall,
       },
     };
@@ -147,8 +153,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['sharing'],
           summary: 'Sign as an external recipient',
-          description:
-            'With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file.',
+          description: `With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file. ${RECIPIENT_FIELDS_ONLY}`,
           ...SignCall,
         },
       },

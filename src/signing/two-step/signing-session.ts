@@ -32,7 +32,7 @@ import {
   type VisualRequest,
 } from '../../core/signing/visual-input.js';
 import { findOwnCertificate } from '../../core/identity/user-certificates.js';
-import { withShareFieldTexts } from '../../core/sharing/share-fields.js';
+import { recipientDrawing } from '../../core/sharing/field-confinement.js';
 import { writeTransaction } from '../../store/db/dialect.js';
 
 export type TwoStepProvider = 'internalUsb' | 'internalNfc';
@@ -88,14 +88,10 @@ export async function startTwoStep(
 ): Promise<StartAnswer> {
   const { doc, share, signerName, placer } = await authorizeSigning(deps, { kind: 'user', actor }, input.id);
   if (doc.version !== input.version) throw new VersionMismatch();
-  // A recipient's answers to their share's fields, checked, with its read-only fields: the same as a
-  // one-step signature writes (core/signing/sign-document.ts), required fields included.
-  const annotations = share
-    ? await withShareFieldTexts(deps.db, share, {
-        annotations: input.annotations,
-        signatures: input.signatures ?? [],
-      })
-    : input.annotations;
+  // A recipient's entries confined to their fields, their answers checked, with the share's read-only
+  // fields: the same as a one-step signature draws (core/signing/signer-change.ts), required fields included.
+  const asked = { signatures: input.signatures, images: input.images, annotations: input.annotations };
+  const request = share ? await recipientDrawing(deps.db, share, asked, { fieldTexts: true }) : asked;
   const certificate = await findOwnCertificate(deps, actor, input.certificateHash);
   const now = deps.clock.now();
   if (new Date(certificate.not_after) < now || new Date(certificate.not_before) > now) {
@@ -108,7 +104,7 @@ export async function startTwoStep(
   // good are signed with it (adbe-revocationInfoArchival), so the file proves its status.
   const signerStatus = await statusBeforeSigning(deps, certificateChain(signerCertificate, signerChain), now);
   const { file: previous, bytes } = await mainFileBytes(deps, doc);
-  const stamps = await loadStampImages(deps, actor, input.signatures);
+  const stamps = await loadStampImages(deps, actor, request.signatures);
   const sessionId = `tss_${randomBytes(24).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + deps.config.twoStepSessionSeconds * 1000);
 
@@ -116,7 +112,7 @@ export async function startTwoStep(
     const { visuals, claims } = await resolveVisuals(trx, deps, {
       stamps,
       placer,
-      request: { signatures: input.signatures, images: input.images, annotations },
+      request,
       document: { id: doc.id, title: doc.title, barcodeFileId: doc.barcode_file_id },
       now,
     });

@@ -255,7 +255,12 @@ describe('two-step signing with hardware keys (spec: Two-step signing session) a
     };
     const shared = await server.api('POST', '/share', {
       token: other,
-      body: { id, data: [{ sharePurpose: 'sign', shareTo: 'hana' }], signatureFields: [amount] },
+      body: {
+        id,
+        data: [{ sharePurpose: 'sign', shareTo: 'hana' }],
+        // Her signature's field: recipients draw only in their fields, in two steps too (issue 40).
+        signatureFields: [amount, { type: 'signature', user: ['hana'], pages: [1], position: at(0.1, 0.8) }],
+      },
     });
     assert.equal(shared.status, 200, shared.text);
     // Hana's P-256 certificate, added by the first test (or now, when this test runs alone).
