@@ -1091,9 +1091,6 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           (shares[0].signatureFields as { type: string; fieldId: string }[]).find((f) => f.type === type)
             ?.fieldId;
         assert.match(cityField ?? '', /^fld_/);
-        const fieldIdOf = (type: string) =>
-          (shares[0].signatureFields as { type: string; fieldId: string }[]).find((f) => f.type === type)
-            ?.fieldId;
         await inSession(browser, 'fields-keyboard-de', 'phone', async (s) => {
           let signBody: unknown;
           s.page.on('request', (request: Request) => {
@@ -1162,17 +1159,15 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             id,
             signatures: [
               {
-                // Recipients draw only in their fields: each mark names the one it fills (issue 40).
-                fieldId: fieldIdOf('signature'),
                 type: 'signature',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[0]?.blob,
-                // Each entry names its field, with the field's pages and position (issue 40).
+                // Recipients draw only in their fields: each entry names the one it fills, with the
+                // field's pages and position (issue 40).
                 fieldId: fieldOf('signature'),
                 pages: [1],
                 position: at(0.55, 0.8),
               },
               {
-                fieldId: fieldIdOf('initials'),
                 type: 'initials',
                 blob: (signBody as { signatures: { blob: string }[] }).signatures[1]?.blob,
                 fieldId: fieldOf('initials'),
