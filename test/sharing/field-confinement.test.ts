@@ -90,6 +90,7 @@ describe('recipients are confined to their fields unless the share grants freePl
     );
     return {
       id,
+      bob,
       shareId: shares[0].shareId as string,
       link,
       version: shown?.body.results[0]._version as number,
@@ -400,6 +401,29 @@ describe('recipients are confined to their fields unless the share grants freePl
     });
     assert.equal(signed.status, 200, signed.text);
     assert.equal(await shareStatus(contract.shareId), 'done');
+  });
+
+  it('a recipient given fields but no signature field places their own signature where they choose, and fills only their fields', async () => {
+    const contract = await aContract();
+    const bobLink = shareTokenOf(await smtp.waitFor(contract.bob, /\/s\/shr_/));
+    const shown = await server.api('GET', '/share/document', { token: bobLink });
+    const version = shown.body.results[0]._version as number;
+    const before = await stateOf(contract.id);
+    const free = await sign(bobLink, version, {
+      id: contract.id,
+      signatures: [{ type: 'signature', position: box(0.6, 0.3) }],
+      annotations: [{ text: 'EUR 10.00', position: OVER_THE_AMOUNT, backgroundColor: '#FFFFFF' }],
+    });
+    assertError(free, 403, 'FORBIDDEN', /annotations\[0\].*freePlacement/);
+    await assertUntouched(contract, before);
+    const signed = await sign(bobLink, version, {
+      id: contract.id,
+      signatures: [
+        { type: 'signature', blob: await shareUpload(bobLink, 'signature'), position: box(0.6, 0.3) },
+      ],
+      annotations: [{ fieldId: contract.fieldIds.get('bobs')!, text: 'Bob was here' }],
+    });
+    assert.equal(signed.status, 200, signed.text);
   });
 
   it('issue 40 Deliver 3: every field type POST /share accepts for a recipient is one the signer page shows, and is shown in GET /share/document; a `wacom` field is signed as a signature', async () => {

@@ -324,10 +324,14 @@ export class SigningPage {
       // What the recipient submitted before (a reload, a second visit) shows on its field.
       const submitted = new Map((this.#doc.submittedFiles ?? []).map((f) => [f.field, f.documentname]));
       const fields = fieldsFromShare(this.#share?.signatureFields ?? [], pageCount, this.#share?.dateFormat);
-      return fields.map((field) => {
+      const shown = fields.map((field) => {
         const name = field.kind === 'file' && field.answerId ? submitted.get(field.answerId) : undefined;
         return name === undefined ? field : { ...field, fileName: name };
       });
+      // Fields but none for the signature (text or file fields only): the signer places it, as the
+      // server lets a signer place a mark they were given no field for (field-confinement.ts).
+      const signs = this.#signing && !fields.some((field) => field.kind === 'signature');
+      return signs ? [...shown, placedSignature(pageCount, this.#viewer?.signatures ?? [])] : shown;
     }
     return [placedSignature(pageCount, this.#viewer?.signatures ?? [])];
   }

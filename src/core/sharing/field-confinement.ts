@@ -69,8 +69,8 @@ interface Placeable {
  * recipient's, one they fill in (not read-only, not imported) and of the entry's kind, else 400 naming
  * the entry. An entry without `fieldId` may fill the recipient's field of its kind at its place (within
  * 0.001), as clients that sent the field's own box did (it answers the field only by naming it);
- * otherwise it is free placement: 403 naming the right, except the signature and initials marks of a
- * recipient who has no field at all (the signer's page places one for them). No field is filled twice
+ * otherwise it is free placement: 403 naming the right, except a signature or initials mark of a
+ * recipient who has no field of that kind (the signer's page places their signature for them). No field is filled twice
  * in one call. Pure: nothing is read or written.
  */
 export function confineToFields<R extends RecipientEntries>(share: ShareRow, request: R): R {
@@ -83,7 +83,9 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
     const field =
       entry.fieldId === undefined ? fieldAt(entry, at, kinds) : namedField(entry.fieldId, at, kinds);
     if (!field) {
-      if (free || (ownMark && fields.length === 0)) return entry;
+      // A signer given no field for their mark (no signature field, or no initials field) places it.
+      const noFieldForIt = !fields.some((f) => kinds.includes(String(f.type)));
+      if (free || (ownMark && noFieldForIt)) return entry;
       throw new Forbidden(
         `${at} fills none of your fields (name one with "fieldId"): placing it freely needs the share right freePlacement`,
       );
