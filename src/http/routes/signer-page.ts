@@ -291,6 +291,9 @@ export function signerPageRoutes(
         case 'ended':
           return reply.status(410).headers(htmlHeaders).send(LINK_ENDED_PAGE);
         case 'completed':
+          // A protected share's link downloads nothing by itself: the signer page asks for the
+          // password or a new code again, and its session then downloads (issue 40, 1).
+          if (!link.linkDownloads) return page(request, reply);
           return reply.headers(htmlHeaders).send(completedPage(token, link));
         case 'live':
           return page(request, reply);
