@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { DEFAULT_CONSENT_STATEMENTS } from '../../src/core/sharing/consent-statement.js';
+import { consentRecords } from '../helpers/audit-log.js';
 import { readDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER, someUsers } from '../helpers/people.js';
 import type { ApiResponse, TestServer } from '../helpers/server.js';
@@ -28,26 +29,6 @@ function embeddedJson(qpdfJson: string): unknown {
   assert.fail('no embedded audit trail in the PDF');
 }
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** The consentAccepted records of a document, as an administrator reads them (POST /logs/search). */
-export async function consentRecords(server: TestServer, documentId: string) {
-  const found = await server.api('POST', '/logs/search', {
-    token: await server.adminToken(),
-    body: {
-      logsQuery: {
-        query: {
-          filter: [
-            { type: 'term', field: 'activityType', value: 'consentAccepted' },
-            { type: 'term', field: 'objectId', value: documentId },
-          ],
-        },
-        size: 50,
-      },
-    },
-  });
-  assert.equal(found.status, 200, found.text);
-  return found.body.results as { time: string; actorId: string; data: Record<string, unknown> }[];
-}
 
 /**
  * Issue 40, Deliver 2 (DESIGN "Decided this round"): "Before the final sign action the signer page shows
