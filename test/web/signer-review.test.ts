@@ -18,7 +18,7 @@ const DAY = 86_400_000;
 const DOWNLOAD_DAYS = 2;
 const REF = 'Customer ref: ACME-2026-17';
 /** Where the read-only text is placed (spec Position: fractions of the page). */
-const REF_AT = { percentX: 0.1, percentY: 0.12, percentWidth: 0.5, percentHeight: 0.05 };
+const REF_AT = { percentX: 0.1, percentY: 0.2, percentWidth: 0.5, percentHeight: 0.05 };
 
 /**
  * Issue 40, reproductions 1, 2 and 5; Deliver 1 and 2 (DESIGN "Decided this round"): "Before the final

@@ -246,8 +246,8 @@ export class SigningPage {
       h(
         'div',
         { class: 'dock-inner' },
-        this.#actionStatus,
         this.#review,
+        this.#actionStatus,
         h('div', { class: 'dock-row' }, this.#progress, this.#actions),
       ),
     );
