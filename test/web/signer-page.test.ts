@@ -1467,7 +1467,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await enter(/^Signature, required/, 'Your full name');
           await s.page.keyboard.type('Tess Desktop');
           await s.page.keyboard.press('Enter');
-          await s.expectFocus('Sign the document');
+          await agreeByKeyboard(s);
           await s.capture('fields-done');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
