@@ -5,7 +5,7 @@ import { DEFAULT_CONSENT_STATEMENTS } from '../../src/core/sharing/consent-state
 import { consentRecords } from '../helpers/audit-log.js';
 import { readDocument } from '../helpers/documents.js';
 import { aUser, IVY, OWNER, someUsers } from '../helpers/people.js';
-import type { ApiResponse, TestServer } from '../helpers/server.js';
+import type { ApiResponse } from '../helpers/server.js';
 import { aSharedDocument, anExternalShare, signByLink, smsTextTo } from '../helpers/sharing.js';
 import { decode } from '../helpers/smtp.js';
 import { useServer } from '../helpers/use-server.js';

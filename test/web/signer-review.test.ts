@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Download, Request } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import { ManualClock } from '../../src/base/clock.js';
 import { DEFAULT_CONSENT_STATEMENTS } from '../../src/core/sharing/consent-statement.js';
 import { consentRecords } from '../helpers/audit-log.js';
@@ -99,7 +99,7 @@ describe('the signer’s page: see what you sign, consent to sign electronically
           s.page.waitForEvent('download'),
           s.page.getByRole('button', { name }).click(),
         ]);
-        const path = join(space.dir, `${Date.now()}-${(file as Download).suggestedFilename()}`);
+        const path = join(space.dir, `${Date.now()}-${file.suggestedFilename()}`);
         await file.saveAs(path);
         return path;
       }

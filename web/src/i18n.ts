@@ -152,7 +152,8 @@ const en = {
   'consent.required': 'Tick the box to agree to sign electronically first.',
   'consent.changed': 'The statement changed meanwhile. Read it again, then tick the box to agree.',
   'done.title': 'You signed this document',
-  'done.body': 'Your part is done. Download the document as you signed it; once everyone has signed, this is the final sealed copy.',
+  'done.body':
+    'Your part is done. Download the document as you signed it; once everyone has signed, this is the final sealed copy.',
   'done.unlock': 'You have already signed this document. Confirm that it is you to download what you signed.',
   'reject.title': 'Reject the document',
   'reject.reason': 'Reason (the sender will read it)',
@@ -362,14 +363,19 @@ const de: Dictionary = {
   'review.pages': '{count} Seiten',
   'review.field': '1 Feld',
   'review.fields': '{count} Felder',
-  'review.stamped': 'Die Texte ohne Rahmen auf den Seiten werden beim Unterschreiben in das Dokument geschrieben.',
+  'review.stamped':
+    'Die Texte ohne Rahmen auf den Seiten werden beim Unterschreiben in das Dokument geschrieben.',
   'consent.label': 'Einverständnis zur elektronischen Unterschrift',
-  'consent.agree': 'Ich habe diese Erklärung gelesen und bin mit der elektronischen Unterschrift einverstanden.',
+  'consent.agree':
+    'Ich habe diese Erklärung gelesen und bin mit der elektronischen Unterschrift einverstanden.',
   'consent.required': 'Kreuzen Sie zuerst an, dass Sie elektronisch unterschreiben möchten.',
-  'consent.changed': 'Die Erklärung wurde inzwischen geändert. Lesen Sie sie erneut und kreuzen Sie dann das Kästchen an.',
+  'consent.changed':
+    'Die Erklärung wurde inzwischen geändert. Lesen Sie sie erneut und kreuzen Sie dann das Kästchen an.',
   'done.title': 'Sie haben dieses Dokument unterschrieben',
-  'done.body': 'Ihr Teil ist erledigt. Laden Sie das Dokument herunter, wie Sie es unterschrieben haben; sobald alle unterschrieben haben, ist es die endgültige, versiegelte Fassung.',
-  'done.unlock': 'Sie haben dieses Dokument bereits unterschrieben. Bestätigen Sie, dass Sie es sind, um das Unterschriebene herunterzuladen.',
+  'done.body':
+    'Ihr Teil ist erledigt. Laden Sie das Dokument herunter, wie Sie es unterschrieben haben; sobald alle unterschrieben haben, ist es die endgültige, versiegelte Fassung.',
+  'done.unlock':
+    'Sie haben dieses Dokument bereits unterschrieben. Bestätigen Sie, dass Sie es sind, um das Unterschriebene herunterzuladen.',
   'reject.title': 'Dokument ablehnen',
   'reject.reason': 'Begründung (der Absender liest sie)',
   'reject.confirm': 'Dokument ablehnen',
@@ -576,14 +582,17 @@ const fr: Dictionary = {
   'review.pages': '{count} pages',
   'review.field': '1 champ',
   'review.fields': '{count} champs',
-  'review.stamped': 'Les textes affichés sans cadre sur les pages sont ajoutés au document quand vous signez.',
+  'review.stamped':
+    'Les textes affichés sans cadre sur les pages sont ajoutés au document quand vous signez.',
   'consent.label': 'Consentement à la signature électronique',
   'consent.agree': 'J’ai lu cette déclaration et j’accepte de signer électroniquement.',
   'consent.required': 'Cochez d’abord la case pour accepter de signer électroniquement.',
   'consent.changed': 'La déclaration a changé entre-temps. Relisez-la, puis cochez la case pour l’accepter.',
   'done.title': 'Vous avez signé ce document',
-  'done.body': 'Votre part est faite. Téléchargez le document tel que vous l’avez signé ; quand tous auront signé, c’est la copie finale scellée.',
-  'done.unlock': 'Vous avez déjà signé ce document. Confirmez que c’est bien vous pour télécharger ce que vous avez signé.',
+  'done.body':
+    'Votre part est faite. Téléchargez le document tel que vous l’avez signé ; quand tous auront signé, c’est la copie finale scellée.',
+  'done.unlock':
+    'Vous avez déjà signé ce document. Confirmez que c’est bien vous pour télécharger ce que vous avez signé.',
   'reject.title': 'Refuser le document',
   'reject.reason': 'Motif (l’expéditeur le lira)',
   'reject.confirm': 'Refuser le document',

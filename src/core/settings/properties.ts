@@ -56,7 +56,11 @@ export const TenantProperties = Type.Object(
         maxProperties: 50,
         description:
           'The electronic-signature consent statement recipients accept before signing (GET /share/document `consent`, POST /share/consent), by language code (`en`, `de`, `fr`, …), each at most 4000 characters. A language left out, or null, reads the built-in statement for that language (English when there is none). The object replaces the one before as a whole. A changed statement is a new SHA-256: a page showing the old one is asked to reload.',
-        examples: [{ en: 'I agree to sign electronically; my electronic signature binds me as my handwritten one does.' }],
+        examples: [
+          {
+            en: 'I agree to sign electronically; my electronic signature binds me as my handwritten one does.',
+          },
+        ],
       },
     ),
   },
