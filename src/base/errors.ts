@@ -98,6 +98,9 @@ export class NotFound extends appError(404, 'NOT_FOUND') {}
 
 export class VersionMismatch extends appError(409, 'VERSION_MISMATCH', 'Version mismatch') {}
 
+/** The consent statement a recipient accepted is not the one in force (it changed): reload and read it. */
+export class ConsentChanged extends appError(409, 'CONSENT_CHANGED') {}
+
 /** A unique name taken by another record (user name, organization name). */
 export class Conflict extends appError(409, 'CONFLICT') {}
 

@@ -29,8 +29,9 @@ declare module 'fastify' {
     /** A path parameter that may itself carry the credential (DELETE /api/key/:token, Contract). */
     credentialParam?: string;
     /**
-     * A recipient route that downloads what the recipient signed: the one kind a share's link or
-     * session still reaches after its recipient acted (RECIPIENT_DOWNLOAD_DAYS, share-standing.ts).
+     * A recipient route that downloads what the recipient signed, or unlocks a protected share to
+     * download it (its code, its unlock, what it asks for): the one kind a share's link or session
+     * still reaches after its recipient acted (RECIPIENT_DOWNLOAD_DAYS, share-standing.ts).
      */
     signedCopies?: boolean;
   }

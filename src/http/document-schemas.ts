@@ -166,6 +166,19 @@ export const SharedDocumentResult = Type.Object(
     ...DocumentProperties,
     signatureFields: Type.Optional(Type.Array(SignatureFieldResult)),
     share: Type.Optional(ShareObject),
+    consent: Type.Optional(
+      Type.Object(
+        {
+          text: Type.String(),
+          language: Type.String(),
+          sha256: Type.String({ description: 'SHA-256 (hex) of the text’s UTF-8 bytes.' }),
+        },
+        {
+          description:
+            'The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one.',
+        },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

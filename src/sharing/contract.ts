@@ -294,3 +294,24 @@ export const InboxActionBody = Type.Object(
     ],
   },
 );
+
+/** The body of POST /share/consent: the statement accepted, by its SHA-256 (GET /share/document `consent`). */
+export const ConsentBody = Type.Object(
+  {
+    sha256: Type.String({
+      pattern: '^[0-9A-Fa-f]{64}$',
+      description: 'The `consent.sha256` of GET /share/document: the statement the recipient was shown.',
+    }),
+    id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Internal recipients: the document whose share they consent for.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ sha256: '6f1ed002ab5595859014ebf0951522d9e6b4b4b2a8f5e5b4c3e2f1d0c9b8a796' }],
+  },
+);

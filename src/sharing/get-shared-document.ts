@@ -9,6 +9,8 @@ import { showShareFields, type SignatureFieldView } from '../core/sharing/share-
 import { shareView, type ShareView } from '../core/views/share-view.js';
 import { shareOptions, type ShareRow } from '../core/sharing/share-types.js';
 import { QueryTemplate } from '../store/db/query-template.js';
+import type { ConsentStatement } from '../core/sharing/consent-statement.js';
+import { consentOfShare } from './accept-consent.js';
 
 /** A shared document with what its view shows, and its sharer's name: one statement. */
 const sharedDocument = new QueryTemplate(
@@ -42,7 +44,9 @@ export async function getSharedDocument(
   deps: Deps,
   caller: RecipientCaller,
   documentId?: string,
-): Promise<DocumentView & { signatureFields: SignatureFieldView[]; share: ShareView }> {
+): Promise<
+  DocumentView & { signatureFields: SignatureFieldView[]; share: ShareView; consent: ConsentStatement }
+> {
   const share = await loadCallerShare(
     deps,
     caller,
@@ -76,14 +80,17 @@ export async function getSharedDocument(
     },
     deps.config.oidcProviders,
   );
+  // The statement the recipient accepts before signing (POST /share/consent names it by its hash).
+  const consent = await consentOfShare(deps, share);
   if (caller.kind === 'internal')
-    return { ...shapeDocument(caller.actor, doc, doc), signatureFields, share: own };
+    return { ...shapeDocument(caller.actor, doc, doc), signatureFields, share: own, consent };
   const view = shapeDocument(recipientViewer(share), doc, doc);
   return {
     ...view,
     file: (view.file ?? []).filter((f) => f.public),
     signatureFields,
     share: own,
+    consent,
   };
 }
 

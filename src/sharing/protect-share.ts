@@ -112,8 +112,10 @@ export async function unlockShare(
     .executeTakeFirst();
   const documentDeleted = !doc || doc.deleted_at !== null;
   const downloadDays = deps.config.recipientDownloadDays;
-  // A recipient who acted keeps the session they signed in (its downloads); no new one opens.
-  if (shareStanding(share, { documentDeleted, now, downloadDays }) !== 'live') {
+  // A recipient who acted unlocks again to download what they signed (DESIGN: "their link (or their
+  // recipient session) may download the documents they signed for RECIPIENT_DOWNLOAD_DAYS"): the
+  // session this opens is download-only, as the share's standing makes every session of it.
+  if (shareStanding(share, { documentDeleted, now, downloadDays }) === 'ended') {
     throw new Conflict(`This share is over (${share.status}): there is nothing left to unlock`);
   }
   const key = shareThrottleKey(share.id);

@@ -644,6 +644,13 @@ const ROWS: Row[] = [
     why: 'a sign share is signed, not executed: only authorization is compared',
   },
   {
+    route: `POST ${V}/share/consent`,
+    kind: 'recipient',
+    call: (w) => ({ path: `${V}/share/consent`, body: { id: w.ids.document, sha256: '0'.repeat(64) } }),
+    expect: { recipientUnlocked: 'fails' },
+    why: 'issue 40: a statement that is not the one in force is 409: only authorization is compared',
+  },
+  {
     route: `PUT ${V}/share/delegate`,
     kind: 'recipient',
     call: async (w) => {

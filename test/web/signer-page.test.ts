@@ -273,8 +273,29 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
         await s.capture('signature-typed');
         await s.page.keyboard.press('Enter');
         await s.page.getByRole('button', { name: /^Signature, done/ }).waitFor();
-        await s.expectFocus('Sign the document'); // focus moves on to the sign button
+        await agreeByKeyboard(s); // focus moves on to the consent, then the sign button
       }
+
+      /**
+       * The consent before signing (issue 40): focus is on its box once the fields are done; Space
+       * ticks it and Tab reaches the sign button.
+       */
+      async function agreeByKeyboard(
+        s: Session,
+        box = 'I have read this statement and I agree to sign electronically.',
+        sign = 'Sign the document',
+      ): Promise<void> {
+        await s.expectFocus(box);
+        await s.page.keyboard.press('Space');
+        await s.page.keyboard.press('Tab');
+        await s.expectFocus(sign);
+      }
+
+      /** The consent before signing (issue 40), ticked with the pointer. */
+      const agree = (s: Session) =>
+        s.page
+          .getByRole('checkbox', { name: 'I have read this statement and I agree to sign electronically.' })
+          .check();
 
       it('signing from the e-mail link with a finger on a phone: the field, the drawing, sign, download (pdfsig: valid)', async () => {
         const { id, link: token } = await aShareWith('Service agreement', 'anna@example.org');
@@ -285,6 +306,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.capture('opened');
           await drawSignature(s, 'touch');
           await s.capture('signature-placed');
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
@@ -528,6 +550,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             for (const signature of body.signatures ?? []) signature.pages = [99];
             await route.continue({ postData: JSON.stringify(body) });
           });
+          await agree(s);
           const sign = s.page.getByRole('button', { name: 'Sign the document' });
           await sign.scrollIntoViewIfNeeded();
           await sign.focus();
@@ -589,6 +612,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             assert.equal(overlap, 0, 'the default box leaves earlier signatures free');
             await s.capture('before-signing');
             await drawSignature(s, 'mouse');
+            await agree(s);
             await s.page.getByRole('button', { name: 'Sign the document' }).click();
             await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           });
@@ -689,6 +713,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             'a forwarded link opens nothing',
           );
           await drawSignature(s, 'pen');
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
@@ -818,6 +843,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             'the link stays locked',
           );
           await drawSignature(s, 'touch');
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
@@ -1029,6 +1055,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.page.getByRole('button', { name: /^Initials, done, page 2/ }).waitFor();
           await s.page.locator('.progress', { hasText: '2 of 2 fields completed' }).waitFor();
           await s.capture('fields-done');
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await waitForPdf(s);
@@ -1149,7 +1176,11 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('button', { name: /^Anzuhängende Datei, erledigt/ }).waitFor();
           await s.page.locator('.progress', { hasText: '4 von 4 Feldern ausgefüllt' }).waitFor();
-          await s.expectFocus('Dokument unterschreiben');
+          await agreeByKeyboard(
+            s,
+            'Ich habe diese Erklärung gelesen und bin mit der elektronischen Unterschrift einverstanden.',
+            'Dokument unterschreiben',
+          );
           await s.capture('fields-done');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Danke, Sie haben unterschrieben' }).waitFor();
@@ -1366,6 +1397,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.page.locator('.progress', { hasText: '9 of 9 fields completed' }).waitFor();
           await s.capture('fields-done');
           await assertOneScrollAreaAndDockInView(s);
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           await s.capture('signed');
@@ -1442,7 +1474,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await enter(/^Signature, required/, 'Your full name');
           await s.page.keyboard.type('Tess Desktop');
           await s.page.keyboard.press('Enter');
-          await s.expectFocus('Sign the document');
+          await agreeByKeyboard(s);
           await s.capture('fields-done');
           await s.page.keyboard.press('Enter');
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
@@ -1505,6 +1537,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           await s.capture('file-replace');
           await attach(s, 'new-bill.pdf', 'Replace');
           await drawSignature(s, 'mouse');
+          await agree(s);
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
         });

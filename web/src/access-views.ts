@@ -39,6 +39,32 @@ export function showInvalidLink(main: HTMLElement): void {
 }
 
 /**
+ * A recipient who signed, back on their link (issue 40, 1): what they signed to download (GET
+ * /share/signed: the sealed final copy once the document completed), for RECIPIENT_DOWNLOAD_DAYS.
+ */
+export function showSignedCopy(main: HTMLElement, api: Api): void {
+  const feedback = h('div', { class: 'form-feedback' });
+  const button = h('button', { type: 'button', class: 'button button--primary' }, t('action.download'));
+  button.addEventListener('click', () => {
+    void (async () => {
+      try {
+        const bytes = await api.signedCopy();
+        const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+        const link = h('a', { href: url, download: 'signed-document.pdf', hidden: true });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        feedback.replaceChildren();
+      } catch (error) {
+        feedback.replaceChildren(messageBox('error', describeError(error)));
+      }
+    })();
+  });
+  card(main, 'signed', t('done.title'), h('p', {}, t('done.body')), feedback, button);
+}
+
+/**
  * A share whose recipient must first prove who they are at an identity provider (GET /share/oidc):
  * one button per provider, each leaving for the provider's sign-in, which comes back to this page.
  */

@@ -57,6 +57,11 @@ export interface SignatureFieldSpec {
   config?: string;
   /** A select field's options (the server copies them in when the document is shared). */
   options?: { value: string; label: string }[];
+  /** How a read-only text is stamped (src/core/sharing/share-fields.ts `fieldTexts`). */
+  align?: string;
+  bold?: boolean;
+  color?: string;
+  backgroundColor?: string;
 }
 
 /** spec: Share (the fields the page reads; src/core/views/share-view.ts `ShareView`). */
@@ -130,6 +135,15 @@ export interface DocumentView {
   submittedFiles?: { content: string; documentname: string; field?: string }[];
   /** The caller's own share: purpose, status, rights, language, message, fields, protections. */
   share: ShareView;
+  /** The electronic-signature consent statement accepted before signing (POST /share/consent). */
+  consent?: ConsentStatement;
+}
+
+/** GET /share/document `consent`: the statement in force, named by its SHA-256 when accepted. */
+export interface ConsentStatement {
+  text: string;
+  language: string;
+  sha256: string;
 }
 
 export interface UploadAnswer {
@@ -372,6 +386,11 @@ export class Api {
     body: { id: string; signatures: SignEntry[]; annotations?: TextEntry[]; images?: ImageEntry[] },
   ): Promise<{ status: string; shareStateName: string | null }> {
     return this.json('PUT', `/share/document/sign/${version}`, body);
+  }
+
+  /** POST /share/consent: the recipient accepts the statement they were shown, named by its SHA-256. */
+  acceptConsent(id: string, sha256: string): Promise<{ accepted: true; acceptedAt: string }> {
+    return this.json('POST', '/share/consent', { ...(this.isShare ? {} : { id }), sha256 });
   }
 
   reject(id: string, reason: string): Promise<{ status: string }> {

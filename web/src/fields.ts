@@ -166,6 +166,51 @@ export function fieldsFromShare(
   );
 }
 
+/**
+ * A text the server stamps when the recipient signs, with nothing to fill in: a read-only annotation
+ * field's predefined text, or an imported custom field's value (src/core/sharing/share-fields.ts
+ * `fieldTexts`). Shown where and as it will be stamped, before signing (issue 40, 2).
+ */
+export interface StampedText {
+  text: string;
+  pages: number[];
+  position: Position;
+  /** In PDF points, as the stamp has it (12 unless the field says). */
+  fontSize: number;
+  align: 'left' | 'center' | 'right';
+  bold: boolean;
+  color?: string;
+  backgroundColor?: string;
+}
+
+const HEX = /^#[0-9A-Fa-f]{6}$/;
+const HEX_ALPHA = /^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$/;
+
+/** The read-only texts of the share's fields, with the server's defaults and limits. */
+export function stampedTexts(specs: SignatureFieldSpec[], pageCount: number): StampedText[] {
+  const texts: StampedText[] = [];
+  for (const spec of specs) {
+    if (spec.type !== 'annotation' || spec.readOnly !== true || !spec.position) continue;
+    if (typeof spec.text !== 'string' || spec.text.trim() === '') continue;
+    const pages = (spec.pages?.length ? spec.pages : [1]).filter((p) => p >= 1 && p <= pageCount);
+    if (pages.length === 0) continue;
+    const align = spec.align === 'center' || spec.align === 'right' ? spec.align : 'left';
+    texts.push({
+      text: spec.text,
+      pages,
+      position: spec.position,
+      fontSize: typeof spec.fontSize === 'number' ? Math.min(144, Math.max(4, spec.fontSize)) : 12,
+      align,
+      bold: spec.bold === true,
+      ...(spec.color && HEX.test(spec.color) ? { color: spec.color } : {}),
+      ...(spec.backgroundColor && HEX_ALPHA.test(spec.backgroundColor)
+        ? { backgroundColor: spec.backgroundColor }
+        : {}),
+    });
+  }
+  return texts;
+}
+
 /** Without fields from the share, one signature the signer places: by default low on the last page. */
 export function placedSignature(pageCount: number, signed: readonly PlacedBox[] = []): Field {
   const page = Math.max(1, pageCount);

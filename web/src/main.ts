@@ -5,6 +5,7 @@ import {
   showInbox,
   showInvalidLink,
   showLogin,
+  showSignedCopy,
   showTotp,
   showUnlock,
   type Note,
@@ -230,6 +231,24 @@ async function startShare(token: string): Promise<void> {
     rerender();
   };
 
+  /**
+   * The recipient acted on the share (GET /share/document answers 403 to their link or session): the
+   * download of what they signed, once they have unlocked again when the share is protected.
+   */
+  const showSigned = async (): Promise<void> => {
+    const state = await api.identityProviders();
+    if (state.isUnlocked) {
+      rerender = () => showSignedCopy(main, api);
+    } else {
+      rerender = () =>
+        showUnlock(main, api, () => void open(true), {
+          note: { kind: 'info', key: 'done.unlock' },
+          ...(state.unlockWith ? { unlockWith: state.unlockWith } : {}),
+        });
+    }
+    rerender();
+  };
+
   // A recipient session ends an hour after its last use or with the share: back to the link, which
   // asks to unlock again (or says the share is over).
   const sessionEnded = (): boolean => {
@@ -256,6 +275,7 @@ async function startShare(token: string): Promise<void> {
       );
     } catch (error) {
       if (error instanceof ApiFailure && error.code === 'MFA_REQUIRED') await showLocked();
+      else if (error instanceof ApiFailure && error.status === 403) await showSigned().catch(fatal);
       else if (error instanceof ApiFailure && error.status === 401 && sessionEnded()) return;
       else if (error instanceof ApiFailure && (error.status === 401 || error.status === 404)) {
         rerender = () => showInvalidLink(main);

@@ -158,6 +158,11 @@ export class PdfViewer {
     return this.#pages.length;
   }
 
+  /** A page's width in PDF points (1-based): what sizes in points are measured against. */
+  pageWidth(page: number): number | undefined {
+    return this.#pages[page - 1]?.width;
+  }
+
   async load(bytes: ArrayBuffer): Promise<void> {
     try {
       this.#pdf = await pdfjs.getDocument({

@@ -12,6 +12,7 @@ import {
   placedSignature,
   shownAnswer,
   signBody,
+  stampedTexts,
   type Field,
   type FieldKind,
 } from './fields.js';
@@ -121,6 +122,12 @@ export class SigningPage {
   #actions!: HTMLElement;
   /** Beside the action buttons: what an action is doing, or why it failed. */
   #actionStatus!: HTMLElement;
+  /** Above the action buttons, once every required field is done: what is signed, and the consent. */
+  #review!: HTMLElement;
+  /** The consent statement's box was ticked (kept across renders; a new statement unticks it). */
+  #consented = false;
+  /** The read-only texts signing stamps, drawn on the pages (issue 40, 2). */
+  #stamps: HTMLElement[] = [];
   #focusBeforeBusy: HTMLElement | undefined;
 
   constructor(main: HTMLElement, ctx: DocumentContext, doc: DocumentView) {
@@ -217,6 +224,7 @@ export class SigningPage {
     this.#notice = h('div', { class: 'notice-area' });
     this.#actions = h('div', { class: 'action-bar', role: 'group', 'aria-label': t('action.group') });
     this.#actionStatus = h('div', { class: 'action-status' });
+    this.#review = h('section', { class: 'review', 'aria-labelledby': 'review-title', hidden: true });
     this.#progress = h('p', { class: 'progress', 'aria-live': 'polite' });
     // Above the pages, scrolling with them: what the document is, and what happened to it.
     const lead = h('div', { class: 'doc-lead' }, header, this.#notice);
@@ -252,6 +260,7 @@ export class SigningPage {
       h(
         'div',
         { class: 'dock-inner' },
+        this.#review,
         this.#actionStatus,
         h('div', { class: 'dock-row' }, this.#progress, this.#actions),
       ),
@@ -415,6 +424,7 @@ export class SigningPage {
     for (const controls of this.#buttons.values())
       for (const c of controls) (c.closest('.field-check') ?? c).remove();
     this.#buttons.clear();
+    this.#placeStampedTexts();
     // DOM order is visiting order, so Tab goes through the fields in order too.
     for (const field of this.#fields) {
       const controls: FieldControl[] = [];
@@ -427,6 +437,43 @@ export class SigningPage {
       }
       this.#buttons.set(field.id, controls);
       this.#paintField(field);
+    }
+  }
+
+  /**
+   * The texts signing will stamp that the signer fills in nothing for (read-only and imported fields),
+   * on their pages before signing, as the stamp draws them: Helvetica at the field's size in points
+   * (a share of the page's width, so they scale with the page), aligned, coloured and filled as the
+   * PDF will have them.
+   */
+  #placeStampedTexts(): void {
+    const viewer = this.#viewer;
+    for (const stamp of this.#stamps) stamp.remove();
+    this.#stamps = [];
+    if (!viewer || !this.#fieldsFromShare) return;
+    for (const text of stampedTexts(this.#share?.signatureFields ?? [], viewer.pageCount)) {
+      for (const page of text.pages) {
+        const overlay = viewer.overlay(page);
+        const width = viewer.pageWidth(page);
+        if (!overlay || !width) continue;
+        const points = (size: number) => `calc(${size} * 100cqw / ${width})`;
+        const box = h('div', { class: 'stamped-text', 'data-stamped': 'text' }, text.text);
+        const { percentX, percentY, percentWidth, percentHeight } = text.position;
+        Object.assign(box.style, {
+          left: `${percentX * 100}%`,
+          top: `${percentY * 100}%`,
+          width: `${percentWidth * 100}%`,
+          height: `${percentHeight * 100}%`,
+          fontSize: points(text.fontSize),
+          padding: points(2),
+          textAlign: text.align,
+          fontWeight: text.bold ? '700' : '400',
+          ...(text.color ? { color: text.color } : {}),
+          ...(text.backgroundColor ? { backgroundColor: text.backgroundColor } : {}),
+        });
+        overlay.prepend(box);
+        this.#stamps.push(box);
+      }
     }
   }
 
@@ -483,6 +530,11 @@ export class SigningPage {
         control.setAttribute('aria-label', label);
         continue;
       }
+      // A value answered shows as it will be stamped: its size in points, scaled with the page.
+      const answered = done && isValueKind(field.kind);
+      control.classList.toggle('field--answer', answered);
+      const width = this.#viewer?.pageWidth(field.pages[i] ?? 1);
+      control.style.fontSize = answered && width ? `calc(${field.fontSize ?? 12} * 100cqw / ${width})` : '';
       // What the box shows is also part of its name (WCAG 2.5.3, label in name).
       const visible = done && field.previewUrl ? '' : this.#fieldText(field, done);
       if (visible && visible !== field.tooltip) label += `. ${visible}`;
@@ -552,7 +604,11 @@ export class SigningPage {
     const rest = [...after, ...this.#fields.slice(0, start)];
     const next = rest.find((f) => !isDone(f) && f.required) ?? after.find((f) => !isDone(f));
     if (next) this.#focusField(next);
-    else this.#actions.querySelector<HTMLButtonElement>('[data-action="sign"]')?.focus();
+    else
+      (
+        this.#review.querySelector<HTMLInputElement>('#consent-box:not(:checked)') ??
+        this.#actions.querySelector<HTMLButtonElement>('[data-action="sign"]')
+      )?.focus();
   }
 
   async #activate(field: Field, byKeyboard: boolean): Promise<void> {
@@ -738,13 +794,72 @@ export class SigningPage {
     if ((this.#state === 'completed' && this.#doc.pdfFile) || this.#signedCopyOnly) {
       actions.append(button('action.download', 'primary', 'download', () => void this.#download()));
     }
+    this.#renderReview();
     actions.hidden = actions.childElementCount === 0;
     this.#progress.hidden = !this.#signing;
-    this.#dock.hidden = actions.hidden && this.#progress.hidden && !this.#actionStatus.hasChildNodes();
+    this.#dock.hidden =
+      actions.hidden && this.#progress.hidden && this.#review.hidden && !this.#actionStatus.hasChildNodes();
     if (focused !== undefined)
       (
         actions.querySelector<HTMLElement>(`[data-action="${focused}"]`) ?? actions.querySelector('button')
       )?.focus();
+  }
+
+  /**
+   * The review before the final Sign (issue 40, 2), once every required field is done: what is about
+   * to be signed ("You are about to sign <title>, 3 pages, 8 fields"), and the electronic-signature
+   * consent statement with an unticked box; Sign records the consent first (POST /share/consent).
+   * Kept while it stays the same step: a tick, and focus on the box, survive a re-render.
+   */
+  #renderReview(): void {
+    const review = this.#review;
+    const shown = this.#canAct && this.#purpose === 'sign' && this.#missing.length === 0;
+    if (!shown || this.#fields.length === 0) {
+      review.hidden = true;
+      review.replaceChildren();
+      return;
+    }
+    const focused = review.contains(document.activeElement);
+    const pages = this.#viewer?.pageCount ?? this.#doc.pdfFile?.pages ?? 1;
+    const count = this.#fields.length;
+    const line = t('review.line', {
+      title: this.#doc.documentTitle,
+      pages: pages === 1 ? t('review.page') : t('review.pages', { count: pages }),
+      fields: count === 1 ? t('review.field') : t('review.fields', { count }),
+    });
+    const content: HTMLElement[] = [
+      h('h2', { id: 'review-title', class: 'small-heading' }, t('review.title')),
+      h('p', { class: 'review-line' }, line),
+    ];
+    if (this.#stamps.length > 0) content.push(h('p', { class: 'hint' }, t('review.stamped')));
+    const consent = this.#doc.consent;
+    if (consent) {
+      const box = h('input', { type: 'checkbox', id: 'consent-box', 'aria-describedby': 'consent-text' });
+      box.checked = this.#consented;
+      box.addEventListener('change', () => {
+        this.#consented = box.checked;
+        if (box.checked) this.#actionStatus.replaceChildren();
+      });
+      content.push(
+        h(
+          'div',
+          {
+            class: 'consent-text',
+            id: 'consent-text',
+            role: 'region',
+            'aria-label': t('consent.label'),
+            lang: consent.language,
+            // A long statement scrolls in its box: the keyboard reaches it too.
+            tabindex: '0',
+          },
+          consent.text,
+        ),
+        h('div', { class: 'checkbox consent-check' }, box, h('label', { for: box.id }, t('consent.agree'))),
+      );
+    }
+    review.replaceChildren(...content);
+    review.hidden = false;
+    if (focused) review.querySelector<HTMLInputElement>('#consent-box')?.focus();
   }
 
   /** The notice above the document: what happened, or the state that ends the request. */
@@ -873,8 +988,24 @@ export class SigningPage {
       this.#focusField(missing[0]);
       return;
     }
+    const consent = this.#doc.consent;
+    if (consent && !this.#consented) {
+      this.#showStatus(messageBox('error', t('consent.required')));
+      this.#review.querySelector<HTMLInputElement>('#consent-box')?.focus();
+      return;
+    }
     this.#setBusy(true);
     this.#showStatus(messageBox('info', t('sign.working')));
+    if (consent) {
+      try {
+        await this.#ctx.api.acceptConsent(this.#documentId, consent.sha256);
+      } catch (error) {
+        this.#setBusy(false);
+        if (error instanceof ApiFailure && error.code === 'CONSENT_CHANGED') return this.#consentChanged();
+        this.#showError(error);
+        return;
+      }
+    }
     const body = signBody(this.#fields);
     const request = {
       id: this.#documentId,
@@ -900,6 +1031,20 @@ export class SigningPage {
     }
     this.#setBusy(false);
     await this.#finish('signed');
+  }
+
+  /** The tenant reworded the statement since the page read it: the new one, to read and accept. */
+  async #consentChanged(): Promise<void> {
+    try {
+      await this.#refresh();
+    } catch (error) {
+      this.#showError(error);
+      return;
+    }
+    this.#consented = false;
+    this.#renderActions();
+    this.#showStatus(messageBox('error', t('consent.changed')));
+    this.#review.querySelector<HTMLInputElement>('#consent-box')?.focus();
   }
 
   async #execute(): Promise<void> {

@@ -3195,7 +3195,8 @@ export interface paths {
              *       "smsAddOn": false,
              *       "sealOnComplete": true,
              *       "defaultPadesLevel": "B-T",
-             *       "sessionTtlDays": 30
+             *       "sessionTtlDays": 30,
+             *       "consentStatements": {}
              *     }
              */
             'application/json': {
@@ -3219,6 +3220,15 @@ export interface paths {
               defaultPadesLevel: ('B-B' | 'B-T' | 'B-LT' | 'B-LTA') | null;
               /** @description Lifetime of new session tokens. */
               sessionTtlDays: number;
+              /**
+               * @description The electronic-signature consent statement recipients accept before signing (GET /share/document `consent`, POST /share/consent), by language code (`en`, `de`, `fr`, …), each at most 4000 characters. A language left out, or null, reads the built-in statement for that language (English when there is none). The object replaces the one before as a whole. A changed statement is a new SHA-256: a page showing the old one is asked to reload.
+               * @example {
+               *       "en": "I agree to sign electronically; my electronic signature binds me as my handwritten one does."
+               *     }
+               */
+              consentStatements: {
+                [key: string]: string | null;
+              };
             };
           };
         };
@@ -3309,6 +3319,15 @@ export interface paths {
             defaultPadesLevel?: ('B-B' | 'B-T' | 'B-LT' | 'B-LTA') | null;
             /** @description Lifetime of new session tokens. */
             sessionTtlDays?: number;
+            /**
+             * @description The electronic-signature consent statement recipients accept before signing (GET /share/document `consent`, POST /share/consent), by language code (`en`, `de`, `fr`, …), each at most 4000 characters. A language left out, or null, reads the built-in statement for that language (English when there is none). The object replaces the one before as a whole. A changed statement is a new SHA-256: a page showing the old one is asked to reload.
+             * @example {
+             *       "en": "I agree to sign electronically; my electronic signature binds me as my handwritten one does."
+             *     }
+             */
+            consentStatements?: {
+              [key: string]: string | null;
+            };
           };
         };
       };
@@ -3334,7 +3353,8 @@ export interface paths {
              *         "smsAddOn": false,
              *         "sealOnComplete": true,
              *         "defaultPadesLevel": "B-T",
-             *         "sessionTtlDays": 30
+             *         "sessionTtlDays": 30,
+             *         "consentStatements": {}
              *       }
              *     }
              */
@@ -3362,6 +3382,15 @@ export interface paths {
                 defaultPadesLevel: ('B-B' | 'B-T' | 'B-LT' | 'B-LTA') | null;
                 /** @description Lifetime of new session tokens. */
                 sessionTtlDays: number;
+                /**
+                 * @description The electronic-signature consent statement recipients accept before signing (GET /share/document `consent`, POST /share/consent), by language code (`en`, `de`, `fr`, …), each at most 4000 characters. A language left out, or null, reads the built-in statement for that language (English when there is none). The object replaces the one before as a whole. A changed statement is a new SHA-256: a page showing the old one is asked to reload.
+                 * @example {
+                 *       "en": "I agree to sign electronically; my electronic signature binds me as my handwritten one does."
+                 *     }
+                 */
+                consentStatements: {
+                  [key: string]: string | null;
+                };
               };
             };
           };
@@ -10314,6 +10343,13 @@ export interface paths {
                 } & {
                   [key: string]: unknown;
                 };
+                /** @description The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one. */
+                consent?: {
+                  text: string;
+                  language: string;
+                  /** @description SHA-256 (hex) of the text’s UTF-8 bytes. */
+                  sha256: string;
+                };
               } & {
                 [key: string]: unknown;
               })[];
@@ -10972,6 +11008,129 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/share/consent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept the electronic-signature consent statement (recipients)
+     * @description `{sha256}` (internal recipients add `id`, the document): the recipient accepts the consent statement GET /share/document answered as `consent` (`{text, language, sha256}`; the tenant words it per language with the property `consentStatements`, a built-in text otherwise). Recorded as the audit activity `consentAccepted` on the document, with the time, the caller’s address (`address`), `statementSha256`, `language` and `shareId`; the document’s audit trail, and the copy its seal on completion embeds, carry it. Answers `{accepted: true, acceptedAt}`.
+     *
+     *     A `sha256` that is not the statement in force (it was reworded since it was read): 409 CONSENT_CHANGED, read the document again and show the new statement. A share whose turn has not come or that is not active: 409, as the other recipient actions; a link whose share ended: 401. The sign calls do not require a consent first: an integrator with its own page records consent its own way (the signer page always asks, just before signing).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "sha256": "6f1ed002ab5595859014ebf0951522d9e6b4b4b2a8f5e5b4c3e2f1d0c9b8a796"
+           *     }
+           */
+          'application/json': {
+            /** @description The `consent.sha256` of GET /share/document: the statement the recipient was shown. */
+            sha256: string;
+            /** @description Internal recipients: the document whose share they consent for. */
+            id?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "accepted": true,
+             *       "acceptedAt": "2026-12-06T10:15:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** @enum {boolean} */
+              accepted: true;
+              /**
+               * Format: date-time
+               * @description When it was recorded.
+               */
+              acceptedAt: string;
+            };
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/share/delegate': {
     parameters: {
       query?: never;
@@ -11260,7 +11419,7 @@ export interface paths {
     put?: never;
     /**
      * Send a one-time code (external recipients)
-     * @description By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes. A share that is not protected by a code (a password only, or nothing) answers 400: a code could not unlock it.
+     * @description By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes. A share that is not protected by a code (a password only, or nothing) answers 400: a code could not unlock it. Also once the recipient acted, for RECIPIENT_DOWNLOAD_DAYS: the code unlocks the download of what they signed.
      */
     post: {
       parameters: {
@@ -11372,7 +11531,7 @@ export interface paths {
      * Unlock a protected share (external recipients)
      * @description `{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (rejected, cancelled, expired, delegated, deleted: 401, as the link does) or when the sharer changes its protections (401 afterwards: open the link again). Once the recipient acted it only downloads what they signed (GET /share/signed, for RECIPIENT_DOWNLOAD_DAYS; 403 elsewhere). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.
      *
-     *     5 wrong attempts lock the share for LOGIN_WINDOW_SECONDS (429 RATE_LIMITED with Retry-After), counted with refused identity-provider sign-ins; each attempt is counted before its password or code is checked, so parallel attempts count too. A code works once, even for parallel requests. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. A share that is over: 409.
+     *     5 wrong attempts lock the share for LOGIN_WINDOW_SECONDS (429 RATE_LIMITED with Retry-After), counted with refused identity-provider sign-ins; each attempt is counted before its password or code is checked, so parallel attempts count too. A code works once, even for parallel requests. A share with `allowedOAuths` is unlocked by proving the recipient’s identity with one of them (GET /share/oidc, GET /share/oidc/{provider}), which gives a session of its own; until then this call answers 403 MFA_REQUIRED. When such a share also has a password or code, call this with that session’s token: it answers a new session that passed them all. Once the recipient acted (signed, approved, …), for RECIPIENT_DOWNLOAD_DAYS, unlocking again (the password, a new code) answers a session that only downloads what they signed (GET /share/signed); a share that is over otherwise: 401 (the link no longer opens it).
      */
     post: {
       parameters: {
@@ -16001,6 +16160,13 @@ export interface paths {
                 } & {
                   [key: string]: unknown;
                 };
+                /** @description The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one. */
+                consent?: {
+                  text: string;
+                  language: string;
+                  /** @description SHA-256 (hex) of the text’s UTF-8 bytes. */
+                  sha256: string;
+                };
               } & {
                 [key: string]: unknown;
               })[];
@@ -16457,6 +16623,13 @@ export interface paths {
                   })[];
                 } & {
                   [key: string]: unknown;
+                };
+                /** @description The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one. */
+                consent?: {
+                  text: string;
+                  language: string;
+                  /** @description SHA-256 (hex) of the text’s UTF-8 bytes. */
+                  sha256: string;
                 };
               } & {
                 [key: string]: unknown;
@@ -16919,6 +17092,13 @@ export interface paths {
                   })[];
                 } & {
                   [key: string]: unknown;
+                };
+                /** @description The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one. */
+                consent?: {
+                  text: string;
+                  language: string;
+                  /** @description SHA-256 (hex) of the text’s UTF-8 bytes. */
+                  sha256: string;
                 };
               } & {
                 [key: string]: unknown;
@@ -17508,6 +17688,13 @@ export interface paths {
                   })[];
                 } & {
                   [key: string]: unknown;
+                };
+                /** @description The electronic-signature consent statement the recipient accepts before signing (POST /share/consent with its `sha256`): the tenant’s `consentStatements` in the share’s language, else the built-in one. */
+                consent?: {
+                  text: string;
+                  language: string;
+                  /** @description SHA-256 (hex) of the text’s UTF-8 bytes. */
+                  sha256: string;
                 };
               } & {
                 [key: string]: unknown;

@@ -2,6 +2,9 @@ import { Type, type Static } from 'typebox';
 import { readJson } from '../../store/db/json.js';
 import type { Json } from '../../store/db/schema.js';
 
+/** The longest consent statement a tenant may set, per language (core/sharing/consent-statement.ts). */
+export const CONSENT_STATEMENT_MAX = 4000;
+
 /** PAdES baseline levels a tenant may name as its default (ETSI EN 319 142-1). */
 export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 
@@ -46,6 +49,20 @@ export const TenantProperties = Type.Object(
       maximum: 365,
       description: 'Lifetime of new session tokens.',
     }),
+    consentStatements: Type.Record(
+      Type.String({ pattern: '^[a-z]{2}$' }),
+      Type.Union([Type.String({ minLength: 1, maxLength: CONSENT_STATEMENT_MAX }), Type.Null()]),
+      {
+        maxProperties: 50,
+        description:
+          'The electronic-signature consent statement recipients accept before signing (GET /share/document `consent`, POST /share/consent), by language code (`en`, `de`, `fr`, …), each at most 4000 characters. A language left out, or null, reads the built-in statement for that language (English when there is none). The object replaces the one before as a whole. A changed statement is a new SHA-256: a page showing the old one is asked to reload.',
+        examples: [
+          {
+            en: 'I agree to sign electronically; my electronic signature binds me as my handwritten one does.',
+          },
+        ],
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -69,6 +86,7 @@ export function defaultProperties(sessionTtlDays: number): TenantProperties {
     sealOnComplete: true,
     defaultPadesLevel: null,
     sessionTtlDays,
+    consentStatements: {},
   };
 }
 

@@ -28,6 +28,7 @@ const PROPERTIES_EXAMPLE = {
   sealOnComplete: true,
   defaultPadesLevel: 'B-T',
   sessionTtlDays: 30,
+  consentStatements: {},
 };
 
 /** Configuration, tenant properties, counters and the WOPI client. */

@@ -8,7 +8,8 @@ import { recipientCallerOf } from '../authentication.js';
 import { ShareObject } from '../document-schemas.js';
 import { SHARE_EXAMPLE, SIGN_OUTCOME_EXAMPLE } from '../../core/examples.js';
 import { RECIPIENT_FIELDS_ONLY, SIGNING_WARNINGS } from './signing.js';
-import { DelegateBody } from '../../sharing/contract.js';
+import { ConsentBody, DelegateBody } from '../../sharing/contract.js';
+import { acceptConsent } from '../../sharing/accept-consent.js';
 import { ExecuteShareBody, RejectShareBody } from '../../sharing/contract.js';
 import { Success, withErrors, withExamples } from '../schemas.js';
 import { answerSuccess } from '../answers.js';
@@ -80,6 +81,34 @@ export function shareActionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => executeShare(deps, recipientCallerOf(request), request.body),
+    );
+
+    app.post(
+      '/share/consent',
+      {
+        config: { auth: 'recipient' },
+        schema: {
+          tags: ['sharing'],
+          summary: 'Accept the electronic-signature consent statement (recipients)',
+          description: [
+            '`{sha256}` (internal recipients add `id`, the document): the recipient accepts the consent statement GET /share/document answered as `consent` (`{text, language, sha256}`; the tenant words it per language with the property `consentStatements`, a built-in text otherwise). Recorded as the audit activity `consentAccepted` on the document, with the time, the caller’s address (`address`), `statementSha256`, `language` and `shareId`; the document’s audit trail, and the copy its seal on completion embeds, carry it. Answers `{accepted: true, acceptedAt}`.',
+            'A `sha256` that is not the statement in force (it was reworded since it was read): 409 CONSENT_CHANGED, read the document again and show the new statement. A share whose turn has not come or that is not active: 409, as the other recipient actions; a link whose share ended: 401. The sign calls do not require a consent first: an integrator with its own page records consent its own way (the signer page always asks, just before signing).',
+          ].join('\n\n'),
+          body: ConsentBody,
+          response: withErrors({
+            200: Type.Object(
+              {
+                accepted: Type.Literal(true),
+                acceptedAt: Type.String({ format: 'date-time', description: 'When it was recorded.' }),
+              },
+              { examples: [{ accepted: true, acceptedAt: '2026-12-06T10:15:00.000Z' }] },
+            ),
+            409: Type.Ref('ErrorBody'),
+          }),
+        },
+      },
+      async (request) =>
+        acceptConsent(deps, recipientCallerOf(request), { ...request.body, address: request.ip }),
     );
 
     app.put(

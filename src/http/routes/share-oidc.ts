@@ -28,7 +28,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/share/oidc',
       {
-        config: { auth: 'recipient-locked' },
+        config: { auth: 'recipient-locked', signedCopies: true },
         schema: {
           tags: ['sharing'],
           summary: 'The identity providers a share offers (external recipients)',

@@ -188,8 +188,6 @@ const COMPLETED_TEXTS = {
     download: 'Thank you: your part is done. This link now only downloads the document as you signed it.',
     link: 'Download the signed document',
     until: 'until',
-    mailed:
-      'Thank you: your part is done. The signed document is sent to you by e-mail once everyone has acted.',
   },
   de: {
     title: 'Sie haben bereits geantwortet',
@@ -197,8 +195,6 @@ const COMPLETED_TEXTS = {
       'Danke: Ihr Teil ist erledigt. Dieser Link lädt jetzt nur noch das Dokument, wie Sie es unterschrieben haben.',
     link: 'Das unterschriebene Dokument herunterladen',
     until: 'bis',
-    mailed:
-      'Danke: Ihr Teil ist erledigt. Das unterschriebene Dokument erhalten Sie per E-Mail, sobald alle gehandelt haben.',
   },
   fr: {
     title: 'Vous avez déjà répondu',
@@ -206,27 +202,21 @@ const COMPLETED_TEXTS = {
       'Merci : votre part est faite. Ce lien ne sert plus qu’à télécharger le document tel que vous l’avez signé.',
     link: 'Télécharger le document signé',
     until: 'jusqu’au',
-    mailed:
-      'Merci : votre part est faite. Le document signé vous sera envoyé par e-mail quand tous auront agi.',
   },
 } as const;
 
-function completedPage(
-  token: string,
-  done: { downloadUntil: Date; linkDownloads: boolean; language?: string | undefined },
-): string {
+/** An unprotected link whose recipient acted: the download, at once (a protected one opens the signer page). */
+function completedPage(token: string, done: { downloadUntil: Date; language?: string | undefined }): string {
   const language = done.language && done.language in COMPLETED_TEXTS ? (done.language as 'de' | 'fr') : 'en';
   const text = COMPLETED_TEXTS[language];
   const until = done.downloadUntil.toISOString().slice(0, 10);
   return linkPage(
     text.title,
-    done.linkDownloads
-      ? [
-          text.download,
-          // The address already carries the token; the download stays on this origin.
-          `<a href="/api/v1/share/signed?token=${encodeURIComponent(token)}" download>${text.link}</a> (${text.until} ${until}).`,
-        ]
-      : [text.mailed],
+    [
+      text.download,
+      // The address already carries the token; the download stays on this origin.
+      `<a href="/api/v1/share/signed?token=${encodeURIComponent(token)}" download>${text.link}</a> (${text.until} ${until}).`,
+    ],
     language,
   );
 }
@@ -343,6 +333,9 @@ export function signerPageRoutes(
             .headers(pageHeaders)
             .send(LINK_ENDED_PAGE.replace('</head>', `${linkEvent('LINK_ENDED')}</head>`));
         case 'completed':
+          // A protected share's link downloads nothing by itself: the signer page asks for the
+          // password or a new code again, and its session then downloads (issue 40, 1).
+          if (!link.linkDownloads) return page(request, reply);
           return reply
             .headers(pageHeaders)
             .send(completedPage(token, link).replace('</head>', `${linkEvent('ALREADY_RESPONDED')}</head>`));
