@@ -274,7 +274,7 @@ describe('recipients are confined to their fields unless the share grants freePl
     assertError(executed, 403, 'FORBIDDEN', /annotations\[0\].*freePlacement/);
     await assertUntouched(signing, before);
 
-    const approving = await aContract({ purpose: 'approve' });
+    const approving = await aContract({ purpose: 'approve', fields: false });
     before = await stateOf(approving.id);
     const image = await shareUpload(approving.link!, 'file');
     const approved = await server.api('POST', '/share/execute', {
@@ -464,6 +464,43 @@ describe('recipients are confined to their fields unless the share grants freePl
       signatures: [{ type: 'signature', fieldId: 'pen' }],
     });
     assert.equal(signed.status, 200, signed.text);
+  });
+
+  it('issue 40 Deliver 3: a field for a recipient the page shows no fields to (approve, review, view…) is refused at share time; a file field for one who owes an action is not', async () => {
+    const id = await aDocument(server, owner, { title: 'Approved', pdf: { pages: 1 } });
+    const approver = 'approver@example.org';
+    const share = (fields: Record<string, unknown>[], purpose = 'approve') =>
+      server.api('POST', '/share', {
+        token: owner,
+        body: {
+          id,
+          data: [{ sharePurpose: purpose, shareTo: approver }],
+          signatureFields: fields.map((f) => ({
+            user: [approver],
+            pages: [1],
+            position: box(0.1, 0.5),
+            ...f,
+          })),
+        },
+      });
+    for (const [purpose, field] of [
+      ['approve', { type: 'annotation', subtype: 'annotation_generic' }],
+      ['review', { type: 'signature' }],
+      ['approve', { type: 'annotation', readOnly: true, text: 'Never shown' }],
+    ] as const) {
+      const refused = await share([field], purpose);
+      assertError(
+        refused,
+        400,
+        'VALIDATION_ERROR',
+        new RegExp(`"signatureFields\\[0\\]".*asked to ${purpose}.*never see it`),
+      );
+    }
+    const viewer = await share([{ type: 'annotation', subtype: 'annotation_submitted_file' }], 'view');
+    assertError(viewer, 400, 'VALIDATION_ERROR', /asked to view, who owes no action/);
+    assert.equal((await read(id)).workflow.shareStateName !== 'inprogress', true, 'nothing was shared');
+    const file = await share([{ type: 'annotation', subtype: 'annotation_submitted_file' }]);
+    assert.equal(file.status, 200, file.text);
   });
 
   it('an entry naming no field needs its position, for any caller: 400 naming it, not a crash', async () => {

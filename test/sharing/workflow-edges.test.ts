@@ -317,7 +317,11 @@ describe('the sharing workflow holds at its edges', () => {
       signatureFields: [{ type: 'annotation', required: true, user: ['jon'], position }],
     });
     assert.equal(viewer.status, 400, viewer.text);
-    assert.match(viewer.body.message, /"signatureFields\[0\]" is required, but none of its recipients signs/);
+    // Issue 40: a field goes only to recipients the signer's page shows it to (signers).
+    assert.match(
+      viewer.body.message,
+      /"signatureFields\[0\]" goes to a recipient asked to view, who would never see it/,
+    );
     const nobody = await share(id, [{ sharePurpose: 'sign', shareTo: 'ivy' }], {
       signatureFields: [
         { type: 'annotation', subtype: 'annotation_submitted_file', required: true, position },

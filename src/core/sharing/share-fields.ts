@@ -50,7 +50,9 @@ const NOT_ON_THE_PAGE = ['stamp', 'image'];
  * recipient who can answer it: a signer for signature-like fields and text fields (answered in the
  * sign call), any recipient owing an action for an `annotation_submitted_file` field (answered by
  * POST /share/upload/submittedFile). A required stamp or image field is refused too: the signer's
- * page could not complete it (issue 25). 400 naming the field otherwise.
+ * page could not complete it (issue 25). And every field goes only to recipients the signer's page
+ * shows it to (issue 40): signers, or for a file field anyone owing an action. 400 naming the field
+ * otherwise.
  */
 export function checkFieldsCompletable<T extends SignatureFieldInput>(
   fields: T[] | undefined,
@@ -68,6 +70,18 @@ export function checkFieldsCompletable<T extends SignatureFieldInput>(
         }
       }
     }
+    // Issue 40: what the API accepts for a recipient is shown to them. The signer's page shows fields
+    // to signers only, and a file field to whoever owes an action (they submit it before acting).
+    const file = field.subtype === SUBMITTED_FILE;
+    const unseen = options.purposesOf(field).find((p) => !(file ? ACTION_PURPOSES : ['sign']).includes(p));
+    if (unseen !== undefined) {
+      throw new ValidationError(
+        at,
+        file
+          ? `goes to a recipient asked to ${unseen}, who owes no action and could not submit its file`
+          : `goes to a recipient asked to ${unseen}, who would never see it: only signers are shown fields (except file fields)`,
+      );
+    }
     if (field.required !== true || field.readOnly === true || importedKey(field) !== undefined) continue;
     if (NOT_ON_THE_PAGE.includes(String(field.type))) {
       throw new ValidationError(
@@ -76,7 +90,6 @@ export function checkFieldsCompletable<T extends SignatureFieldInput>(
       );
     }
     const purposes = options.purposesOf(field);
-    const file = field.subtype === SUBMITTED_FILE;
     const answerable = file
       ? purposes.some((p) => ACTION_PURPOSES.includes(p))
       : (field.type === 'annotation' || SIGNER_TYPES.includes(String(field.type))) &&
