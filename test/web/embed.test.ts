@@ -318,6 +318,10 @@ describe('embedded signing (issue 40, 9): a host on another origin frames the sh
             .getByRole('button', { name: /^Signature, done/ })
             .first()
             .waitFor();
+          // The consent before signing (issue 40).
+          await frame
+            .getByRole('checkbox', { name: 'I have read this statement and I agree to sign electronically.' })
+            .check();
           await frame.getByRole('button', { name: 'Sign the document' }).click();
           await frame.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           const events = await waitForEvent(s, 'signed');

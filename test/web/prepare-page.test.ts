@@ -343,6 +343,10 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
             .getByRole('button', { name: /^Signature, done/ })
             .first()
             .waitFor();
+          // The consent before signing (issue 40).
+          await r.page
+            .getByRole('checkbox', { name: 'I have read this statement and I agree to sign electronically.' })
+            .check();
           await r.page.getByRole('button', { name: 'Sign the document' }).click();
           await r.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
         });
@@ -468,7 +472,7 @@ describe('the prepare page (/prepare): a sender draws a share’s fields on the 
           await s.page.getByRole('button', { name: /^Checkbox for/ }).waitFor({ state: 'detached' });
           await s.page.getByRole('button', { name: 'Send', exact: true }).click();
           const message = s.page.locator('.prepare-section', { has: s.page.locator('#selected-title') });
-          await message.getByText(/is required, but none of its recipients signs/).waitFor();
+          await message.getByText(/goes to a recipient asked to view, who would never see it/).waitFor();
           await s.page.getByText(/^Not sent: .*signatureFields\[0\]/).waitFor();
           assert.equal(await s.page.locator('.prepare-field--error').count(), 1);
           await s.capture('refused');

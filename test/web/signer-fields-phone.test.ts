@@ -120,6 +120,12 @@ describe('the signer’s page: stamp and image fields, progress across reloads, 
             await s.page.getByRole('button', { name: /^Image, done/ }).waitFor();
             await s.capture('stamp-image-filled');
             await typeInto(s, /^Signature, required/, 'Your full name', 'Stella Stamp');
+            // The consent before signing (issue 40).
+            await s.page
+              .getByRole('checkbox', {
+                name: 'I have read this statement and I agree to sign electronically.',
+              })
+              .check();
             await s.page.getByRole('button', { name: 'Sign the document' }).click();
             await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
             const stampEntry = body.signatures?.find((e) => e.type === 'stamp');
@@ -274,6 +280,10 @@ describe('the signer’s page: stamp and image fields, progress across reloads, 
           await fill(s, /^Text field, required, page 1\. City/, /^Text/, 'Berlin');
           await fill(s, /^Text field, required, page 1\. Notes/, /^Text/, 'None');
           await typeInto(s, /^Signature, required/, 'Your full name', 'Anna Gruber');
+          // The consent before signing (issue 40).
+          await s.page
+            .getByRole('checkbox', { name: 'I have read this statement and I agree to sign electronically.' })
+            .check();
           await s.page.getByRole('button', { name: 'Sign the document' }).click();
           await s.page.getByRole('heading', { name: 'Thank you, you have signed' }).waitFor();
           const left = await s.page.evaluate<string[]>(`Object.keys(sessionStorage)`);
