@@ -194,6 +194,14 @@ const ROWS: Row[] = [
   { route: 'GET /s/*', kind: 'public', call: () => ({ path: '/s/not-a-link/deeper' }) },
   { route: 'GET /sign', kind: 'public', call: () => ({ path: '/sign' }) },
   { route: 'GET /sign/:documentId', kind: 'public', call: (w) => ({ path: `/sign/${w.ids.document}` }) },
+  // Issue 40 item 9: the senders' prepare page, an HTML shell for anyone; everything it does goes
+  // through the API with the sender's session or API key (the rows of those routes).
+  { route: 'GET /prepare', kind: 'public', call: () => ({ path: '/prepare' }) },
+  {
+    route: 'GET /prepare/:documentId',
+    kind: 'public',
+    call: (w) => ({ path: `/prepare/${w.ids.document}` }),
+  },
   // Issue 23 item 2: the development CA's CRL and OCSP responder, which relying parties fetch anonymously.
   { route: 'GET /pki/dev-ca.crl', kind: 'public', call: () => ({ path: '/pki/dev-ca.crl' }) },
   { route: 'POST /pki/ocsp', kind: 'public', call: () => ({ path: '/pki/ocsp', body: {} }) },
