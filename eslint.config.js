@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'clients/*/dist/', // the embed package built by its test (test/web/embed.test.ts)
       'data/',
       'node_modules/',
       'coverage/',
