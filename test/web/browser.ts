@@ -97,12 +97,25 @@ export class Session {
 
   /** Waits until the document view has stopped rendering (or there is none). */
   async settle(): Promise<void> {
-    await this.page.waitForFunction(
+    await this.until(
       `new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
         const viewer = document.querySelector('.viewer');
         resolve(!viewer || viewer.dataset.state !== 'ready' || viewer.dataset.pending === '0' || viewer.dataset.pending === undefined);
       })))`,
     );
+  }
+
+  /**
+   * Waits until `expression` (page code as text: the suite's TypeScript has no DOM types) is truthy.
+   * Polled with page.evaluate: Playwright's waitForFunction evaluates only its first try that way and
+   * polls with eval() in the page, which our pages' Content-Security-Policy (no 'unsafe-eval') refuses.
+   */
+  async until(expression: string, timeout = 30_000): Promise<void> {
+    const end = Date.now() + timeout;
+    while (!(await this.page.evaluate<unknown>(expression))) {
+      if (Date.now() > end) throw new Error(`Timed out after ${timeout} ms waiting for: ${expression}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /**

@@ -424,9 +424,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
             zoomIn.click();
             zoomOut.click();
           })()`);
-          await s.page.waitForFunction(
-            `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
-          );
+          await s.until(`document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`);
           const { status, pageWidth, canvasWidth } = await s.page.evaluate<{
             status: string;
             pageWidth: number;
@@ -525,9 +523,7 @@ describe('the signer’s page (PUBLIC_URL/s/<token>, /sign), served by the API s
           assert.equal(await s.focused(), 'Thank you, you have signed');
           await s.tabTo(/^Download the signed PDF$/);
           await waitForPdf(s);
-          await s.page.waitForFunction(
-            `document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`,
-          );
+          await s.until(`document.querySelector('.viewer')?.getAttribute('data-pending') === '0'`);
           await s.expectFocus('Download the signed PDF');
           const file = await download(s, () => s.page.keyboard.press('Enter'));
           await assertSignedPdf(file, 2);
