@@ -6,7 +6,7 @@ import { writeTransaction } from '../../src/store/db/dialect.js';
 import { assertError } from '../helpers/api-errors.js';
 import { ADMIN, createUser, startServer, type TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { emit, scopeOf } from './helpers.js';
+import { scopeOf } from './helpers.js';
 
 type Scope = { tenantId: string; organizationId: string };
 
@@ -40,6 +40,20 @@ describe('GET /events: the events feed for integrators who poll', () => {
     }
   }
 
+  /**
+   * `readAll` again until it holds every one of `ids`. On PostgreSQL the feed withholds an event while
+   * any transaction on the server older than it is still open (pg_snapshot_xmin), and other test
+   * files share the server: the wait is the feed's documented delay, not a lost event.
+   */
+  async function readUntil(node: TestServer, token: string, after: string | null, ids: string[]) {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const read = await readAll(node, token, after);
+      if (ids.every((id) => read.ids.includes(id)) || Date.now() > deadline) return read;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   const emitMany = async (scope: Scope, count: number, prefix: string) => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) ids.push(...(await emitIds(scope, `${prefix}-${i}`)));
@@ -61,6 +75,7 @@ describe('GET /events: the events feed for integrators who poll', () => {
   it('pages through every event in order with the cursor, exactly once; nothing new keeps the cursor; another node continues it', async () => {
     const start = await readAll(server, the.admin, null);
     const emitted = await emitMany(the.tenant, 25, 'paged');
+    await readUntil(server, the.admin, start.cursor, emitted);
     const pages: { events: { id: string; event: string; documentId: string }[]; more: boolean }[] = [];
     let cursor = start.cursor;
     for (let i = 0; i < 3; i++) {
@@ -98,7 +113,7 @@ describe('GET /events: the events feed for integrators who poll', () => {
     try {
       const otherAdmin = await other.login(ADMIN.name, ADMIN.password);
       assert.deepEqual(
-        (await readAll(other, otherAdmin, cursor)).ids,
+        (await readUntil(other, otherAdmin, cursor, later)).ids,
         later,
         'the same cursor on another node',
       );
@@ -150,7 +165,8 @@ describe('GET /events: the events feed for integrators who poll', () => {
     const quickIds = (await quick).flat();
     await slow;
     await poll();
-    await poll();
+    const deadline = Date.now() + 20_000;
+    while (seen.length < quickIds.length + 1 && Date.now() < deadline) await poll();
     assert.deepEqual(
       [...seen].sort(),
       [heldId, ...quickIds].sort(),
@@ -162,14 +178,11 @@ describe('GET /events: the events feed for integrators who poll', () => {
     const { cursor: tenantFrom } = await readAll(server, the.admin, null);
     const legalToken = await server.login('legal-admin', 'user-password-1');
     const { cursor: legalFrom } = await readAll(server, legalToken, null);
-    const inLegal = await emit(server, the.legal, 'documentCreated', 'legal-doc').then(() =>
-      readAll(server, the.admin, tenantFrom),
-    );
-    await emitMany(the.tenant, 1, 'tenant-only');
+    const inLegal = await emitIds(the.legal, 'legal-doc');
+    const tenantOnly = await emitIds(the.tenant, 'tenant-only');
+    const asAdmin = await readUntil(server, the.admin, tenantFrom, [...inLegal, ...tenantOnly]);
     const asLegal = await readAll(server, legalToken, legalFrom);
-    const asAdmin = await readAll(server, the.admin, tenantFrom);
-    assert.equal(asLegal.ids.length, 1, 'the organization administrator: their organization’s event only');
-    assert.equal(asLegal.ids[0], inLegal.ids[0]);
+    assert.deepEqual(asLegal.ids, inLegal, 'the organization administrator: their organization’s event only');
     assert.equal(asAdmin.ids.length, 2, 'the tenant administrator: both');
 
     const rep = await server.login('legal-rep', 'user-password-1');
