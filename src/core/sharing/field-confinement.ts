@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import { Forbidden, ValidationError } from '../../base/errors.js';
 import type { Position } from '../../pdf/geometry.js';
-import type { ImageEntry, SignatureEntry, TextEntry } from '../documents/visual-entries.js';
+import {
+  positionOf,
+  type ImageEntry,
+  type SignatureEntry,
+  type TextEntry,
+} from '../documents/visual-entries.js';
 import type { Database } from '../../store/db/schema.js';
 import {
   fieldKey,
@@ -123,8 +128,7 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
   };
 
   const fieldAt = (entry: Placeable, at: string, kinds: readonly string[]) => {
-    if (!entry.position)
-      throw new ValidationError(`${at}.position`, 'is required unless "fieldId" names one of your fields');
+    const position = positionOf(entry, at);
     const pages = entry.pages ?? [1];
     const there = fields.filter(
       (f) =>
@@ -132,7 +136,7 @@ export function confineToFields<R extends RecipientEntries>(share: ShareRow, req
         !isWrittenByShare(f) &&
         f.subtype !== SUBMITTED_FILE &&
         samePages(pagesOf(f), pages) &&
-        samePosition(f.position as Position | undefined, entry.position!),
+        samePosition(f.position as Position | undefined, position),
     );
     // Of fields sharing one box, the first not yet filled.
     return there.find((f) => !filled.has(f)) ?? there[0];

@@ -1,14 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Deps } from '../deps.js';
-import { FileNotUsable, ValidationError } from '../../base/errors.js';
+import { FileNotUsable } from '../../base/errors.js';
 import { checkDraftFiles, claimFiles, FROM_SAVE_FILE, type FileUse } from '../changes/file-usage.js';
 import type { ImageVisual, SignatureVisual, TextAnnotation } from '../../pdf/visuals/visual-types.js';
-import type { Position } from '../../pdf/geometry.js';
 import type { Database } from '../../store/db/schema.js';
 import type { FileRecord } from '../../store/files/file-store.js';
 import type { Actor } from '../access/actor.js';
 import { loadUsableStamp, type StampUser } from '../stamps/load-usable-stamp.js';
-import type { ImageEntry, SignatureEntry, TextEntry } from '../documents/visual-entries.js';
+import {
+  positionOf,
+  type ImageEntry,
+  type SignatureEntry,
+  type TextEntry,
+} from '../documents/visual-entries.js';
 
 export interface VisualRequest {
   signatures?: SignatureEntry[] | undefined;
@@ -45,19 +49,6 @@ async function ownFile(db: Kysely<Database>, placer: Placer, id: string): Promis
   if (placer.kind === 'user') return file.owner_id === placer.actor.userId ? file : undefined;
   const shareId = (file as FileRecord & { share_id?: string | null }).share_id;
   return shareId === placer.shareId ? file : undefined;
-}
-
-/**
- * An entry's box: its own, or its field's, which a recipient's `fieldId` gave it beforehand
- * (core/sharing/field-confinement.ts). The schema lets `position` out for entries naming a field;
- * one naming none, or named by a caller with no share fields, needs it: 400 naming it.
- */
-export function positionOf(entry: { position?: Position | undefined }, at: string): Position {
-  if (entry.position) return entry.position;
-  throw new ValidationError(
-    `${at}.position`,
-    'is required unless "fieldId" names one of your share\'s fields',
-  );
 }
 
 /** Upload files a request's visuals use, to be claimed when the change commits (spec Files usage rule 3). */
