@@ -110,6 +110,13 @@ async function workdirFor(dataDir: string): Promise<string> {
   return dir;
 }
 
+/** A folder where the walkthrough fails at its upload (step 3), after it made its webhook: no `docs/`. */
+async function workdirWithoutContract(dataDir: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'signery-walkthrough-failing-'));
+  await symlink(dataDir, join(dir, 'data'));
+  return dir;
+}
+
 const walkthrough = await guideWalkthrough();
 
 describe('the README’s five minutes with the API', () => {
@@ -158,6 +165,22 @@ describe('the integration guide’s walkthrough with curl, run as written', () =
       const signed = await readFile(join(workdir, 'signed.pdf'));
       assert.equal(signed.subarray(0, 5).toString(), '%PDF-');
       assert.deepEqual(await webhooksOf(server), [], `webhooks left by the ${time} run`);
+    }
+  });
+
+  it('deletes its webhook also when a step fails (run as a script, its EXIT trap)', async () => {
+    const failing = await workdirWithoutContract(server.dataDir);
+    try {
+      const { code, output } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough.shell], {
+        cwd: failing,
+        env: { BASE: `${server.url}/api/v1`, HOOK_PORT: String(await freePort()) },
+      });
+      assert.notEqual(code, 0, `the walkthrough went on without the contract:\n${output}`);
+      // curl's error 26: the file to upload cannot be read.
+      assert.match(output, /curl: \(26\)/, 'it stopped at the upload (step 3)');
+      assert.deepEqual(await webhooksOf(server), [], 'webhooks left by the failed run');
+    } finally {
+      await rm(failing, { recursive: true, force: true });
     }
   });
 });
@@ -222,6 +245,25 @@ describe('the integration guide’s walkthrough with the typed client, installed
       const checked = Number(/(\d+) answers checked/.exec(output)?.[1]);
       assert.ok(checked >= 10, `answers checked against the description: ${checked}\n${output}`);
       assert.deepEqual(await webhooksOf(server), [], `webhooks left by the ${time} run`);
+    }
+  });
+
+  it('deletes its webhook also when a step fails (its finally)', async () => {
+    const failing = await workdirWithoutContract(server.dataDir);
+    try {
+      const { code, output } = await run(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), program],
+        {
+          cwd: failing,
+          env: { SIGNERY_URL: server.url, HOOK_PORT: String(await freePort()) },
+        },
+      );
+      assert.notEqual(code, 0, `the walkthrough went on without the contract:\n${output}`);
+      assert.match(output, /ENOENT[\s\S]*docs\/examples\/contract\.pdf/, 'it stopped at the upload (step 3)');
+      assert.deepEqual(await webhooksOf(server), [], 'webhooks left by the failed run');
+    } finally {
+      await rm(failing, { recursive: true, force: true });
     }
   });
 });
