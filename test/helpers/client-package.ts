@@ -65,13 +65,11 @@ export async function installClientFromPath(project: string): Promise<void> {
   await whileBuilding(() => npm(['install', '--prefix', project, CLIENT_DIR], project));
 }
 
-/** `npm pack` of clients/typescript into the project, then `npm install` of the tarball there. */
+/** In the project, `npm pack <repository>/clients/typescript`, then `npm install` of the tarball. */
 export async function installClientFromTarball(project: string): Promise<string> {
-  const output = await whileBuilding(() =>
-    npm(['pack', CLIENT_DIR, '--pack-destination', project, '--loglevel', 'error'], project),
-  );
+  const output = await whileBuilding(() => npm(['pack', CLIENT_DIR, '--loglevel', 'error'], project));
   const tarball = output.trim().split('\n').at(-1)!;
-  await npm(['install', '--prefix', project, join(project, tarball)], project);
+  await npm(['install', '--prefix', project, `./${tarball}`], project);
   return tarball;
 }
 
