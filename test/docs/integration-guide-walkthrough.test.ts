@@ -19,8 +19,8 @@ import { useServer } from '../helpers/use-server.js';
  * item 5). Its blocks marked `<!-- walkthrough: … -->` are the test: the server is started with the
  * environment its `server` block gives `npm start`, the `shell` blocks run as one bash script (as if
  * pasted into one terminal, stopping at the first failing command), and the `typescript` block is
- * type-checked against clients/typescript and run with every answer checked against the OpenAPI
- * description. Each runs from a folder that looks like the repository's to it: `docs/` and the
+ * saved in a project of its own with the client installed from the repository's path, as the guide
+ * says, type-checked against it and run with every answer checked against the OpenAPI description. Each runs from a folder that looks like the repository's to it: `docs/` and the
  * server's `data/`.
  *
  * Issue 41: "A walkthrough that runs any number of times, cleaning up what it creates (its webhook)
