@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { installClientFromPath } from '../helpers/client-package.js';
 import { freePort } from '../helpers/free-port.js';
+import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -17,9 +19,13 @@ import { useServer } from '../helpers/use-server.js';
  * item 5). Its blocks marked `<!-- walkthrough: … -->` are the test: the server is started with the
  * environment its `server` block gives `npm start`, the `shell` blocks run as one bash script (as if
  * pasted into one terminal, stopping at the first failing command), and the `typescript` block is
- * type-checked against clients/typescript and run with every answer checked against the OpenAPI
- * description. Each runs from a folder that looks like the repository's to it: `docs/` and the
+ * saved in a project of its own with the client installed from the repository's path, as the guide
+ * says, type-checked against it and run with every answer checked against the OpenAPI description. Each runs from a folder that looks like the repository's to it: `docs/` and the
  * server's `data/`.
+ *
+ * Issue 41: "A walkthrough that runs any number of times, cleaning up what it creates (its webhook)
+ * and reading only its own mail." Each version runs twice against one server, from one folder, and
+ * leaves no webhook behind.
  */
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -104,6 +110,13 @@ async function workdirFor(dataDir: string): Promise<string> {
   return dir;
 }
 
+/** A folder where the walkthrough fails at its upload (step 3), after it made its webhook: no `docs/`. */
+async function workdirWithoutContract(dataDir: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'signery-walkthrough-failing-'));
+  await symlink(dataDir, join(dir, 'data'));
+  return dir;
+}
+
 const walkthrough = await guideWalkthrough();
 
 describe('the README’s five minutes with the API', () => {
@@ -134,78 +147,131 @@ describe('the integration guide’s walkthrough with curl, run as written', () =
     await rm(workdir, { recursive: true, force: true });
   });
 
-  it('logs in, uploads, creates, shares, signs as the recipient, hears the webhook, downloads and verifies', async () => {
-    const { code, output } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough.shell], {
-      cwd: workdir,
-      env: { BASE: `${server.url}/api/v1`, HOOK_PORT: String(await freePort()) },
-    });
-    assert.equal(code, 0, `the walkthrough stopped (exit ${code}):\n${output}`);
-    assert.match(output, /"passwordRequired": true/, 'the share (step 5)');
-    assert.match(output, /webhook signature verified/, 'the webhook (step 7)');
-    assert.match(
-      output,
-      /"indication": "TOTAL_PASSED"[\s\S]*"indication": "TOTAL_PASSED"/,
-      'both signatures',
-    );
-    const signed = await readFile(join(workdir, 'signed.pdf'));
-    assert.equal(signed.subarray(0, 5).toString(), '%PDF-');
+  it('logs in, uploads, creates, shares, signs as the recipient, hears the webhook, downloads and verifies, twice', async () => {
+    const hookPort = String(await freePort());
+    for (const time of ['first', 'second']) {
+      const { code, output } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough.shell], {
+        cwd: workdir,
+        env: { BASE: `${server.url}/api/v1`, HOOK_PORT: hookPort },
+      });
+      assert.equal(code, 0, `the walkthrough stopped the ${time} time (exit ${code}):\n${output}`);
+      assert.match(output, /"passwordRequired": true/, 'the share (step 5)');
+      assert.match(output, /webhook signature verified/, 'the webhook (step 7)');
+      assert.match(
+        output,
+        /"indication": "TOTAL_PASSED"[\s\S]*"indication": "TOTAL_PASSED"/,
+        'both signatures',
+      );
+      const signed = await readFile(join(workdir, 'signed.pdf'));
+      assert.equal(signed.subarray(0, 5).toString(), '%PDF-');
+      assert.deepEqual(await webhooksOf(server), [], `webhooks left by the ${time} run`);
+    }
+  });
+
+  it('deletes its webhook also when a step fails (run as a script, its EXIT trap)', async () => {
+    const failing = await workdirWithoutContract(server.dataDir);
+    try {
+      const { code, output } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough.shell], {
+        cwd: failing,
+        env: { BASE: `${server.url}/api/v1`, HOOK_PORT: String(await freePort()) },
+      });
+      assert.notEqual(code, 0, `the walkthrough went on without the contract:\n${output}`);
+      // curl's error 26: the file to upload cannot be read.
+      assert.match(output, /curl: \(26\)/, 'it stopped at the upload (step 3)');
+      assert.deepEqual(await webhooksOf(server), [], 'webhooks left by the failed run');
+    } finally {
+      await rm(failing, { recursive: true, force: true });
+    }
   });
 });
 
-describe('the integration guide’s walkthrough with the typed client, type-checked and run', () => {
+describe('the integration guide’s walkthrough with the typed client, installed, type-checked and run', () => {
   const server = useServer({ env: walkthrough.serverEnv });
-  // Inside the repository, so that the program finds the client and the repository's node_modules.
-  const programDir = join(ROOT, 'test-artifacts', 'walkthrough');
-  const program = join(programDir, 'walkthrough.ts');
-  const tsconfig = join(programDir, 'tsconfig.json');
+  // The integrator's project, outside the repository, with the client installed from the repository's
+  // folder as the guide says (`npm install --prefix <project> <repository>/clients/typescript`).
+  let project: string;
+  let program: string;
   let workdir: string;
   before(async () => {
     workdir = await workdirFor(server.dataDir);
-    await mkdir(programDir, { recursive: true });
+    project = await mkdtemp(join(tmpdir(), 'signery-walkthrough-project-'));
+    await installClientFromPath(project);
+    program = join(project, 'walkthrough.mts');
     await writeFile(program, walkthrough.typescript);
+    // Node's types are the repository's; the client's are those npm installed in the project.
     await writeFile(
-      tsconfig,
+      join(project, 'tsconfig.json'),
       JSON.stringify({
-        extends: '../../tsconfig.json',
         compilerOptions: {
+          target: 'ES2023',
+          lib: ['ES2023', 'DOM'],
+          module: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: true,
           noEmit: true,
-          rootDir: '../..',
-          paths: { '@signery/client': ['../../clients/typescript/src/index.ts'] },
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          types: ['node'],
         },
-        include: ['walkthrough.ts'],
+        files: ['walkthrough.mts'],
       }),
     );
   });
   after(async () => {
     await rm(workdir, { recursive: true, force: true });
+    await rm(project, { recursive: true, force: true });
   });
 
-  it('type-checks against the generated client', async () => {
+  it('type-checks against the client installed in a project of its own', async () => {
     const { code, output } = await run(
       process.execPath,
-      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig],
-      { cwd: ROOT, env: {} },
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project],
+      { cwd: project, env: {} },
     );
     assert.equal(code, 0, `tsc:\n${output}`);
   });
 
-  it('runs to a verified, completed document, each answer fitting the OpenAPI description', async () => {
-    const { code, output } = await run(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, 'walkthrough-runner.ts'), program],
-      {
-        cwd: workdir,
-        env: {
-          SIGNERY_URL: server.url,
-          HOOK_PORT: String(await freePort()),
-          TSX_TSCONFIG_PATH: tsconfig,
+  it('runs to a verified, completed document, each answer fitting the OpenAPI description, twice', async () => {
+    const hookPort = String(await freePort());
+    for (const time of ['first', 'second']) {
+      const { code, output } = await run(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, 'walkthrough-runner.ts'), program],
+        { cwd: workdir, env: { SIGNERY_URL: server.url, HOOK_PORT: hookPort } },
+      );
+      assert.equal(code, 0, `the walkthrough stopped the ${time} time (exit ${code}):\n${output}`);
+      assert.match(output, /the document is completed/);
+      assert.match(output, /webhook events: .*documentCompleted/);
+      const checked = Number(/(\d+) answers checked/.exec(output)?.[1]);
+      assert.ok(checked >= 10, `answers checked against the description: ${checked}\n${output}`);
+      assert.deepEqual(await webhooksOf(server), [], `webhooks left by the ${time} run`);
+    }
+  });
+
+  it('deletes its webhook also when a step fails (its finally)', async () => {
+    const failing = await workdirWithoutContract(server.dataDir);
+    try {
+      const { code, output } = await run(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), program],
+        {
+          cwd: failing,
+          env: { SIGNERY_URL: server.url, HOOK_PORT: String(await freePort()) },
         },
-      },
-    );
-    assert.equal(code, 0, `the walkthrough stopped (exit ${code}):\n${output}`);
-    assert.match(output, /the document is completed/);
-    assert.match(output, /webhook events: .*documentCompleted/);
-    const checked = Number(/(\d+) answers checked/.exec(output)?.[1]);
-    assert.ok(checked >= 10, `answers checked against the description: ${checked}\n${output}`);
+      );
+      assert.notEqual(code, 0, `the walkthrough went on without the contract:\n${output}`);
+      assert.match(output, /ENOENT[\s\S]*docs\/examples\/contract\.pdf/, 'it stopped at the upload (step 3)');
+      assert.deepEqual(await webhooksOf(server), [], 'webhooks left by the failed run');
+    } finally {
+      await rm(failing, { recursive: true, force: true });
+    }
   });
 });
+
+/** The callback URLs of the webhooks the guide's administrator sees. */
+async function webhooksOf(server: TestServer): Promise<string[]> {
+  const token = await server.login(walkthrough.serverEnv.ADMIN_EMAIL!, walkthrough.serverEnv.ADMIN_PASSWORD!);
+  const answer = await server.api('GET', '/webhooks', { token });
+  assert.equal(answer.status, 200, answer.text);
+  return (answer.body.results as { callbackUrl: string }[]).map((webhook) => webhook.callbackUrl);
+}
