@@ -12,6 +12,11 @@ import { verifyFile } from './ops/verify-file.js';
 import { readCertificates } from './pki/read-certificates.js';
 import { migrateStore } from './ops/migrate-store/migrate-store.js';
 import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
+import { cancelJobs } from './ops/jobs/cancel-jobs.js';
+import { narrows, parseAge, parseStates, type JobSelection } from './ops/jobs/job-selection.js';
+import { changeReport, jobTable } from './ops/jobs/job-table.js';
+import { listJobs } from './ops/jobs/list-jobs.js';
+import { retryJobs } from './ops/jobs/retry-jobs.js';
 import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
 import { Progress, thousands, megabytes } from './ops/progress.js';
 import { migrateToLatest } from './store/db/migrate.js';
@@ -47,6 +52,14 @@ Commands:
                                 unchanged, but a signer's chain ends at none of the --trust roots, or
                                 the file does not establish its revocation status); --online asks a
                                 trusted chain's OCSP responders and CRLs when the file does not
+  jobs list|retry|cancel [id…] [--type t]… [--state s]… [--older-than 1h] [--json]
+                                the job queue: list jobs (at most --limit, 100 by default); retry
+                                runs failed ones again now (dead ones as a new series of attempts,
+                                those waiting for a retry at once); cancel takes queued ones off the
+                                queue (never a running one: it says so). States: ready, delayed,
+                                waiting, running, dead, done; --older-than counts from the enqueueing.
+                                retry and cancel need an id or a filter (--all: every job); they exit
+                                1 when a job named or matched could not be changed
 
   --version                     print this release's version
   help, -h, --help              print this help
@@ -269,6 +282,8 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
+    case 'jobs':
+      return jobs(args);
     case '--version':
     case '-v':
     case 'version':
@@ -283,6 +298,64 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 2;
+  }
+}
+
+/** `signery jobs list|retry|cancel`: see USAGE and docs/operations.md (The job queue). */
+async function jobs(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'list' && action !== 'retry' && action !== 'cancel')
+    throw new InvalidArguments('jobs takes list, retry or cancel');
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      type: { type: 'string', multiple: true, default: [] },
+      state: { type: 'string', multiple: true, default: [] },
+      'older-than': { type: 'string' },
+      limit: { type: 'string', default: '100' },
+      json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
+    },
+  });
+  const olderThan = values['older-than'];
+  const selection: JobSelection = {
+    ids: positionals,
+    types: values.type,
+    states: parseStates(values.state),
+    olderThanMs: olderThan === undefined ? undefined : parseAge(olderThan),
+  };
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidArguments('--limit must be a positive integer');
+  if (action !== 'list' && !narrows(selection) && !values.all)
+    throw new InvalidArguments(`jobs ${action} needs job ids, --type, --state or --older-than (or --all)`);
+  // No migration: an operator's look at the queue changes nothing else (`signery migrate` does that).
+  const database = await openDatabase(loadConfig());
+  try {
+    const now = systemClock.now();
+    if (action === 'list') {
+      const { total, jobs: listed } = await listJobs({ db: database.db, selection, now, limit });
+      console.log(
+        values.json ? JSON.stringify({ total, jobs: listed }, null, 2) : jobTable(listed, total, now),
+      );
+      return 0;
+    }
+    const change = action === 'retry' ? retryJobs : cancelJobs;
+    const result = await change({
+      db: database.db,
+      dialect: database.dialect,
+      selection,
+      now,
+      progress: new Progress(),
+    });
+    console.log(
+      values.json
+        ? JSON.stringify(result, null, 2)
+        : changeReport(action === 'retry' ? 'retried' : 'cancelled', result),
+    );
+    return result.leftAlone.length > 0 || result.unknown.length > 0 ? 1 : 0;
+  } finally {
+    await database.close();
   }
 }
 

@@ -192,6 +192,7 @@ class QueueProbe {
         jobs: { ready: 0, delayed: 0, waiting: 0, running: 0 },
         oldestReadySeconds: 0,
         failing: 0,
+        dead: 0,
       })),
     ];
   }
@@ -237,6 +238,16 @@ function queueGauges(probe: QueueProbe, registers: Registry[]): void {
     async collect() {
       this.reset();
       for (const { type, failing } of (await probe.stats()) ?? []) this.set({ type }, failing);
+    },
+  });
+  new Gauge({
+    name: 'signery_jobs_dead',
+    help: 'Jobs that failed for good or were cancelled, by type, kept until purged (signery jobs list --state dead; signery jobs retry runs them again)',
+    labelNames: ['type'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { type, dead } of (await probe.stats()) ?? []) this.set({ type }, dead);
     },
   });
 }

@@ -16,12 +16,19 @@ export interface QueueTypeStats {
   oldestReadySeconds: number;
   /** Unfinished jobs whose last attempt failed (retried later, or retrying now). */
   failing: number;
+  /**
+   * Jobs that failed for good (or were cancelled) and are kept until purged: what
+   * `signery jobs retry` can run again.
+   */
+  dead: number;
 }
 
 /**
- * The queue's unfinished jobs counted by type and state, in one query (for GET /metrics). It reads
- * only `queued` and `running` rows, through the index that claims use (`jobs_due`), so its cost grows
- * with the backlog, not with the finished jobs kept for the deliveries list.
+ * The queue's unfinished jobs counted by type and state, and its dead jobs by type, in one grouped
+ * query (for GET /metrics). It reads only `queued`, `running` and `dead` rows, through the index that
+ * claims use (`jobs_due`, whose first column is the status), so its cost grows with the backlog and
+ * the dead jobs kept (purged with their deliveries, or with their schedule), not with the done jobs
+ * kept for the deliveries list.
  *
  * ```ts
  * const stats = await readQueueStats(db, clock.now());
@@ -35,6 +42,8 @@ export async function readQueueStats(db: Kysely<Database>, now: Date): Promise<Q
       'type',
       eb
         .case()
+        .when('status', '=', 'dead')
+        .then('dead')
         .when('status', '=', 'running')
         .then('running')
         .when('run_at', 'is', null)
@@ -48,7 +57,7 @@ export async function readQueueStats(db: Kysely<Database>, now: Date): Promise<Q
       eb.fn.min('run_at').as('oldest'),
       eb.fn.count<number | string | bigint>('last_error').as('failing'),
     ])
-    .where('status', 'in', ['queued', 'running'])
+    .where('status', 'in', ['queued', 'running', 'dead'])
     .groupBy(['type', 'state'])
     .execute();
   const byType = new Map<string, QueueTypeStats>();
@@ -58,13 +67,18 @@ export async function readQueueStats(db: Kysely<Database>, now: Date): Promise<Q
       jobs: { ready: 0, delayed: 0, waiting: 0, running: 0 },
       oldestReadySeconds: 0,
       failing: 0,
+      dead: 0,
     };
+    byType.set(row.type, stats);
+    if (row.state === 'dead') {
+      stats.dead = Number(row.jobs);
+      continue;
+    }
     const state = row.state as JobState;
     stats.jobs[state] = Number(row.jobs);
     stats.failing += Number(row.failing);
     if (state === 'ready' && row.oldest !== null)
       stats.oldestReadySeconds = Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000);
-    byType.set(row.type, stats);
   }
   return [...byType.values()];
 }

@@ -31,20 +31,9 @@ export async function insertQueuedJob(
   let runAt: string | null = row.runAt;
   let orderingSeq: number | null = null;
   if (row.orderingKey !== null) {
-    const lane = await trx
-      .insertInto('job_lanes')
-      .values({ key: row.orderingKey, last_seq: 1, active: 1, updated_at: row.now })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
-          last_seq: eb('job_lanes.last_seq', '+', 1),
-          active: eb('job_lanes.active', '+', 1),
-          updated_at: row.now,
-        })),
-      )
-      .returning(['last_seq', 'active'])
-      .executeTakeFirstOrThrow();
-    orderingSeq = Number(lane.last_seq);
-    if (Number(lane.active) > 1) runAt = null;
+    const place = await joinLane(trx, row.orderingKey, row.now);
+    orderingSeq = place.seq;
+    if (!place.head) runAt = null;
   }
   const inserted = await trx
     .insertInto('jobs')
@@ -68,6 +57,31 @@ export async function insertQueuedJob(
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   return { inserted: Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0, orderingSeq };
+}
+
+/**
+ * Takes the next place in lane `key` for a job about to be queued in it (counted as active), locking
+ * the lane's row until the caller commits. `head`: no other job of the lane is active, so the job is
+ * due at once; otherwise it waits (`run_at` null) until the job before it finishes.
+ */
+export async function joinLane(
+  trx: Kysely<Database>,
+  key: string,
+  now: string,
+): Promise<{ seq: number; head: boolean }> {
+  const lane = await trx
+    .insertInto('job_lanes')
+    .values({ key, last_seq: 1, active: 1, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => ({
+        last_seq: eb('job_lanes.last_seq', '+', 1),
+        active: eb('job_lanes.active', '+', 1),
+        updated_at: now,
+      })),
+    )
+    .returning(['last_seq', 'active'])
+    .executeTakeFirstOrThrow();
+  return { seq: Number(lane.last_seq), head: Number(lane.active) <= 1 };
 }
 
 /** A row that must commit together with a job's outcome (a delivery attempt): both, or neither. */
