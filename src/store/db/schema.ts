@@ -164,7 +164,10 @@ export interface ScrollContextTable {
   sequence: number;
   /** SHA-256 of the latest scroll id. */
   token_hash: string;
+  /** The timeout in whole seconds, rounded up (rows before 0028 have only this). */
   timeout_seconds: number;
+  /** The timeout as asked, in milliseconds (spec: `scroll.timeout` is a number); null before 0028. */
+  timeout_ms: number | null;
   expires_at: string;
   created_at: string;
 }
