@@ -177,4 +177,139 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
     assert.equal(back.status, 200, back.text);
     assert.equal(await get(), 404);
   });
+
+  /** POST /share of `id` by alice. */
+  const shareAs = (token: string, id: string, body: Record<string, unknown>) =>
+    server.api('POST', '/share', { token, body: { id, ...body } });
+
+  it('spec Folder, "Access is inherited": a folder shared with a user opens it and everything in it (nested folders, documents added later) on every read path, until the share is cancelled', async () => {
+    const top = await folder('Deals', null, false);
+    const nested = await folder('Deals 2026', top, false);
+    const doc = await aDocumentIn('Deal A', nested);
+    assert.deepEqual(await whatBobReads(doc, [top, nested]), everyRead(404, 2));
+
+    const shared = await shareAs(alice, top, {
+      type: 'folder',
+      data: [{ sharePurpose: 'view', shareTo: 'bob', message: 'The deals folder' }],
+    });
+    assert.equal(shared.status, 200, shared.text);
+    assert.equal(shared.body.length, 1);
+    assert.equal(shared.body[0].sharedObjectType, 'folder');
+    assert.equal(shared.body[0].sharedObjectEsId, top);
+    assert.equal(shared.body[0].sharedObjectEsType, 'folder');
+    assert.equal(shared.body[0].shareType, 'view');
+    assert.deepEqual(shared.body[0].sharedWith, ['bob']);
+    assert.deepEqual(await whatBobReads(doc, [top, nested]), everyRead(200, 2));
+
+    // Added later, one level deeper still: inherited too.
+    const deeper = await folder('Deals Q1', nested, false);
+    const later = await aDocumentIn('Deal B', deeper);
+    assert.deepEqual(await whatBobReads(later, [top, nested, deeper]), everyRead(200, 3));
+
+    // Another user of the same organization is not let in by bob's share.
+    const carol = (await aUser(server, { name: 'carol', organization: 'Team', rights })).token;
+    assert.equal((await server.api('GET', `/documents/${later.id}`, { token: carol })).status, 404);
+    assert.equal((await server.api('GET', `/folders/${top}`, { token: carol })).status, 404);
+
+    // Revoking the folder share revokes what was inherited through it, at once.
+    const revoked = await server.api('POST', '/share/cancel', { token: alice, body: { id: top } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.deepEqual(await whatBobReads(doc, [top, nested]), everyRead(404, 2));
+    assert.deepEqual(await whatBobReads(later, [top, nested, deeper]), everyRead(404, 3));
+  });
+
+  it('spec Sharing, "view = read-only, edit = edit rights", for a folder: view reads only; edit changes its documents and adds to it', async () => {
+    const top = await folder('Projects', null, false);
+    const doc = await aDocumentIn('Plan', top);
+    const dave = (await aUser(server, { name: 'dave', organization: 'Team', rights })).token;
+    const shared = await shareAs(alice, top, {
+      data: [
+        { sharePurpose: 'view', shareTo: 'bob' },
+        {
+          sharePurpose: 'edit',
+          shareTo: 'dave',
+          validUntil: new Date(Date.now() + 86_400_000).toISOString(),
+        },
+      ],
+    });
+    assert.equal(shared.status, 200, shared.text);
+    const rename = (token: string, version: number) =>
+      server.api('PUT', `/documents/edit/${version}`, {
+        token,
+        body: { id: doc.id, documentTitle: 'Plan v2' },
+      });
+    const addInto = async (token: string) => {
+      const pdf = await upload(server, token, makePdf());
+      return server.api('POST', '/documents', {
+        token,
+        body: { body: { documentTitle: 'Added', pdfFile: { content: pdf } }, optionalData: { folder: top } },
+      });
+    };
+    assert.equal((await rename(bob, 1)).status, 403);
+    const refused = await addInto(bob);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.message, /shared with you for view/);
+    const renamed = await rename(dave, 1);
+    assert.equal(renamed.status, 200, renamed.text);
+    const added = await addInto(dave);
+    assert.equal(added.status, 200, added.text);
+    // What dave added sits in the folder: bob, who may read the folder, reads it too.
+    const addedId = added.body.results[0].documentId as string;
+    assert.equal((await server.api('GET', `/documents/${addedId}`, { token: bob })).status, 200);
+    // Sharing stays with who manages the folder.
+    assert.equal(
+      (await shareAs(dave, top, { data: [{ sharePurpose: 'view', shareTo: 'carol' }] })).status,
+      403,
+    );
+  });
+
+  it('a folder share carries what applies to a folder: users of the tenant, view or edit; anything else is 400 naming the field, and a stranger gets 404', async () => {
+    const top = await folder('Refusals', null, false);
+    const refusals: [Record<string, unknown>, string][] = [
+      [
+        { data: [{ sharePurpose: 'sign', shareTo: 'bob' }] },
+        '"data[0].sharePurpose" must be one of [view, edit] for a folder',
+      ],
+      [
+        { data: [{ sharePurpose: 'view', shareTo: 'guest@example.org' }] },
+        '"data[0].shareTo" must be a user of the tenant',
+      ],
+      [
+        { data: [{ sharePurpose: 'view', shareTo: 'bob', password: 'open-sesame' }] },
+        '"data[0].password" does not apply to a folder share',
+      ],
+      [
+        { data: [{ sharePurpose: 'view', shareTo: 'bob', rights: ['print'] }] },
+        '"data[0].rights" does not apply to a folder share',
+      ],
+      [
+        { data: [{ sharePurpose: 'view', shareTo: 'bob' }], sequential: true },
+        '"sequential" does not apply to a folder share',
+      ],
+      [
+        {
+          data: [
+            { sharePurpose: 'view', shareTo: 'bob' },
+            { sharePurpose: 'edit', shareTo: 'Bob' },
+          ],
+        },
+        '"data[1].shareTo" contains a duplicate value',
+      ],
+      [
+        { type: 'd_default', data: [{ sharePurpose: 'view', shareTo: 'bob' }] },
+        '"type" must be the type of the folder "id" names: "d_default" was sent, the folder is of type "folder"',
+      ],
+    ];
+    for (const [body, message] of refusals) {
+      const response = await shareAs(alice, top, body);
+      assert.equal(response.status, 400, response.text);
+      assert.equal(response.body.code, 'VALIDATION_ERROR');
+      assert.ok(response.body.message.includes(message), `${response.body.message} has ${message}`);
+    }
+    // Nothing was shared by the refused calls.
+    assert.equal((await server.api('GET', `/folders/${top}`, { token: bob })).status, 404);
+    // Who may not see the folder learns nothing of it.
+    const hidden = await shareAs(bob, top, { data: [{ sharePurpose: 'view', shareTo: 'bob' }] });
+    assert.equal(hidden.status, 404, hidden.text);
+  });
 });
