@@ -142,6 +142,11 @@ export const ShareObject = Type.Object(
       description: '`folder` for a share of a folder: its content inherits it.',
     }),
     sharedWith: Type.Array(Type.String()),
+    groupId: Type.Optional(
+      Type.String({
+        description: 'A folder shared with a group: the organization’s id (`sharedWith` holds its name).',
+      }),
+    ),
     otpPhone: Type.Optional(Type.String({ description: 'The SMS number, masked.' })),
     privateMessage: Type.String(),
     language: Type.String({

@@ -279,6 +279,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         purpose: r.input.sharePurpose,
         share_to: r.user ? r.user.name : r.key,
         user_id: r.user?.id ?? null,
+        group_id: null,
         email: r.email,
         status: waits ? 'waiting' : 'active',
         sequential: sequential ? 1 : 0,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Actor } from '../core/access/actor.js';
 import type { DocumentRow } from '../core/access/document-access.js';
+import { isTenantWide } from '../core/access/roles.js';
 import { recordAction } from '../core/audit/record.js';
 import type { Deps } from '../core/deps.js';
 import { ValidationError } from '../base/errors.js';
@@ -9,7 +11,7 @@ import type { ShareOptions, ShareRow } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import type { ShareRequest } from './create-shares.js';
-import { resolveRecipient } from './resolve-recipient.js';
+import { resolveRecipient, type ResolvedRecipient } from './resolve-recipient.js';
 
 /**
  * What a folder share may be for. spec Folder: "Access is inherited", so sharing a folder grants access
@@ -23,10 +25,65 @@ const RECIPIENT_FIELDS = new Set(['sharePurpose', 'shareTo', 'message', 'validUn
 /** What the body of a folder share may carry besides `id`, `type`, `objectType` and `data`. */
 const BODY_FIELDS = new Set(['id', 'type', 'objectType', 'data']);
 
+/** Whom a folder share is for: one user, or a group (an organization of the tenant) and its members. */
+interface FolderRecipient {
+  /** How recipients are told apart (each once). */
+  key: string;
+  name: string;
+  userId: string | null;
+  groupId: string | null;
+  email: string | null;
+}
+
+/**
+ * `shareTo` of a folder share: a user of the tenant (login name or e-mail, as for a document), else a
+ * group, an organization of the tenant by id or name as POST /groups/search lists them. Like that
+ * search, a caller who is not a global or super administrator may name only their own organization:
+ * another is answered as unknown.
+ */
+async function resolveFolderRecipient(
+  deps: Deps,
+  actor: Actor,
+  shareTo: string,
+  at: string,
+): Promise<FolderRecipient> {
+  const resolved: ResolvedRecipient | Error = await resolveRecipient(
+    deps.db,
+    actor.tenantId,
+    shareTo,
+    at,
+  ).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  if (!(resolved instanceof Error) && resolved.user) {
+    return {
+      key: `user:${resolved.user.id}`,
+      name: resolved.user.name,
+      userId: resolved.user.id,
+      groupId: null,
+      email: resolved.email,
+    };
+  }
+  // A suspended user stays refused as such, not taken for a group of the same name.
+  if (resolved instanceof ValidationError && /suspended/.test(resolved.message)) throw resolved;
+  const key = shareTo.trim().toLowerCase();
+  const group = await deps.db
+    .selectFrom('organizations')
+    .select(['id', 'name'])
+    .where('tenant_id', '=', actor.tenantId)
+    .where((eb) => eb.or([eb('id', '=', shareTo.trim()), eb(sql<string>`lower(name)`, '=', key)]))
+    .executeTakeFirst();
+  if (group && (isTenantWide(actor.role) || group.id === actor.organizationId)) {
+    return { key: `group:${group.id}`, name: group.name, userId: null, groupId: group.id, email: null };
+  }
+  throw new ValidationError(
+    `${at}.shareTo`,
+    'must be a user or a group (organization) of the tenant: a folder is shared with users and groups (external recipients get a share of a document)',
+  );
+}
+
 /**
  * POST /share of a folder (spec Folder: folders are "a special kind of document" and "access is
- * inherited"): shares it with users of the tenant for `view` or `edit`. While a share is active its
- * user sees the folder and everything in it, nested folders too and what is added later, on every
+ * inherited"): shares it with users or groups (organizations) of the tenant for `view` or `edit`.
+ * While a share is active its user, or every member of its group, sees the folder and everything in it, nested folders too and what is added later, on every
  * read path (core/access/document-access.ts `canView`, `visibleTo`); `edit` also lets them change the
  * documents in it and add to it (`canEdit`, `canFileInto`). It ends with its `validUntil`, with POST
  * /share/cancel of the folder, or when the folder is deleted. No mail is sent, nothing is signed and
@@ -43,7 +100,7 @@ export async function shareFolder(
   }
   const now = deps.clock.now();
   const seen = new Set<string>();
-  const recipients: { userId: string; name: string; email: string | null; at: string }[] = [];
+  const recipients: FolderRecipient[] = [];
   for (const [i, input] of request.data.entries()) {
     const at = `data[${i}]`;
     for (const key of Object.keys(input)) {
@@ -56,19 +113,13 @@ export async function shareFolder(
         `must be one of [${FOLDER_SHARE_PURPOSES.join(', ')}] for a folder (a folder is shared for access; share a document in it for "${input.sharePurpose}")`,
       );
     }
-    const { key, user, email } = await resolveRecipient(deps.db, actor.tenantId, input.shareTo, at);
-    if (!user) {
-      throw new ValidationError(
-        `${at}.shareTo`,
-        'must be a user of the tenant: a folder is shared with users (external recipients get a share of a document)',
-      );
-    }
-    if (seen.has(key)) throw new ValidationError(`${at}.shareTo`, 'contains a duplicate value');
-    seen.add(key);
+    const recipient = await resolveFolderRecipient(deps, actor, input.shareTo, at);
+    if (seen.has(recipient.key)) throw new ValidationError(`${at}.shareTo`, 'contains a duplicate value');
+    seen.add(recipient.key);
     if (input.validUntil && new Date(input.validUntil) <= now) {
       throw new ValidationError(`${at}.validUntil`, 'must be in the future');
     }
-    recipients.push({ userId: user.id, name: user.name, email, at });
+    recipients.push(recipient);
   }
 
   const group = randomUUID();
@@ -93,6 +144,7 @@ export async function shareFolder(
         purpose: input.sharePurpose,
         share_to: r.name,
         user_id: r.userId,
+        group_id: r.groupId,
         email: r.email,
         status: 'active',
         sequential: 0,

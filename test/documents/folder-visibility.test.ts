@@ -263,7 +263,7 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
     );
   });
 
-  it('a folder share carries what applies to a folder: users of the tenant, view or edit; anything else is 400 naming the field, and a stranger gets 404', async () => {
+  it('a folder share carries what applies to a folder: users and groups of the tenant, view or edit; anything else is 400 naming the field, and a stranger gets 404', async () => {
     const top = await folder('Refusals', null, false);
     const refusals: [Record<string, unknown>, string][] = [
       [
@@ -272,7 +272,7 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
       ],
       [
         { data: [{ sharePurpose: 'view', shareTo: 'guest@example.org' }] },
-        '"data[0].shareTo" must be a user of the tenant',
+        '"data[0].shareTo" must be a user or a group (organization) of the tenant',
       ],
       [
         { data: [{ sharePurpose: 'view', shareTo: 'bob', password: 'open-sesame' }] },
@@ -312,4 +312,78 @@ describe('spec Folder: "nested folders under a shared folder are shared too, and
     const hidden = await shareAs(bob, top, { data: [{ sharePurpose: 'view', shareTo: 'bob' }] });
     assert.equal(hidden.status, 404, hidden.text);
   });
+
+  it('a folder shared with a group (an organization of the tenant, by name or id) opens it to every member of that organization, until cancelled; a caller who is no global administrator names only their own', async () => {
+    const erin = (await aUser(server, { name: 'erin', organization: 'Partners', rights })).token;
+    const admin = await server.adminToken();
+    const top = (
+      await server.api('POST', '/folders', {
+        token: admin,
+        body: { name: 'For partners', isShared: false, parentFolderId: null },
+      })
+    ).body.id as string;
+    const nested = (
+      await server.api('POST', '/folders', {
+        token: admin,
+        body: { name: 'Inside', isShared: false, parentFolderId: top },
+      })
+    ).body.id as string;
+    const pdf = await upload(server, admin, makePdf());
+    const created = await server.api('POST', '/documents', {
+      token: admin,
+      body: {
+        body: { documentTitle: 'Partner deal', pdfFile: { content: pdf } },
+        optionalData: { folder: nested },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    const docId = created.body.results[0].documentId as string;
+    const reads = async (token: string) => ({
+      folder: (await server.api('GET', `/folders/${top}`, { token })).status,
+      nested: (await server.api('GET', `/folders/${nested}`, { token })).status,
+      document: (await server.api('GET', `/documents/${docId}`, { token })).status,
+      searched: (await server.api('POST', '/search', { token, body: { size: 100 } })).body.results.some(
+        (r: { documentId: string }) => r.documentId === docId,
+      ),
+    });
+    const open = { folder: 200, nested: 200, document: 200, searched: true };
+    const closed = { folder: 404, nested: 404, document: 404, searched: false };
+    assert.deepEqual(await reads(erin), closed);
+
+    const shared = await shareAs(admin, top, { data: [{ sharePurpose: 'view', shareTo: 'partners' }] });
+    assert.equal(shared.status, 200, shared.text);
+    assert.deepEqual(shared.body[0].sharedWith, ['Partners']);
+    assert.equal(typeof shared.body[0].groupId, 'string');
+    assert.deepEqual(await reads(erin), open);
+    // A member who joins the group later sees it too; members of other groups do not.
+    const gus = (await aUser(server, { name: 'gus', organization: 'Partners', rights })).token;
+    assert.deepEqual(await reads(gus), open);
+    assert.deepEqual(await reads(bob), closed);
+
+    assert.equal(
+      (await server.api('POST', '/share/cancel', { token: admin, body: { id: top } })).status,
+      200,
+    );
+    assert.deepEqual(await reads(erin), closed);
+
+    // alice, a plain user of Team, shares with her own group by id, not with another.
+    const own = await folder('Team only', null, false);
+    const other = await shareAs(alice, own, { data: [{ sharePurpose: 'view', shareTo: 'Partners' }] });
+    assert.equal(other.status, 400, other.text);
+    assert.match(
+      other.body.message,
+      /"data\[0\]\.shareTo" must be a user or a group \(organization\) of the tenant/,
+    );
+    const teamId = await groupIdOf(alice, 'Team');
+    const mine = await shareAs(alice, own, { data: [{ sharePurpose: 'view', shareTo: teamId }] });
+    assert.equal(mine.status, 200, mine.text);
+    assert.equal((await server.api('GET', `/folders/${own}`, { token: bob })).status, 200);
+  });
+
+  /** The id of a group (organization) as POST /groups/search lists it to the caller. */
+  const groupIdOf = async (token: string, name: string) => {
+    const found = await server.api('POST', '/groups/search', { token, body: { query: name } });
+    assert.equal(found.status, 200, found.text);
+    return found.body.results.find((g: { name: string }) => g.name === name).id as string;
+  };
 });

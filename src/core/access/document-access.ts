@@ -70,7 +70,7 @@ export async function canEdit(
         ...(doc.folder_id === null ? [] : [eb('document_id', 'in', folderChain(db, sql.val(doc.folder_id)))]),
       ]),
     )
-    .where('user_id', '=', actor.userId)
+    .where((eb) => eb.or([eb('user_id', '=', actor.userId), eb('group_id', '=', actor.organizationId)]))
     .where('purpose', '=', 'edit')
     .where('status', '=', 'active')
     .execute();
@@ -101,8 +101,8 @@ export async function canFileInto(
  */
 export interface VisibilityFacts {
   /**
-   * The caller holds a share of the document (in any state), or a live share (active) of it as a
-   * folder or of a folder above it.
+   * The caller holds a share of the document (in any state), or an active share of it as a folder or
+   * of a folder above it, theirs or their group's (organization's).
    */
   sharedWithCaller: boolean;
   /**
@@ -242,17 +242,24 @@ function sharedWith(db: Kysely<Database>, userId: Expression<string>) {
       .select(sql.lit(1).as('one'))
       .where('shares.document_id', '=', document)
       .where('shares.user_id', '=', userId);
+  // A group share is the organization's: the caller's organization, read by the same statement.
+  const callersGroup = db.selectFrom('users').select('users.organization_id').where('users.id', '=', userId);
   return sql<number>`case when exists ${shareOf(sql.ref('d.id')).where((eb) =>
     eb.or([eb(sql.ref('d.kind'), '=', sql.lit('document')), eb('shares.status', '=', sql.lit('active'))]),
   )} or exists ${db
     .selectFrom('shares')
     .select(sql.lit(1).as('one'))
-    .where('shares.user_id', '=', userId)
+    .where((eb) => eb.or([eb('shares.user_id', '=', userId), eb('shares.group_id', 'in', callersGroup)]))
     .where('shares.status', '=', sql.lit('active'))
-    .where(
-      'shares.document_id',
-      'in',
-      folderChain(db, sql.ref<string | null>('d.folder_id')),
+    .where((eb) =>
+      eb.or([
+        // A folder shared with the caller's group: the folder itself (a user's share is `shareOf` above).
+        eb.and([
+          eb(sql.ref('d.kind'), '=', sql.lit('folder')),
+          eb('shares.document_id', '=', sql.ref<string>('d.id')),
+        ]),
+        eb('shares.document_id', 'in', folderChain(db, sql.ref<string | null>('d.folder_id'))),
+      ]),
     )} then 1 else 0 end`;
 }
 
@@ -380,12 +387,14 @@ export function withOpenFolders(
         ),
     )
     .withRecursive('shared_folders(id)', (qb) =>
-      // The folders shared with the caller (an active share), and every folder below them.
+      // The folders shared with the caller or their group (an active share), and every folder below them.
       qb
         .selectFrom('shares')
         .innerJoin('documents', 'documents.id', 'shares.document_id')
         .select('documents.id')
-        .where('shares.user_id', '=', actor.userId)
+        .where((eb) =>
+          eb.or([eb('shares.user_id', '=', actor.userId), eb('shares.group_id', '=', actor.organizationId)]),
+        )
         .where('shares.status', '=', sql.lit('active'))
         .where('documents.kind', '=', sql.lit('folder'))
         .where('documents.deleted_at', 'is', null)

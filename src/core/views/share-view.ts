@@ -35,6 +35,8 @@ export interface ShareView {
   /** `folder` for a share of a folder (its contents inherit it). */
   sharedObjectType: 'document' | 'folder';
   sharedWith: string[];
+  /** A folder shared with a group: the organization's id (`sharedWith` holds its name). */
+  groupId?: string;
   otpPhone?: string;
   privateMessage: string;
   language: string;
@@ -160,6 +162,7 @@ export function shareView(
     sharedObjectEsType: context.documentType ?? 'd_default',
     sharedObjectType: context.kind === 'folder' ? 'folder' : 'document',
     sharedWith: [row.share_to],
+    ...(row.group_id ? { groupId: row.group_id } : {}),
     ...(row.phone ? { otpPhone: maskPhone(row.phone) } : {}),
     privateMessage: row.message ?? '',
     language: options.language ?? SHARE_DEFAULTS.language,

@@ -22,6 +22,7 @@ import { shareLinksPerShare } from './migrations/0025-share-links-per-share.js';
 import { totpStepMemory } from './migrations/0026-totp-step-memory.js';
 import { webhookHolders } from './migrations/0027-webhook-holders.js';
 import { scrollTimeoutMs } from './migrations/0028-scroll-timeout-ms.js';
+import { shareGroups } from './migrations/0029-share-groups.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -54,6 +55,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0026-totp-step-memory': totpStepMemory(dialect),
     '0027-webhook-holders': webhookHolders(dialect),
     '0028-scroll-timeout-ms': scrollTimeoutMs(dialect),
+    '0029-share-groups': shareGroups(dialect),
   };
 }
 

@@ -397,6 +397,8 @@ export interface ShareTable {
   share_to: string;
   /** Internal recipients: their user id. */
   user_id: string | null;
+  /** A folder shared with a group: the organization whose members it is for (0029). */
+  group_id: string | null;
   email: string | null;
   /** active (owes its action or reads), waiting (sequential, not its turn), done, rejected, cancelled, expired, delegated. */
   status: string;
