@@ -8,10 +8,10 @@ export const Size = (max: number, fallback: number) =>
 export const Scroll = Type.Object(
   {
     timeout: Type.Optional(
-      Type.Integer({
+      Type.Number({
         minimum: 1,
         maximum: MAX_SCROLL_TIMEOUT,
-        description: `Whole seconds the scroll context stays open, 1 to ${MAX_SCROLL_TIMEOUT} (400 otherwise, a fraction too); enables scrolling. Refreshed by each request.`,
+        description: `Seconds the scroll context stays open, a number from 1 to ${MAX_SCROLL_TIMEOUT} (fractions count to the millisecond: 1.5 is 1500 ms; 400 outside the bounds); enables scrolling. Refreshed by each request.`,
       }),
     ),
     id: Type.Optional(

@@ -23,6 +23,15 @@ export interface ScrollPosition<Cursor> {
   timeoutSeconds: number;
 }
 
+/** spec Reports: `scroll.timeout` is a number of seconds, so 1.5 is one and a half (to the millisecond). */
+const timeoutMs = (seconds: number): number => Math.round(seconds * 1000);
+
+/** How a timeout is stored: to the millisecond, and rounded up to whole seconds for rows read by older code. */
+const timeoutColumns = (seconds: number) => ({
+  timeout_seconds: Math.ceil(seconds),
+  timeout_ms: timeoutMs(seconds),
+});
+
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** SHA-256 of the canonical query: a continuation must repeat the query that opened the scroll. */
@@ -66,8 +75,8 @@ export class ScrollContexts {
         total: options.total,
         sequence: 0,
         token_hash: '',
-        timeout_seconds: options.timeoutSeconds,
-        expires_at: new Date(now.getTime() + options.timeoutSeconds * 1000).toISOString(),
+        ...timeoutColumns(options.timeoutSeconds),
+        expires_at: new Date(now.getTime() + timeoutMs(options.timeoutSeconds)).toISOString(),
         created_at: now.toISOString(),
       })
       .execute();
@@ -100,7 +109,7 @@ export class ScrollContexts {
       cursor: readJson<Cursor | null>(context.cursor, null) ?? undefined,
       total: context.total,
       sequence: context.sequence,
-      timeoutSeconds: context.timeout_seconds,
+      timeoutSeconds: context.timeout_ms === null ? context.timeout_seconds : context.timeout_ms / 1000,
     };
   }
 
@@ -123,8 +132,8 @@ export class ScrollContexts {
         cursor: writeJson(options.cursor ?? null),
         sequence,
         token_hash: sha256(scrollId),
-        timeout_seconds: timeout,
-        expires_at: new Date(now.getTime() + timeout * 1000).toISOString(),
+        ...timeoutColumns(timeout),
+        expires_at: new Date(now.getTime() + timeoutMs(timeout)).toISOString(),
       })
       .where('id', '=', position.contextId)
       .where('sequence', '=', position.sequence)

@@ -1,9 +1,9 @@
 import type { Actor } from '../core/access/actor.js';
 import type { Deps } from '../core/deps.js';
-import { FileNotUsable, ValidationError } from '../base/errors.js';
+import { FileNotUsable, Forbidden, ValidationError } from '../base/errors.js';
 import { FROM_SAVE_FILE } from '../core/changes/file-usage.js';
 import { inspectStoredPdf } from '../core/files/stored-pdf.js';
-import { canView, type DocumentRow } from '../core/access/document-access.js';
+import { canFileInto, canView, type DocumentRow } from '../core/access/document-access.js';
 
 /**
  * Checks that a main file is a readable PDF before it is used (issue "Bad files": a non-PDF, a
@@ -46,6 +46,11 @@ export async function loadTargetFolder(
     .executeTakeFirst();
   if (!folder || !(await canView(deps.db, actor, folder))) {
     throw new ValidationError(`${field}`, 'must name a folder you can see');
+  }
+  if (!(await canFileInto(deps.db, actor, folder, deps.clock.now()))) {
+    throw new Forbidden(
+      `The folder of "${field}" is shared with you for view: adding to it needs an edit share`,
+    );
   }
   return folder;
 }

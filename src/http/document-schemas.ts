@@ -138,15 +138,31 @@ export const ShareObject = Type.Object(
     }),
     sharedObjectEsId: Type.String({ description: 'The document id.' }),
     sharedObjectEsType: Type.String({ description: 'The document type.' }),
-    sharedObjectType: Type.Literal('document'),
+    sharedObjectType: Type.Enum(['document', 'folder'], {
+      description: '`folder` for a share of a folder: its content inherits it.',
+    }),
     sharedWith: Type.Array(Type.String()),
+    groupId: Type.Optional(
+      Type.String({
+        description: 'A folder shared with a group: the organization’s id (`sharedWith` holds its name).',
+      }),
+    ),
     otpPhone: Type.Optional(Type.String({ description: 'The SMS number, masked.' })),
     privateMessage: Type.String(),
-    language: Type.Optional(Type.String()),
+    language: Type.String({
+      description:
+        'The language of the recipient’s mails and page, as sent; `en` when POST /share sent none.',
+    }),
     shareGroup: Type.String({ description: 'The shares made by one call share it.' }),
     rights: Type.Array(Type.String()),
-    dateFormat: Type.Optional(Type.String()),
-    timeFormat: Type.Optional(Type.String()),
+    dateFormat: Type.String({
+      description:
+        'The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none.',
+    }),
+    timeFormat: Type.String({
+      description:
+        'The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second).',
+    }),
     order: Type.Integer(),
     oauthFactors: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
     allowedOAuths: Type.Array(Type.String()),

@@ -49,12 +49,10 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
   FST_ERR_CTP_EMPTY_JSON_BODY: "Request body is empty but Content-Type is 'application/json'",
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Request body size did not match Content-Length',
   FST_ERR_BAD_URL: 'The request URL is malformed',
   FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed',
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter of the request URL is too long',
-  FST_INVALID_MULTIPART_CONTENT_TYPE: 'Send this request as multipart/form-data',
   FST_PARTS_LIMIT: 'Too many parts in the multipart request',
   FST_FILES_LIMIT: 'Send one file per request',
   FST_FIELDS_LIMIT: 'Too many fields in the multipart request',
@@ -67,11 +65,34 @@ const FASTIFY_MESSAGES: Record<string, string> = {
 /** How long a client is asked to wait when a store cannot be reached. */
 const RETRY_UNAVAILABLE_SECONDS = 5;
 
+/**
+ * The media types a route's body may have: its OpenAPI `consumes` (the uploads: multipart/form-data),
+ * otherwise JSON, the spec's "Bodies are JSON unless stated".
+ */
+function acceptedTypes(error: FastifyError, reply: FastifyReply): readonly string[] {
+  // The route asked for the parts of a multipart body: that is what it takes.
+  if (error.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return ['multipart/form-data'];
+  const consumes = reply.request.routeOptions?.schema?.consumes;
+  return consumes?.length ? consumes : ['application/json'];
+}
+
+/**
+ * DESIGN, Errors: 415 UNSUPPORTED_MEDIA_TYPE "`message` names the types it takes". Never the type that
+ * was sent: a header's text is the client's, not ours to repeat.
+ */
+function unsupportedMediaType(error: FastifyError, reply: FastifyReply): string {
+  const types = acceptedTypes(error, reply);
+  return `Unsupported Content-Type: this endpoint takes ${types.join(' or ')} (send the header Content-Type: ${types[0]})`;
+}
+
 /** A framework error (Fastify's, a plugin's) as the Contract's error, in our words: never its own text. */
 function sendFrameworkError(error: FastifyError, reply: FastifyReply): void {
   // @fastify/multipart answers 406 to a non-multipart upload; it is the request's media type that is wrong.
   const status = error.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ? 415 : (error.statusCode ?? 400);
-  const message = FASTIFY_MESSAGES[error.code] ?? STATUS_CODES[status] ?? 'Bad request';
+  const message =
+    status === 415
+      ? unsupportedMediaType(error, reply)
+      : (FASTIFY_MESSAGES[error.code] ?? STATUS_CODES[status] ?? 'Bad request');
   void reply.status(status).send(errorBody(status, message));
 }
 

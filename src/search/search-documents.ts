@@ -107,7 +107,7 @@ function matching(shape: SearchShape, p: SearchValues) {
 function pageStatement(shape: SearchShape) {
   return new QueryTemplate((db, p: SearchValues) => {
     const where = matching(shape, p);
-    return withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId })
+    return withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId, userId: p.userId })
       .selectFrom('documents')
       .select((eb) => [
         'documents.id',
@@ -123,7 +123,7 @@ function pageStatement(shape: SearchShape) {
 
 function countStatement(shape: SearchShape) {
   return new QueryTemplate((db, p: SearchValues) =>
-    withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId })
+    withOpenFolders(db, { tenantId: p.tenantId, organizationId: p.organizationId, userId: p.userId })
       .selectFrom('documents')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where(matching(shape, p)),

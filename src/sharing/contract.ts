@@ -115,8 +115,19 @@ export const ShareEditData = Type.Object(
 export const ShareBody = Type.Object(
   {
     id: DocumentId,
-    type: Type.Optional(Type.String({ maxLength: 200 })),
-    objectType: Type.Optional(Type.Literal('document')),
+    type: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'The document type (`documentType`, the Share’s `sharedObjectEsType`) of what `id` names, `folder` for a folder: when sent it must match (400 naming both).',
+      }),
+    ),
+    objectType: Type.Optional(
+      Type.Enum(['document', 'folder'], {
+        description:
+          '`document` (a folder is a special kind of document, spec Folder) or `folder` (then `id` must name a folder).',
+      }),
+    ),
     data: Type.Array(RecipientData, { minItems: 1, maxItems: 1000 }),
     signatureFields: Type.Optional(Type.Array(SignatureField, { maxItems: 1000 })),
     sequential: Type.Optional(Type.Boolean()),

@@ -6,7 +6,7 @@ import type { Actor } from '../core/access/actor.js';
 import { hashPassword } from '../core/identity/secrets.js';
 import type { OidcProviderConfig } from '../base/config.js';
 import type { Deps } from '../core/deps.js';
-import { loadManageable } from '../core/access/document-access.js';
+import { loadManageable, type DocumentRow } from '../core/access/document-access.js';
 import { changeDocument } from '../core/changes/change-document.js';
 import type { CustomField } from '../core/documents/custom-fields.js';
 import { LimitExceeded, ValidationError } from '../base/errors.js';
@@ -31,6 +31,7 @@ import {
 } from '../core/sharing/share-types.js';
 import { shareViews, type ShareView } from '../core/views/share-view.js';
 import { writeTransaction } from '../store/db/dialect.js';
+import { shareFolder } from './share-folder.js';
 
 /**
  * One recipient of POST /share; `userRoleId`/`userRoleName` make them a member of that sign entity
@@ -113,6 +114,23 @@ export function firstReminder(
 }
 
 /**
+ * spec Sharing: POST /share `type` is the "document type" (the Share's `sharedObjectEsType`), and
+ * `objectType` says what `id` names (`document`; folders are "a special kind of document", so
+ * `document` also names one, and `folder` only one). A body that says otherwise is refused, naming both.
+ */
+function checkSharedType(request: ShareRequest, doc: DocumentRow): void {
+  if (request.type !== undefined && request.type !== doc.document_type) {
+    throw new ValidationError(
+      'type',
+      `must be the type of the ${doc.kind} "id" names: "${request.type}" was sent, the ${doc.kind} is of type "${doc.document_type}"`,
+    );
+  }
+  if (request.objectType === 'folder' && doc.kind !== 'folder') {
+    throw new ValidationError('objectType', `is "folder", but "id" names a ${doc.kind}`);
+  }
+}
+
+/**
  * POST /share (spec Sharing): shares a document with internal users and external e-mail recipients.
  * Each recipient once; `signatureFields[*].user` must be among them (a field without `user` goes to
  * the recipients of its `userRoleId`/`userRoleName`); sequential shares take turns by `order` (or
@@ -129,7 +147,8 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
   if (request.data.length > MAX_RECIPIENTS)
     throw new LimitExceeded(`At most ${MAX_RECIPIENTS} recipients per share`);
   const doc = await loadManageable(deps.db, actor, request.id);
-  if (doc.kind !== 'document') throw new ValidationError('id', 'must name a document');
+  checkSharedType(request, doc);
+  if (doc.kind === 'folder') return shareFolder(deps, actor, doc, request);
 
   const seen = new Set<string>();
   const recipients: (ResolvedRecipient & {
@@ -260,6 +279,7 @@ export async function createShares(deps: Deps, actor: Actor, request: ShareReque
         purpose: r.input.sharePurpose,
         share_to: r.user ? r.user.name : r.key,
         user_id: r.user?.id ?? null,
+        group_id: null,
         email: r.email,
         status: waits ? 'waiting' : 'active',
         sequential: sequential ? 1 : 0,

@@ -24,6 +24,7 @@ const inboxQuery = (statuses: string[], order: 'shares.created_at' | 'shares.act
       .selectAll('shares')
       .select([
         'documents.title',
+        'documents.kind',
         'documents.document_type',
         'documents.custom_fields',
         'documents.share_state',
@@ -64,6 +65,7 @@ export async function listInbox(
           sharedByName: row.sharer_name ?? undefined,
           sharedByDisplayName: row.sharer_display_name,
           documentType: row.document_type,
+          kind: row.kind,
           customFields: row.custom_fields,
         },
         deps.config.oidcProviders,

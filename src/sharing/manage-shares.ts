@@ -21,6 +21,7 @@ import type { OidcProviderConfig } from '../base/config.js';
 import { changeRecipient } from './change-recipient.js';
 import { checkAllowedOAuths, checkOAuthFactors, firstReminder } from './create-shares.js';
 import { resolveRecipient } from './resolve-recipient.js';
+import { revokeFolderShares } from './share-folder.js';
 import { endRecipientSessions } from '../core/sharing/recipient-session.js';
 import { queueReminderSms, queueShareMail } from '../core/sharing/share-mails.js';
 import { PENDING, REMINDABLE_PURPOSES, shareOptions, type ShareRow } from '../core/sharing/share-types.js';
@@ -32,10 +33,12 @@ const DAY_MS = 86_400_000;
 
 /**
  * POST /share/cancel `{id, reason?}` (our call for the spec's `cancelled`: "the process was cancelled
- * by the document owner"): the owner or an administrator withdraws a document in progress.
+ * by the document owner"): the owner or an administrator withdraws a document in progress. Of a folder:
+ * ends its shares, and with them the access its users had to it and everything in it.
  */
 export async function cancelSharing(deps: Deps, actor: Actor, options: Static<typeof CancelSharingBody>) {
   const doc = await loadManageable(deps.db, actor, options.id);
+  if (doc.kind === 'folder') return revokeFolderShares(deps, actor, doc, options.reason);
   if (doc.share_state !== 'inprogress')
     throw new Conflict(
       `Only a document in progress can be cancelled (it is ${doc.share_state ?? 'not shared'})`,

@@ -99,6 +99,39 @@ describe('validation text in the spec’s form and the Contract’s error shape'
     );
   });
 
+  it('DESIGN Errors: "415 UNSUPPORTED_MEDIA_TYPE, a body whose Content-Type the route does not take (`message` names the types it takes)"', async () => {
+    // curl -d '{...}' sends JSON as application/x-www-form-urlencoded unless told otherwise.
+    const curlDefault = { 'content-type': 'application/x-www-form-urlencoded' };
+    const jsonRoute = await server.api('POST', '/groups/search', {
+      token,
+      rawBody: '{"size":5}',
+      headers: curlDefault,
+    });
+    assertError(jsonRoute, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.equal(
+      jsonRoute.body.message,
+      'Unsupported Content-Type: this endpoint takes application/json (send the header Content-Type: application/json)',
+    );
+    const login = await server.api('POST', '/login', {
+      rawBody: 'name=a',
+      headers: { 'content-type': 'text/csv' },
+    });
+    assertError(login, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(login.body.message as string, /takes application\/json/);
+    // An upload route takes multipart/form-data, whether the body came as a form or as JSON.
+    for (const [headers, rawBody] of [
+      [curlDefault, 'file=x'],
+      [{ 'content-type': 'application/json' }, '{"file":"x"}'],
+    ] as const) {
+      const upload = await server.api('POST', '/files/saveFile', { token, rawBody, headers });
+      assertError(upload, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.equal(
+        upload.body.message,
+        'Unsupported Content-Type: this endpoint takes multipart/form-data (send the header Content-Type: multipart/form-data)',
+      );
+    }
+  });
+
   it('unknown routes answer a JSON 404 that does not repeat the URL or the token', async () => {
     const response = await server.api('GET', '/no/such/thing', { token });
     assertError(response, 404, 'NOT_FOUND');

@@ -163,6 +163,32 @@ describe('spec Reports and audit logs: POST /logs/search, its continuation rules
     assert.equal(expired.status, 404);
   });
 
+  it('spec Reports: "scroll.timeout | number | seconds the scroll context stays open": 1.5 is one and a half seconds, at each refresh too; outside 1..3600 is 400', async () => {
+    const first = await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { timeout: 1.5 } });
+    assert.equal(first.status, 200, first.text);
+    clock.advance(1_400);
+    const second = await search({
+      logsQuery: { ...annLogins, size: 2 },
+      scroll: { id: first.body.scrollId },
+    });
+    assert.equal(second.status, 200, second.text);
+    // Refreshed with the same 1.5 s, not rounded to 2 s.
+    clock.advance(1_501);
+    const expired = await search({
+      logsQuery: { ...annLogins, size: 2 },
+      scroll: { id: second.body.scrollId },
+    });
+    assert.equal(expired.status, 404, expired.text);
+    for (const [timeout, problem] of [
+      [0.5, 'must be greater than or equal to 1'],
+      [3600.5, 'must be less than or equal to 3600'],
+    ] as const) {
+      const refused = await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { timeout } });
+      assert.equal(refused.status, 400, refused.text);
+      assert.match(refused.body.message, new RegExp(`"scroll.timeout" ${problem}`));
+    }
+  });
+
   it('another user cannot continue or close someone else’s scroll', async () => {
     const other = (await aUser(server, { name: 'auditor2', rights: ['view_logs'] })).token;
     const first = await search({ logsQuery: { ...annLogins, size: 2 }, scroll: { timeout: 60 } });

@@ -137,6 +137,14 @@ describe('spec Reports: POST /search/reports with esFilters, from/size and scrol
     assert.deepEqual(await found({ term: { 'createName.name': 'ann@example.test' } }), new Set());
   });
 
+  it('spec Reports: "scroll.timeout | number": a fractional timeout (1.5) opens and continues a scroll', async () => {
+    const first = await reports({ size: 1, scroll: { timeout: 1.5 } });
+    assert.equal(first.status, 200, first.text);
+    assert.ok(first.body.scrollId);
+    const next = await reports({ size: 1, scroll: { timeout: 2.25, id: first.body.scrollId } });
+    assert.equal(next.status, 200, next.text);
+  });
+
   it('"`from` integer: 0-based offset": each scroll continuation says where its page starts, not always 0', async () => {
     let response = await reports({ from: 1, size: 1, scroll: { timeout: 30 } });
     const froms = [response.body.from];

@@ -1205,6 +1205,8 @@ interface SharedRow {
   editor: Expect;
   viewer: Expect;
   why?: string;
+  /** What the editor and viewer get when the document is not shared itself but sits in a shared folder. */
+  inFolder?: { editor: Expect; viewer: Expect; why: string };
 }
 
 /** The caller's own upload (their signature image, an image or a PDF for the document). */
@@ -1237,6 +1239,11 @@ const SHARED_ROWS: SharedRow[] = [
     editor: 'ok',
     viewer: 'ok',
     why: 'internal recipients read their share with GET /share/document?id=',
+    inFolder: {
+      editor: 'hidden',
+      viewer: 'hidden',
+      why: 'a folder share gives access, not a share of each document to act on: GET /documents/{id} reads it',
+    },
   },
   {
     route: `GET ${V}/share/document/preview`,
@@ -1247,6 +1254,11 @@ const SHARED_ROWS: SharedRow[] = [
     editor: 'ok',
     viewer: 'ok',
     why: 'the first page of GET /share/document?id=, to the same internal recipients',
+    inFolder: {
+      editor: 'hidden',
+      viewer: 'hidden',
+      why: 'as GET /share/document: no share of the document itself',
+    },
   },
   {
     route: `GET ${V}/files/loadFile/hash/:hash`,
@@ -1488,13 +1500,24 @@ describe('access matrix: every route × every kind of caller', () => {
     );
   });
 
-  for (const row of SHARED_ROWS) {
+  // spec Folder, "Access is inherited" (issue 41 item 10): a document in a folder nested in one shared
+  // for edit and for view answers those users as if the document itself were shared with them.
+  for (const [row, via] of SHARED_ROWS.flatMap(
+    (r) =>
+      [
+        [r, 'document'],
+        [r, 'folder'],
+      ] as const,
+  )) {
     const method = row.route.split(' ')[0]!;
-    it(`${row.route} on a document shared for edit and for view (issue 24 item 11${row.why ? `: ${row.why}` : ''})`, async () => {
+    const shared = (): World =>
+      via === 'document' ? w : { ...w, aSharedDocument: () => w.aDocumentInSharedFolder() };
+    const expected = via === 'folder' && row.inFolder ? row.inFolder : row;
+    it(`${row.route} on a document ${via === 'document' ? 'shared' : 'in a folder shared'} for edit and for view (issue 24 item 11${via === 'folder' ? ', issue 41 item 10' : ''}${expected.why ? `: ${expected.why}` : ''})`, async () => {
       const wrong: string[] = [];
       for (const who of COLLABORATORS) {
         const token = w.collaborators[who];
-        const call = await row.call(w, token);
+        const call = await row.call(shared(), token);
         const response = await w.server.api(method, `/${call.path}`, {
           token,
           body: call.body,
@@ -1503,10 +1526,10 @@ describe('access matrix: every route × every kind of caller', () => {
         requests++;
         const problem =
           securityHeaderProblem((name) => response.headers.get(name)) ??
-          judge(row[who], who, response.status, response.body, response.text, w, call);
+          judge(expected[who], who, response.status, response.body, response.text, w, call);
         if (problem)
           wrong.push(
-            `${who}: expected ${row[who]} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
+            `${who}: expected ${expected[who]} (${problem}), got ${response.status} ${response.text.slice(0, 160)}`,
           );
       }
       assert.deepEqual(wrong, []);

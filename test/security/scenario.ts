@@ -45,6 +45,11 @@ export interface World {
   collaborators: Record<Collaborator, string>;
   /** A new document of the owner's shared for `edit` with the editor and for `view` with the viewer. */
   aSharedDocument(): Promise<{ id: string; version: number }>;
+  /**
+   * A new document of the owner's in a folder nested in a private folder that is shared (POST /share of
+   * the folder) for `edit` with the editor and for `view` with the viewer: it inherits both shares.
+   */
+  aDocumentInSharedFolder(): Promise<{ id: string; version: number }>;
   close(): Promise<void>;
 }
 
@@ -85,12 +90,12 @@ export async function buildWorld(): Promise<World> {
   };
   const folder = (await call('POST', '/folders', { name: 'Private', isShared: false, parentFolderId: null }))
     .id;
-  const aDocument = async (title = 'Owner private contract') => {
+  const aDocument = async (title = 'Owner private contract', into = folder) => {
     const content = await upload(server, owner, makePdf({ lines: ['Owner private contract'] }));
     const attachment = await upload(server, owner, makePdf({ title: 'Annex' }));
     const created = await call('POST', '/documents', {
       body: { documentTitle: title, pdfFile: { content }, file: [{ content: attachment }] },
-      optionalData: { folder },
+      optionalData: { folder: into },
     });
     return created.results[0].documentId as string;
   };
@@ -135,6 +140,25 @@ export async function buildWorld(): Promise<World> {
         { sharePurpose: 'view', shareTo: 'viewer' },
       ],
     });
+    return { id, version: await versionOf(id) };
+  };
+  // A private folder of the owner's shared for edit with the editor and for view with the viewer,
+  // with a folder nested in it: what goes in the nested folder inherits both shares (spec Folder).
+  const sharedFolder = (
+    await call('POST', '/folders', { name: 'Team', isShared: false, parentFolderId: null })
+  ).id as string;
+  await call('POST', '/share', {
+    id: sharedFolder,
+    data: [
+      { sharePurpose: 'edit', shareTo: 'editor' },
+      { sharePurpose: 'view', shareTo: 'viewer' },
+    ],
+  });
+  const nestedFolder = (
+    await call('POST', '/folders', { name: 'Nested', isShared: false, parentFolderId: sharedFolder })
+  ).id as string;
+  const aDocumentInSharedFolder = async () => {
+    const id = await aDocument('Contract in a shared folder', nestedFolder);
     return { id, version: await versionOf(id) };
   };
 
@@ -220,6 +244,7 @@ export async function buildWorld(): Promise<World> {
       viewer: await server.login('viewer', PASSWORD),
     },
     aSharedDocument,
+    aDocumentInSharedFolder,
     async close() {
       await server.close();
       await smtp.close();

@@ -97,6 +97,52 @@ describe('spec Sharing: POST /share, recipients, protection and the workflow', (
     assert.deepEqual((await doc(id)).waitingFor, ['ivy']);
   });
 
+  it('spec Share "language, dateFormat, timeFormat": a Share object answers the ones in use, the defaults when none were sent', async () => {
+    const id = await newDoc('Defaults');
+    const response = await share(id, [
+      { sharePurpose: 'view', shareTo: 'jon' },
+      {
+        sharePurpose: 'view',
+        shareTo: 'guest2@example.org',
+        language: 'fr',
+        dateFormat: 'dd.MM.yyyy',
+        timeFormat: 'HH:mm',
+      },
+    ]);
+    assert.equal(response.status, 200, response.text);
+    const [plain, chosen] = response.body;
+    assert.deepEqual(
+      { language: plain.language, dateFormat: plain.dateFormat, timeFormat: plain.timeFormat },
+      { language: 'en', dateFormat: 'yyyy-MM-dd', timeFormat: 'HH:mm:ss' },
+    );
+    assert.deepEqual(
+      { language: chosen.language, dateFormat: chosen.dateFormat, timeFormat: chosen.timeFormat },
+      { language: 'fr', dateFormat: 'dd.MM.yyyy', timeFormat: 'HH:mm' },
+    );
+    // The defaults are the ones the mail was written with: English.
+    const mail = await smtp.waitFor('jon@example.test');
+    assert.doesNotMatch(mail.raw, /Bitte|Veuillez/);
+  });
+
+  it('spec Sharing: POST /share `type` is the document type: another type is 400 naming both; the right one or none is accepted', async () => {
+    const id = await newDoc('Typed');
+    const refused = await share(id, [{ sharePurpose: 'view', shareTo: 'jon' }], { type: 'invoice' });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(
+      refused.body.message,
+      'Request validation errors: BODY ERRORS: "type" must be the type of the document "id" names: "invoice" was sent, the document is of type "d_default"',
+    );
+    const folderType = await share(id, [{ sharePurpose: 'view', shareTo: 'jon' }], { objectType: 'folder' });
+    assert.equal(folderType.status, 400, folderType.text);
+    assert.match(folderType.body.message, /"objectType" is "folder", but "id" names a document/);
+    const accepted = await share(id, [{ sharePurpose: 'view', shareTo: 'jon' }], {
+      type: 'd_default',
+      objectType: 'document',
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body[0].sharedObjectEsType, 'd_default');
+  });
+
   it('rules 1 and 2: a recipient appears once; signatureFields users must be recipients; at least one recipient', async () => {
     const id = await newDoc();
     const twice = await share(id, [

@@ -43,6 +43,8 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0025-share-links-per-share': 'b20fa75f6990f04047407873cf7c496a7c3ee197030655077dc8ab5c215e3486',
     '0026-totp-step-memory': '080c93fb7eabc73b5af394261a77d9a4414cda149cc6bc064db300930b421fa7',
     '0027-webhook-holders': '7b7ede86a4168c6dc0144c10e16a1a3571bf50e0accc2cc7a323c6ebccca61a0',
+    '0028-scroll-timeout-ms': '3e6046ee4323bad04920cfcd3ed10aa3c36251e985b5d9c6bbfaf1a3873f2f45',
+    '0029-share-groups': '59ce1d6477ad88427a57aa15c0dcc482a7047e98a395c729bd81dfcc6ad2dd1c',
   },
   postgres: {
     '0001-foundation': '2f3f81fc005f95dd924383e76d6e1e282f9e0b2e60604ad4acb98564fa8e0f79',
@@ -67,6 +69,8 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0025-share-links-per-share': 'd621e8daf78494e3bb5b4ed60a231a775213b30c24e04c3648bef80c24aa6f83',
     '0026-totp-step-memory': '373018f5f5ba972f88b97dc1e8ec49444b432450ed506d118ffe665720e93f3b',
     '0027-webhook-holders': '2d8c29dc5833e463e7d8858e2238953f3fb40ae42c22b20a5ce8a00950c53fe5',
+    '0028-scroll-timeout-ms': '38d05d52c472c7f47b8af789d06e0cf0c19ce72e06077e7b26d25ccfc89d5968',
+    '0029-share-groups': 'ea7824ee4b2ad4f258a57c3d45f1e686202609e4a3190aaa657744e1e0402d9e',
   },
 };
 

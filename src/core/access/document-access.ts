@@ -59,12 +59,18 @@ export async function canEdit(
 ): Promise<boolean> {
   if (canManage(actor, doc)) return true;
   if (doc.tenant_id !== actor.tenantId || doc.deleted_at !== null) return false;
-  // An edit share owes no action, so it is never waiting for a turn: active until it ends.
+  // An edit share owes no action, so it is never waiting for a turn: active until it ends. A folder
+  // shared for edit passes it on to everything in it (spec Folder: "Access is inherited").
   const shares = await db
     .selectFrom('shares')
     .select('valid_until')
-    .where('document_id', '=', doc.id)
-    .where('user_id', '=', actor.userId)
+    .where((eb) =>
+      eb.or([
+        eb('document_id', '=', doc.id),
+        ...(doc.folder_id === null ? [] : [eb('document_id', 'in', folderChain(db, sql.val(doc.folder_id)))]),
+      ]),
+    )
+    .where((eb) => eb.or([eb('user_id', '=', actor.userId), eb('group_id', '=', actor.organizationId)]))
     .where('purpose', '=', 'edit')
     .where('status', '=', 'active')
     .execute();
@@ -72,11 +78,32 @@ export async function canEdit(
 }
 
 /**
+ * Whether the caller may put documents and folders into `folder`: who may edit it (its managers, a
+ * user it is shared with for edit, directly or through a folder above), and the members of the
+ * organization its shared tree is open to. A folder shared with a user for `view` is read-only to them.
+ */
+export async function canFileInto(
+  db: Kysely<Database>,
+  actor: Actor,
+  folder: DocumentRow,
+  now: Date,
+): Promise<boolean> {
+  if (seenByRow(actor, folder) === true) return true;
+  if (folder.tenant_id !== actor.tenantId || folder.deleted_at !== null) return false;
+  const facts = await visibilityFacts(db, actor.userId, folder);
+  if (openTo(folder, facts.folderOpenTo) === actor.organizationId) return true;
+  return canEdit(db, actor, folder, now);
+}
+
+/**
  * What decides, beside the document's row, whether a caller sees it (`canView`): read by one
  * statement (`visibilityFacts`), or with the document itself (GET /documents/:id).
  */
 export interface VisibilityFacts {
-  /** The caller holds a share of the document, in any state. */
+  /**
+   * The caller holds a share of the document (in any state), or an active share of it as a folder or
+   * of a folder above it, theirs or their group's (organization's).
+   */
   sharedWithCaller: boolean;
   /**
    * The organization of the top of the folder chain above it, when that top is shared (its members
@@ -88,7 +115,8 @@ export interface VisibilityFacts {
 
 /**
  * Who may see a document or folder: its owner or creator, administrators of its organization, the
- * users it is shared with, and the members of the organization of a shared folder tree it sits in.
+ * users it is shared with, the users a folder above it is shared with (POST /share of a folder: for as
+ * long as that share is active), and the members of the organization of a shared folder tree it sits in.
  *
  * spec Folder: "Access is inherited: nested folders under a shared folder are shared too, and under
  * a private folder private." A nested folder takes its parent's setting whatever its own `isShared`
@@ -177,6 +205,65 @@ function sharedTopOrganization(db: Kysely<Database>, folderId: Expression<string
 }
 
 /**
+ * The ids of the folders from `folderId` up the chain, as far as none of them is deleted (a deleted
+ * folder cuts what is below it off from what is above it) or MAX_FOLDER_DEPTH steps: the folders whose
+ * user shares a document in `folderId` inherits (spec Folder: "Access is inherited").
+ */
+function folderChain(db: Kysely<Database>, folderId: Expression<string | null>) {
+  return db
+    .withRecursive('up(id, folder_id, depth)', (qb) =>
+      qb
+        .selectFrom('documents')
+        .select(['id', 'folder_id', sql<number>`1`.as('depth')])
+        .where('id', '=', folderId)
+        .where('deleted_at', 'is', null)
+        .unionAll((step) =>
+          step
+            .selectFrom('up')
+            .innerJoin('documents as parent', 'parent.id', 'up.folder_id')
+            .select(['parent.id', 'parent.folder_id', sql<number>`${sql.ref('up.depth')} + 1`.as('depth')])
+            .where('parent.deleted_at', 'is', null)
+            .where('up.depth', '<', MAX_FOLDER_DEPTH - 1),
+        ),
+    )
+    .selectFrom('up')
+    .select('up.id');
+}
+
+/**
+ * Whether `userId` holds a share of the document `d` that lets them see it: any share of a document
+ * (internal recipients see what was shared with them, whatever the share's state), an active share of
+ * a folder (revoked, expired or ended: no more), or an active share of a folder above it.
+ */
+function sharedWith(db: Kysely<Database>, userId: Expression<string>) {
+  const shareOf = (document: Expression<string>) =>
+    db
+      .selectFrom('shares')
+      .select(sql.lit(1).as('one'))
+      .where('shares.document_id', '=', document)
+      .where('shares.user_id', '=', userId);
+  // A group share is the organization's: the caller's organization, read by the same statement.
+  const callersGroup = db.selectFrom('users').select('users.organization_id').where('users.id', '=', userId);
+  return sql<number>`case when exists ${shareOf(sql.ref('d.id')).where((eb) =>
+    eb.or([eb(sql.ref('d.kind'), '=', sql.lit('document')), eb('shares.status', '=', sql.lit('active'))]),
+  )} or exists ${db
+    .selectFrom('shares')
+    .select(sql.lit(1).as('one'))
+    .where((eb) => eb.or([eb('shares.user_id', '=', userId), eb('shares.group_id', 'in', callersGroup)]))
+    .where('shares.status', '=', sql.lit('active'))
+    .where((eb) =>
+      eb.or([
+        // A folder shared with the caller's group: the folder itself (a user's share is `shareOf` above).
+        eb.and([
+          eb(sql.ref('d.kind'), '=', sql.lit('folder')),
+          eb('shares.document_id', '=', sql.ref<string>('d.id')),
+        ]),
+        eb('shares.document_id', 'in', folderChain(db, sql.ref<string | null>('d.folder_id'))),
+      ]),
+    )} then 1 else 0 end`;
+}
+
+/**
  * Adds what `visibilityFacts` reads to a query of `documents as d`, for the caller `userId`: whether
  * they hold a share of it, and whom its folder tree opens it to. Read the row's facts with `factsOf`.
  */
@@ -186,11 +273,7 @@ export function withVisibilityFacts<O>(
   userId: Expression<string>,
 ) {
   return query.select([
-    sql<number>`case when exists ${db
-      .selectFrom('shares')
-      .select(sql.lit(1).as('one'))
-      .whereRef('shares.document_id', '=', sql.ref('d.id'))
-      .where('shares.user_id', '=', userId)} then 1 else 0 end`.as('shared_with_caller'),
+    sharedWith(db, userId).as('shared_with_caller'),
     sharedTopOrganization(db, sql.ref<string | null>('d.folder_id')).as('folder_open_to'),
   ]);
 }
@@ -234,12 +317,12 @@ export async function isEffectivelyShared(db: Kysely<Database>, folder: FolderLi
   return openTo(folder, above ?? undefined) !== undefined;
 }
 
-export type WithOpenFolders = Database & { open_folders: { id: string } };
+export type WithOpenFolders = Database & { open_folders: { id: string }; shared_folders: { id: string } };
 
 /**
  * `canView` as SQL, for searches over many rows: the caller's own and created documents, those of the
  * organizations they administer, those shared with them, and everything in `open_folders` or
- * directly inside one. Use with `withOpenFolders`.
+ * `shared_folders` or directly inside one. Use with `withOpenFolders`.
  */
 export function visibleTo(actor: Pick<Actor, 'role' | 'tenantId' | 'organizationId' | 'userId'>) {
   return (eb: ExpressionBuilder<WithOpenFolders, 'documents'>): Expression<SqlBool> => {
@@ -247,15 +330,21 @@ export function visibleTo(actor: Pick<Actor, 'role' | 'tenantId' | 'organization
     const seen: Expression<SqlBool>[] = [
       eb('documents.owner_id', '=', actor.userId),
       eb('documents.created_by', '=', actor.userId),
-      eb.exists(
-        eb
-          .selectFrom('shares')
-          .select(sql.lit(1).as('one'))
-          .whereRef('shares.document_id', '=', 'documents.id')
-          .where('shares.user_id', '=', actor.userId),
-      ),
+      // A document shared with the caller, in any state; a folder only while shared (`shared_folders`).
+      eb.and([
+        eb('documents.kind', '=', sql.lit('document')),
+        eb.exists(
+          eb
+            .selectFrom('shares')
+            .select(sql.lit(1).as('one'))
+            .whereRef('shares.document_id', '=', 'documents.id')
+            .where('shares.user_id', '=', actor.userId),
+        ),
+      ]),
       eb('documents.folder_id', 'in', eb.selectFrom('open_folders').select('open_folders.id')),
       eb('documents.id', 'in', eb.selectFrom('open_folders').select('open_folders.id')),
+      eb('documents.folder_id', 'in', eb.selectFrom('shared_folders').select('shared_folders.id')),
+      eb('documents.id', 'in', eb.selectFrom('shared_folders').select('shared_folders.id')),
     ];
     if (admin && !isTenantWide(actor.role))
       seen.push(eb('documents.organization_id', '=', actor.organizationId));
@@ -270,28 +359,54 @@ export function visibleTo(actor: Pick<Actor, 'role' | 'tenantId' | 'organization
 /**
  * Adds `open_folders` to a query: the top-level shared folders of the caller's organization and every
  * folder below them, whatever their own setting (spec Folder, see `canView`). A shared folder inside
- * a private one is not reached, as the recursion starts at the top.
+ * a private one is not reached, as the recursion starts at the top. And `shared_folders`: the folders
+ * shared with the caller by POST /share (while active) and every folder below them.
  */
-export function withOpenFolders(db: Kysely<Database>, actor: Pick<Actor, 'tenantId' | 'organizationId'>) {
-  return db.withRecursive('open_folders(id)', (qb) =>
-    qb
-      .selectFrom('documents')
-      .select('documents.id')
-      .where('documents.tenant_id', '=', actor.tenantId)
-      .where('documents.kind', '=', sql.lit('folder'))
-      .where('documents.folder_id', 'is', null)
-      .where('documents.is_shared', '=', sql.lit(1))
-      .where('documents.organization_id', '=', actor.organizationId)
-      .where('documents.deleted_at', 'is', null)
-      .union(
-        qb
-          .selectFrom('documents as child')
-          .innerJoin('open_folders', 'open_folders.id', 'child.folder_id')
-          .select('child.id')
-          .where('child.kind', '=', sql.lit('folder'))
-          .where('child.deleted_at', 'is', null),
-      ),
-  );
+export function withOpenFolders(
+  db: Kysely<Database>,
+  actor: Pick<Actor, 'tenantId' | 'organizationId' | 'userId'>,
+) {
+  return db
+    .withRecursive('open_folders(id)', (qb) =>
+      qb
+        .selectFrom('documents')
+        .select('documents.id')
+        .where('documents.tenant_id', '=', actor.tenantId)
+        .where('documents.kind', '=', sql.lit('folder'))
+        .where('documents.folder_id', 'is', null)
+        .where('documents.is_shared', '=', sql.lit(1))
+        .where('documents.organization_id', '=', actor.organizationId)
+        .where('documents.deleted_at', 'is', null)
+        .union(
+          qb
+            .selectFrom('documents as child')
+            .innerJoin('open_folders', 'open_folders.id', 'child.folder_id')
+            .select('child.id')
+            .where('child.kind', '=', sql.lit('folder'))
+            .where('child.deleted_at', 'is', null),
+        ),
+    )
+    .withRecursive('shared_folders(id)', (qb) =>
+      // The folders shared with the caller or their group (an active share), and every folder below them.
+      qb
+        .selectFrom('shares')
+        .innerJoin('documents', 'documents.id', 'shares.document_id')
+        .select('documents.id')
+        .where((eb) =>
+          eb.or([eb('shares.user_id', '=', actor.userId), eb('shares.group_id', '=', actor.organizationId)]),
+        )
+        .where('shares.status', '=', sql.lit('active'))
+        .where('documents.kind', '=', sql.lit('folder'))
+        .where('documents.deleted_at', 'is', null)
+        .union(
+          qb
+            .selectFrom('documents as child')
+            .innerJoin('shared_folders', 'shared_folders.id', 'child.folder_id')
+            .select('child.id')
+            .where('child.kind', '=', sql.lit('folder'))
+            .where('child.deleted_at', 'is', null),
+        ),
+    );
 }
 
 /** Loads a document the caller may see; anything else is "not found" (never leak existence). */

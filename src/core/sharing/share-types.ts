@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { readJson } from '../../store/db/json.js';
 import type { ShareTable } from '../../store/db/schema.js';
+import { DEFAULT_DATE_FORMAT } from './date-format.js';
 
 export type ShareRow = Selectable<ShareTable>;
 
@@ -28,6 +29,20 @@ export const SHARE_RIGHTS = [
   // Recipients draw only in their own fields without it (core/sharing/field-confinement.ts).
   'freePlacement',
 ] as const;
+
+/**
+ * What a share uses when POST /share did not say (spec Share `language`, `dateFormat`, `timeFormat`),
+ * answered in every Share object so a client reads the setting in force rather than an absence:
+ * English, the language mails, the signer's page and the consent statement fall back to
+ * (notify/mail/share-mail.ts); date fields in ISO 8601's calendar date (date-format.ts); the time drawn
+ * under a signature, UTC to the second (pdf/visuals/appearance-factory.ts `formatTime`). No tenant or
+ * organization setting changes them.
+ */
+export const SHARE_DEFAULTS = {
+  language: 'en',
+  dateFormat: DEFAULT_DATE_FORMAT,
+  timeFormat: 'HH:mm:ss',
+} as const;
 
 /** The value of `allowedOAuths` naming the national digital identity provider (spec Sharing rule 3). */
 export const NATIONAL_ID_PROVIDER = 'uaePass';

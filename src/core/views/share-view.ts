@@ -5,7 +5,7 @@ import { readJson } from '../../store/db/json.js';
 import type { Database, Json } from '../../store/db/schema.js';
 import { offeredProviders } from '../sharing/identity-factors.js';
 import { showShareFields, type SignatureFieldView } from '../sharing/share-fields.js';
-import { owesAction, PENDING, shareOptions, type ShareRow } from '../sharing/share-types.js';
+import { owesAction, PENDING, SHARE_DEFAULTS, shareOptions, type ShareRow } from '../sharing/share-types.js';
 
 /** The spec's Share object (response of POST /share). */
 export interface ShareView {
@@ -32,15 +32,18 @@ export interface ShareView {
   sharedByDisplayName: string;
   sharedObjectEsId: string;
   sharedObjectEsType: string;
-  sharedObjectType: 'document';
+  /** `folder` for a share of a folder (its contents inherit it). */
+  sharedObjectType: 'document' | 'folder';
   sharedWith: string[];
+  /** A folder shared with a group: the organization's id (`sharedWith` holds its name). */
+  groupId?: string;
   otpPhone?: string;
   privateMessage: string;
-  language?: string;
+  language: string;
   shareGroup: string;
   rights: string[];
-  dateFormat?: string;
-  timeFormat?: string;
+  dateFormat: string;
+  timeFormat: string;
   order: number;
   oauthFactors: { type: string; value: string }[];
   allowedOAuths: string[];
@@ -72,6 +75,8 @@ export interface ShareContext {
   /** The sharer's display name, when they have one. */
   sharedByDisplayName?: string | null | undefined;
   documentType: string | undefined;
+  /** What the share is of: a document (the default) or a folder. */
+  kind?: 'document' | 'folder' | undefined;
   customFields: Json | undefined;
   /** The `shareTo` of the share this one was delegated from, when the reader may know it. */
   delegatedBy?: string | undefined;
@@ -91,7 +96,7 @@ export async function shareViews(
     db.selectFrom('users').select(['id', 'name', 'display_name']).where('id', 'in', userIds).execute(),
     db
       .selectFrom('documents')
-      .select(['id', 'document_type', 'custom_fields'])
+      .select(['id', 'kind', 'document_type', 'custom_fields'])
       .where('id', 'in', [...new Set(rows.map((r) => r.document_id))])
       .execute(),
     db
@@ -115,6 +120,7 @@ export async function shareViews(
         sharedByName: names.get(row.shared_by)?.name,
         sharedByDisplayName: names.get(row.shared_by)?.display_name,
         documentType: documents.get(row.document_id)?.document_type,
+        kind: documents.get(row.document_id)?.kind,
         customFields: documents.get(row.document_id)?.custom_fields,
         linkIssued: linked.has(row.id),
       },
@@ -154,15 +160,16 @@ export function shareView(
     sharedByDisplayName: context.sharedByDisplayName || sharedBy,
     sharedObjectEsId: row.document_id,
     sharedObjectEsType: context.documentType ?? 'd_default',
-    sharedObjectType: 'document',
+    sharedObjectType: context.kind === 'folder' ? 'folder' : 'document',
     sharedWith: [row.share_to],
+    ...(row.group_id ? { groupId: row.group_id } : {}),
     ...(row.phone ? { otpPhone: maskPhone(row.phone) } : {}),
     privateMessage: row.message ?? '',
-    ...(options.language ? { language: options.language } : {}),
+    language: options.language ?? SHARE_DEFAULTS.language,
     shareGroup: row.share_group,
     rights: options.rights,
-    ...(options.dateFormat ? { dateFormat: options.dateFormat } : {}),
-    ...(options.timeFormat ? { timeFormat: options.timeFormat } : {}),
+    dateFormat: options.dateFormat ?? SHARE_DEFAULTS.dateFormat,
+    timeFormat: options.timeFormat ?? SHARE_DEFAULTS.timeFormat,
     order: row.position,
     oauthFactors: options.oauthFactors,
     allowedOAuths: options.allowedOAuths,

@@ -35,6 +35,7 @@ export function publicVerifyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'none', rateLimitPolicy: 'public-verify' },
         schema: {
           hide: true,
+          consumes: ['multipart/form-data'],
           querystring: Type.Object(
             {
               dss: Type.Optional(Type.Boolean({ default: false })),

@@ -164,7 +164,10 @@ export interface ScrollContextTable {
   sequence: number;
   /** SHA-256 of the latest scroll id. */
   token_hash: string;
+  /** The timeout in whole seconds, rounded up (rows before 0028 have only this). */
   timeout_seconds: number;
+  /** The timeout as asked, in milliseconds (spec: `scroll.timeout` is a number); null before 0028. */
+  timeout_ms: number | null;
   expires_at: string;
   created_at: string;
 }
@@ -394,6 +397,8 @@ export interface ShareTable {
   share_to: string;
   /** Internal recipients: their user id. */
   user_id: string | null;
+  /** A folder shared with a group: the organization whose members it is for (0029). */
+  group_id: string | null;
   email: string | null;
   /** active (owes its action or reads), waiting (sequential, not its turn), done, rejected, cancelled, expired, delegated. */
   status: string;
