@@ -7,10 +7,11 @@
 #
 # Usage: build-base-image.sh IMAGE_NAME  (the Dockerfile's FROM, e.g. docker.io/library/node:24-bookworm-slim)
 #
-# The image is labelled with a key made of this script, the mirror and the versions; when podman already
-# holds an image of that name and key, nothing is done. The root file system is cached, by the same key,
-# under $SIGNERY_CONTAINER_CACHE (default /var/tmp/signery-container-cache), so a removed image is
-# rebuilt in seconds. Needs root, podman and debootstrap.
+# The root file system (debootstrap's, with Node and npm) is cached as rootfs.tar under
+# $SIGNERY_CONTAINER_CACHE (default /var/tmp/signery-container-cache), in a directory named by its recipe
+# (mirror, suite, versions, RECIPE): debootstrap runs once per machine. The image is labelled with a key
+# of that recipe, the import steps and the machine's extra certificate authorities; when podman already
+# holds an image of that name and key, nothing is done. Needs root, podman, runc and debootstrap.
 set -euo pipefail
 
 image="${1:?usage: build-base-image.sh IMAGE_NAME}"
@@ -19,6 +20,8 @@ NPM_VERSION="${NPM_VERSION:-11.21.3}"
 SUITE=bookworm
 cache="${SIGNERY_CONTAINER_CACHE:-/var/tmp/signery-container-cache}"
 podman=(podman --runtime runc --cgroup-manager=cgroupfs)
+temporary=()
+trap 'rm -rf "${temporary[@]}"' EXIT
 
 # The machine's Debian mirror: the first deb822 "URIs:" or one-line "deb" entry for the main archive.
 mirror="$(
@@ -28,19 +31,26 @@ mirror="$(
 )" || true
 mirror="${mirror:-http://deb.debian.org/debian}"
 
+# The root file system's recipe: change RECIPE whenever the steps below that make rootfs.tar change.
+RECIPE=1
+rootfs_key="$(echo "recipe-$RECIPE $mirror $SUITE node-$NODE_VERSION npm-$NPM_VERSION $(uname -m)" | sha256sum | cut -c1-16)"
+# The machine's own certificate authorities (a TLS-inspecting proxy's), which the build stage's npm must
+# trust to reach the registry from here; none on a machine without them.
+extra_cas=(/usr/local/share/ca-certificates/*.crt)
+[ -e "${extra_cas[0]}" ] || extra_cas=()
 key="$(
-  { cat "$0"; echo "$mirror $SUITE node-$NODE_VERSION npm-$NPM_VERSION $(uname -m)"; } | sha256sum | cut -c1-16
+  { echo "$rootfs_key"; sed -n '/^# --- import ---$/,$p' "$0"; cat "${extra_cas[@]}" /dev/null; } | sha256sum | cut -c1-16
 )"
 if [ "$("${podman[@]}" image inspect --format '{{index .Labels "org.signery.base-key"}}' "$image" 2>/dev/null)" = "$key" ]; then
   echo "base image $image is up to date (key $key)"
   exit 0
 fi
 
-dir="$cache/$key"
+dir="$cache/$rootfs_key"
 mkdir -p "$dir"
 if [ ! -s "$dir/rootfs.tar" ]; then
   work="$(mktemp -d "$cache/build.XXXXXX")"
-  trap 'rm -rf "$work"' EXIT
+  temporary+=("$work")
   echo "debootstrap $SUITE from $mirror"
   # minbase: essential packages and apt, like debian:bookworm-slim; ca-certificates for npm over TLS.
   debootstrap --variant=minbase --include=ca-certificates "$SUITE" "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
@@ -67,11 +77,26 @@ if [ ! -s "$dir/rootfs.tar" ]; then
   mv "$dir/rootfs.tar.partial" "$dir/rootfs.tar"
 fi
 
+# --- import ---
 echo "importing $image (key $key)"
+podman_limits=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=4096:4096)
 "${podman[@]}" import --quiet \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "ENV NODE_VERSION=$NODE_VERSION" \
-  --change "LABEL org.signery.base-key=$key" \
   --change 'CMD ["node"]' \
-  "$dir/rootfs.tar" "$image" >/dev/null
+  "$dir/rootfs.tar" "localhost/signery-base-rootfs:$rootfs_key" >/dev/null
+context="$(mktemp -d)"
+temporary+=("$context")
+{
+  echo "FROM localhost/signery-base-rootfs:$rootfs_key"
+  if [ ${#extra_cas[@]} -gt 0 ]; then
+    cp "${extra_cas[@]}" "$context/"
+    echo 'COPY *.crt /usr/local/share/ca-certificates/'
+    echo 'RUN update-ca-certificates >/dev/null'
+    echo 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt'
+  fi
+  echo "LABEL org.signery.base-key=$key"
+} >"$context/Containerfile"
+"${podman[@]}" build --quiet --format docker --network none "${podman_limits[@]}" -t "$image" "$context" >/dev/null
 "${podman[@]}" image inspect --format '{{index .Labels "org.signery.base-key"}}' "$image" | grep -qx "$key"
+echo "built $image (key $key)"
