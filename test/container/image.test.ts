@@ -114,6 +114,10 @@ describe(
         '--network',
         'host',
         ...LIMITS,
+        // As deploy/kubernetes runs it (readOnlyRootFilesystem): it writes to its volume and /tmp only.
+        '--read-only',
+        '--tmpfs',
+        '/tmp',
         '--env',
         `PORT=${port}`,
         '--env',
