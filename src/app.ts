@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './base/clock.js';
 import type { Config } from './base/config.js';
+import { ShuttingDown } from './base/errors.js';
 import type { Deps } from './core/deps.js';
 import { loadSecretKey, useSecretKey } from './store/secret-box.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
-import { drainer } from './http/drain.js';
+import { drainer, unfinishedBodies } from './http/drain.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
@@ -107,6 +108,9 @@ export const API_PREFIX = '/api/v1';
  * than any upload takes, or any change between storing its bytes and committing its row).
  */
 const TEMPORARY_BLOB_GRACE_MS = 24 * 3_600_000;
+
+/** What an upload cut off by a shutdown is told to wait: a restart, or the proxy's next node. */
+const RETRY_AFTER_SHUTDOWN_SECONDS = 5;
 
 export interface App {
   server: FastifyInstance;
@@ -223,6 +227,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     });
   }
 
+  // Created once the routes are (the drain stops it).
+  let worker: Worker | undefined;
   const server = Fastify({
     logger:
       options.logger === false
@@ -258,9 +264,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Set once draining starts: readiness then says no (http/routes/health.ts).
   let draining = false;
   const drainConnections = drainer(server.server);
-  const drain = (maxMs: number): Promise<void> => {
+  const uploads = unfinishedBodies(server);
+  const drain = async (maxMs: number): Promise<void> => {
     draining = true;
-    return drainConnections(maxMs);
+    // The job worker claims nothing more from now on; what it runs has the drain's time to finish,
+    // then goes back to the queue for other workers (Worker.stop).
+    const workerStopped = worker?.stop({ releaseAfterMs: maxMs });
+    await drainConnections(maxMs);
+    // An upload still arriving would be cut by the exit: it is answered 503 instead (drain.ts).
+    uploads.cutOff(() => new ShuttingDown(RETRY_AFTER_SHUTDOWN_SECONDS));
+    await workerStopped;
   };
   logAbortedRequests(server);
   server.setValidatorCompiler(createValidatorCompiler());
@@ -353,8 +366,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { prefix: API_PREFIX },
   );
 
-  const runWorker = options.worker === undefined ? config.jobs.worker : options.worker !== false;
-  const worker = runWorker
+  const runWorker: boolean = options.worker === undefined ? config.jobs.worker : options.worker !== false;
+  worker = runWorker
     ? new Worker(deps, {
         logger: server.log,
         metrics: deps.metrics,
