@@ -5,7 +5,7 @@ import { confineFilesOrigin, fileOriginRoutes } from './http/routes/file-origin.
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './base/clock.js';
-import type { Config } from './base/config.js';
+import { ConfigError, type Config } from './base/config.js';
 import { ShuttingDown } from './base/errors.js';
 import type { Deps } from './core/deps.js';
 import { loadSecretKey, useSecretKey } from './store/secret-box.js';
@@ -74,6 +74,7 @@ import {
   type RevocationObserver,
 } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
+import { loadPkcs11Library } from './pki/signers/pkcs11.js';
 import {
   CallbackRefused,
   checkCallbackUrl,
@@ -121,6 +122,8 @@ export interface App {
   worker: Worker | undefined;
   /** The rate limits' counter (tests sync it at a known moment); undefined with RATE_LIMIT=off. */
   rateLimiter: RateLimiter | undefined;
+  /** Whether this start created the administrator ADMIN_EMAIL names (the start log says so). */
+  adminCreated: boolean;
   /**
    * Stops listening and lets a proxy retire its connections to this node, for at most `maxMs` (see
    * http/drain.ts); `close()` follows. Signals call it; tests that stop an app in-process need not.
@@ -175,6 +178,15 @@ export interface AppOptions {
  * and wires every route. Nothing else constructs stores or services.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // An HSM's library (graphene-pk11, optional) loads only when a token is configured, and its absence
+  // is said at the start rather than at the first seal.
+  if (config.seal.pkcs11Module) {
+    await loadPkcs11Library().catch((error: unknown) => {
+      throw error instanceof Error && error.name === 'Pkcs11LibraryMissing'
+        ? new ConfigError(error.message)
+        : error;
+    });
+  }
   useSecretKey(await loadSecretKey(config));
   const database = await openDatabase(config);
   try {
@@ -219,16 +231,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
 
   await ensureTenant(deps, config.admin.tenant);
+  let adminCreated = false;
   if (config.admin.email && config.admin.password) {
-    await bootstrapAdmin(deps, {
+    adminCreated = await bootstrapAdmin(deps, {
       tenant: config.admin.tenant,
       name: config.admin.email,
       password: config.admin.password,
     });
   }
 
-  // Created once the routes are (the drain stops it).
-  let worker: Worker | undefined;
   const server = Fastify({
     logger:
       options.logger === false
@@ -267,8 +278,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const uploads = unfinishedBodies(server);
   const drain = async (maxMs: number): Promise<void> => {
     draining = true;
-    // The job worker claims nothing more from now on; what it runs has the drain's time to finish,
-    // then goes back to the queue for other workers (Worker.stop).
+    // The job worker (made below, once the routes are) claims nothing more from now on; what it runs
+    // has the drain's time to finish, then goes back to the queue for other workers (Worker.stop).
     const workerStopped = worker?.stop({ releaseAfterMs: maxMs });
     await drainConnections(maxMs);
     // An upload still arriving would be cut by the exit: it is answered 503 instead (drain.ts).
@@ -366,8 +377,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { prefix: API_PREFIX },
   );
 
-  const runWorker: boolean = options.worker === undefined ? config.jobs.worker : options.worker !== false;
-  worker = runWorker
+  const runWorker = options.worker === undefined ? config.jobs.worker : options.worker !== false;
+  const worker = runWorker
     ? new Worker(deps, {
         logger: server.log,
         metrics: deps.metrics,
@@ -428,6 +439,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     blobs,
     worker,
     rateLimiter,
+    adminCreated,
     drain,
     async close() {
       if (closed) return;

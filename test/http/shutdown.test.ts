@@ -52,7 +52,8 @@ function rawExchange(url: string): Promise<RawExchange> {
       socket.once('close', () => {
         const parsed = parse();
         if (parsed) resolve(parsed);
-        else reject(new Error(`the connection closed without a whole answer: ${received.toString('latin1')}`));
+        else
+          reject(new Error(`the connection closed without a whole answer: ${received.toString('latin1')}`));
       });
     },
   );
@@ -119,7 +120,8 @@ function exitCode(server: ServerProcess): Promise<number | null> {
   return new Promise((resolve) => server.child.once('exit', (code) => resolve(code)));
 }
 
-const shuttingDown = (server: ServerProcess) => () => server.output().includes('shutting down: no new connections');
+const shuttingDown = (server: ServerProcess) => () =>
+  server.output().includes('shutting down: no new connections');
 
 describe('a clean shutdown (SIGTERM, SHUTDOWN_DRAIN_SECONDS): no work cut, nothing claimed after the signal', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -142,7 +144,11 @@ describe('a clean shutdown (SIGTERM, SHUTDOWN_DRAIN_SECONDS): no work cut, nothi
   it('at SIGTERM the job worker stops claiming at once: a job due after the signal stays queued while the node drains', async () => {
     const { server, database } = await start({ SHUTDOWN_DRAIN_SECONDS: '30', JOB_POLL_INTERVAL_MS: '20' });
     const before = await enqueueHarmlessJob(database);
-    await waitFor(async () => (await jobRow(database, before)).status === 'done', 30_000, 'the worker to run a job');
+    await waitFor(
+      async () => (await jobRow(database, before)).status === 'done',
+      30_000,
+      'the worker to run a job',
+    );
 
     // A connection the node keeps open holds its drain (as a proxy's would) for up to 30 s.
     const held = await rawExchange(server.url);
@@ -190,6 +196,10 @@ describe('a clean shutdown (SIGTERM, SHUTDOWN_DRAIN_SECONDS): no work cut, nothi
       .split('\n')
       .find((line) => line.includes('request body was still arriving at the end of the drain'));
     assert.ok(warning, server.output());
-    assert.match(warning, /"url":"\/api\/v1\/files\/saveFile\?token=\[REDACTED\]"/, 'the token is not logged');
+    assert.match(
+      warning,
+      /"url":"\/api\/v1\/files\/saveFile\?token=\[REDACTED\]"/,
+      'the token is not logged',
+    );
   });
 });
