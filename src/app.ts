@@ -5,12 +5,13 @@ import { confineFilesOrigin, fileOriginRoutes } from './http/routes/file-origin.
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './base/clock.js';
-import type { Config } from './base/config.js';
+import { ConfigError, type Config } from './base/config.js';
+import { ShuttingDown } from './base/errors.js';
 import type { Deps } from './core/deps.js';
 import { loadSecretKey, useSecretKey } from './store/secret-box.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './http/error-handler.js';
-import { drainer } from './http/drain.js';
+import { drainer, unfinishedBodies } from './http/drain.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
 import { RATE_LIMIT_WINDOW_SECONDS, rateLimitAdmission } from './http/rate-limits.js';
@@ -73,6 +74,7 @@ import {
   type RevocationObserver,
 } from './pki/revocation-transport.js';
 import { sealKeys } from './pki/seal-keys.js';
+import { loadPkcs11Library } from './pki/signers/pkcs11.js';
 import {
   CallbackRefused,
   checkCallbackUrl,
@@ -108,6 +110,9 @@ export const API_PREFIX = '/api/v1';
  */
 const TEMPORARY_BLOB_GRACE_MS = 24 * 3_600_000;
 
+/** What an upload cut off by a shutdown is told to wait: a restart, or the proxy's next node. */
+const RETRY_AFTER_SHUTDOWN_SECONDS = 5;
+
 export interface App {
   server: FastifyInstance;
   deps: Deps;
@@ -117,6 +122,8 @@ export interface App {
   worker: Worker | undefined;
   /** The rate limits' counter (tests sync it at a known moment); undefined with RATE_LIMIT=off. */
   rateLimiter: RateLimiter | undefined;
+  /** Whether this start created the administrator ADMIN_EMAIL names (the start log says so). */
+  adminCreated: boolean;
   /**
    * Stops listening and lets a proxy retire its connections to this node, for at most `maxMs` (see
    * http/drain.ts); `close()` follows. Signals call it; tests that stop an app in-process need not.
@@ -171,6 +178,15 @@ export interface AppOptions {
  * and wires every route. Nothing else constructs stores or services.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // An HSM's library (graphene-pk11, optional) loads only when a token is configured, and its absence
+  // is said at the start rather than at the first seal.
+  if (config.seal.pkcs11Module) {
+    await loadPkcs11Library().catch((error: unknown) => {
+      throw error instanceof Error && error.name === 'Pkcs11LibraryMissing'
+        ? new ConfigError(error.message)
+        : error;
+    });
+  }
   useSecretKey(await loadSecretKey(config));
   const database = await openDatabase(config);
   try {
@@ -215,8 +231,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
 
   await ensureTenant(deps, config.admin.tenant);
+  let adminCreated = false;
   if (config.admin.email && config.admin.password) {
-    await bootstrapAdmin(deps, {
+    adminCreated = await bootstrapAdmin(deps, {
       tenant: config.admin.tenant,
       name: config.admin.email,
       password: config.admin.password,
@@ -258,9 +275,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Set once draining starts: readiness then says no (http/routes/health.ts).
   let draining = false;
   const drainConnections = drainer(server.server);
-  const drain = (maxMs: number): Promise<void> => {
+  const uploads = unfinishedBodies(server);
+  const drain = async (maxMs: number): Promise<void> => {
     draining = true;
-    return drainConnections(maxMs);
+    // The job worker (made below, once the routes are) claims nothing more from now on; what it runs
+    // has the drain's time to finish, then goes back to the queue for other workers (Worker.stop).
+    const workerStopped = worker?.stop({ releaseAfterMs: maxMs });
+    await drainConnections(maxMs);
+    // An upload still arriving would be cut by the exit: it is answered 503 instead (drain.ts).
+    uploads.cutOff(() => new ShuttingDown(RETRY_AFTER_SHUTDOWN_SECONDS));
+    await workerStopped;
   };
   logAbortedRequests(server);
   server.setValidatorCompiler(createValidatorCompiler());
@@ -415,6 +439,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     blobs,
     worker,
     rateLimiter,
+    adminCreated,
     drain,
     async close() {
       if (closed) return;

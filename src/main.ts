@@ -1,6 +1,7 @@
 import { buildApp, type App } from './app.js';
 import { ConfigError, loadConfig, type Config } from './base/config.js';
 import { serveMetrics, type MetricsServer } from './http/metrics-server.js';
+import { startReport } from './start-report.js';
 
 /**
  * `npm start` / `signery serve`: configuration → app → listen (and GET /metrics on METRICS_PORT too,
@@ -12,6 +13,7 @@ export async function serve(): Promise<void> {
   const metrics = await metricsPort(app, config);
   stopOnSignals(app, metrics);
   await app.server.listen({ port: config.port, host: config.host });
+  tellStart(app, config, true);
 }
 
 /**
@@ -28,6 +30,13 @@ export async function work(): Promise<void> {
   setInterval(() => undefined, 2 ** 30);
   stopOnSignals(app, metrics);
   app.server.log.info({ workerId: app.worker?.id }, 'job worker started (no HTTP)');
+  tellStart(app, config, false);
+}
+
+/** The few lines a person reads at a start (start-report.ts). */
+function tellStart(app: App, config: Config, serving: boolean): void {
+  const node = { serving, worker: app.worker !== undefined, adminCreated: app.adminCreated };
+  for (const { level, message } of startReport(config, node)) app.server.log[level](message);
 }
 
 async function metricsPort(app: App, config: Config): Promise<MetricsServer | undefined> {
@@ -72,10 +81,13 @@ function stopOnSignals(app: App, metrics: MetricsServer | undefined): void {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-// Runs when started as `node dist/main.js` (npm start), not when the CLI imports `serve`.
-if (/[\\/]main\.(js|ts)$/.test(process.argv[1] ?? '')) {
+/** Serves, or says why it cannot and exits 1: `node dist/main.js` and `npm start` (scripts/start.mjs). */
+export function main(): void {
   serve().catch((error: unknown) => {
     console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
     process.exit(1);
   });
 }
+
+// Runs when started as `node dist/main.js`, not when the CLI or scripts/start.mjs imports it.
+if (/[\\/]main\.(js|ts)$/.test(process.argv[1] ?? '')) main();

@@ -106,6 +106,22 @@ export class Conflict extends appError(409, 'CONFLICT') {}
 
 export class LimitExceeded extends appError(413, 'LIMIT_EXCEEDED') {}
 
+/**
+ * 503 UNAVAILABLE with Retry-After and `Connection: close`: a request whose body was still arriving when
+ * the node's drain ended (http/drain.ts). Nothing of it was done; another node, or this one once
+ * restarted, takes it again.
+ */
+export class ShuttingDown extends AppError {
+  override name = 'ShuttingDown';
+  readonly statusCode = 503;
+  readonly code = 'UNAVAILABLE';
+  constructor(retryAfterSeconds: number) {
+    super('The server is shutting down and did not receive the whole request: send it again');
+    this.headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+    this.headers.connection = 'close';
+  }
+}
+
 /** 429 RATE_LIMITED (or the code given), with Retry-After. */
 export class RateLimited extends AppError {
   override name = 'RateLimited';

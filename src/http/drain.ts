@@ -1,5 +1,6 @@
 import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * Lets a node leave a load balancer without losing a request (docs/operations.md: rolling restart
@@ -39,4 +40,45 @@ export function drainer(http: HttpServer): (maxMs: number) => Promise<void> {
 
 function openConnections(server: NetServer): Promise<number> {
   return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+}
+
+/**
+ * Requests whose body is still arriving (a slow upload), so that the end of a drain can answer them
+ * rather than let the forced exit reset their connection: `cutOff` fails each one's body stream with
+ * `error` (a 503 with Retry-After: nothing of it was done, the client sends it again), which the
+ * handler reading it throws and the error handler answers, and logs a line for each. Requests whose
+ * body has arrived are left to finish (App.close waits for them): their work may be done already.
+ *
+ * ```ts
+ * const uploads = unfinishedBodies(server); // before the routes
+ * …
+ * await drain(10_000);
+ * uploads.cutOff(() => new ShuttingDown(5));
+ * ```
+ */
+export function unfinishedBodies(server: FastifyInstance): { cutOff(error: () => Error): number } {
+  const inFlight = new Set<FastifyRequest>();
+  server.addHook('onRequest', async (request, reply) => {
+    inFlight.add(request);
+    reply.raw.once('close', () => inFlight.delete(request));
+  });
+  return {
+    cutOff(error) {
+      let cut = 0;
+      for (const request of inFlight) {
+        const body = request.raw;
+        // Not read yet (no reader listens): nothing to fail; the close lets it finish.
+        if (body.complete || body.listenerCount('error') === 0) continue;
+        request.log.warn(
+          { req: request },
+          'shutting down: the request body was still arriving at the end of the drain; answered 503 with Retry-After',
+        );
+        body.emit('error', error());
+        // The rest of the body is read and dropped, so the answer is not lost to a reset.
+        body.resume();
+        cut += 1;
+      }
+      return cut;
+    },
+  };
 }

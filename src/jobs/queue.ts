@@ -799,3 +799,28 @@ export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Dat
   await ringDoorbellWith(db);
   return true;
 }
+
+/**
+ * Gives back every job `workerId` still holds (a stopping worker whose handlers did not finish within
+ * the drain): each is due again at once for the other workers, as if never claimed, rather than after
+ * its lease runs out. A handler still running settles nothing afterwards (its claim is gone). Returns
+ * the ids given back.
+ */
+export async function releaseHeldJobs(db: Kysely<Database>, workerId: string, now: Date): Promise<string[]> {
+  const released = await db
+    .updateTable('jobs')
+    .where('status', '=', 'running')
+    .where('locked_by', '=', workerId)
+    .set((eb) => ({
+      status: 'queued',
+      run_at: now.toISOString(),
+      locked_by: null,
+      lease_until: null,
+      attempts: eb('attempts', '-', 1),
+      updated_at: now.toISOString(),
+    }))
+    .returning('id')
+    .execute();
+  if (released.length > 0) await ringDoorbellWith(db);
+  return released.map((row) => String(row.id));
+}

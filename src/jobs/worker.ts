@@ -12,6 +12,7 @@ import {
   completeJob,
   extendLease,
   failJob,
+  releaseHeldJobs,
   releaseJob,
   type ClaimedJob,
   type FailOutcome,
@@ -115,6 +116,7 @@ export class Worker {
   readonly #lane: LaneWorker;
   #loop: Promise<void> | undefined;
   #stopping = false;
+  #stopped: Promise<void> | undefined;
   #woken = false;
   #wakeSleeper: (() => void) | undefined;
   #unlisten: (() => void)[] = [];
@@ -182,6 +184,7 @@ export class Worker {
   start(): void {
     if (this.#loop) return;
     this.#stopping = false;
+    this.#stopped = undefined;
     const wake = () => this.wake();
     this.#unlisten = [listenToDoorbell(wake)];
     const stopWakeUps = this.#wakeUps?.(wake, (error) => {
@@ -197,15 +200,43 @@ export class Worker {
     this.#wakeSleeper?.();
   }
 
-  /** Stops claiming, then waits for the handlers running now to finish. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming at once, then waits for the handlers running now to finish; with `releaseAfterMs`
+   * (a shutdown's drain), for that long at most: the jobs still held then go back to the queue, due at
+   * once for other workers (their handlers' late settlements are ignored: the claim is gone). Calling
+   * it again returns the same stop.
+   */
+  stop(options: { releaseAfterMs?: number } = {}): Promise<void> {
+    this.#stopped ??= this.#stop(options.releaseAfterMs);
+    return this.#stopped;
+  }
+
+  async #stop(releaseAfterMs: number | undefined): Promise<void> {
     this.#stopping = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
     this.wake();
     await this.#loop;
     this.#loop = undefined;
-    await Promise.allSettled([...this.#running]);
+    const handlers = Promise.allSettled([...this.#running]);
+    if (releaseAfterMs === undefined || (await settledWithin(handlers, releaseAfterMs))) await handlers;
+    else await this.#releaseHeld();
     for (const hook of this.#stopHooks) await hook();
+  }
+
+  async #releaseHeld(): Promise<void> {
+    const released = await releaseHeldJobs(this.#deps.db, this.id, this.#deps.clock.now()).catch(
+      (error: unknown) => {
+        // Their leases run out and they are claimed again.
+        this.#log.error({ err: error, workerId: this.id }, 'could not give back the jobs still running');
+        return [];
+      },
+    );
+    if (released.length > 0) {
+      this.#log.warn(
+        { workerId: this.id, jobIds: released },
+        `stopping: ${released.length} job(s) still running at the end of the drain went back to the queue`,
+      );
+    }
   }
 
   /**
@@ -411,3 +442,16 @@ export class Worker {
 }
 
 const DONE: SettleOutcome = { outcome: 'done' };
+
+/** Whether `work` settles within `ms` (it goes on either way). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import * as graphene from 'graphene-pk11';
+import type * as Graphene from 'graphene-pk11';
 import { digest } from '../algorithms.js';
 import { SignerUnavailable } from '../errors.js';
 import { p1363ToDer } from '../verify-signature-value.js';
@@ -26,7 +26,36 @@ export interface Pkcs11Signer extends Signer {
 }
 
 // PKCS#11 allows one C_Initialize per library per process: loaded libraries are shared and counted.
-const loaded = new Map<string, { module: graphene.Module; users: number }>();
+const loaded = new Map<string, { module: Graphene.Module; users: number }>();
+
+/** Whether, and how, graphene-pk11 has been loaded. */
+let library: Promise<typeof Graphene> | undefined;
+
+/**
+ * graphene-pk11 (an optional dependency: its native module is built at install) is loaded only by an
+ * installation with a token (SEAL_PKCS11_MODULE), never at every start. Rejects with a message that
+ * says what to do when the package is missing (`npm install --omit=optional`, or a failed build).
+ */
+export function loadPkcs11Library(): Promise<typeof Graphene> {
+  library ??= import('graphene-pk11').catch((error: unknown) => {
+    library = undefined;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      throw new Pkcs11LibraryMissing(
+        'SEAL_PKCS11_MODULE is set, but the package that talks to PKCS#11 tokens, graphene-pk11 (an optional ' +
+          'dependency), is not installed: run `npm install graphene-pk11` (it builds a native module), or ' +
+          'unset SEAL_PKCS11_MODULE',
+      );
+    }
+    throw error;
+  });
+  return library;
+}
+
+/** SEAL_PKCS11_MODULE names a token, but graphene-pk11 is not installed. */
+export class Pkcs11LibraryMissing extends Error {
+  override name = 'Pkcs11LibraryMissing';
+}
 
 /**
  * A signer whose key stays in a PKCS#11 token (an HSM; SoftHSM in tests), through graphene-pk11.
@@ -39,8 +68,9 @@ const loaded = new Map<string, { module: graphene.Module; users: number }>();
  * ```
  */
 export async function createPkcs11Signer(options: CreatePkcs11SignerOptions): Promise<Pkcs11Signer> {
-  const module = acquire(options.module);
-  let session: graphene.Session | undefined;
+  const graphene = await loadPkcs11Library();
+  const module = acquire(graphene, options.module);
+  let session: Graphene.Session | undefined;
   try {
     for (const slot of module.getSlots(true)) {
       if (options.tokenLabel && slot.getToken().label.trim() !== options.tokenLabel) continue;
@@ -65,13 +95,13 @@ export async function createPkcs11Signer(options: CreatePkcs11SignerOptions): Pr
     const key = session
       .find({ class: graphene.ObjectClass.PRIVATE_KEY, label: options.label })
       .items(0)
-      .toType<graphene.PrivateKey>();
+      .toType<Graphene.PrivateKey>();
     let certificate = options.certificate;
     if (!certificate) {
       const found = session.find({ class: graphene.ObjectClass.CERTIFICATE, label: options.label });
       if (found.length === 0)
         throw new SignerUnavailable(`No certificate labelled "${options.label}" on the token`);
-      certificate = new Uint8Array(found.items(0).toType<graphene.X509Certificate>().value);
+      certificate = new Uint8Array(found.items(0).toType<Graphene.X509Certificate>().value);
     }
     const keyType = new X509Certificate(certificate).publicKey.asymmetricKeyType;
     const keyAlgorithm: KeyAlgorithm = keyType === 'ec' ? 'ECDSA' : 'RSA';
@@ -117,13 +147,13 @@ export async function createPkcs11Signer(options: CreatePkcs11SignerOptions): Pr
   }
 }
 
-function acquire(path: string): graphene.Module {
+function acquire(graphene: typeof Graphene, path: string): Graphene.Module {
   const entry = loaded.get(path);
   if (entry) {
     entry.users++;
     return entry.module;
   }
-  let module: graphene.Module;
+  let module: Graphene.Module;
   try {
     module = graphene.Module.load(path, 'signery');
     module.initialize();
