@@ -16,6 +16,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadAttachments',
           summary: 'All attachments of a document as one ZIP',
           description: 'Needs the right `view_attachments`.',
           params: IdParams,
@@ -36,6 +37,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadDraftFile',
           summary: 'A file of one of your drafts',
           params: FileParams,
           response: withErrors({
@@ -60,6 +62,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadAttachment',
           summary: 'One attachment of a document',
           description: 'Needs the right `view_attachments`.',
           params: FileParams,
