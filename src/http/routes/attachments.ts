@@ -4,7 +4,7 @@ import { findAttachment, findDraftAttachment, listAttachments } from '../../docu
 import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
-import { Bytes, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, storedFileAnswers } from '../document-schemas.js';
 import { IdParams, withErrors } from '../schemas.js';
 import { FileParams } from '../../documents/contract.js';
 
@@ -42,7 +42,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: FileParams,
           response: withErrors({
             200: Bytes('The file’s bytes, with its own Content-Type.'),
-            ...StoredFileAnswers,
+            ...storedFileAnswers(),
           }),
         },
       },
@@ -68,7 +68,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: FileParams,
           response: withErrors({
             200: Bytes('The file’s bytes, with its own Content-Type.'),
-            ...StoredFileAnswers,
+            ...storedFileAnswers(),
           }),
         },
       },

@@ -78,7 +78,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     });
 
     app.get(
-      '/documents/:id/audit',
+      '/documents/:documentId/audit',
       {
         schema: {
           tags: ['audit'],
@@ -86,15 +86,15 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Audit-trail PDF of one document',
           description:
             'application/pdf: the document’s events (time, actor, activity, detail and each record’s chain hash), its file revisions with SHA-256 and SHA-512, owner and state; sealed with the organisation key. For the owner and administrators (403 for others who see the document, 404 otherwise).',
-          params: Type.Object({ id: DocumentId }),
+          params: Type.Object({ documentId: DocumentId }),
           response: withErrors({ 200: Bytes('The audit-trail PDF.', 'application/pdf') }),
         },
       },
       async (request, reply) => {
-        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.id);
+        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.documentId);
         return reply
           .type('application/pdf')
-          .header('content-disposition', `attachment; filename="audit-${request.params.id}.pdf"`)
+          .header('content-disposition', `attachment; filename="audit-${request.params.documentId}.pdf"`)
           .send(Buffer.from(pdf));
       },
     );

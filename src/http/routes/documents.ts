@@ -237,15 +237,25 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
+    // The spec's `PUT /documents/:version`: the path holds the version and the body `id` names the
+    // document. The position is `{documentId}` in GET /documents/{documentId}, and an OpenAPI document
+    // gives one position one name (two names make two "equivalent" paths, an error to its linters and
+    // a guess for generated clients), so the parameter is named `documentId` and says what it holds.
     app.put(
-      '/documents/:version',
+      '/documents/:documentId',
       {
         schema: {
           tags: ['documents'],
           operationId: 'updateDocument',
           summary: 'Change a document',
           description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft. Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
-          params: Type.Object({ version: Version }),
+          params: Type.Object({
+            documentId: Type.Integer({
+              minimum: 1,
+              description:
+                'For this call, the document’s current `_version` (409 when stale), not its id: the document is named by the body’s `id`.',
+            }),
+          }),
           body: UpdateDocumentBody,
           response: withErrors({
             200: SignedResults,
@@ -258,7 +268,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const { id, body, ...visuals } = request.body;
         const updated = await updateDocument(deps, actorOf(request), {
           id,
-          version: request.params.version,
+          version: request.params.documentId,
           changes: body,
           visuals,
         });
@@ -267,7 +277,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     );
 
     app.put(
-      '/documents/:id/merge',
+      '/documents/:documentId/merge',
       {
         schema: {
           tags: ['documents'],
@@ -275,7 +285,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Merge PDFs into the main file',
           description:
             'Appends the PDFs of `files` (unused uploads) to the main file, which gets a new id; refused once signed.',
-          params: Type.Object({ id: DocumentId }),
+          params: Type.Object({ documentId: DocumentId }),
           body: MergeBody,
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
@@ -283,7 +293,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => ({
         results: [
           await mergeDocument(deps, actorOf(request), {
-            id: request.params.id,
+            id: request.params.documentId,
             version: request.body.version,
             files: request.body.files,
           }),

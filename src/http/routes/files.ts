@@ -11,7 +11,7 @@ import { useMinified } from '../minified.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { withErrors } from '../schemas.js';
-import { Bytes, FileRecordSchema, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, FileRecordSchema, storedFileAnswers } from '../document-schemas.js';
 import { FileHashParams, SaveFileParts, UploadParts } from '../../files/contract.js';
 
 const UPLOADS: {
@@ -124,7 +124,7 @@ export function fileRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             200: Bytes(
               "The file’s bytes, with the type its bytes show (never the one declared at upload: anything Signery does not handle is `application/octet-stream`), `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, and `Content-Disposition: attachment` (`inline` for a PDF).",
             ),
-            ...StoredFileAnswers,
+            ...storedFileAnswers(),
           }),
         },
       },

@@ -12,7 +12,14 @@ import type { RecipientCaller } from '../../core/access/recipient-caller.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';
-import { Bytes, StoredFileAnswers, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
+import {
+  Bytes,
+  IMAGE_TYPES,
+  storedFileAnswers,
+  FileView,
+  SharedDocumentResult,
+  StorageUse,
+} from '../document-schemas.js';
 import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../../core/examples.js';
 import { UploadParts } from '../../files/contract.js';
 
@@ -188,7 +195,10 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
+          response: withErrors({
+            200: Bytes('The stamp’s image (PNG or JPEG).', IMAGE_TYPES),
+            ...storedFileAnswers(IMAGE_TYPES),
+          }),
         },
       },
       async (request, reply) => {

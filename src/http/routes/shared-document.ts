@@ -6,7 +6,7 @@ import { previewSharedDocument } from '../../sharing/preview-document.js';
 import { signedCopyOf } from '../../sharing/download-signed-copy.js';
 import { Unauthenticated } from '../../base/errors.js';
 import { recipientCallerOf } from '../authentication.js';
-import { Bytes, StoredFileAnswers, SharedDocumentResult } from '../document-schemas.js';
+import { Bytes, storedFileAnswers, SharedDocumentResult } from '../document-schemas.js';
 import { DocumentId } from '../../core/documents/document-contract.js';
 import { DOCUMENT_EXAMPLE, SHARE_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
@@ -100,8 +100,9 @@ export function sharedDocumentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withErrors({
             200: Bytes(
               "The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`.",
+              'application/pdf',
             ),
-            ...StoredFileAnswers,
+            ...storedFileAnswers('application/pdf'),
             409: Type.Ref('ErrorBody'),
           }),
         },

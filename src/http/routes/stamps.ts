@@ -9,7 +9,7 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { deleteByKey, postBody, readByKey } from '../route-shapes.js';
-import { Bytes, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, IMAGE_TYPES, storedFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { IdParams, withErrors } from '../schemas.js';
 import { CreateStampBody, SearchStampsBody, UpdateStampBody } from '../../stamps/contract.js';
@@ -104,7 +104,10 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
+          response: withErrors({
+            200: Bytes('The stamp’s image (PNG or JPEG).', IMAGE_TYPES),
+            ...storedFileAnswers(IMAGE_TYPES),
+          }),
         },
       },
       async (request, reply) =>
