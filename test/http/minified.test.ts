@@ -222,7 +222,7 @@ describe('spec Versioning 1: a reduced (minified) interface with fewer propertie
       assert.ok(parameter, `${method} ${path} documents minified`);
       assert.match(parameter.description, /reduced representation with only `/);
       assert.deepEqual(parameter['x-minified-response'], { $ref: `#/components/schemas/${reduced}` });
-      assert.ok(spec.components.schemas[reduced]?.properties, `${reduced} is a component schema`);
+      assert.ok(spec.components.schemas[reduced]?.type, `${reduced} is a component schema`);
       const answer = operation.responses['200'].content['application/json'].schema;
       assert.equal(answer.anyOf, undefined, `${method} ${path}: the 200 answer is not a union`);
     }
