@@ -15,8 +15,8 @@ import { Type, type TSchema } from 'typebox';
  * type before reading `waitingFor`, even when it never sends `minified`. So the 200 answer is the
  * full shape, the one a client gets unless it asks; the reduced shape is its own component, named by
  * the `minified` parameter (`x-minified-response`, a `$ref`) and in the 200 answer's description,
- * and the typed client (clients/typescript) types a minified call's answer from that link
- * (`MinifiedAnswer`). A separate media type was not chosen: the server chooses by the query, not by
+ * and the typed client (clients/typescript) types a minified call's answer by that name
+ * (`MinifiedAnswer<'MinifiedDocuments'>`). A separate media type was not chosen: the server chooses by the query, not by
  * `Accept`, and a second JSON media type would make generated clients union the two again.
  */
 
