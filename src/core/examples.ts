@@ -117,6 +117,13 @@ export const SIGNATURE_FIELD_EXAMPLE = {
   required: true,
 };
 
+/**
+ * The end of a share's validity in examples: far in the future and fixed, so that "Try it out" with an
+ * example never meets `validUntil … must be in the future`, and the document (and the typed client
+ * generated from it, examples included) stays the same from one day to the next.
+ */
+export const EXAMPLE_VALID_UNTIL = '2099-12-31T18:00:00.000Z';
+
 export const SHARE_EXAMPLE = {
   shareId: ID.shareId,
   isActive: true,
@@ -130,7 +137,7 @@ export const SHARE_EXAMPLE = {
   isMandatory: true,
   tokenGenerated: true,
   shareDate: '2026-03-01T08:01:00.000Z',
-  validUntil: '2026-03-15T18:00:00.000Z',
+  validUntil: EXAMPLE_VALID_UNTIL,
   shareType: 'sign',
   status: 'active',
   sharedBy: 'admin@example.com',

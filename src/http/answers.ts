@@ -31,12 +31,23 @@ export const USER_BYTES_HEADERS = {
 /** How many leading bytes decide a file's type: `%PDF-` may follow up to 1 KiB of junk (ISO 32000-2, 7.5.2). */
 export const TYPE_SNIFF_BYTES = 1024;
 
+/** Every type typeOfBytes answers: what a stored file's download may be. */
+export const STORED_FILE_TYPES = [
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'application/zip',
+  'application/octet-stream',
+] as const;
+
 /**
  * The type a browser is told, decided from the file's own leading bytes, never from what its uploader
  * declared: the formats Signery handles, and `application/octet-stream` for anything else (text,
  * HTML, SVG and scripts included), which no browser renders.
  */
-export function typeOfBytes(head: Uint8Array): string {
+export function typeOfBytes(head: Uint8Array): (typeof STORED_FILE_TYPES)[number] {
   const starts = (...magic: number[]) => magic.every((byte, i) => head[i] === byte);
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
   if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg';

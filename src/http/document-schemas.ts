@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { DOCUMENT_EXAMPLE, FILE_RECORD_EXAMPLE, SHARE_EXAMPLE } from '../core/examples.js';
 import { SignatureField } from '../core/documents/document-contract.js';
+import { STORED_FILE_TYPES } from './answers.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -262,23 +263,35 @@ export const FileRecordSchema = Type.Object(
   { examples: [FILE_RECORD_EXAMPLE] },
 );
 
-/** The bytes of a file, as a download answers them. */
-export function Bytes(description: string, mediaType = 'application/octet-stream') {
-  return { description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } };
+/**
+ * The bytes of a file, as a download answers them, under each media type the answer may have: a
+ * generated client then reads them as bytes, and a reader sees what they get (the type of a stored
+ * file is the one its bytes show: STORED_FILE_TYPES).
+ */
+export function Bytes(description: string, mediaTypes: string | readonly string[] = STORED_FILE_TYPES) {
+  const types = typeof mediaTypes === 'string' ? [mediaTypes] : mediaTypes;
+  const bytes = { schema: { type: 'string', format: 'binary' } };
+  return { description, content: Object.fromEntries(types.map((type) => [type, bytes])) };
 }
 
+/** Stamp and signature images: PNG or JPEG, as their uploads are checked to be. */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg'] as const;
+
 /**
- * What every stored-file download answers besides its 200 (http/answers.ts, sendStoredFile): a range,
- * an unsatisfiable range, and, with FILES_PUBLIC_URL set, the redirect to the download origin.
+ * What every stored-file download answers besides its 200 (http/answers.ts, sendStoredFile): a range
+ * (of the same types as the 200), an unsatisfiable range, and, with FILES_PUBLIC_URL set, the
+ * redirect to the download origin.
  */
-export const StoredFileAnswers = {
-  206: Bytes('The range asked for (one `Range: bytes=a-b`), with Content-Range.'),
-  303: Type.Null({
-    description:
-      'Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it).',
-    headers: {
-      location: Type.String({ format: 'uri', description: 'FILES_PUBLIC_URL/f/<ticket>/<file name>' }),
-    },
-  }),
-  416: Type.Ref('ErrorBody'),
-};
+export function storedFileAnswers(mediaTypes: string | readonly string[] = STORED_FILE_TYPES) {
+  return {
+    206: Bytes('The range asked for (one `Range: bytes=a-b`), with Content-Range.', mediaTypes),
+    303: Type.Null({
+      description:
+        'Only when the installation sets FILES_PUBLIC_URL: the bytes are served from that separate origin. `Location` is a ticket there that opens this one file for 5 minutes and nothing else (no credential of yours travels with it; browsers, fetch and `curl -L` follow it).',
+      headers: {
+        location: Type.String({ format: 'uri', description: 'FILES_PUBLIC_URL/f/<ticket>/<file name>' }),
+      },
+    }),
+    416: Type.Ref('ErrorBody'),
+  };
+}

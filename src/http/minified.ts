@@ -5,9 +5,19 @@ import { Type, type TSchema } from 'typebox';
  * The minified interface: the most used endpoints answer a reduced representation
  * with fewer properties, at the same URLs, when asked with `minified=true`. The reduced form is a
  * subset of the full one: the same property paths, fewer of them, so a client reads both alike. Each
- * reduced shape is one TypeBox schema below; it says what is kept (the answer is cut down to it), it
- * is the alternative 200 answer in the OpenAPI document, and the `minified` parameter's description
- * is written from it. Services never know about it: the cut is made just before serialization.
+ * reduced shape is one TypeBox schema below; it says what is kept (the answer is cut down to it and
+ * serialized by it), it is a named component schema of the OpenAPI document (`MinifiedDocuments`…),
+ * and the `minified` parameter's description is written from it. Services never know about it: the
+ * cut is made just before serialization.
+ *
+ * How the OpenAPI document says it (decided here): OpenAPI cannot make an answer's schema depend on
+ * a query parameter, and a union of both shapes in the 200 answer made every typed client check the
+ * type before reading `waitingFor`, even when it never sends `minified`. So the 200 answer is the
+ * full shape, the one a client gets unless it asks; the reduced shape is its own component, named by
+ * the `minified` parameter (`x-minified-response`, a `$ref`) and in the 200 answer's description,
+ * and the typed client (clients/typescript) types a minified call's answer by that name
+ * (`MinifiedAnswer<'MinifiedDocuments'>`). A separate media type was not chosen: the server chooses by the query, not by
+ * `Accept`, and a second JSON media type would make generated clients union the two again.
  */
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -21,24 +31,30 @@ const MinifiedUser = Type.Object({
 });
 
 /** POST /login and GET /login: whether the session works, its token and who it is. */
-const MinifiedLogin = Type.Object({
-  logged: Type.Boolean(),
-  isUnlocked: Type.Optional(Type.Boolean()),
-  token: Type.Optional(Type.String()),
-  tenant: Type.Optional(Type.String()),
-  user: Type.Optional(MinifiedUser),
-});
+const MinifiedLogin = Type.Object(
+  {
+    logged: Type.Boolean(),
+    isUnlocked: Type.Optional(Type.Boolean()),
+    token: Type.Optional(Type.String()),
+    tenant: Type.Optional(Type.String()),
+    user: Type.Optional(MinifiedUser),
+  },
+  { $id: 'MinifiedLogin', description: 'The session, minified (`minified=true`).' },
+);
 
 /** POST /files/saveFile: the id to use, what the file is, and anchors when some were asked for. */
-const MinifiedFileRecord = Type.Object({
-  file: Type.Object({
-    id: Type.String(),
-    documentname: Type.String(),
-    mimetype: Type.String(),
-    size: Type.Integer(),
-  }),
-  anchorPositions: Type.Optional(Type.Array(Type.Unknown())),
-});
+const MinifiedFileRecord = Type.Object(
+  {
+    file: Type.Object({
+      id: Type.String(),
+      documentname: Type.String(),
+      mimetype: Type.String(),
+      size: Type.Integer(),
+    }),
+    anchorPositions: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { $id: 'MinifiedFileRecord', description: 'The stored file, minified (`minified=true`).' },
+);
 
 /** A document (or folder) in a list: id, title, state, version and the main file to download. */
 const MinifiedDocument = Type.Object({
@@ -53,14 +69,20 @@ const MinifiedDocument = Type.Object({
   modifyDate: Type.String(),
 });
 
-const MinifiedDocuments = Type.Object({ results: Type.Array(MinifiedDocument) });
+const MinifiedDocuments = Type.Object(
+  { results: Type.Array(MinifiedDocument) },
+  { $id: 'MinifiedDocuments', description: 'The document in a list of one, minified (`minified=true`).' },
+);
 
-const MinifiedSearch = Type.Object({
-  from: Type.Integer(),
-  size: Type.Integer(),
-  total: Type.Integer(),
-  results: Type.Array(MinifiedDocument),
-});
+const MinifiedSearch = Type.Object(
+  {
+    from: Type.Integer(),
+    size: Type.Integer(),
+    total: Type.Integer(),
+    results: Type.Array(MinifiedDocument),
+  },
+  { $id: 'MinifiedSearch', description: 'A page of search results, minified (`minified=true`).' },
+);
 
 /** POST /share: which share went to whom, for what, and where it stands. */
 const MinifiedShares = Type.Array(
@@ -74,6 +96,7 @@ const MinifiedShares = Type.Array(
     validUntil: Nullable(Type.String()),
     order: Type.Integer(),
   }),
+  { $id: 'MinifiedShares', description: 'The shares made, minified (`minified=true`).' },
 );
 
 /** The endpoints with a minified form (`METHOD path` under /api/v1) and what that form keeps. */
@@ -129,7 +152,7 @@ function minifiedParameter(schema: TSchema): TSchema {
   return Type.Optional(
     Type.Boolean({
       default: false,
-      description: `Minified interface: \`true\` answers a reduced representation with only ${paths.join(', ')} (the same paths as the full answer, fewer properties).`,
+      description: `Minified interface: \`true\` answers a reduced representation with only ${paths.join(', ')} (the same paths as the full answer, fewer properties): the schema ${minifiedSchemaName(schema)} instead of the 200 answer's.`,
     }),
   );
 }
@@ -144,18 +167,17 @@ function withMinifiedQuery(querystring: unknown, parameter: TSchema): TSchema {
   return { ...existing, properties: { ...existing.properties, minified: parameter } };
 }
 
-/** The 200 answer: the full representation, or (with `minified=true`) the reduced one. */
-function withMinifiedAnswer(full: TSchema | undefined, minified: TSchema): TSchema {
-  // The full answer's examples stay the answer's examples in the OpenAPI description.
-  const { examples } = (full ?? {}) as { examples?: unknown[] };
-  return Type.Union(
-    [
-      full ?? Type.Object({}, { additionalProperties: true }),
-      { ...minified, description: 'The minified representation (`minified=true`).' },
-    ],
-    examples ? { examples } : {},
-  );
+/** The name of a reduced shape in the OpenAPI document's component schemas (its `$id`). */
+export function minifiedSchemaName(shape: TSchema): string {
+  return (shape as { $id: string }).$id;
 }
+
+/**
+ * The `minified` parameter's link to its reduced shape (see the top of this file): a route schema
+ * key (fastify-swagger copies `x-` keys to the operation), which the document moves onto the
+ * parameter (http/openapi.ts).
+ */
+export const MINIFIED_RESPONSE = 'x-minified-response';
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
 
@@ -181,15 +203,17 @@ export function useMinified(app: FastifyInstance): void {
     if (!shape) return;
     // A copy: a schema object may be shared with routes that have no minified form.
     const schema = { ...route.schema };
-    const response = (schema.response ?? {}) as Record<string | number, TSchema>;
-    route.schema = {
-      ...schema,
-      querystring: withMinifiedQuery(schema.querystring, minifiedParameter(shape)),
-      response: { ...response, 200: withMinifiedAnswer(response[200], shape) },
-    };
+    route.schema = Object.assign(
+      { ...schema, querystring: withMinifiedQuery(schema.querystring, minifiedParameter(shape)) },
+      { [MINIFIED_RESPONSE]: { $ref: `#/components/schemas/${minifiedSchemaName(shape)}` } },
+    );
+    // The 200 schema (the full shape) would refuse the reduced answer's missing fields: a reduced
+    // answer is serialized by its own shape (its `$id` left out: it is not one of the app's schemas).
+    const { $id: _id, ...reduced } = shape as TSchema & { $id?: string };
     const cut: Hook = async (request, reply, payload) => {
       const query = request.query as { minified?: boolean } | undefined;
       if (query?.minified !== true || reply.statusCode >= 300) return payload;
+      reply.serializer((kept: unknown) => reply.serializeInput(kept as Record<string, unknown>, reduced));
       return minify(payload, shape);
     };
     route.preSerialization = [...asList(route.preSerialization), cut] as RouteOptions['preSerialization'];

@@ -124,6 +124,7 @@ export interface BrowserFlow<Answer> {
   tags: string[];
   start: {
     auth: AuthMode;
+    operationId: string;
     summary: string;
     description: string;
     /** Error answers beyond the usual ones and 502. */
@@ -134,6 +135,7 @@ export interface BrowserFlow<Answer> {
     ): Promise<{ binding: string; authorizationUrl: string }>;
   };
   callback: {
+    operationId: string;
     summary: string;
     description: string;
     /** The JSON answer when the start asked for no `redirect`. */
@@ -158,6 +160,7 @@ export function registerBrowserFlow<Answer>(app: TypeBoxApp, flow: BrowserFlow<A
       config: { auth: start.auth },
       schema: {
         tags,
+        operationId: start.operationId,
         summary: start.summary,
         description: start.description,
         params: ProviderParams,
@@ -180,6 +183,7 @@ export function registerBrowserFlow<Answer>(app: TypeBoxApp, flow: BrowserFlow<A
       config: { auth: 'none' },
       schema: {
         tags,
+        operationId: callback.operationId,
         summary: callback.summary,
         description: callback.description,
         params: ProviderParams,

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Config } from '../base/config.js';
 import type { AuthMode } from './authentication.js';
+import { MINIFIED, MINIFIED_RESPONSE, minifiedSchemaName } from './minified.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -27,15 +28,96 @@ const DESCRIPTION = `Signery's REST API: upload files, create documents from the
 
 **Typed client.** The repository's \`clients/typescript\` package is generated from this description (openapi-typescript types with openapi-fetch).`;
 
+/**
+ * The tags operations are grouped by, each declared with what it covers (a tag an operation uses and
+ * this list lacks fails test/docs/openapi-document.test.ts).
+ */
+export const TAGS: { name: string; description: string }[] = [
+  {
+    name: 'health',
+    description: 'Probes for load balancers and orchestrators: is the process up, do its stores answer.',
+  },
+  { name: 'auth', description: 'Sessions (log in, MFA, identity providers) and API keys.' },
+  { name: 'users', description: 'Accounts, their images and personal certificates, and groups.' },
+  {
+    name: 'settings',
+    description: 'The caller’s configuration, tenant properties and counters, the WOPI client.',
+  },
+  {
+    name: 'files',
+    description: 'Uploads (files, photos, signature and initials images) and downloads by file id.',
+  },
+  {
+    name: 'documents',
+    description: 'Create, read, change, merge, transfer and delete documents, and their kept revisions.',
+  },
+  { name: 'folders', description: 'Folders of documents; access to a folder is inherited by what it holds.' },
+  { name: 'templates', description: 'Templates documents are made from.' },
+  { name: 'drafts', description: 'Documents being prepared by their author.' },
+  { name: 'definitions', description: 'Document definitions: the fields and rules of a document type.' },
+  { name: 'attachments', description: 'The files attached to documents and drafts.' },
+  {
+    name: 'sharing',
+    description:
+      'Share documents for signing, and what recipients (users and people without an account) do with them.',
+  },
+  { name: 'signing', description: 'Sign, seal, annotate and verify PAdES signatures, in one step or two.' },
+  { name: 'search', description: 'Search documents and folders, locate one, transaction reports.' },
+  { name: 'audit', description: 'Audit logs and a document’s audit-trail PDF.' },
+  { name: 'stamps', description: 'Personal and organization stamps used in signatures.' },
+  { name: 'contacts', description: 'The caller’s contacts.' },
+  { name: 'enums', description: 'Lists of values (enums) for document fields.' },
+  { name: 'webhooks', description: 'Webhooks, their deliveries, and the events feed for those who poll.' },
+];
+
+/**
+ * Response headers every operation documents (components.headers), as http/rate-limits.ts,
+ * http/request-id.ts and the error handler send them.
+ */
+const HEADERS = {
+  'X-Request-Id': {
+    description:
+      'The id of the request: the `X-Request-Id` the caller sent when it is a short token (`[A-Za-z0-9._:-]`, at most 64), else a new one. Quote it when reporting a problem: it names the request in the server’s logs.',
+    schema: { type: 'string', maxLength: 64 },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The rate limit that counts this call (IETF RateLimit header fields): its name, quota `q` and window `w` in seconds, e.g. `"api-key";q=1000;w=60`. Sent when the installation limits rates (the default).',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'What is left of that limit: remaining calls `r` and seconds `t` until the window resets, e.g. `"api-key";r=998;t=42`.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the call again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** Schema keys the document reads and then drops (set by `transform` from the route's config). */
+const NOT_RATE_LIMITED = 'x-not-rate-limited';
+
 /** The OpenAPI description of the API (served at /api/v1/openapi.json and shown at /api/v1/docs). */
 export function openApiOptions(config: Config): SwaggerOptions {
   const credentials: Record<string, string[]>[] = [{ bearer: [] }, { token: [] }, { cookie: [] }];
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Signery API', version: '1.0.0', description: DESCRIPTION },
+      info: {
+        title: 'Signery API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
+      },
       servers: [{ url: config.publicUrl }],
+      tags: TAGS,
       components: {
+        schemas: minifiedSchemas(),
+        headers: HEADERS,
         securitySchemes: {
           bearer: {
             type: 'http',
@@ -67,15 +149,70 @@ export function openApiOptions(config: Config): SwaggerOptions {
     },
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
-      const documented = { ...schema };
+      const documented: Record<string, unknown> = { ...schema };
       if (schema.multipartBody) documented.body = schema.multipartBody;
       const auth: AuthMode = route.config?.auth ?? 'required';
       if (auth === 'none') documented.security = [];
       // `{}` first: the call also answers without a credential (GET /login says `logged: false`).
       if (auth === 'optional') documented.security = [{}, ...credentials];
+      if (route.config?.rateLimit === false) documented[NOT_RATE_LIMITED] = true;
       return { schema: documented, url };
     },
+    transformObject: (documentObject) => {
+      const { openapiObject } = documentObject as { openapiObject: { paths?: Record<string, object> } };
+      for (const item of Object.values(openapiObject.paths ?? {}))
+        for (const operation of Object.values(item) as Operation[]) documentOperation(operation);
+      return openapiObject;
+    },
   };
+}
+
+interface Operation {
+  parameters?: { name: string; in: string; [key: string]: unknown }[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  [key: string]: unknown;
+}
+
+/**
+ * What the route schemas cannot say of an operation: the headers of its answers (every answer has
+ * X-Request-Id; a rate-limited call's answers the RateLimit fields; 429 and 503 Retry-After), a 503
+ * (a store that does not answer: send it again), and the `minified` parameter's reduced shape.
+ */
+function documentOperation(operation: Operation): void {
+  const limited = operation[NOT_RATE_LIMITED] !== true;
+  delete operation[NOT_RATE_LIMITED];
+  const responses = (operation.responses ??= {});
+  responses['503'] ??= {
+    description: 'A store did not answer, or the node is stopping: send the call again after `Retry-After`.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  } as never;
+  for (const [status, response] of Object.entries(responses)) {
+    response.headers = {
+      'X-Request-Id': headerRef('X-Request-Id'),
+      ...(limited
+        ? { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') }
+        : {}),
+      ...(status === '429' || status === '503' ? { 'Retry-After': headerRef('Retry-After') } : {}),
+      ...response.headers,
+    };
+  }
+  const reduced = operation[MINIFIED_RESPONSE];
+  if (reduced) {
+    delete operation[MINIFIED_RESPONSE];
+    const parameter = operation.parameters?.find((p) => p.name === 'minified' && p.in === 'query');
+    if (parameter) parameter[MINIFIED_RESPONSE] = reduced;
+  }
+}
+
+/** The reduced shapes of the minified interface, as component schemas named by their `$id`. */
+function minifiedSchemas(): Record<string, never> {
+  const shapes = [...new Set(Object.values(MINIFIED))];
+  return Object.fromEntries(
+    shapes.map((shape) => {
+      const { $id: _id, ...schema } = JSON.parse(JSON.stringify(shape)) as Record<string, unknown>;
+      return [minifiedSchemaName(shape), schema as never];
+    }),
+  );
 }
 
 /**

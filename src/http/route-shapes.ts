@@ -20,6 +20,8 @@ export type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
 interface RouteDoc {
   path: string;
   tag: string;
+  /** The operation's stable name (verb-noun, e.g. `getStamp`): generated SDKs name their methods after it. */
+  operationId: string;
   summary: string;
   description?: string;
 }
@@ -34,8 +36,9 @@ interface ByKey {
 
 type UseCase<I> = (deps: Deps, actor: Actor, input: I) => Promise<unknown>;
 
-const docOf = ({ tag, summary, description }: RouteDoc) => ({
+const docOf = ({ tag, operationId, summary, description }: RouteDoc) => ({
   tags: [tag],
+  operationId,
   summary,
   ...(description === undefined ? {} : { description }),
 });

@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
 import { DocumentId, SignatureField, SignEntity } from '../core/documents/document-contract.js';
-import { EXAMPLE_IDS, POSITION_EXAMPLE, SIGNATURE_FIELD_EXAMPLE } from '../core/examples.js';
+import {
+  EXAMPLE_IDS,
+  EXAMPLE_VALID_UNTIL,
+  POSITION_EXAMPLE,
+  SIGNATURE_FIELD_EXAMPLE,
+} from '../core/examples.js';
 import { OAUTH_FACTOR_TYPES, PURPOSES, SHARE_RIGHTS } from '../core/sharing/share-types.js';
 import {
   ImageEntrySchema,
@@ -148,7 +153,7 @@ export const ShareBody = Type.Object(
             shareTo: 'ivy@example.com',
             message: 'Please sign by Friday.',
             password: 'open-sesame',
-            validUntil: '2026-03-15T18:00:00.000Z',
+            validUntil: EXAMPLE_VALID_UNTIL,
           },
         ],
         signatureFields: [SIGNATURE_FIELD_EXAMPLE],
@@ -162,7 +167,7 @@ export const ShareEditsBody = Type.Object(
   { data: Type.Array(ShareEditData, { minItems: 1, maxItems: 1000 }) },
   {
     additionalProperties: false,
-    examples: [{ data: [{ shareId: EXAMPLE_IDS.shareId, validUntil: '2026-03-22T18:00:00.000Z' }] }],
+    examples: [{ data: [{ shareId: EXAMPLE_IDS.shareId, validUntil: EXAMPLE_VALID_UNTIL }] }],
   },
 );
 

@@ -94,4 +94,117 @@ describe('the OpenAPI description (GET /api/v1/openapi.json)', () => {
       assert.ok(open.includes(key), `${key} asks for no credential`);
     assert.ok(!open.includes('POST /api/v1/documents'));
   });
+
+  // Issue 41, "an OpenAPI document SDK generators love".
+  it('every operation has an operationId: unique, verb-noun in camelCase (generated SDKs name their methods after it)', () => {
+    const operations = operationsOf(document);
+    const missing = operations.filter(({ operation }) => !operation.operationId).map(({ key }) => key);
+    assert.deepEqual(missing, []);
+    const malformed = operations
+      .filter(({ operation }) => !/^[a-z][A-Za-z]+$/.test(operation.operationId!))
+      .map(({ key, operation }) => `${key}: ${operation.operationId}`);
+    assert.deepEqual(malformed, []);
+    const seen = new Map<string, string>();
+    const repeated: string[] = [];
+    for (const { key, operation } of operations) {
+      const other = seen.get(operation.operationId!);
+      if (other) repeated.push(`${operation.operationId}: ${other} and ${key}`);
+      seen.set(operation.operationId!, key);
+    }
+    assert.deepEqual(repeated, []);
+    assert.equal(document.paths['/api/v1/share']?.post?.operationId, 'createShare');
+    assert.equal(document.paths['/api/v1/documents/{documentId}']?.get?.operationId, 'getDocument');
+  });
+
+  it('every tag an operation uses is declared at the top, with a description', () => {
+    const declared = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
+    const used = new Set(operationsOf(document).flatMap(({ operation }) => operation.tags ?? []));
+    assert.ok(used.size > 0);
+    assert.deepEqual(
+      [...used].filter((tag) => !declared.has(tag)),
+      [],
+      'tags used but not declared',
+    );
+    assert.deepEqual(
+      [...declared].filter(([, description]) => !description).map(([name]) => name),
+      [],
+    );
+  });
+
+  it('one parameter name per path position: paths that differ only in a parameter name do not exist', () => {
+    // `/documents/{documentId}` and `/documents/{version}` are "equivalent paths" to OpenAPI (an error).
+    const names = new Map<string, { name: string; path: string }>();
+    const clashes: string[] = [];
+    for (const path of Object.keys(document.paths)) {
+      const segments = path.split('/');
+      segments.forEach((segment, i) => {
+        const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
+        if (!parameter) return;
+        // The same literal prefix with a parameter at the same position.
+        const position = segments
+          .slice(0, i)
+          .map((s) => (s.startsWith('{') ? '{}' : s))
+          .join('/');
+        const seen = names.get(position);
+        if (seen && seen.name !== parameter)
+          clashes.push(`${seen.path} {${seen.name}} and ${path} {${parameter}}`);
+        if (!seen) names.set(position, { name: parameter, path });
+      });
+    }
+    assert.deepEqual(clashes, []);
+  });
+
+  it('every answer documents X-Request-Id; rate-limited calls RateLimit-Policy and RateLimit; 429 and 503 Retry-After', () => {
+    const headers = document.components?.headers ?? {};
+    for (const name of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After'])
+      assert.ok(headers[name]?.description, `components.headers.${name}`);
+    const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+    const problems: string[] = [];
+    for (const { key, operation } of operationsOf(document)) {
+      const probe = ['GET /healthz', 'GET /readyz', 'GET /api/v1/ping'].includes(key);
+      for (const [status, answer] of Object.entries(operation.responses ?? {})) {
+        const has = (name: string) => JSON.stringify(answer.headers?.[name]) === JSON.stringify(ref(name));
+        if (!has('X-Request-Id')) problems.push(`${key} ${status}: X-Request-Id`);
+        if (!probe && !(has('RateLimit-Policy') && has('RateLimit')))
+          problems.push(`${key} ${status}: RateLimit`);
+        if ((status === '429' || status === '503') && !has('Retry-After'))
+          problems.push(`${key} ${status}: Retry-After`);
+      }
+      if (!probe && !operation.responses?.['429']) problems.push(`${key}: no 429`);
+      if (!operation.responses?.['503']) problems.push(`${key}: no 503`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('file downloads name their real media types (PDF, PNG, ZIP…), not only application/octet-stream', () => {
+    const typesOf = (path: string, status = '200') =>
+      Object.keys(document.paths[path]?.get?.responses?.[status]?.content ?? {}).sort();
+    assert.deepEqual(typesOf('/api/v1/documents/{documentId}/audit'), ['application/pdf']);
+    assert.deepEqual(typesOf('/api/v1/attachments/{id}/zip'), ['application/zip']);
+    assert.deepEqual(typesOf('/api/v1/share/signed'), ['application/pdf']);
+    assert.deepEqual(typesOf('/api/v1/stamps/{id}/image'), ['image/jpeg', 'image/png']);
+    const download = typesOf('/api/v1/files/loadFile/hash/{hash}');
+    for (const type of ['application/pdf', 'image/png', 'image/jpeg', 'application/zip'])
+      assert.ok(download.includes(type), `GET /files/loadFile/hash answers ${type}`);
+    assert.deepEqual(typesOf('/api/v1/files/loadFile/hash/{hash}', '206'), download);
+  });
+
+  it('request examples never expire: a validity end in an example is decades ahead', () => {
+    const soon = new Date();
+    soon.setUTCFullYear(soon.getUTCFullYear() + 50);
+    const expiring: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}[${i}]`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (/until|expir/i.test(key) && typeof value === 'string' && !Number.isNaN(Date.parse(value))) {
+          if (new Date(value) < soon) expiring.push(`${where}.${key}: ${value}`);
+        } else walk(value, `${where}.${key}`);
+      }
+    };
+    for (const { key, operation } of operationsOf(document))
+      for (const media of Object.values(operation.requestBody?.content ?? {}))
+        walk([media.example, media.examples, media.schema?.examples], key);
+    assert.deepEqual(expiring, []);
+  });
 });

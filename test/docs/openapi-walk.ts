@@ -15,6 +15,9 @@ export interface MediaType {
 }
 
 export interface Operation {
+  operationId?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; [key: string]: unknown }[];
   summary?: string;
   description?: string;
   security?: Record<string, string[]>[];
@@ -27,8 +30,10 @@ export interface Operation {
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
+  tags?: { name: string; description?: string }[];
   components?: {
     schemas?: Record<string, JsonSchema>;
+    headers?: Record<string, { description?: string; schema?: JsonSchema }>;
     securitySchemes?: Record<string, { type: string; scheme?: string; in?: string; name?: string }>;
   };
   security?: Record<string, string[]>[];

@@ -460,7 +460,7 @@ const ROWS: Row[] = [
     },
   },
   {
-    route: `PUT ${V}/documents/:version`,
+    route: `PUT ${V}/documents/:documentId`,
     kind: 'owned',
     call: async (w) => {
       const { id, version } = await fresh(w);
@@ -471,7 +471,7 @@ const ROWS: Row[] = [
     },
   },
   {
-    route: `PUT ${V}/documents/:id/merge`,
+    route: `PUT ${V}/documents/:documentId/merge`,
     kind: 'owned',
     call: async (w) => {
       const { id, version } = await fresh(w);
@@ -838,7 +838,7 @@ const ROWS: Row[] = [
     why: 'the member holds view_logs here (Contract rights): the audit log is theirs to read',
   },
   {
-    route: `GET ${V}/documents/:id/audit`,
+    route: `GET ${V}/documents/:documentId/audit`,
     kind: 'owned',
     call: (w) => ({ path: `${V}/documents/${w.ids.document}/audit` }),
   },
@@ -1143,7 +1143,7 @@ const TYPE_ROWS: Row[] = [
     }),
   },
   {
-    route: `PUT ${V}/documents/:version`,
+    route: `PUT ${V}/documents/:documentId`,
     kind: 'owned',
     why: 'changing a document to a type the caller may not use: its organization’s administrator may edit it, not retype it',
     call: async (w) => {
@@ -1287,7 +1287,7 @@ const SHARED_ROWS: SharedRow[] = [
     viewer: 'ok',
   },
   {
-    route: `PUT ${V}/documents/:version`,
+    route: `PUT ${V}/documents/:documentId`,
     call: async (w) => {
       const { id, version } = await w.aSharedDocument();
       return {
@@ -1308,7 +1308,7 @@ const SHARED_ROWS: SharedRow[] = [
     viewer: 'forbidden',
   },
   {
-    route: `PUT ${V}/documents/:id/merge`,
+    route: `PUT ${V}/documents/:documentId/merge`,
     call: async (w, token) => {
       const { id, version } = await w.aSharedDocument();
       return {
@@ -1381,7 +1381,7 @@ const SHARED_ROWS: SharedRow[] = [
     viewer: 'forbidden',
   },
   {
-    route: `GET ${V}/documents/:id/audit`,
+    route: `GET ${V}/documents/:documentId/audit`,
     call: async (w) => ({ path: `${V}/documents/${(await w.aSharedDocument()).id}/audit` }),
     editor: 'forbidden',
     viewer: 'forbidden',

@@ -3,6 +3,14 @@ import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths };
 
+/**
+ * The reduced answer of a call sent with `minified: true` (the server's minified interface), by the
+ * schema its `minified` parameter names: `data` is typed as the full answer, which is what a call
+ * gets unless it asks, so a minified call reads its `data` as, e.g., `MinifiedAnswer<'MinifiedDocuments'>`.
+ */
+export type MinifiedAnswer<Name extends Extract<keyof components['schemas'], `Minified${string}`>> =
+  components['schemas'][Name];
+
 /** A typed client of the Signery API: every path, body and answer as the server describes them. */
 export type SigneryClient = Client<paths>;
 

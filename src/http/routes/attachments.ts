@@ -4,7 +4,7 @@ import { findAttachment, findDraftAttachment, listAttachments } from '../../docu
 import { zipStream } from '../../files/zip-stream.js';
 import { sendStoredFile } from '../answers.js';
 import { actorOf } from '../authentication.js';
-import { Bytes, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, storedFileAnswers } from '../document-schemas.js';
 import { IdParams, withErrors } from '../schemas.js';
 import { FileParams } from '../../documents/contract.js';
 
@@ -16,6 +16,7 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadAttachments',
           summary: 'All attachments of a document as one ZIP',
           description: 'Needs the right `view_attachments`.',
           params: IdParams,
@@ -36,11 +37,12 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadDraftFile',
           summary: 'A file of one of your drafts',
           params: FileParams,
           response: withErrors({
             200: Bytes('The file’s bytes, with its own Content-Type.'),
-            ...StoredFileAnswers,
+            ...storedFileAnswers(),
           }),
         },
       },
@@ -60,12 +62,13 @@ export function attachmentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['attachments'],
+          operationId: 'downloadAttachment',
           summary: 'One attachment of a document',
           description: 'Needs the right `view_attachments`.',
           params: FileParams,
           response: withErrors({
             200: Bytes('The file’s bytes, with its own Content-Type.'),
-            ...StoredFileAnswers,
+            ...storedFileAnswers(),
           }),
         },
       },

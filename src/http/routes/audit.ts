@@ -68,6 +68,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/logs/search',
       tag: 'audit',
+      operationId: 'searchLogs',
       summary: 'Search the audit logs (right view_logs)',
       description:
         'Body `{logsQuery:{query:{filter:[{type, field, value}]}, size, from}, scroll:{timeout, id}}`. Filter `type` `term` (`field` activityType, actorId, objectType, objectId, requestId or id; `value`), `terms` (`values`), or `range` (`field` time; `gte`, `gt`, `lte`, `lt`). Newest first. `from` only in the first request (400 in a continuation); a continuation repeats the same query with the latest `scroll.id` and may change `size`. Answers `{total, results, scrollId}`; each record carries its chain `hash` (see `signery audit verify`). Scope, as for reports and events: an organization administrator sees the records of their organization (about its documents, folders, templates, users, files, webhooks, stamps and enums, whoever acted; about anything else, done by its members); global and super administrators see the tenant.',
@@ -77,22 +78,23 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     });
 
     app.get(
-      '/documents/:id/audit',
+      '/documents/:documentId/audit',
       {
         schema: {
           tags: ['audit'],
+          operationId: 'downloadAuditTrail',
           summary: 'Audit-trail PDF of one document',
           description:
             'application/pdf: the document’s events (time, actor, activity, detail and each record’s chain hash), its file revisions with SHA-256 and SHA-512, owner and state; sealed with the organisation key. For the owner and administrators (403 for others who see the document, 404 otherwise).',
-          params: Type.Object({ id: DocumentId }),
+          params: Type.Object({ documentId: DocumentId }),
           response: withErrors({ 200: Bytes('The audit-trail PDF.', 'application/pdf') }),
         },
       },
       async (request, reply) => {
-        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.id);
+        const pdf = await auditTrailPdf(deps, actorOf(request), request.params.documentId);
         return reply
           .type('application/pdf')
-          .header('content-disposition', `attachment; filename="audit-${request.params.id}.pdf"`)
+          .header('content-disposition', `attachment; filename="audit-${request.params.documentId}.pdf"`)
           .send(Buffer.from(pdf));
       },
     );
@@ -102,6 +104,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['audit'],
+          operationId: 'closeLogScroll',
           summary: 'Close an audit-log scroll context',
           description: 'Body `{scrollId}`. Later continuations with its ids answer 404.',
           body: CloseScrollBody,

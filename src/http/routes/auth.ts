@@ -32,6 +32,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'none' },
         schema: {
           tags: ['auth'],
+          operationId: 'logIn',
           summary: 'Log in with name and password',
           description:
             'Returns a session token (locked when the account has MFA). `cookie: true` also sets an HttpOnly cookie, after which the token query parameter is not needed. `returnToken: false` leaves the token out of the body. Wrong passwords are limited per account (LOGIN_MAX_FAILURES_PER_ACCOUNT) and per client address (LOGIN_MAX_FAILURES_PER_ADDRESS) within LOGIN_WINDOW_SECONDS: each attempt is counted before its password is checked, so parallel attempts count too; past the limit even the right password is 429 RATE_LIMITED with Retry-After.',
@@ -65,6 +66,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'optional' },
         schema: {
           tags: ['auth'],
+          operationId: 'getSession',
           summary: 'Describe the current session',
           description:
             'Without a token, or with an unknown or expired one: 200 `{logged:false}`. With a locked token: `logged` true and `isUnlocked` false. A suspended account: 401.',
@@ -92,6 +94,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'locked' },
         schema: {
           tags: ['auth'],
+          operationId: 'logOut',
           summary: 'End this session',
           description:
             'Only the token used ends; the user’s other sessions stay valid. With an API key: 400 (keys are revoked with DELETE /api/key/{key}).',
@@ -111,6 +114,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'locked' },
         schema: {
           tags: ['auth'],
+          operationId: 'unlockSessionWithRecoveryCode',
           summary: 'Unlock a locked session with a recovery code',
           description:
             'Each code works once. Answers how many unused codes remain. On a session that is already unlocked: 400, and the code is not used. 5 wrong codes (recovery and authenticator codes together, counted before the code is checked, so parallel attempts count too) lock the account’s second factor for LOGIN_WINDOW_SECONDS: 429 RATE_LIMITED with Retry-After.',
@@ -133,6 +137,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'locked' },
         schema: {
           tags: ['auth'],
+          operationId: 'unlockSessionWithTotp',
           summary: 'Unlock a locked session with an authenticator code',
           description:
             'The code of the current 30-second step, or of the one before or after (clock drift). A step, once accepted, is never accepted again for that user (RFC 6238 §5.2): a code unlocks one session, and of parallel requests with one code exactly one wins; the next code comes with the next step. 5 wrong codes (with recovery codes, counted before the code is checked) then 429 RATE_LIMITED with Retry-After.',
@@ -148,6 +153,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['auth'],
+          operationId: 'enableMfa',
           summary: 'Enable MFA for the caller',
           description:
             'Body `{password}`: the account’s password, asked again so that a session alone (or a page driving it) cannot change how the account signs in; a wrong one is 403 and counts against the login limits (429 past them); an account without a password (it signs in through an identity provider) is 403. Returns the TOTP secret (and an otpauth:// URL for a QR code) and ten single-use recovery codes, shown only this once. Later logins return a locked token.',
@@ -193,6 +199,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['auth'],
+          operationId: 'disableMfa',
           summary: 'Disable MFA for the caller',
           response: withErrors({ 200: Success }),
         },
@@ -233,6 +240,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['auth'],
+          operationId: 'listApiKeys',
           summary: 'List the caller’s API keys',
           response: withErrors({ 200: ApiKeyList }),
         },
@@ -245,6 +253,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['auth'],
+          operationId: 'createApiKey',
           summary: 'Create an API key',
           description:
             'The whole key is returned once as `id`; it has its owner’s permissions and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.',
@@ -268,6 +277,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { credentialParam: 'token' },
         schema: {
           tags: ['auth'],
+          operationId: 'revokeApiKey',
           summary: 'Revoke an API key',
           description:
             'The path holds the whole key or its public prefix. The whole key in the path is its own credential: no token query parameter is needed.',

@@ -61,6 +61,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          operationId: 'createContacts',
           summary: 'Create contacts',
           description:
             'One contact `{name, email?, phone?, organisation?, photo?}` answers the created contact; an array of up to 100 answers `{results:[contact]}` in the same order and is created all or none (413 LIMIT_EXCEEDED beyond 100). A contact belongs to its creator: nobody else sees it. `photo` is the id of an unused upload of the caller from POST /files/photo; a photo id already used (by any user, contact or enum) or uploaded with another endpoint is 400 FILE_NOT_USABLE, its message naming the field (`photo`, or `[2].photo` in an array).',
@@ -84,6 +85,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          operationId: 'updateContact',
           summary: 'Change a contact',
           description:
             '`{id, _version?, …fields to change}`: only the fields sent change; `null` clears `email`, `phone`, `organisation` or `photo`. With `_version` the change applies only to that version (409 VERSION_MISMATCH otherwise: read the contact again). A new `photo` follows the rules of POST /contacts; sending the current one again is no change. Another user’s contact is 404. Answers the contact with its new `_version`.',
@@ -100,6 +102,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     pagedList(app, deps, {
       path: '/contacts',
       tag: 'contacts',
+      operationId: 'listContacts',
       summary: 'List the caller’s contacts',
       description:
         'The caller’s own contacts, ordered by name (case-insensitive), `size` at a time from `from`. Answers `{total, from, size, results:[contact]}`.',
@@ -111,6 +114,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/contacts/search',
       tag: 'contacts',
+      operationId: 'searchContacts',
       summary: 'Search the caller’s contacts',
       description:
         '`{query?, from?, size?}`: `query` matches part of the name, e-mail or organisation, case-insensitive (`%` and `_` are plain characters). Without `query`, like GET /contacts. Answers `{total, from, size, results:[contact]}`.',
@@ -122,6 +126,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/contacts/:id',
       tag: 'contacts',
+      operationId: 'getContact',
       summary: 'Read a contact',
       description: 'One of the caller’s contacts; anyone else’s is 404.',
       answer: ContactSchema,
@@ -131,6 +136,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     deleteByKey(app, deps, {
       path: '/contacts/:id',
       tag: 'contacts',
+      operationId: 'deleteContact',
       summary: 'Delete a contact',
       description:
         'Removes one of the caller’s contacts (anyone else’s is 404). Its photo id stays used and cannot be given to another record.',

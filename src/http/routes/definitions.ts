@@ -43,6 +43,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['definitions'],
+          operationId: 'createDefinition',
           summary: 'Create a document definition (global and super administrators)',
           description: `\`templateFile\` must be a new, unused upload. A definition serves the whole tenant, so only global and super administrators create or change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
           body: NewDefinitionBody,
@@ -63,6 +64,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['definitions'],
+          operationId: 'updateDefinition',
           summary: 'Change a document definition (global and super administrators)',
           description: `Changes the fields given (\`fields\` and \`usableBy\` as a whole; \`usableBy: null\` opens the type to everyone). Documents already made keep their fields until their \`customFields\` or \`documentType\` change. A definition serves the whole tenant, so only global and super administrators change one (403 FORBIDDEN for organization administrators and users). ${RULES}`,
           params: DefinitionParams,
@@ -81,6 +83,7 @@ export function definitionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/definitions/documents/:name',
       tag: 'definitions',
+      operationId: 'getDefinition',
       summary: 'Read a document definition',
       description:
         'Every member of the tenant reads every definition, `fields` and `usableBy` included, whether or not they may use it.',

@@ -131,6 +131,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'createDocument',
           summary: 'Create a document',
           description: `The document’s own fields go inside \`body\` (\`{"body": {"documentTitle": …, "pdfFile": {"content": <file id>}}}\`); beside it, at the root, how it is made: \`definitionType\`, \`workflow\` and \`optionalData\` (folder, copies, signing as it is created). The main file (\`body.pdfFile.content\`) and attachments (\`body.file\`) must be unused uploads from POST /files/saveFile, or used only in a draft, unless \`optionalData.cloneMainFile\`/\`cloneFiles\` is set (400 FILE_NOT_USABLE naming the field). A barcode (QR code PNG pointing at the verification address) is made for each document. At most 20 attachments totalling min(5 × dropZoneMaxSize, 1 GB) (413 LIMIT_EXCEEDED).\n\n${TYPE_RULES}\n\n\`optionalData.signatures\`, \`images\`, \`annotations\` sign or annotate the new document in the same call. ${VISUALS_RULES} The document then has revision 1 (as uploaded) and 2 (signed) and \`_version\` 1; errors name the fields under \`optionalData.\` (e.g. \`"optionalData.signatures[0].position.percentX" must be less than or equal to 1\`).`,
           body: CreateDocumentBody,
@@ -148,6 +149,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'createDocuments',
           summary: 'Create one document per file',
           description: `Creates a document for each of \`bulkFiles\` (at most 100; 413 beyond) with the common \`body\` fields, all or none, in one request; the answer lists them in order with \`count\`. File rules as for POST /documents. ${TYPE_RULES}`,
           body: BulkCreateBody,
@@ -182,6 +184,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'getDocument',
           summary: 'Read a document',
           description:
             'With `_version`, `isSigned`, `workflow`, `folder`, `owner`, `waitingFor`, `customFields`, `file` (with view_attachments) and `submittedFiles`.',
@@ -199,6 +202,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'transferDocumentOwner',
           summary: 'Transfer ownership',
           description:
             'When the tenant setting `ownerTransferEnabled` is on: `owner` is a user id or login name. `version`, when given, must be current.',
@@ -214,6 +218,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'editDocument',
           summary: 'Edit a document’s or folder’s metadata, or move it',
           description:
             '`folder` moves it into a folder (null: to the root); `isShared` for folders: it decides on a top-level folder; a nested folder takes its parent’s setting, so its own counts only once it is moved to the root. `file` (the whole attachment list) and `pdfFile` (a new main file, external documents, before any signature) as in PUT /documents/{version}: new files must be unused or used only in a draft. Changed `customFields` must keep the fields the document type’s definition requires (400 naming the missing one). Compare-and-set on the version.',
@@ -232,14 +237,25 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
+    // The spec's `PUT /documents/:version`: the path holds the version and the body `id` names the
+    // document. The position is `{documentId}` in GET /documents/{documentId}, and an OpenAPI document
+    // gives one position one name (two names make two "equivalent" paths, an error to its linters and
+    // a guess for generated clients), so the parameter is named `documentId` and says what it holds.
     app.put(
-      '/documents/:version',
+      '/documents/:documentId',
       {
         schema: {
           tags: ['documents'],
+          operationId: 'updateDocument',
           summary: 'Change a document',
           description: `Fields of \`body\` given replace the stored ones; \`file\` is the whole attachment list (new ids are added, missing ones removed); a new \`pdfFile\` (external documents, before any signature) becomes the main file and the old one stays a revision. New files must be unused or used only in a draft. Compare-and-set on the version. A new \`documentType\` must be one the caller may use (403 otherwise), and a change of \`documentType\` or \`customFields\` must leave the fields the type requires (400 naming the missing one; a change touching neither passes).\n\nRoot \`signatures\`, \`images\`, \`annotations\` (and \`level\`), as in PUT /documents/sign/{version}, sign or annotate the main file (the new one when \`pdfFile\` is given) in the same call. ${VISUALS_RULES} The call bumps \`_version\` once.`,
-          params: Type.Object({ version: Version }),
+          params: Type.Object({
+            documentId: Type.Integer({
+              minimum: 1,
+              description:
+                'For this call, the document’s current `_version` (409 when stale), not its id: the document is named by the body’s `id`.',
+            }),
+          }),
           body: UpdateDocumentBody,
           response: withErrors({
             200: SignedResults,
@@ -252,7 +268,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const { id, body, ...visuals } = request.body;
         const updated = await updateDocument(deps, actorOf(request), {
           id,
-          version: request.params.version,
+          version: request.params.documentId,
           changes: body,
           visuals,
         });
@@ -261,14 +277,15 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     );
 
     app.put(
-      '/documents/:id/merge',
+      '/documents/:documentId/merge',
       {
         schema: {
           tags: ['documents'],
+          operationId: 'mergeDocument',
           summary: 'Merge PDFs into the main file',
           description:
             'Appends the PDFs of `files` (unused uploads) to the main file, which gets a new id; refused once signed.',
-          params: Type.Object({ id: DocumentId }),
+          params: Type.Object({ documentId: DocumentId }),
           body: MergeBody,
           response: withErrors({ 200: Results, 409: Type.Ref('ErrorBody') }),
         },
@@ -276,7 +293,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => ({
         results: [
           await mergeDocument(deps, actorOf(request), {
-            id: request.params.id,
+            id: request.params.documentId,
             version: request.body.version,
             files: request.body.files,
           }),
@@ -289,6 +306,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'deleteDocuments',
           summary: 'Delete documents and folders',
           description:
             'Soft by default: the document is hidden and its shares end (a process `inprogress` becomes `cancelled`, active and waiting shares `cancelled`; their links answer 401). `hardDelete=true` is permanent, and works on a soft-deleted document too (for its owner or an administrator): the document, its revisions, attachments, shares and their credentials, its recipients’ uploads and every file record only it used go at once (GET /files/loadFile/hash answers 404), then their bytes unless another file has the same content. The audit record of the deletion keeps ids and hashes only. A folder takes its nested folders and documents with it; each needs edit permission as its owner or an administrator of its organization (a user a document is shared with for `edit` changes it but does not delete it). `items` lists what was not deleted (and `errors` is true); the rest is deleted.',
@@ -312,6 +330,7 @@ export function documentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['documents'],
+          operationId: 'getRevision',
           summary: 'Read a kept version of the main file',
           description:
             'Revision 1 is the main file as created; each sign, seal, merge or replacement adds one. The bytes: GET /files/loadFile/hash/{pdfFile.id}.',

@@ -34,6 +34,7 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/drafts',
       tag: 'drafts',
+      operationId: 'createDraft',
       summary: 'Create a draft',
       description:
         'Files stay usable by a document made later (“draft-only use”); `cloneMainFile`/`cloneFiles` give the draft its own copies.',
@@ -47,6 +48,7 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['drafts'],
+          operationId: 'updateDraft',
           summary: 'Change a draft',
           params: DraftParams,
           body: DraftBody,
@@ -59,6 +61,7 @@ export function draftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/drafts/:id',
       tag: 'drafts',
+      operationId: 'getDraft',
       summary: 'Read one of your drafts',
       answer: DraftAnswer,
       read: getDraft,

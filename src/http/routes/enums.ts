@@ -55,6 +55,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/enums',
       tag: 'enums',
+      operationId: 'createEnum',
       summary: 'Create an enum',
       description: `\`{name, label?, records?: [{value, label, photo?, files?}]}\`; answers the enum. \`name\` is unique in the organization (409 CONFLICT otherwise), record \`value\`s are unique in the enum, at most ${ENUM_RECORDS_LIMIT} records. A record's \`photo\` is an unused upload of the caller from POST /files/photo, its \`files\` unused uploads from POST /files/saveFile; each id is used once, so a used id, one from another endpoint or one given twice is 400 FILE_NOT_USABLE naming the field (\`records[0].photo\`, \`records[1].files[0]\`). ${WHO}`,
       body: CreateEnumBody,
@@ -67,6 +68,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['enums'],
+          operationId: 'putEnumRecord',
           summary: 'Add or replace one record of an enum',
           description: `\`{value, label, photo?, files?, _version?}\`: adds a record, or replaces the one with the same \`value\` in place (all of it: a field left out is gone). Files follow the rules of POST /enums (errors name \`photo\` or \`files[0]\`); the replaced record's own photo and files may be sent again. With \`_version\` the change applies only to that version of the enum (409 VERSION_MISMATCH otherwise). 413 LIMIT_EXCEEDED beyond ${ENUM_RECORDS_LIMIT} records. Answers the enum. ${WHO}`,
           params: EnumNameParams,
@@ -83,6 +85,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     pagedList(app, deps, {
       path: '/enums',
       tag: 'enums',
+      operationId: 'listEnums',
       summary: 'List the organization’s enums',
       description:
         'The enums of the caller’s organization with their records, ordered by name, `size` (at most 100, default 20) at a time from `from`. Answers `{total, from, size, results:[enum]}`.',
@@ -102,6 +105,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/enums/:name',
       tag: 'enums',
+      operationId: 'getEnum',
       summary: 'Read an enum',
       description: WHO,
       params: EnumNameParams,
@@ -113,6 +117,7 @@ export function enumRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     deleteByKey(app, deps, {
       path: '/enums/:name',
       tag: 'enums',
+      operationId: 'deleteEnum',
       summary: 'Delete an enum',
       description: `The name is free again; the enum’s file ids stay used. ${WHO}`,
       params: EnumNameParams,

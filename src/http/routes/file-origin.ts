@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Deps } from '../../core/deps.js';
 import { NotFound } from '../../base/errors.js';
 import { isFilesOrigin, sendStoredFile } from '../answers.js';
-import { Bytes, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, storedFileAnswers } from '../document-schemas.js';
 import { errorBody } from '../error-handler.js';
 import { readFileTicket } from '../file-tickets.js';
 import { withErrors } from '../schemas.js';
@@ -49,8 +49,8 @@ export function fileOriginRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           }),
           response: withErrors({
             200: Bytes('The file’s bytes, answered as on the API (type from the bytes, nosniff, sandbox).'),
-            206: StoredFileAnswers[206],
-            416: StoredFileAnswers[416],
+            206: storedFileAnswers()[206],
+            416: storedFileAnswers()[416],
           }),
         },
       },

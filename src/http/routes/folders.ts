@@ -58,6 +58,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['folders'],
+          operationId: 'createFolder',
           summary: 'Create a folder',
           description:
             '`parentFolderId` null creates it at the root. Access is inherited: a folder nested in another takes its parent’s setting whatever its own `isShared` says, so the outermost folder decides. A shared top-level folder is visible to its organization with everything nested in it (a private folder inside it too); everything under a private top-level folder is private (a shared folder inside it too) and seen only by its owners, administrators and those it is shared with.',
@@ -78,6 +79,7 @@ export function folderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/folders/:id',
       tag: 'folders',
+      operationId: 'getFolder',
       summary: 'Read a folder and its content',
       description:
         '`root` lists the top level. Items are the documents and folders inside that the caller may see. `isShared` is the setting in force: the outermost folder’s, inherited by everything nested. A folder the caller may not see is 404.',

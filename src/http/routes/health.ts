@@ -47,18 +47,19 @@ export function healthRoutes(
   },
 ): void {
   // Probes are never rate limited: a load balancer polling them must not take a node out.
-  const alive = {
+  const alive = (operationId: string) => ({
     config: { auth: 'none' as const, rateLimit: false },
-    schema: { tags: ['health'], summary: 'The process is up', response: { 200: Up } },
-  };
-  app.get('/healthz', alive, async () => ({ status: 'ok' }));
-  app.get('/api/v1/ping', alive, async () => ({ status: 'ok' }));
+    schema: { tags: ['health'], operationId, summary: 'The process is up', response: { 200: Up } },
+  });
+  app.get('/healthz', alive('checkHealth'), async () => ({ status: 'ok' }));
+  app.get('/api/v1/ping', alive('pingApi'), async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     {
       config: { auth: 'none', rateLimit: false },
       schema: {
         tags: ['health'],
+        operationId: 'checkReadiness',
         summary: 'The database and the blob store answer',
         description:
           'For load balancers: 503 while a store does not answer within a second, or while the node stops.',

@@ -18,6 +18,7 @@ export function inboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
+          operationId: 'listInbox',
           summary: 'Your pending actions, or what you acted on',
           description:
             'The shares addressed to the caller that still owe an action, each with its document’s title; act on one with POST /inbox/action. With `state=done`, the shares the caller acted on (signed, approved, ...), the latest first, each with its document’s `documentShareState` (`completed` once everyone has acted): read or download the document with GET /documents/{id}.',
@@ -71,6 +72,7 @@ export function inboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
+          operationId: 'actOnInbox',
           summary: 'Act on a pending action',
           description: [
             '`{shareId, action: sign|approve|review|accept|execute|reject, reason?, comment?}`: an internal user acts on a share addressed to them (a share that is not theirs: 404), as POST /share/execute and PUT /share/reject do for it. `action` must be the share’s purpose, or `reject`.',

@@ -25,6 +25,7 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'none' },
         schema: {
           tags: ['auth'],
+          operationId: 'listIdentityProviders',
           summary: 'List the identity providers users may sign in with',
           description:
             'The OpenID Connect providers the operator configured (environment variable `OIDC_PROVIDERS`). Start a sign-in with GET /login/oidc/{name}. An empty list when none is configured.',
@@ -45,6 +46,7 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tags: ['auth'],
       start: {
         auth: 'none',
+        operationId: 'startIdentityProviderLogin',
         summary: 'Start a sign-in with an identity provider',
         description: [
           'Open this in the user’s browser (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
@@ -54,6 +56,7 @@ export function oidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         begin: (_request, choice) => startOidcLogin(deps, providers, choice),
       },
       callback: {
+        operationId: 'finishIdentityProviderLogin',
         summary: 'Finish a sign-in with an identity provider',
         description: [
           'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser), exchanges the code (PKCE, nonce and issuer checked) and finds the account:',

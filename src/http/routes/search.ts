@@ -126,6 +126,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/search',
       tag: 'search',
+      operationId: 'searchDocuments',
       summary: 'Search the documents and folders the caller may see',
       description:
         'Owned, created, shared with the caller, administered, or inside a shared folder of the caller’s organization (at any depth). `text` looks for every word in titles and custom field values (case-insensitive). Results are shaped like GET /documents/{id}; `users` lists the owners and creators they name.',
@@ -139,6 +140,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['search'],
+          operationId: 'locateDocument',
           summary: 'Locate a document: its folder path and its position in the default search order',
           description:
             'Body `{id}`. Answers `{documentId, kind, path:[{id, name}], from}`: `path` lists the visible folders above it, outermost first; POST /search with `from` gives a page starting with it.',
@@ -173,6 +175,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['search'],
+          operationId: 'searchReports',
           summary: 'Transaction detail reports (right use_all_documents_export)',
           description: `Body \`{query:{esFilters, from, size, scroll:{timeout, id}}}\`. \`esFilters\` is an Elasticsearch bool query (\`{bool:{filter, must, should, must_not}}\`; leaves \`term\`, \`terms\`, \`range\`, \`exists\`, \`match\`, \`match_all\`, \`nested\` with \`path\` \`createName\`, \`workflow\` or \`transactions\`). Fields: ${SEARCHABLE_FIELDS.join(', ')}. Newest first. With \`scroll.timeout\` the answer carries a \`scrollId\`: repeat the same request with \`scroll.id\` set to the latest one to get the next page (an older id is 400; an expired context 404). Answers \`{from, total, results, scrollId}\`; each result has \`documentTitle\`, \`documentId\`, \`createName\`, \`shareStateName\`, \`transactions\` and \`signers\`.`,
           body: ReportsBody,

@@ -39,6 +39,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'updateConfiguration',
           summary: 'Change the caller’s own configuration',
           description:
             'Merges `configuration` into the caller’s preferences. Not here (dedicated endpoints exist): `authenticationFactors`, `filters`, `password` and `photo` are refused wherever they appear in `configuration`, at any depth and in any letter case (400 VALIDATION_ERROR naming the field path, e.g. `"configuration.ui.password"`); also `configuration.signature`/`initials` (see POST /configuration/images). At most 16 levels of nesting. The Login answer’s `user.config` never shows those keys.',
@@ -77,6 +78,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'assignConfigurationImages',
           summary: 'Assign the caller’s signature and initials images',
           description: `\`{signature?: [{imageId, name?}], initials?: [{imageId, name?}]}\`: the caller’s own uploads. ${SIGNATURE_IMAGES_RULES}`,
           body: SignatureImagesBody,
@@ -97,6 +99,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'getProperties',
           summary: 'Read the tenant properties (global and super administrators)',
           description:
             'What PUT /settings/properties set, in the shape it takes: every property, with its default when never set. For whoever may change them (403 otherwise); every user sees the login `settings`.',
@@ -111,6 +114,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'updateProperties',
           summary: 'Change tenant properties (global and super administrators)',
           description:
             'Renamed from /settings/property in 26.0.0. Only the listed properties exist; answers all of them.',
@@ -134,6 +138,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'getCounters',
           summary: 'Read the tenant counters (super administrators only)',
           description: 'What PUT /counters set, in the shape it takes: `{counters: {name: value}}`.',
           response: withErrors({
@@ -149,6 +154,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'setCounters',
           summary: 'Set tenant counters (super administrators only)',
           body: CountersBody,
           response: withErrors({
@@ -170,6 +176,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['settings'],
+          operationId: 'getWopiExtensions',
           summary: 'The configured WOPI client and the file extensions it opens',
           response: withErrors({
             200: Type.Object(

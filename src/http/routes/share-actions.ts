@@ -53,6 +53,7 @@ export function shareActionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'rejectShare',
           summary: 'Reject (recipients)',
           description: [
             '`{id (documentId), reason?}`: the document becomes `rejected`, other pending shares end, `signRejected` is sent.',
@@ -71,6 +72,7 @@ export function shareActionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'executeShare',
           summary: 'Execute the share’s action: sign, approve, review, accept or execute (recipients)',
           description: [
             '`{id (documentId), action?, comment?}` records the simple action of the share (`documentSimpleActionExecuted`; audit `documentApproved`, `documentReviewed`, …) and passes the turn on. `action`, when given, must be the share’s own purpose (403 otherwise); a view or edit share owes nothing (400).',
@@ -89,6 +91,7 @@ export function shareActionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'acceptConsent',
           summary: 'Accept the electronic-signature consent statement (recipients)',
           description: [
             '`{sha256}` (internal recipients add `id`, the document): the recipient accepts the consent statement GET /share/document answered as `consent` (`{text, language, sha256}`; the tenant words it per language with the property `consentStatements`, a built-in text otherwise). Recorded as the audit activity `consentAccepted` on the document, with the time, the caller’s address (`address`), `statementSha256`, `language` and `shareId`; the document’s audit trail, and the copy its seal on completion embeds, carry it. Answers `{accepted: true, acceptedAt}`.',
@@ -117,6 +120,7 @@ export function shareActionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'delegateShare',
           summary: 'Delegate a share to another external recipient',
           description:
             'Needs the share right `delegate`. Without `oauthFactors` the new recipient is checked by `email` only. An `emailCode` protection passes on (the code goes to the new recipient’s address); the password and phone do not. With `allowedOAuths` the new link is locked until the delegate proves their identity there (GET /share/oidc/{provider}).',

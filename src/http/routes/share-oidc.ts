@@ -31,6 +31,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient-locked', signedCopies: true },
         schema: {
           tags: ['sharing'],
+          operationId: 'listShareIdentityProviders',
           summary: 'The identity providers a share offers (external recipients)',
           description:
             'With the share-link token (or a recipient session), locked or not: the identity providers of the share’s `allowedOAuths` that the operator configured (OIDC_PROVIDERS, names matched ignoring case; `uaePass` is the provider named `uaepass`), each with the address that starts a sign-in (add `token`), `identityVerified` once one of them proved the recipient in the session sent, and `isUnlocked`: whether the token sent may act (the link of a protected share never does; a recipient session once all protections were passed in it), and `unlockWith`: the password and one-time code the share also asks for (POST /share/unlock), so that a page asks for exactly those. `documentTitle` and `sharedBy` (the sender’s display name, else login name) say what the invitation said already, so a locked page can name the document and its sender before it is unlocked.',
@@ -89,6 +90,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       tags: ['sharing'],
       start: {
         auth: 'recipient-locked',
+        operationId: 'startShareIdentityProviderProof',
         summary: 'Prove who you are with an identity provider (external recipients)',
         description: [
           'Open this in the recipient’s browser with the share-link `token` (a link or a navigation, not a background request). It answers 302 to the provider’s authorization endpoint (authorization code flow with PKCE S256, `state` and `nonce`) and sets a short-lived HttpOnly cookie that ties the sign-in to this browser.',
@@ -103,6 +105,7 @@ export function shareOidcRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       callback: {
+        operationId: 'finishShareIdentityProviderProof',
         summary: 'Finish proving who you are with an identity provider',
         description: [
           'The provider sends the browser here; nobody calls it directly. It checks `state` (single use, 10 minutes, same browser) and exchanges the code (PKCE, nonce and issuer checked).',

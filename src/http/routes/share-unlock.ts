@@ -16,6 +16,7 @@ export function shareUnlockRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient-locked', signedCopies: true },
         schema: {
           tags: ['sharing'],
+          operationId: 'sendOneTimeCode',
           summary: 'Send a one-time code (external recipients)',
           description:
             'By SMS when the share has a phone, else by e-mail (`channel` to choose). Valid 10 minutes. A share that is not protected by a code (a password only, or nothing) answers 400: a code could not unlock it. Also once the recipient acted, for RECIPIENT_DOWNLOAD_DAYS: the code unlocks the download of what they signed.',
@@ -46,6 +47,7 @@ export function shareUnlockRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient-locked', signedCopies: true },
         schema: {
           tags: ['sharing'],
+          operationId: 'unlockShare',
           summary: 'Unlock a protected share (external recipients)',
           description: [
             '`{password}` and/or `{otp}` as the share requires, with the share-link token. Answers `{status:"SUCCESS", token}`: `token` is a recipient session, bound to this unlock, accepted wherever the link token is (every recipient endpoint, the document’s files through /files/loadFile/hash, share uploads) and valid RECIPIENT_SESSION_MINUTES (default 60) after its last use; it ends with the share (rejected, cancelled, expired, delegated, deleted: 401, as the link does) or when the sharer changes its protections (401 afterwards: open the link again). Once the recipient acted it only downloads what they signed (GET /share/signed, for RECIPIENT_DOWNLOAD_DAYS; 403 elsewhere). The link itself stays locked (403 MFA_REQUIRED) for everyone who holds it, so a forwarded mail opens nothing; keep the session for the browser tab only.',

@@ -12,7 +12,14 @@ import type { RecipientCaller } from '../../core/access/recipient-caller.js';
 import { sendStoredFile } from '../answers.js';
 import { readMultipart } from '../multipart.js';
 import { IdParams, withErrors, withExamples } from '../schemas.js';
-import { Bytes, StoredFileAnswers, FileView, SharedDocumentResult, StorageUse } from '../document-schemas.js';
+import {
+  Bytes,
+  IMAGE_TYPES,
+  storedFileAnswers,
+  FileView,
+  SharedDocumentResult,
+  StorageUse,
+} from '../document-schemas.js';
 import { EXAMPLE_IDS, FILE_RECORD_EXAMPLE } from '../../core/examples.js';
 import { UploadParts } from '../../files/contract.js';
 
@@ -69,6 +76,7 @@ const WHO =
 const FILE_UPLOADS: {
   path: string;
   kind: ShareFileKind;
+  operationId: string;
   summary: string;
   description: string;
   parts: TSchema;
@@ -76,6 +84,7 @@ const FILE_UPLOADS: {
   {
     path: '/share/upload/signature',
     kind: 'share-signature',
+    operationId: 'uploadRecipientSignature',
     summary: 'Upload a recipient’s signature image',
     description:
       'multipart/form-data `file`, optional `fileName`. Owned by nobody, recorded with the share: only that share may use it, in any number of its sign calls. Answers like POST /files/saveFile.',
@@ -84,6 +93,7 @@ const FILE_UPLOADS: {
   {
     path: '/share/upload/initials',
     kind: 'share-initials',
+    operationId: 'uploadRecipientInitials',
     summary: 'Upload a recipient’s initials image',
     description:
       'multipart/form-data `file`, optional `fileName`. Like /share/upload/signature, for initials.',
@@ -92,6 +102,7 @@ const FILE_UPLOADS: {
   {
     path: '/share/upload/file',
     kind: 'share-file',
+    operationId: 'uploadRecipientFile',
     summary: 'Upload a recipient’s image or add a file to the document',
     description:
       'multipart/form-data `file`, optional `fileName`, optional `attach` (sent before `file`). Without `attach`: an image the share may use once in `images`, which must be a whole PNG or JPEG (400 VALIDATION_ERROR otherwise). With `attach=true`: the file is added to the document’s `file` list as a non-public attachment, which needs the share right `uploadFiles` (403 otherwise) and stays within the attachment limits (413); the answer then also carries `results` (the document).',
@@ -119,7 +130,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
      */
     const recipientUpload = (
       path: string,
-      words: { summary: string; description: string; parts: TSchema },
+      words: { operationId: string; summary: string; description: string; parts: TSchema },
       answer: TSchema,
       take: (caller: RecipientCaller, upload: ReadUpload) => Promise<unknown>,
     ) =>
@@ -129,6 +140,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           config: { auth: 'recipient' },
           schema: {
             tags: ['sharing'],
+            operationId: words.operationId,
             summary: words.summary,
             description: `${words.description} ${WHO}`,
             consumes: ['multipart/form-data'],
@@ -148,6 +160,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     recipientUpload(
       '/share/upload/stamp',
       {
+        operationId: 'uploadRecipientStamp',
         summary: 'Upload a recipient’s stamp',
         parts: StampParts,
         description: `multipart/form-data \`file\` (PNG or JPEG), optional \`name\` (1 to ${MAX_STAMP_NAME} characters, 400 otherwise). Creates a stamp owned by the share and answers its id \`{id}\`: a signature entry of type \`stamp\` of that share names it in \`blob\`; GET /share/stamp/{id} shows it.`,
@@ -162,6 +175,7 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     recipientUpload(
       '/share/upload/submittedFile',
       {
+        operationId: 'submitRecipientFile',
         summary: 'Submit a file for a signature field',
         parts: SubmittedFileParts,
         description: `multipart/form-data \`file\` and \`fieldId\` and/or \`customId\`: one of the share’s signature fields of subtype \`annotation_submitted_file\`, named by its \`fieldId\` (every field of a share has one, shown in the Share objects and GET /share/document) or its \`customId\` (400 otherwise, or when the two name different fields). The file joins the document’s \`submittedFiles\` (each with the \`field\` it answers). Until the recipient signs or otherwise acts, a new file for the same field replaces their own earlier one, in its place; once they have acted it stays, and a file another recipient submitted for the field is 409 CONFLICT. The document changes (\`_version\` + 1, \`documentEdited\`); the answer carries the file, \`storage\` and \`results\` (the document, like GET /share/document).`,
@@ -176,11 +190,15 @@ export function shareUploadRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'downloadRecipientStamp',
           summary: 'A stamp’s image (recipients)',
           description:
             'The image of a stamp uploaded with POST /share/upload/stamp: to that share (its unlocked share-link token or recipient session) and to the document’s owner and its organization’s administrators (session). Internal users also get the stamps they may use. 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
+          response: withErrors({
+            200: Bytes('The stamp’s image (PNG or JPEG).', IMAGE_TYPES),
+            ...storedFileAnswers(IMAGE_TYPES),
+          }),
         },
       },
       async (request, reply) => {

@@ -6,7 +6,7 @@ import { previewSharedDocument } from '../../sharing/preview-document.js';
 import { signedCopyOf } from '../../sharing/download-signed-copy.js';
 import { Unauthenticated } from '../../base/errors.js';
 import { recipientCallerOf } from '../authentication.js';
-import { Bytes, StoredFileAnswers, SharedDocumentResult } from '../document-schemas.js';
+import { Bytes, storedFileAnswers, SharedDocumentResult } from '../document-schemas.js';
 import { DocumentId } from '../../core/documents/document-contract.js';
 import { DOCUMENT_EXAMPLE, SHARE_EXAMPLE } from '../../core/examples.js';
 import { withErrors } from '../schemas.js';
@@ -21,6 +21,7 @@ export function sharedDocumentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'getSharedDocument',
           summary: 'The shared document (recipients)',
           description:
             'With the share-link token: that share’s document, answered like GET /documents/:id (public attachments only), while the share is live; once it ended, 401; once the recipient acted, 403 (GET /share/signed downloads what they signed). Internal recipients pass `id`.',
@@ -61,6 +62,7 @@ export function sharedDocumentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'getSharedDocumentPreview',
           summary: 'The shared document’s first page as an image (recipients)',
           description:
             'The first page of the document’s PDF as it is now, drawn as a WebP image 640 px wide: something to show while a PDF viewer loads. Who may call it is who may call GET /share/document (internal recipients pass `id`). Answered with an `ETag`; `If-None-Match` with it answers 304 while the PDF is unchanged. 404 when the page cannot be drawn (a PDF over 32 MB, one that takes too long to draw, or while the server is busy drawing others): show the PDF itself.',
@@ -91,14 +93,16 @@ export function sharedDocumentRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient', signedCopies: true },
         schema: {
           tags: ['sharing'],
+          operationId: 'downloadSignedDocument',
           summary: 'Download what you signed (external recipients)',
           description:
             'With the share-link token (any link the recipient received for the share) or a recipient session, once the recipient acted (signed, approved, …): the document as their round left it (their signature, those after it and the seal on completion; never a later round’s file), as a PDF attachment. It works for RECIPIENT_DOWNLOAD_DAYS (default 30) after they acted, and is then the only thing the link or session does: every other recipient endpoint answers 403, and /files/loadFile/hash serves only the files of that round (earlier revisions included). Afterwards, and for a share that ended otherwise, 401 UNAUTHENTICATED. Before the recipient acted: 409.',
           response: withErrors({
             200: Bytes(
               "The signed PDF, with `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and `Content-Disposition: attachment`.",
+              'application/pdf',
             ),
-            ...StoredFileAnswers,
+            ...storedFileAnswers('application/pdf'),
             409: Type.Ref('ErrorBody'),
           }),
         },

@@ -24,6 +24,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/share',
       tag: 'sharing',
+      operationId: 'createShare',
       summary: 'Share a document',
       description: [
         'Recipients in `data` (each once): a user’s login name or an e-mail address (external). A sign share moves the document to `inprogress`. With `sequential`, recipients act one after another by `order` (default: their place in `data`). `signatureFields[*].user` must be recipients of this call; a field without `user` but with `userRoleId`/`userRoleName` goes to every recipient of that role. External recipients get a link `PUBLIC_URL/s/<token>` by e-mail; that token is their `token` on the recipient endpoints. A link has no power once its share ended (`validUntil` passed, cancelled, rejected, delegated, not required, document deleted): 401 UNAUTHENTICATED, and `/s/<token>` shows a page saying so; after acting, the recipient only downloads what they signed (GET /share/signed) for RECIPIENT_DOWNLOAD_DAYS.',
@@ -48,6 +49,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
+          operationId: 'editShares',
           summary: 'Edit pending shares',
           description:
             '`data`: up to 100 edits, all or none, by the document owner or original sharer; `oauthFactors` follow the rules of POST /share. A field left out keeps its value, `null` removes it: no edit weakens a protection (`password`, `phone`, `emailCode`, `allowedOAuths`, `oauthFactors`, `validUntil`) it does not name. Naming `password`, `phone`, `emailCode`, `oauthFactors` or `allowedOAuths` ends the recipient’s sessions: they unlock again (POST /share/unlock); with changed factors or providers an identity proven before must be proven anew (GET /share/oidc/{provider}). `allowedOAuths` must name configured identity providers (OIDC_PROVIDERS; 400 naming the value otherwise). `automaticReminder` schedules reminders for sign, approve and review shares only. `shareTo` moves the share to another recipient: replaces PUT /share/{shareId}/recipient (removed).',
@@ -63,6 +65,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
+          operationId: 'cancelSigning',
           summary: 'Cancel the signing process (owner)',
           description:
             'The document owner (or an administrator) withdraws a document in progress: it becomes `cancelled`, every pending share ends and `signCancelled` is sent. With a folder’s id: ends every active share of the folder (status `cancelled`), and its users lose at once the access they had through it to the folder and everything in it.',
@@ -78,6 +81,7 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['sharing'],
+          operationId: 'sendReminders',
           summary: 'Send reminders',
           description:
             'By document (`documentId`: every eligible recipient) or by shares (`reminderType` sms|email, `shares:[{shareId, phone}]`). An external recipient’s reminder carries a new link; the links of the invitation and earlier reminders keep working while the share is live, and all end with it. Only pending sign, approve and review shares; only the owner or the original sharer (403); one per day per share (429 REMINDER_TOO_SOON with Retry-After); SMS only with the SMS add-on.',

@@ -129,20 +129,22 @@ export const RECIPIENT_FIELDS_ONLY =
 /** Signing, sealing, annotating and verifying. */
 export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const signOptions = {
+    // PUT and POST are the same call (spec: POST keeps its original providers); each its own operation.
+    const signOptions = (operationId: string) => ({
       schema: {
         tags: ['signing'],
+        operationId,
         summary: 'Sign a document',
         description: `Each \`signatures\` entry is drawn as an annotation with its own appearance stream and the revision is closed by a PAdES signature made with the organisation key on behalf of the caller, as an incremental update (earlier signatures stay valid). The main file gets a new id. Signature and initials images come from POST /files/signature|initials (usable any number of times); \`images\` must be unused uploads or the document barcode. A recipient’s signature completes their share; the last completes the document (sealed when \`sealOnComplete\`). A user signing as the recipient of a sign share is confined to their fields: ${RECIPIENT_FIELDS_ONLY}`,
         ...SignCall,
       },
-    };
+    });
     const signAsUser = (actor: Actor, body: Static<typeof SignBody>, version: number) =>
       signDocument(deps, { kind: 'user', actor }, { ...body, version });
-    app.put('/documents/sign/:version', signOptions, async (request) =>
+    app.put('/documents/sign/:version', signOptions('signDocument'), async (request) =>
       signAsUser(actorOf(request), request.body, request.params.version),
     );
-    app.post('/documents/sign/:version', signOptions, async (request) =>
+    app.post('/documents/sign/:version', signOptions('signDocumentWithPost'), async (request) =>
       signAsUser(actorOf(request), request.body, request.params.version),
     );
 
@@ -152,6 +154,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'recipient' },
         schema: {
           tags: ['sharing'],
+          operationId: 'signSharedDocument',
           summary: 'Sign as an external recipient',
           description: `With the share-link token; as PUT /documents/sign/:version. Images from POST /share/upload/signature|initials|file. ${RECIPIENT_FIELDS_ONLY}`,
           ...SignCall,
@@ -172,6 +175,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'sealDocument',
           summary: 'Seal with the organisation certificate',
           description:
             "`certificate: true`; `signatureProvider` names the provider (`internal`, the organisation key, or `csc`, a remote signing service speaking the CSC API v2, when configured; by default the installation's SEAL_PROVIDER); `level` B-B, B-T, B-LT or B-LTA. A failing TSA falls back to a lower level and says so (`fellBack`); a timestamp is never faked.",
@@ -197,6 +201,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'annotateDocument',
           summary: 'Annotate with images and text',
           description:
             '`images` (the document barcode with subtype `image_barcode`, or unused uploads) and text `annotations`, as annotations in one incremental update.',
@@ -217,6 +222,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'verifyDocument',
           summary: 'Verify the signatures of a document',
           description: `${VERIFY_DESCRIPTION} A document the caller may not see is 404.`,
           params: Type.Object({ documentId: DocumentId }),
@@ -237,6 +243,7 @@ export function signingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'verifyPdf',
           summary: 'Verify an uploaded PDF',
           description: `multipart \`file\`; answers like GET /documents/{id}/verify. ${VERIFY_DESCRIPTION}`,
           consumes: ['multipart/form-data'],

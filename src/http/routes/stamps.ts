@@ -9,7 +9,7 @@ import { searchStamps } from '../../stamps/search-stamps.js';
 import { updateStamp } from '../../stamps/update-stamp.js';
 import { actorOf } from '../authentication.js';
 import { deleteByKey, postBody, readByKey } from '../route-shapes.js';
-import { Bytes, StoredFileAnswers } from '../document-schemas.js';
+import { Bytes, IMAGE_TYPES, storedFileAnswers } from '../document-schemas.js';
 import { EXAMPLE_IDS } from '../../core/examples.js';
 import { IdParams, withErrors } from '../schemas.js';
 import { CreateStampBody, SearchStampsBody, UpdateStampBody } from '../../stamps/contract.js';
@@ -53,6 +53,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/stamps',
       tag: 'stamps',
+      operationId: 'createStamp',
       summary: 'Create a stamp',
       description:
         '`{name, file, scope?, organization?}`. `file` is an unused PNG or JPEG uploaded with POST /files/saveFile; anything else is 400 FILE_NOT_USABLE. `scope` `personal` (default): the caller’s own stamp. `organization`: a team stamp, usable by every member of the organization; only its administrators (or global and super administrators, who may name another `organization`) create one, else 403. A stamp may be used in any number of sign calls.',
@@ -64,6 +65,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/stamps/search',
       tag: 'stamps',
+      operationId: 'searchStamps',
       summary: 'Search stamps',
       description:
         'The stamps the caller may see: their personal stamps and their organization’s stamps (global and super administrators: every organization’s). `query` matches part of the name, case-insensitive; `scope` narrows; ordered by name. `size` at most 100 (default 20).',
@@ -84,6 +86,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/stamps/:id',
       tag: 'stamps',
+      operationId: 'getStamp',
       summary: 'A stamp',
       description:
         'To its owner (personal), to the members and administrators of its organization (organization stamps); 404 to anyone else.',
@@ -96,11 +99,15 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['stamps'],
+          operationId: 'downloadStampImage',
           summary: 'A stamp’s image',
           description:
             'The PNG or JPEG bytes, to those who may use the stamp (or manage it); 404 to anyone else.',
           params: IdParams,
-          response: withErrors({ 200: Bytes('The stamp’s image (PNG or JPEG).'), ...StoredFileAnswers }),
+          response: withErrors({
+            200: Bytes('The stamp’s image (PNG or JPEG).', IMAGE_TYPES),
+            ...storedFileAnswers(IMAGE_TYPES),
+          }),
         },
       },
       async (request, reply) =>
@@ -112,6 +119,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['stamps'],
+          operationId: 'updateStamp',
           summary: 'Rename a stamp or replace its image',
           description:
             '`{name?, file?, version?}`: the owner (personal) or the organization’s administrators (organization stamps; members get 403). A new `file` follows the rules of POST /stamps. With `version` the change applies only to that `_version` (409 VERSION_MISMATCH otherwise). Answers the stamp.',
@@ -126,6 +134,7 @@ export function stampRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     deleteByKey(app, deps, {
       path: '/stamps/:id',
       tag: 'stamps',
+      operationId: 'deleteStamp',
       summary: 'Delete a stamp',
       description:
         'Who may change it may delete it. Documents already signed keep the stamp’s image; the stamp can no longer be used.',

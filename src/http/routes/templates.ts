@@ -54,6 +54,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/templates',
       tag: 'templates',
+      operationId: 'createTemplate',
       summary: 'Create a template',
       description: `\`data.file\` must be an unused upload, or \`cloneFile\` true makes the template its own copy. Unknown \`__users\` or \`__groups\` are 400. ${REACH}`,
       body: CreateTemplateBody,
@@ -66,6 +67,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/templates/:templateId',
       tag: 'templates',
+      operationId: 'getTemplate',
       summary: 'Read a template',
       description: `The stored record: the data fields with \`file\`, \`_version\`, \`__id\`, \`__addedBy\`, \`__addedOn\`, \`__owner\`, \`__users\`, \`__groups\`. ${REACH}`,
       params: TemplateParams,
@@ -79,6 +81,7 @@ export function templateRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['templates'],
+          operationId: 'editTemplates',
           summary: 'Edit templates',
           description: `One \`{id, data, version?, cloneFile?}\` or an array of up to 100 (413 beyond), all or none; \`data\` replaces the stored data (\`__users\`/\`__groups\` only when given). Answers \`{status, results:[{id, _version}]}\`. ${REACH}`,
           body: EditTemplatesBody,

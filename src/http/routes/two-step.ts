@@ -8,7 +8,6 @@ import {
   finishTwoStepDigest,
   finishTwoStepFile,
   startTwoStep,
-  type TwoStepMode,
 } from '../../signing/two-step/signing-session.js';
 import { actorOf } from '../authentication.js';
 import { Version } from '../../core/documents/document-contract.js';
@@ -122,6 +121,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'addUserCertificate',
           summary: 'Add a personal certificate for two-step signing',
           description:
             'multipart `file`: PEM (one or more blocks, the user’s certificate first, then its issuers) or DER (one certificate, or several one after another). Only certificates are stored, never keys. A user adds their own; administrators add them for users they manage. The answer’s `id` (lowercase hex SHA-256 of the DER) is the `certificateHash` of two-step signing.',
@@ -143,6 +143,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'deleteUserCertificate',
           summary: 'Delete a personal certificate',
           description:
             '`certificate` is its hash. Open two-step sessions started with it can no longer finish.',
@@ -156,10 +157,11 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         ),
     );
 
-    const start = (mode: TwoStepMode, summary: string, description: string) =>
+    const start = (operationId: string, summary: string, description: string) =>
       ({
         schema: {
           tags: ['signing'],
+          operationId,
           summary,
           description,
           params: Type.Object({ version: Version }),
@@ -171,7 +173,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/documents/sign/:version/start/digest',
       start(
-        'digest',
+        'startDigestSigning',
         'Start two-step signing: digest to sign',
         'Places the `signatures` visuals and prepares the PDF with the certificate named by `certificateHash`, in one revision. `files[0].digest` is base64 of the `digestAlgorithm` hash of the DER CMS signed attributes: the hardware token signs it (RSA PKCS#1 v1.5 or ECDSA) and the client calls PUT /documents/sign/finish/digest before `sessionExpiration`. `preparedFile` is the prepared PDF’s file id (GET /files/loadFile/hash/{id}). Before anything is prepared, the certificate’s revocation status is asked of the OCSP responder or CRL it names: a revoked certificate answers 400 on `certificateHash`; the answers proving it good are signed with it (adbe-revocationInfoArchival); one that could not be had is said in `warnings`.',
       ),
@@ -182,7 +184,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/documents/sign/:version/start/file',
       start(
-        'file',
+        'startFileSigning',
         'Start two-step signing: whole prepared file',
         'As /start/digest, but the client signs the prepared file entirely: download `preparedFile`, put a CMS (SubFilter ETSI.CAdES.detached) over its /ByteRange into /Contents, and send it to PUT /documents/sign/finish/file. `files[0].digest` is base64 of the `digestAlgorithm` hash of the signed byte ranges (the CMS message digest).',
       ),
@@ -195,6 +197,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'finishDigestSigning',
           summary: 'Finish two-step signing with the signed digest',
           description:
             '`signedDigests[].signedDigest` is the base64 raw signature (RSA PKCS#1 v1.5, or ECDSA as DER or r||s) over the digest given as `originalDigest`. It is checked against the certificate before it is embedded; the document’s main file becomes the signed file (PAdES B-T when TSA_URL is set). 404 for an unknown session, 410 SESSION_EXPIRED after `sessionExpiration`, 409 SESSION_FINISHED when already finished, 409 VERSION_MISMATCH when the document changed since the start.',
@@ -210,6 +213,7 @@ export function twoStepRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['signing'],
+          operationId: 'finishFileSigning',
           summary: 'Finish two-step signing with the signed file',
           description:
             'multipart `sessionId` + `file`: the prepared file with its signature filled in. Accepted only when nothing but the signature’s /Contents differs from the prepared file and the CMS verifies with the session’s certificate. Errors as for /finish/digest.',

@@ -95,6 +95,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'createUsers',
           summary: 'Create users (administrators)',
           description:
             'One user object answers `{id}`; an array of up to 100 answers `{results:[{id}]}` and is created all or none (413 beyond 100). Without `organization` a user joins the creator’s organization; without `password` the answer carries an `activationToken` for PUT /users/activate. An administrator never grants a role above their own nor rights they do not hold. `photo` is an unused upload of the caller from POST /files/photo: a used id (one photo per record, ever) or one from another upload endpoint is 400 FILE_NOT_USABLE naming the field (`photo`, or `[2].photo` in an array).',
@@ -115,6 +116,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     readByKey(app, deps, {
       path: '/users/:id',
       tag: 'users',
+      operationId: 'getUser',
       summary: 'Read a user',
       description: 'A user reads themselves (`me` works too); administrators read the users they manage.',
       answer: UserResult,
@@ -126,6 +128,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'updateUser',
           summary: 'Change a user (administrators)',
           description:
             '`status` suspended blocks login and every existing session and API key at once; active restores access. A new `password` ends the user’s sessions. A new `photo` follows the rules of POST /users (sending the current one again is no change); `null` removes it.',
@@ -142,6 +145,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'assignUserImages',
           summary: 'Assign a user’s signature and initials images',
           description: `\`{signature?: [{imageId, name?}], initials?: [{imageId, name?}]}\`. The user themselves (\`me\` works too), or an administrator for a user they manage (anyone else: 404). ${SIGNATURE_IMAGES_RULES} An administrator may assign the user’s uploads or images the administrator uploaded: those pass to the user (they leave the administrator’s lists, and only the user signs with them).`,
           params: IdParams,
@@ -158,6 +162,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     deleteByKey(app, deps, {
       path: '/users/:id',
       tag: 'users',
+      operationId: 'deleteUser',
       summary: 'Delete a user for good (administrators)',
       remove: deleteUser,
     });
@@ -168,6 +173,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'none' },
         schema: {
           tags: ['users'],
+          operationId: 'activateUser',
           summary: 'Activate an account created without a password',
           description:
             'Sets the password with the activation token and answers a Login response (`returnToken` as on POST /login).',
@@ -191,6 +197,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['users'],
+          operationId: 'searchGroups',
           summary: 'Search groups (organizations)',
           description:
             'A group is an organization of the tenant. `includeUserCount` adds `userCount` (administrators and members) and `liteUserCount` (read, prepare and sign roles).',

@@ -134,6 +134,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     postBody(app, deps, {
       path: '/webhooks',
       tag: 'webhooks',
+      operationId: 'createWebhook',
       summary: 'Create a webhook',
       description: `Needs the right \`use_webhooks\`. Organization administrators (and users granted the right) create \`organization\` webhooks for their own organization; global and super administrators also \`tenant\` webhooks, or organization webhooks for any organization (\`name\` = its id, default their own). \`callbackUrl\` must be http(s) and resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE=true). Without \`hmacSecret\` one is generated; this answer is the only one that shows it. ${HOLDING} ${DELIVERY_RULES}`,
       body: CreateWebhookBody,
@@ -148,6 +149,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'listWebhooks',
           summary: 'List webhooks',
           description: `Global and super administrators list every webhook of the tenant, organization administrators those of their organization, anyone else holding \`use_webhooks\` the webhooks they hold. Secrets are not shown. ${HOLDING} ${REACH}`,
           response: withErrors({
@@ -164,6 +166,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     deleteByKey(app, deps, {
       path: '/webhooks/:webhookId',
       tag: 'webhooks',
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook',
       description: `There is no update: delete and create anew. Pending deliveries are dropped. ${REACH}`,
       params: WebhookParams,
@@ -176,6 +179,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'listWebhookDeliveries',
           summary: 'List a webhook’s deliveries and their attempts',
           description: `Newest first. Each attempt has its time, status code (null without an answer), latency and error. ${REACH}`,
           params: WebhookParams,
@@ -202,6 +206,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'transferWebhook',
           summary: 'Transfer a webhook to another holder',
           description: `Administrators of the webhook's scope only (anyone else who reaches it: 403). \`owner\`: the id or login name of a user of the tenant who may hold it (400 VALIDATION_ERROR otherwise; an unknown user 404). The webhook keeps its URL, secret and pending deliveries, becomes the new holder's, and delivers again at once if it was paused. Answers the webhook. ${HOLDING} ${REACH}`,
           params: WebhookParams,
@@ -218,6 +223,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'retryWebhookDelivery',
           summary: 'Send a delivery again',
           description: `A delivered or failed delivery is queued again (same delivery id, behind the webhook’s waiting deliveries, 24 hours of retries); one waiting for its next retry is tried now. ${REACH}`,
           params: Type.Object({ webhookId: Id, deliveryId: Id }),
@@ -239,6 +245,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         schema: {
           tags: ['webhooks'],
+          operationId: 'rotateWebhookSecret',
           summary: 'Rotate a webhook’s secret',
           description: `Gives the webhook a new \`hmacSecret\` (generated like at creation unless chosen; this answer is the only one that shows it) and keeps the replaced one signing for a grace period: \`graceHours\`, by default WEBHOOK_SECRET_GRACE_HOURS (24). Meanwhile each delivery's \`webhook-signature\` carries two \`v1,\` entries, the new secret's first, so a receiver verifying with either secret accepts it and can switch at any moment; \`x-signery-signature\` (a single value) uses the new secret from the rotation on. Worker nodes pick the new secret up within 5 seconds. After the grace period the old secret is deleted; \`graceHours: 0\` drops it at once (a leaked secret). Rotating again during a grace period replaces the older of the two. Audited (without the secrets). ${REACH}`,
           params: WebhookParams,
@@ -272,6 +279,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'replayWebhookEvents',
           summary: 'Send a time range of events again',
           description: `Queues again every event of the webhook's scope that happened in \`[from, to)\`, in the order they happened, behind the webhook's deliveries already waiting (one at a time, like all its deliveries). An event already delivered (or failed) to this webhook is sent again as the same delivery: the same \`webhook-id\` and \`x-signery-delivery\`, so a receiver that has it can ignore it, with a new 24 hours of retries; one still on its way is not queued twice nor counted. An event without a delivery to this webhook (purged after 30 days, or one that raced with the webhook's creation) gets a new delivery. Events from before the webhook existed are not sent (a replay resends what the webhook owed, it does not backfill). At most ${MAX_REPLAY_RANGE_MS / 86_400_000} days between \`from\` and \`to\` (400 VALIDATION_ERROR) and ${MAX_REPLAY_EVENTS} events (413 LIMIT_EXCEEDED: replay smaller ranges). Answers how many deliveries were queued. Audited. ${REACH}`,
           params: WebhookParams,
@@ -289,6 +297,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          operationId: 'listEvents',
           summary: 'The events feed, for integrators who poll instead of receiving webhooks',
           description: `The events webhooks deliver, in the order they became visible, after \`after\` (a \`cursor\` of an earlier answer; none: from the oldest kept). Ask again with the answer's \`cursor\` and every event comes exactly once, whichever node answers: an event written by a transaction still running is listed only once it has committed, after everything before it. \`more\` says a next page is already there. The right \`use_webhooks\` (403 without); global and super administrators see the whole tenant's events, everyone else their organization's. Events are kept 30 days.`,
           querystring: Type.Object(
