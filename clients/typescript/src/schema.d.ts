@@ -1007,6 +1007,10 @@ export interface paths {
      *
      *     Field types: `annotation` fields ask for a value of a kind by `subtype`, with settings in `config` (JSON in a string). `annotation_date`: a date written in the recipient’s `dateFormat` (day `d`/`dd`, month `M`/`MM`, year `yy`/`yyyy` and separators, such as `dd.MM.yyyy`; default `yyyy-MM-dd`), a predefined `text` in it prefills the field. `annotation_checkbox`: `"true"` or `"false"`, a required box must be checked, a checked one is written as `X`. `annotation_select`: options from `config` `{"options":["A",{"value":"b","label":"B"}]}` or `{"enum":"<name>"}` (an enum of your organization, GET /enums/{name}); they are copied into the field as `options: [{value, label}]`, the answer is a `value` and its `label` is written. `annotation_number`: a number such as `1250` or `-12.5`, `config` `{"min", "max", "decimals"}`. `initials` fields are signed with a `signatures` entry of type `initials` (required ones must be). 400 naming the field for what the signer’s page could not show: a select without options or with an unknown enum, a number field with `min` above `max` or `decimals` not a whole number from 0 to 10, a date field whose recipient’s `dateFormat` is not made of day, month and year numbers or whose `text` is not a date in it.
      *
+     *     `type`, when sent, must be the document type of what `id` names (`documentType`; `folder` for a folder), else 400 naming both. Each Share object answers the `language`, `dateFormat` and `timeFormat` in use: as sent, or the defaults `en`, `yyyy-MM-dd` and `HH:mm:ss`.
+     *
+     *     Sharing a folder (spec Folder: "Access is inherited"): `id` names a folder you manage, and `data` holds users of the tenant (login name or e-mail; external recipients get a share of a document instead) or groups (an organization of the tenant by id or name, as POST /groups/search lists them; global and super administrators name any, others only their own) with `sharePurpose` `view` (read-only) or `edit` (edit rights: change the documents in it and add documents and folders to it), optionally `message` and `validUntil`. While the share is active the user (every member of the group, also those who join later) sees the folder and everything in it — its documents and nested folders at any depth, also those added later — on every read path (GET /documents/{id}, GET /folders/{id}, POST /search, downloads, attachments, revisions, verification); what they may not see stays 404. POST /share/cancel with the folder’s id ends its shares, and the access inherited through them, at once; `validUntil` ends one when it passes. A folder share sends no mail and owes no action, so the other purposes and what only a document share carries (protections, reminders, fields, signing in the call, `sequential`, `rights`, formats) are refused with 400 naming the field. Its Share objects have `sharedObjectType` `folder`, and a group’s its `groupId`.
+     *
      *     Answers the Share objects, each with the recipient’s `signatureFields` (with their `fieldId`).
      */
     post: operations['createShare'];
@@ -1027,7 +1031,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel the signing process (owner)
-     * @description The document owner (or an administrator) withdraws a document in progress: it becomes `cancelled`, every pending share ends and `signCancelled` is sent.
+     * @description The document owner (or an administrator) withdraws a document in progress: it becomes `cancelled`, every pending share ends and `signCancelled` is sent. With a folder’s id: ends every active share of the folder (status `cancelled`), and its users lose at once the access they had through it to the folder and everything in it.
      */
     post: operations['cancelSigning'];
     delete?: never;
@@ -12251,8 +12255,11 @@ export interface operations {
            *           "ivy@example.com"
            *         ],
            *         "privateMessage": "Please sign by Friday.",
+           *         "language": "en",
            *         "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
            *         "rights": [],
+           *         "dateFormat": "yyyy-MM-dd",
+           *         "timeFormat": "HH:mm:ss",
            *         "order": 0,
            *         "oauthFactors": [
            *           {
@@ -12314,18 +12321,26 @@ export interface operations {
             sharedObjectEsId: string;
             /** @description The document type. */
             sharedObjectEsType: string;
-            /** @enum {string} */
-            sharedObjectType: 'document';
+            /**
+             * @description `folder` for a share of a folder: its content inherits it.
+             * @enum {unknown}
+             */
+            sharedObjectType: 'document' | 'folder';
             sharedWith: string[];
+            /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+            groupId?: string;
             /** @description The SMS number, masked. */
             otpPhone?: string;
             privateMessage: string;
-            language?: string;
+            /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+            language: string;
             /** @description The shares made by one call share it. */
             shareGroup: string;
             rights: string[];
-            dateFormat?: string;
-            timeFormat?: string;
+            /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+            dateFormat: string;
+            /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+            timeFormat: string;
             order: number;
             oauthFactors: {
               type: string;
@@ -12526,9 +12541,13 @@ export interface operations {
          */
         'application/json': {
           id: string;
+          /** @description The document type (`documentType`, the Share’s `sharedObjectEsType`) of what `id` names, `folder` for a folder: when sent it must match (400 naming both). */
           type?: string;
-          /** @enum {string} */
-          objectType?: 'document';
+          /**
+           * @description `document` (a folder is a special kind of document, spec Folder) or `folder` (then `id` must name a folder).
+           * @enum {unknown}
+           */
+          objectType?: 'document' | 'folder';
           data: {
             /**
              * @description `view`: the recipient reads the document. `edit` (internal users): while the share lasts (active, `validUntil` not passed) the recipient changes the document like its owner (PUT /documents/{version}, /documents/edit/{version}, /documents/{id}/merge, /documents/annotate/{version}, attachments) and signs it (PUT /documents/sign/{version}); deleting, sharing, moving it between folders, transferring, sealing and its audit trail stay with the owner and administrators (403). `sign`, `execute`, `approve`, `review`, `accept`: the recipient owes that action (see POST /share/execute, PUT /share/document/sign/{version}, POST /inbox/action).
@@ -12723,8 +12742,11 @@ export interface operations {
            *           "ivy@example.com"
            *         ],
            *         "privateMessage": "Please sign by Friday.",
+           *         "language": "en",
            *         "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
            *         "rights": [],
+           *         "dateFormat": "yyyy-MM-dd",
+           *         "timeFormat": "HH:mm:ss",
            *         "order": 0,
            *         "oauthFactors": [
            *           {
@@ -12786,18 +12808,26 @@ export interface operations {
             sharedObjectEsId: string;
             /** @description The document type. */
             sharedObjectEsType: string;
-            /** @enum {string} */
-            sharedObjectType: 'document';
+            /**
+             * @description `folder` for a share of a folder: its content inherits it.
+             * @enum {unknown}
+             */
+            sharedObjectType: 'document' | 'folder';
             sharedWith: string[];
+            /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+            groupId?: string;
             /** @description The SMS number, masked. */
             otpPhone?: string;
             privateMessage: string;
-            language?: string;
+            /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+            language: string;
             /** @description The shares made by one call share it. */
             shareGroup: string;
             rights: string[];
-            dateFormat?: string;
-            timeFormat?: string;
+            /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+            dateFormat: string;
+            /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+            timeFormat: string;
             order: number;
             oauthFactors: {
               type: string;
@@ -13314,8 +13344,11 @@ export interface operations {
            *               "ivy@example.com"
            *             ],
            *             "privateMessage": "Please sign by Friday.",
+           *             "language": "en",
            *             "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
            *             "rights": [],
+           *             "dateFormat": "yyyy-MM-dd",
+           *             "timeFormat": "HH:mm:ss",
            *             "order": 0,
            *             "oauthFactors": [
            *               {
@@ -13501,8 +13534,11 @@ export interface operations {
                *         "ivy@example.com"
                *       ],
                *       "privateMessage": "Please sign by Friday.",
+               *       "language": "en",
                *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
                *       "rights": [],
+               *       "dateFormat": "yyyy-MM-dd",
+               *       "timeFormat": "HH:mm:ss",
                *       "order": 0,
                *       "oauthFactors": [
                *         {
@@ -13563,18 +13599,26 @@ export interface operations {
                 sharedObjectEsId: string;
                 /** @description The document type. */
                 sharedObjectEsType: string;
-                /** @enum {string} */
-                sharedObjectType: 'document';
+                /**
+                 * @description `folder` for a share of a folder: its content inherits it.
+                 * @enum {unknown}
+                 */
+                sharedObjectType: 'document' | 'folder';
                 sharedWith: string[];
+                /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+                groupId?: string;
                 /** @description The SMS number, masked. */
                 otpPhone?: string;
                 privateMessage: string;
-                language?: string;
+                /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+                language: string;
                 /** @description The shares made by one call share it. */
                 shareGroup: string;
                 rights: string[];
-                dateFormat?: string;
-                timeFormat?: string;
+                /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+                dateFormat: string;
+                /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+                timeFormat: string;
                 order: number;
                 oauthFactors: {
                   type: string;
@@ -14596,8 +14640,11 @@ export interface operations {
            *         "jon@example.com"
            *       ],
            *       "privateMessage": "Jon signs for our team while I am away.",
+           *       "language": "en",
            *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
            *       "rights": [],
+           *       "dateFormat": "yyyy-MM-dd",
+           *       "timeFormat": "HH:mm:ss",
            *       "order": 0,
            *       "oauthFactors": [
            *         {
@@ -14658,18 +14705,26 @@ export interface operations {
             sharedObjectEsId: string;
             /** @description The document type. */
             sharedObjectEsType: string;
-            /** @enum {string} */
-            sharedObjectType: 'document';
+            /**
+             * @description `folder` for a share of a folder: its content inherits it.
+             * @enum {unknown}
+             */
+            sharedObjectType: 'document' | 'folder';
             sharedWith: string[];
+            /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+            groupId?: string;
             /** @description The SMS number, masked. */
             otpPhone?: string;
             privateMessage: string;
-            language?: string;
+            /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+            language: string;
             /** @description The shares made by one call share it. */
             shareGroup: string;
             rights: string[];
-            dateFormat?: string;
-            timeFormat?: string;
+            /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+            dateFormat: string;
+            /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+            timeFormat: string;
             order: number;
             oauthFactors: {
               type: string;
@@ -15129,8 +15184,11 @@ export interface operations {
            *             "ivy"
            *           ],
            *           "privateMessage": "Please sign by Friday.",
+           *           "language": "en",
            *           "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
            *           "rights": [],
+           *           "dateFormat": "yyyy-MM-dd",
+           *           "timeFormat": "HH:mm:ss",
            *           "order": 0,
            *           "oauthFactors": [],
            *           "allowedOAuths": [],
@@ -15174,18 +15232,26 @@ export interface operations {
               sharedObjectEsId: string;
               /** @description The document type. */
               sharedObjectEsType: string;
-              /** @enum {string} */
-              sharedObjectType: 'document';
+              /**
+               * @description `folder` for a share of a folder: its content inherits it.
+               * @enum {unknown}
+               */
+              sharedObjectType: 'document' | 'folder';
               sharedWith: string[];
+              /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+              groupId?: string;
               /** @description The SMS number, masked. */
               otpPhone?: string;
               privateMessage: string;
-              language?: string;
+              /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+              language: string;
               /** @description The shares made by one call share it. */
               shareGroup: string;
               rights: string[];
-              dateFormat?: string;
-              timeFormat?: string;
+              /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+              dateFormat: string;
+              /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+              timeFormat: string;
               order: number;
               oauthFactors: {
                 type: string;
@@ -18932,7 +18998,7 @@ export interface operations {
             /** @description Records per answer (default 100). */
             size?: number;
             scroll?: {
-              /** @description Whole seconds the scroll context stays open, 1 to 3600 (400 otherwise, a fraction too); enables scrolling. Refreshed by each request. */
+              /** @description Seconds the scroll context stays open, a number from 1 to 3600 (fractions count to the millisecond: 1.5 is 1500 ms; 400 outside the bounds); enables scrolling. Refreshed by each request. */
               timeout?: number;
               /** @description The latest `scrollId`, to continue. */
               id?: string;
@@ -19174,7 +19240,7 @@ export interface operations {
             from?: number;
           };
           scroll?: {
-            /** @description Whole seconds the scroll context stays open, 1 to 3600 (400 otherwise, a fraction too); enables scrolling. Refreshed by each request. */
+            /** @description Seconds the scroll context stays open, a number from 1 to 3600 (fractions count to the millisecond: 1.5 is 1500 ms; 400 outside the bounds); enables scrolling. Refreshed by each request. */
             timeout?: number;
             /** @description The latest `scrollId`, to continue. */
             id?: string;
@@ -19760,8 +19826,11 @@ export interface operations {
                *         "ivy@example.com"
                *       ],
                *       "privateMessage": "Please sign by Friday.",
+               *       "language": "en",
                *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
                *       "rights": [],
+               *       "dateFormat": "yyyy-MM-dd",
+               *       "timeFormat": "HH:mm:ss",
                *       "order": 0,
                *       "oauthFactors": [
                *         {
@@ -19822,18 +19891,26 @@ export interface operations {
                 sharedObjectEsId: string;
                 /** @description The document type. */
                 sharedObjectEsType: string;
-                /** @enum {string} */
-                sharedObjectType: 'document';
+                /**
+                 * @description `folder` for a share of a folder: its content inherits it.
+                 * @enum {unknown}
+                 */
+                sharedObjectType: 'document' | 'folder';
                 sharedWith: string[];
+                /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+                groupId?: string;
                 /** @description The SMS number, masked. */
                 otpPhone?: string;
                 privateMessage: string;
-                language?: string;
+                /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+                language: string;
                 /** @description The shares made by one call share it. */
                 shareGroup: string;
                 rights: string[];
-                dateFormat?: string;
-                timeFormat?: string;
+                /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+                dateFormat: string;
+                /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+                timeFormat: string;
                 order: number;
                 oauthFactors: {
                   type: string;
@@ -20243,8 +20320,11 @@ export interface operations {
                *         "ivy@example.com"
                *       ],
                *       "privateMessage": "Please sign by Friday.",
+               *       "language": "en",
                *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
                *       "rights": [],
+               *       "dateFormat": "yyyy-MM-dd",
+               *       "timeFormat": "HH:mm:ss",
                *       "order": 0,
                *       "oauthFactors": [
                *         {
@@ -20305,18 +20385,26 @@ export interface operations {
                 sharedObjectEsId: string;
                 /** @description The document type. */
                 sharedObjectEsType: string;
-                /** @enum {string} */
-                sharedObjectType: 'document';
+                /**
+                 * @description `folder` for a share of a folder: its content inherits it.
+                 * @enum {unknown}
+                 */
+                sharedObjectType: 'document' | 'folder';
                 sharedWith: string[];
+                /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+                groupId?: string;
                 /** @description The SMS number, masked. */
                 otpPhone?: string;
                 privateMessage: string;
-                language?: string;
+                /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+                language: string;
                 /** @description The shares made by one call share it. */
                 shareGroup: string;
                 rights: string[];
-                dateFormat?: string;
-                timeFormat?: string;
+                /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+                dateFormat: string;
+                /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+                timeFormat: string;
                 order: number;
                 oauthFactors: {
                   type: string;
@@ -20731,8 +20819,11 @@ export interface operations {
                *         "ivy@example.com"
                *       ],
                *       "privateMessage": "Please sign by Friday.",
+               *       "language": "en",
                *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
                *       "rights": [],
+               *       "dateFormat": "yyyy-MM-dd",
+               *       "timeFormat": "HH:mm:ss",
                *       "order": 0,
                *       "oauthFactors": [
                *         {
@@ -20793,18 +20884,26 @@ export interface operations {
                 sharedObjectEsId: string;
                 /** @description The document type. */
                 sharedObjectEsType: string;
-                /** @enum {string} */
-                sharedObjectType: 'document';
+                /**
+                 * @description `folder` for a share of a folder: its content inherits it.
+                 * @enum {unknown}
+                 */
+                sharedObjectType: 'document' | 'folder';
                 sharedWith: string[];
+                /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+                groupId?: string;
                 /** @description The SMS number, masked. */
                 otpPhone?: string;
                 privateMessage: string;
-                language?: string;
+                /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+                language: string;
                 /** @description The shares made by one call share it. */
                 shareGroup: string;
                 rights: string[];
-                dateFormat?: string;
-                timeFormat?: string;
+                /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+                dateFormat: string;
+                /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+                timeFormat: string;
                 order: number;
                 oauthFactors: {
                   type: string;
@@ -21365,8 +21464,11 @@ export interface operations {
                *         "ivy@example.com"
                *       ],
                *       "privateMessage": "Please sign by Friday.",
+               *       "language": "en",
                *       "shareGroup": "aa5b017b-96c6-4773-8019-e42405f05ffa",
                *       "rights": [],
+               *       "dateFormat": "yyyy-MM-dd",
+               *       "timeFormat": "HH:mm:ss",
                *       "order": 0,
                *       "oauthFactors": [
                *         {
@@ -21427,18 +21529,26 @@ export interface operations {
                 sharedObjectEsId: string;
                 /** @description The document type. */
                 sharedObjectEsType: string;
-                /** @enum {string} */
-                sharedObjectType: 'document';
+                /**
+                 * @description `folder` for a share of a folder: its content inherits it.
+                 * @enum {unknown}
+                 */
+                sharedObjectType: 'document' | 'folder';
                 sharedWith: string[];
+                /** @description A folder shared with a group: the organization’s id (`sharedWith` holds its name). */
+                groupId?: string;
                 /** @description The SMS number, masked. */
                 otpPhone?: string;
                 privateMessage: string;
-                language?: string;
+                /** @description The language of the recipient’s mails and page, as sent; `en` when POST /share sent none. */
+                language: string;
                 /** @description The shares made by one call share it. */
                 shareGroup: string;
                 rights: string[];
-                dateFormat?: string;
-                timeFormat?: string;
+                /** @description The pattern date fields are written in, as sent; `yyyy-MM-dd` when POST /share sent none. */
+                dateFormat: string;
+                /** @description The time pattern, as sent; `HH:mm:ss` when POST /share sent none (the time drawn under a signature is UTC to the second). */
+                timeFormat: string;
                 order: number;
                 oauthFactors: {
                   type: string;
