@@ -57,6 +57,8 @@ import { publicVerifyRoutes } from './http/routes/public-verify.js';
 import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { agentActionRoutes } from './http/routes/agent-actions.js';
+import { agentActs } from './mcp/acts.js';
 import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
@@ -349,6 +351,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(contactRoutes(deps));
       await api.register(enumRoutes(deps));
       await api.register(webhookRoutes(deps));
+      await api.register(agentActionRoutes(deps, agentActs(deps)));
     },
     { prefix: API_PREFIX },
   );

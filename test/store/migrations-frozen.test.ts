@@ -67,6 +67,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0025-share-links-per-share': 'd621e8daf78494e3bb5b4ed60a231a775213b30c24e04c3648bef80c24aa6f83',
     '0026-totp-step-memory': '373018f5f5ba972f88b97dc1e8ec49444b432450ed506d118ffe665720e93f3b',
     '0027-webhook-holders': '2d8c29dc5833e463e7d8858e2238953f3fb40ae42c22b20a5ce8a00950c53fe5',
+    '0028-agent-actions': '4a3286c3991baed3ad7f7353d0c8b055867e3e5027e6e6cc65bde2b26147fc08',
   },
 };
 

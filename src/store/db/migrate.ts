@@ -21,6 +21,7 @@ import { fileReferenceIndexes } from './migrations/0024-file-reference-indexes.j
 import { shareLinksPerShare } from './migrations/0025-share-links-per-share.js';
 import { totpStepMemory } from './migrations/0026-totp-step-memory.js';
 import { webhookHolders } from './migrations/0027-webhook-holders.js';
+import { agentActions } from './migrations/0028-agent-actions.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -52,6 +53,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0025-share-links-per-share': shareLinksPerShare(dialect),
     '0026-totp-step-memory': totpStepMemory(dialect),
     '0027-webhook-holders': webhookHolders(dialect),
+    '0028-agent-actions': agentActions(dialect),
   };
 }
 
