@@ -59,6 +59,7 @@ import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { agentActionRoutes } from './http/routes/agent-actions.js';
 import { agentActs } from './mcp/acts.js';
+import { mcpRoutes } from './http/routes/mcp.js';
 import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
@@ -319,6 +320,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (config.filesPublicUrl) await server.register(fileOriginRoutes(deps));
   if (config.publicVerify.enabled) await server.register(publicVerifyRoutes(deps));
   await server.register(devPkiRoutes(deps));
+  await server.register(mcpRoutes(deps));
 
   await server.register(
     async (api) => {

@@ -8,20 +8,8 @@ import { auditOf } from '../helpers/audit-log.js';
 import { aDocument } from '../helpers/documents.js';
 import { aUser, OWNER } from '../helpers/people.js';
 import { mustSucceed, type TestServer } from '../helpers/server.js';
+import { anAgentKey } from './agent-keys.js';
 import { useServer } from '../helpers/use-server.js';
-
-/** An agent's key of `token`'s user (POST /api/key with `agent`, or other flags). */
-export async function anAgentKey(
-  server: TestServer,
-  token: string,
-  flags: Record<string, boolean> = { agent: true },
-) {
-  const created = await server.api('POST', '/api/key', {
-    token,
-    body: { description: 'assistant', ...flags },
-  });
-  return mustSucceed(created, 'POST /api/key').body.id as string;
-}
 
 /** What the agent holding `key` proposes, as the MCP tools do (src/mcp/tools.ts). */
 async function propose(server: TestServer, key: string, tool: string, documentId: string, request: unknown) {
