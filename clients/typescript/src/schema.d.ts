@@ -163,6 +163,107 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MCP server for AI agents (JSON-RPC)
+     * @description The Model Context Protocol server for AI agents (Streamable HTTP, stateless: one JSON-RPC message per POST, answered as JSON). Authenticated by an API key only (`Authorization: Bearer <key>`; a session is 403), with the key’s rights and rate limit: every tool call is one request and counts. Tools: find_documents, get_document, upload_pdf, create_document, place_fields, prepare_share, send_reminder, verify_document, download_signed_pdf, list_events. prepare_share and send_reminder never act: they create a pending action a person approves (GET /api/v1/agent-actions). A read-only key is refused every write tool. Every call is an audit record `agentToolCall` (key id, tool, SHA-256 of the arguments, outcome). A request with an `Origin` other than PUBLIC_URL’s or one of MCP_ALLOWED_ORIGINS is 403 (DNS rebinding, MCP specification: Security).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "jsonrpc": "2.0",
+           *       "id": 1,
+           *       "method": "tools/list"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            jsonrpc: '2.0';
+            method?: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description The JSON-RPC answer. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/login': {
     parameters: {
       query?: never;
@@ -1165,7 +1266,9 @@ export interface paths {
              *           "created": "2026-03-01T08:00:00.000Z",
              *           "lastUsed": "2026-03-02T10:15:00.000Z",
              *           "expires": "2036-02-27T08:00:00.000Z",
-             *           "apiKeyType": "generic"
+             *           "apiKeyType": "generic",
+             *           "agent": false,
+             *           "readOnly": false
              *         }
              *       ]
              *     }
@@ -1179,6 +1282,10 @@ export interface paths {
                 lastUsed: string | null;
                 expires: string;
                 apiKeyType: string;
+                /** @description A key for an AI agent: it never approves agent actions. */
+                agent: boolean;
+                /** @description A key that only reads. */
+                readOnly: boolean;
               }[];
             };
           };
@@ -1233,7 +1340,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description The whole key is returned once as `id`; it has its owner’s permissions and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.
+     * @description The whole key is returned once as `id`; it has its owner’s permissions (`readOnly`: only their reads; `agent`: a key for an AI agent, see /mcp and /agent-actions) and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.
      */
     post: {
       parameters: {
@@ -1244,13 +1351,12 @@ export interface paths {
       };
       requestBody: {
         content: {
-          /**
-           * @example {
-           *       "description": "ERP integration"
-           *     }
-           */
           'application/json': {
             description?: string;
+            /** @description A key for an AI agent (the MCP server at /mcp): it can never approve an agent action, and outside /mcp it only reads (GET). Its consequential tool calls wait for a person’s approval. */
+            agent?: boolean;
+            /** @description A key that only reads: every write call and every write tool of /mcp is refused (403). */
+            readOnly?: boolean;
           };
         };
       };
@@ -21369,6 +21475,413 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent-actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List what agents proposed
+     * @description The agent actions the caller reaches, newest first: each is a consequential act (share, remind) an AI agent asked for through /mcp, waiting for a person or decided. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only the actions in this state (default: all). */
+          state?: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+          documentId?: string;
+          size?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: {
+                id: string;
+                /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+                tool: string;
+                /**
+                 * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+                 * @enum {unknown}
+                 */
+                state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+                documentId: string;
+                /** @description Login name of the user whose API key proposed it. */
+                createdBy: string;
+                createdAt: string;
+                /** @description The public id of the API key that proposed it. */
+                keyId: string;
+                expiresAt: string;
+                /** @description The exact request approval executes. */
+                request: unknown;
+                decidedBy: string | null;
+                decidedAt: string | null;
+                /** @description What the act answered once executed, or the reason of a rejection. */
+                outcome: unknown;
+              }[];
+            };
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent-actions/{id}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve what an agent proposed, and do it
+     * @description Executes the action’s exact request as the caller (the approver is the actor of the act and its audit records; the audit record `agentActionApproved` names the agent’s key), with the caller’s rights: a caller who may not do the act gets its error and the action stays pending. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included). Answers the action, `executed`, with the act’s answer as `outcome`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+             *       "tool": "prepare_share",
+             *       "state": "pending",
+             *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *       "createdBy": "jane@example.com",
+             *       "createdAt": "2026-03-01T08:00:00.000Z",
+             *       "keyId": "sgy_3f9a1c07be42",
+             *       "expiresAt": "2026-03-04T08:00:00.000Z",
+             *       "request": {
+             *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *         "data": [
+             *           {
+             *             "shareTo": "client@example.org",
+             *             "sharePurpose": "sign"
+             *           }
+             *         ]
+             *       },
+             *       "decidedBy": null,
+             *       "decidedAt": null,
+             *       "outcome": null
+             *     }
+             */
+            'application/json': {
+              id: string;
+              /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+              tool: string;
+              /**
+               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+               * @enum {unknown}
+               */
+              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+              documentId: string;
+              /** @description Login name of the user whose API key proposed it. */
+              createdBy: string;
+              createdAt: string;
+              /** @description The public id of the API key that proposed it. */
+              keyId: string;
+              expiresAt: string;
+              /** @description The exact request approval executes. */
+              request: unknown;
+              decidedBy: string | null;
+              decidedAt: string | null;
+              /** @description What the act answered once executed, or the reason of a rejection. */
+              outcome: unknown;
+            };
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent-actions/{id}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject what an agent proposed
+     * @description Nothing of the action is done; `reason` is kept as its `outcome` for the agent. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "reason": "Not this client; wait for the signed NDA."
+           *     }
+           */
+          'application/json': {
+            /** @description Told to the agent. */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+             *       "tool": "prepare_share",
+             *       "state": "pending",
+             *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *       "createdBy": "jane@example.com",
+             *       "createdAt": "2026-03-01T08:00:00.000Z",
+             *       "keyId": "sgy_3f9a1c07be42",
+             *       "expiresAt": "2026-03-04T08:00:00.000Z",
+             *       "request": {
+             *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *         "data": [
+             *           {
+             *             "shareTo": "client@example.org",
+             *             "sharePurpose": "sign"
+             *           }
+             *         ]
+             *       },
+             *       "decidedBy": null,
+             *       "decidedAt": null,
+             *       "outcome": null
+             *     }
+             */
+            'application/json': {
+              id: string;
+              /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+              tool: string;
+              /**
+               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+               * @enum {unknown}
+               */
+              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+              documentId: string;
+              /** @description Login name of the user whose API key proposed it. */
+              createdBy: string;
+              createdAt: string;
+              /** @description The public id of the API key that proposed it. */
+              keyId: string;
+              expiresAt: string;
+              /** @description The exact request approval executes. */
+              request: unknown;
+              decidedBy: string | null;
+              decidedAt: string | null;
+              /** @description What the act answered once executed, or the reason of a rejection. */
+              outcome: unknown;
+            };
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+        /** @description An error: every error the API answers has this shape. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorBody'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
