@@ -48,6 +48,9 @@ Commands:
                                 the file does not establish its revocation status); --online asks a
                                 trusted chain's OCSP responders and CRLs when the file does not
 
+  mcp                           the MCP server for AI agents over stdio: relays to PUBLIC_URL/mcp (or
+                                SIGNERY_URL) with the API key in SIGNERY_API_KEY
+
   --version                     print this release's version
   help, -h, --help              print this help
 
@@ -268,6 +271,16 @@ async function main(argv: string[]): Promise<number> {
         `RESTORED and verified: ${thousands(report.rows)} rows, ${thousands(report.blobs)} blobs, ${thousands(report.auditRecords)} audit records chained.`,
       );
       return 0;
+    }
+    case 'mcp': {
+      const apiKey = process.env.SIGNERY_API_KEY;
+      if (!apiKey) {
+        console.error('signery mcp needs the API key in SIGNERY_API_KEY (POST /api/key with agent: true).');
+        return 2;
+      }
+      const { bridgeStdioToHttp } = await import('./mcp/stdio-bridge.js');
+      await bridgeStdioToHttp({ url: process.env.SIGNERY_URL ?? loadConfig().publicUrl, apiKey });
+      return -1;
     }
     case '--version':
     case '-v':

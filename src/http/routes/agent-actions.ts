@@ -68,7 +68,12 @@ export function agentActionRoutes(deps: Deps, execute: ExecuteAct): FastifyPlugi
           summary: 'List what agents proposed',
           description: `The agent actions the caller reaches, newest first: each is a consequential act (share, remind) an AI agent asked for through /mcp, waiting for a person or decided. ${APPROVAL_RULES}`,
           querystring: AgentActionsQuery,
-          response: withErrors({ 200: Type.Object({ results: Type.Array(AgentAction) }) }),
+          response: withErrors({
+            200: Type.Object(
+              { results: Type.Array(AgentAction) },
+              { examples: [{ results: [AGENT_ACTION_EXAMPLE] }] },
+            ),
+          }),
         },
       },
       async (request) => listAgentActions(deps, actorOf(request), request.query),

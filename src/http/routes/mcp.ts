@@ -53,7 +53,18 @@ export function mcpRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             { jsonrpc: Type.Literal('2.0'), method: Type.Optional(Type.String()) },
             { additionalProperties: true, examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }] },
           ),
-          response: withErrors({ 200: Type.Unknown({ description: 'The JSON-RPC answer.' }) }),
+          response: withErrors({
+            200: Type.Unknown({
+              description: 'The JSON-RPC answer.',
+              examples: [
+                {
+                  jsonrpc: '2.0',
+                  id: 1,
+                  result: { tools: [{ name: 'find_documents', inputSchema: { type: 'object' } }] },
+                },
+              ],
+            }),
+          }),
         },
       },
       async (request, reply) => {
