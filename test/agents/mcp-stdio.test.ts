@@ -17,7 +17,7 @@ describe('signery mcp: the MCP server over stdio', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
-        env: { ...process.env, SIGNERY_URL: server.url, SIGNERY_API_KEY: key } as Record<string, string>,
+        env: { ...process.env, SIGNERY_URL: server.url, SIGNERY_API_KEY: key },
       }),
     );
     try {
