@@ -208,6 +208,22 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "jsonrpc": "2.0",
+             *       "id": 1,
+             *       "result": {
+             *         "tools": [
+             *           {
+             *             "name": "find_documents",
+             *             "inputSchema": {
+             *               "type": "object"
+             *             }
+             *           }
+             *         ]
+             *       }
+             *     }
+             */
             'application/json': unknown;
           };
         };
@@ -21512,6 +21528,34 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "results": [
+             *         {
+             *           "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+             *           "tool": "prepare_share",
+             *           "state": "pending",
+             *           "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *           "createdBy": "jane@example.com",
+             *           "createdAt": "2026-03-01T08:00:00.000Z",
+             *           "keyId": "sgy_3f9a1c07be42",
+             *           "expiresAt": "2026-03-04T08:00:00.000Z",
+             *           "request": {
+             *             "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+             *             "data": [
+             *               {
+             *                 "shareTo": "client@example.org",
+             *                 "sharePurpose": "sign"
+             *               }
+             *             ]
+             *           },
+             *           "decidedBy": null,
+             *           "decidedAt": null,
+             *           "outcome": null
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               results: {
                 id: string;
