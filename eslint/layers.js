@@ -5,6 +5,7 @@ import path from 'node:path';
 
 /** Capabilities: each answers one part of the API. They share rules through core/, never directly. */
 export const CAPABILITIES = [
+  'agents',
   'audit',
   'auth',
   'contacts',
@@ -25,7 +26,7 @@ export const CAPABILITIES = [
 export const ENGINES = ['pdf', 'pki', 'store', 'jobs', 'notify', 'rate-limits'];
 
 /** The composition: wires everything together, so it may import anything. */
-export const COMPOSITION = ['http', 'ops', 'app', 'cli', 'main'];
+export const COMPOSITION = ['http', 'mcp', 'ops', 'app', 'cli', 'main'];
 
 /** The ground floor: leaves that import nothing of Signery's; every floor above may use them. */
 export const BASE = 'base';

@@ -58,6 +58,9 @@ import { publicVerifyRoutes } from './http/routes/public-verify.js';
 import { devPkiRoutes } from './http/routes/dev-pki.js';
 import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { agentActionRoutes } from './http/routes/agent-actions.js';
+import { agentActs } from './mcp/acts.js';
+import { mcpRoutes } from './http/routes/mcp.js';
 import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { createValidatorCompiler, refuseNulCharacters, treatAbsentBodyAsEmpty } from './http/validation.js';
@@ -341,6 +344,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (config.filesPublicUrl) await server.register(fileOriginRoutes(deps));
   if (config.publicVerify.enabled) await server.register(publicVerifyRoutes(deps));
   await server.register(devPkiRoutes(deps));
+  await server.register(mcpRoutes(deps));
 
   await server.register(
     async (api) => {
@@ -373,6 +377,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await api.register(contactRoutes(deps));
       await api.register(enumRoutes(deps));
       await api.register(webhookRoutes(deps));
+      await api.register(agentActionRoutes(deps, agentActs(deps)));
     },
     { prefix: API_PREFIX },
   );

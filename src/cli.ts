@@ -61,6 +61,9 @@ Commands:
                                 retry and cancel need an id or a filter (--all: every job); they exit
                                 1 when a job named or matched could not be changed
 
+  mcp                           the MCP server for AI agents over stdio: relays to PUBLIC_URL/mcp (or
+                                SIGNERY_URL) with the API key in SIGNERY_API_KEY
+
   --version                     print this release's version
   help, -h, --help              print this help
 
@@ -284,6 +287,16 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'jobs':
       return jobs(args);
+    case 'mcp': {
+      const apiKey = process.env.SIGNERY_API_KEY;
+      if (!apiKey) {
+        console.error('signery mcp needs the API key in SIGNERY_API_KEY (POST /api/key with agent: true).');
+        return 2;
+      }
+      const { bridgeStdioToHttp } = await import('./mcp/stdio-bridge.js');
+      await bridgeStdioToHttp({ url: process.env.SIGNERY_URL ?? loadConfig().publicUrl, apiKey });
+      return -1;
+    }
     case '--version':
     case '-v':
     case 'version':

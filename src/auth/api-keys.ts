@@ -16,6 +16,9 @@ export interface ApiKeyItem {
   lastUsed: string | null;
   expires: string;
   apiKeyType: 'generic';
+  /** Made for an AI agent (POST /api/key `agent`). */
+  agent: boolean;
+  readOnly: boolean;
 }
 
 /**
@@ -45,6 +48,8 @@ export async function createApiKey(
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + deps.config.apiKeyTtlDays * 86_400_000).toISOString(),
         last_used_at: null,
+        agent: options.agent ? 1 : 0,
+        read_only: options.readOnly ? 1 : 0,
       })
       .execute();
     await recordAction(trx, actor, {
@@ -52,6 +57,9 @@ export async function createApiKey(
       objectType: 'apiKey',
       objectId: prefix,
       at: now,
+      ...(options.agent || options.readOnly
+        ? { data: { agent: options.agent === true, readOnly: options.readOnly === true } }
+        : {}),
     });
   });
   return key;
@@ -60,7 +68,7 @@ export async function createApiKey(
 export async function listApiKeys(deps: Deps, actor: Actor): Promise<ApiKeyItem[]> {
   const rows = await deps.db
     .selectFrom('auth_tokens')
-    .select(['prefix', 'description', 'created_at', 'last_used_at', 'expires_at'])
+    .select(['prefix', 'description', 'created_at', 'last_used_at', 'expires_at', 'agent', 'read_only'])
     .where('user_id', '=', actor.userId)
     .where('kind', '=', 'api_key')
     .orderBy('created_at')
@@ -72,6 +80,8 @@ export async function listApiKeys(deps: Deps, actor: Actor): Promise<ApiKeyItem[
     lastUsed: r.last_used_at,
     expires: r.expires_at,
     apiKeyType: 'generic',
+    agent: r.agent === 1,
+    readOnly: r.read_only === 1,
   }));
 }
 

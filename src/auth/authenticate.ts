@@ -33,6 +33,8 @@ function lookupQuery(db: Deps['db'], dialect: Deps['dialect']) {
       't.unlocked',
       't.expires_at',
       't.last_used_at',
+      't.agent',
+      't.read_only',
       'u.id as user_id',
       'n.name as tenant_name',
       'n.properties as tenant_properties',
@@ -104,6 +106,8 @@ export async function authenticate(deps: Deps, token: string, requestId: string)
       tokenKind: row.kind,
       unlocked: row.unlocked === 1,
       requestId,
+      ...(row.agent === 1 ? { agent: true } : {}),
+      ...(row.read_only === 1 ? { readOnly: true } : {}),
     },
   };
 }

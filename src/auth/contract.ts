@@ -48,8 +48,25 @@ export const EnableMfaBody = Type.Object(
 /** The body of POST /api/key (optional). */
 export const NewApiKeyBody = Type.Optional(
   Type.Object(
-    { description: Type.Optional(Type.String({ maxLength: 500 })) },
-    { additionalProperties: false, examples: [{ description: 'ERP integration' }] },
+    {
+      description: Type.Optional(Type.String({ maxLength: 500 })),
+      agent: Type.Optional(
+        Type.Boolean({
+          description:
+            'A key for an AI agent (the MCP server at /mcp): it can never approve an agent action, and outside /mcp it only reads (GET). Its consequential tool calls wait for a person’s approval.',
+        }),
+      ),
+      readOnly: Type.Optional(
+        Type.Boolean({
+          description:
+            'A key that only reads: every write call and every write tool of /mcp is refused (403).',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      examples: [{ description: 'ERP integration' }, { description: 'Contracts assistant', agent: true }],
+    },
   ),
 );
 

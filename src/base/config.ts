@@ -65,6 +65,12 @@ export interface Config {
   trustAnchors: string | undefined;
   sessionTtlDays: number;
   apiKeyTtlDays: number;
+  /** How long an agent's pending action waits for a person's approval (issue 42). */
+  agentActionTtlHours: number;
+  /** Origins besides PUBLIC_URL's whose browsers may call /mcp (MCP_ALLOWED_ORIGINS). */
+  mcpAllowedOrigins: string[];
+  /** The largest PDF the MCP tools take (upload_pdf) or answer (download_signed_pdf), in bytes. */
+  mcpMaxFileBytes: number;
   /** Lifetime of a two-step signing session (spec: `sessionExpiration`). */
   twoStepSessionSeconds: number;
   /** How long a recipient session (POST /share/unlock) lasts after its last use. */
@@ -211,14 +217,19 @@ function filesPublicUrl(env: Env, publicUrl: string): string | undefined {
  * path, no wildcard: a Content-Security-Policy source with a path or `*` would let in more than named).
  */
 function embedAllowedOrigins(env: Env): string[] {
-  const raw = text(env, 'EMBED_ALLOWED_ORIGINS');
+  return originList(env, 'EMBED_ALLOWED_ORIGINS');
+}
+
+/** A comma-separated list of origins (EMBED_ALLOWED_ORIGINS, MCP_ALLOWED_ORIGINS), each checked alike. */
+function originList(env: Env, key: string): string[] {
+  const raw = text(env, key);
   if (raw === undefined) return [];
   const origins: string[] = [];
   for (const entry of raw.split(',').map((part) => part.trim())) {
     if (entry === '') continue;
     const refuse = () =>
       new ConfigError(
-        `EMBED_ALLOWED_ORIGINS must list origins like https://app.example.com[:port] (no path, no wildcard), got "${entry}"`,
+        `${key} must list origins like https://app.example.com[:port] (no path, no wildcard), got "${entry}"`,
       );
     if (!/^https?:\/\/[^/?#*@\s]+$/i.test(entry)) throw refuse();
     let url: URL;
@@ -304,6 +315,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchors: text(env, 'TRUST_ANCHORS'),
     sessionTtlDays: integer(env, 'SESSION_TTL_DAYS', 30, 1),
     apiKeyTtlDays: integer(env, 'API_KEY_TTL_DAYS', 3650, 1),
+    agentActionTtlHours: integer(env, 'AGENT_ACTION_TTL_HOURS', 72, 1),
+    mcpAllowedOrigins: originList(env, 'MCP_ALLOWED_ORIGINS'),
+    mcpMaxFileBytes: integer(env, 'MCP_MAX_FILE_BYTES', 10 * 1024 * 1024, 1),
     twoStepSessionSeconds: integer(env, 'TWO_STEP_SESSION_SECONDS', 900, 10),
     recipientSessionMinutes: integer(env, 'RECIPIENT_SESSION_MINUTES', 60, 1),
     recipientDownloadDays: integer(env, 'RECIPIENT_DOWNLOAD_DAYS', 30, 0),

@@ -34,6 +34,11 @@ declare module 'fastify' {
      * still reaches after its recipient acted (RECIPIENT_DOWNLOAD_DAYS, share-standing.ts).
      */
     signedCopies?: boolean;
+    /**
+     * The MCP endpoint (/mcp), where an agent's or read-only key may send requests that are not GETs:
+     * the tools themselves hold what such a key may do (issue 42).
+     */
+    agentEndpoint?: boolean;
   }
   interface FastifyRequest {
     actor: Actor | undefined;
@@ -173,7 +178,24 @@ export function registerAuthentication(
       );
     }
     if ((mode === 'required' || mode === 'recipient') && !request.actor.unlocked) throw new MfaRequired();
+    assertKeyMayWrite(request, request.actor);
   };
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * An agent's key and a read-only key only read on the API (issue 42): an agent's acts go through /mcp,
+ * where the consequential ones wait for a person's approval; a read-only key writes nothing anywhere.
+ */
+function assertKeyMayWrite(request: FastifyRequest, actor: Actor): void {
+  if (!(actor.agent || actor.readOnly) || READ_METHODS.has(request.method)) return;
+  if (request.routeOptions.config.agentEndpoint) return;
+  throw new Forbidden(
+    actor.readOnly
+      ? 'This API key only reads'
+      : 'An agent key only reads on the API: its acts go through /mcp and wait for a person’s approval',
+  );
 }
 
 /** The caller of a recipient route: the external recipient of the link, or the internal user. */

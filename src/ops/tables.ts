@@ -46,6 +46,7 @@ export const TABLES = {
   share_links: ['token_hash'],
   dev_pki: ['name'],
   rate_limit_windows: ['bucket', 'window_start_ms'],
+  agent_actions: ['id'],
 } as const satisfies { [T in keyof Database]: PrimaryKey<T> };
 
 export type TableName = keyof Database;

@@ -1,3 +1,4 @@
+import { EVENT_NAMES } from '../core/events/emit-event.js';
 import type { Static } from 'typebox';
 import type { ReplayBody } from './contract.js';
 import { randomUUID } from 'node:crypto';
@@ -67,6 +68,8 @@ export async function replayDeliveries(
         'j.status as job_status',
       ])
       .where('e.tenant_id', '=', webhook.tenant_id)
+      // Feed-only events (core/events/feed-event.ts) were never a webhook's to deliver.
+      .where('e.event', 'in', [...EVENT_NAMES])
       .where('e.occurred_at', '>=', since.toISOString())
       .where('e.occurred_at', '<', to.toISOString());
     if (webhook.type === 'organization')

@@ -1097,7 +1097,80 @@ const ROWS: Row[] = [
     expect: { owner: 'hidden', orgAdmin: 'hidden', globalAdmin: 'hidden' },
     why: 'no delivery with that id: only authorization is compared (the member must not learn the webhook exists)',
   },
+
+  // Agents (issue 42): /mcp takes an API key only, so every session is refused (test/agents/mcp.test.ts
+  // covers the keys); what an agent proposed is reached by its key's owner, the document's owner and
+  // the administrators of its organization.
+  {
+    route: 'POST /mcp',
+    kind: 'self',
+    call: () => ({ path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }),
+    expect: {
+      stranger: 'forbidden',
+      member: 'forbidden',
+      orgAdmin: 'forbidden',
+      globalAdmin: 'forbidden',
+      owner: 'forbidden',
+    },
+    why: 'issue 42: /mcp is authenticated by API key; a session is 403 whoever holds it',
+  },
+  {
+    route: 'GET /mcp',
+    kind: 'public',
+    call: () => ({ path: '/mcp' }),
+    why: 'stateless Streamable HTTP: 405 for everyone, no stream is opened',
+  },
+  {
+    route: 'DELETE /mcp',
+    kind: 'public',
+    call: () => ({ path: '/mcp' }),
+    why: 'stateless Streamable HTTP: 405 for everyone, there is no session to end',
+  },
+  {
+    route: `GET ${V}/agent-actions`,
+    kind: 'self',
+    call: () => ({ path: `${V}/agent-actions` }),
+    why: 'each caller lists the actions they reach, none of the owner’s unless they administer the organization',
+  },
+  {
+    route: `POST ${V}/agent-actions/:id/approve`,
+    kind: 'owned',
+    call: async (w) => ({ path: `${V}/agent-actions/${await aPendingAction(w)}/approve` }),
+  },
+  {
+    route: `POST ${V}/agent-actions/:id/reject`,
+    kind: 'owned',
+    call: async (w) => ({ path: `${V}/agent-actions/${await aPendingAction(w)}/reject`, body: {} }),
+  },
 ];
+
+/**
+ * A share of a new document of the owner's that the owner's agent proposed through /mcp (prepare_share):
+ * the id of the pending action.
+ */
+async function aPendingAction(w: World): Promise<string> {
+  const key = await w.server.api('POST', '/api/key', { token: w.tokens.owner!, body: { agent: true } });
+  const documentId = await w.aDocument('Proposed');
+  const answer = await fetch(`${w.server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key.body.id as string}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'prepare_share',
+        arguments: { id: documentId, data: [{ sharePurpose: 'view', shareTo: 'someone@example.org' }] },
+      },
+    }),
+  });
+  const json = (await answer.json()) as { result: { content: { text: string }[] } };
+  return (JSON.parse(json.result.content[0]!.text) as { pendingActionId: string }).pendingActionId;
+}
 
 /**
  * Rights per document type (spec Documents rule 4: "`optionalData.folder` places the document in a

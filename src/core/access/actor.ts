@@ -13,4 +13,8 @@ export interface Actor {
   tokenKind: 'session' | 'api_key';
   unlocked: boolean;
   requestId: string;
+  /** An API key made for an AI agent: it never approves, and outside /mcp it only reads (issue 42). */
+  agent?: boolean;
+  /** An API key that only reads: every write is refused, on /mcp and off it. */
+  readOnly?: boolean;
 }

@@ -214,6 +214,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       lastUsed: Type.Union([Type.String(), Type.Null()]),
       expires: Type.String(),
       apiKeyType: Type.String(),
+      agent: Type.Boolean({ description: 'A key for an AI agent: it never approves agent actions.' }),
+      readOnly: Type.Boolean({ description: 'A key that only reads.' }),
     });
     const ApiKeyList = Type.Object(
       { results: Type.Array(ApiKeyItem) },
@@ -228,6 +230,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 lastUsed: '2026-03-02T10:15:00.000Z',
                 expires: '2036-02-27T08:00:00.000Z',
                 apiKeyType: 'generic',
+                agent: false,
+                readOnly: false,
               },
             ],
           },
@@ -256,7 +260,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createApiKey',
           summary: 'Create an API key',
           description:
-            'The whole key is returned once as `id`; it has its owner’s permissions and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.',
+            'The whole key is returned once as `id`; it has its owner’s permissions (`readOnly`: only their reads; `agent`: a key for an AI agent, see /mcp and /agent-actions) and is valid for 10 years. Rotate by creating a new key (the old one may be used to do so) and revoking the old.',
           body: NewApiKeyBody,
           response: withErrors({
             200: Type.Object(
@@ -267,7 +271,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({
-        id: await createApiKey(deps, actorOf(request), { description: request.body?.description }),
+        id: await createApiKey(deps, actorOf(request), request.body ?? {}),
       }),
     );
 

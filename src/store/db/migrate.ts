@@ -23,6 +23,7 @@ import { totpStepMemory } from './migrations/0026-totp-step-memory.js';
 import { webhookHolders } from './migrations/0027-webhook-holders.js';
 import { scrollTimeoutMs } from './migrations/0028-scroll-timeout-ms.js';
 import { shareGroups } from './migrations/0029-share-groups.js';
+import { agentActions } from './migrations/0030-agent-actions.js';
 import { fileRepairs } from './migrations/0018-file-repairs.js';
 import { webhookRotation } from './migrations/0021-webhook-rotation.js';
 
@@ -56,6 +57,7 @@ export function migrations(dialect: SqlDialect): Record<string, Migration> {
     '0027-webhook-holders': webhookHolders(dialect),
     '0028-scroll-timeout-ms': scrollTimeoutMs(dialect),
     '0029-share-groups': shareGroups(dialect),
+    '0030-agent-actions': agentActions(dialect),
   };
 }
 

@@ -47,6 +47,7 @@ export interface Database {
   share_links: ShareLinkTable;
   dev_pki: DevPkiTable;
   rate_limit_windows: RateLimitWindowTable;
+  agent_actions: AgentActionTable;
 }
 
 export type Json = string | Record<string, unknown> | unknown[];
@@ -104,6 +105,10 @@ export interface AuthTokenTable {
   created_at: string;
   expires_at: string;
   last_used_at: string | null;
+  /** API keys: 1 for a key made for an AI agent (never approves; outside /mcp it only reads). */
+  agent: Generated<number>;
+  /** API keys: 1 for a key that only reads. */
+  read_only: Generated<number>;
 }
 
 export interface RecoveryCodeTable {
@@ -608,4 +613,28 @@ export interface RateLimitWindowTable {
   /** Milliseconds since the epoch, a multiple of the window's length. */
   window_start_ms: number;
   count: number;
+}
+
+/** A consequential act an AI agent proposed, waiting for a person (src/agents/). */
+export interface AgentActionTable {
+  id: string;
+  tenant_id: string;
+  organization_id: string;
+  document_id: string;
+  tool: string;
+  /** The exact request the act will be executed with, as the agent sent it. */
+  request: Json;
+  state: 'pending' | 'executing' | 'executed' | 'rejected';
+  /** The API key that proposed it (auth_tokens.id) and its public prefix. */
+  key_id: string;
+  key_prefix: string;
+  created_by_user_id: string;
+  /** The key owner's login name. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  /** What the execution answered (approved), or why it was rejected. */
+  outcome: Json | null;
 }
