@@ -68,6 +68,11 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'contacts', description: 'The caller’s contacts.' },
   { name: 'enums', description: 'Lists of values (enums) for document fields.' },
   { name: 'webhooks', description: 'Webhooks, their deliveries, and the events feed for those who poll.' },
+  {
+    name: 'agents',
+    description:
+      'AI agents: the MCP server (/mcp) and the actions agents proposed, which a person approves or rejects.',
+  },
 ];
 
 /**

@@ -130,7 +130,7 @@ export const ShareBody = Type.Object(
     objectType: Type.Optional(
       Type.Enum(['document', 'folder'], {
         description:
-          '`document` (a folder is a special kind of document, spec Folder) or `folder` (then `id` must name a folder).',
+          '`document` (a folder is a special kind of document) or `folder` (then `id` must name a folder).',
       }),
     ),
     data: Type.Array(RecipientData, { minItems: 1, maxItems: 1000 }),

@@ -45,6 +45,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0027-webhook-holders': '7b7ede86a4168c6dc0144c10e16a1a3571bf50e0accc2cc7a323c6ebccca61a0',
     '0028-scroll-timeout-ms': '3e6046ee4323bad04920cfcd3ed10aa3c36251e985b5d9c6bbfaf1a3873f2f45',
     '0029-share-groups': '59ce1d6477ad88427a57aa15c0dcc482a7047e98a395c729bd81dfcc6ad2dd1c',
+    '0030-agent-actions': 'f42c979bc8d8f637d2749509db98fd6aa02a0a1c1b8e335a7e726bbf3c7c845c',
   },
   postgres: {
     '0001-foundation': '2f3f81fc005f95dd924383e76d6e1e282f9e0b2e60604ad4acb98564fa8e0f79',

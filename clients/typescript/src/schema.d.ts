@@ -71,136 +71,7 @@ export interface paths {
      * MCP server for AI agents (JSON-RPC)
      * @description The Model Context Protocol server for AI agents (Streamable HTTP, stateless: one JSON-RPC message per POST, answered as JSON). Authenticated by an API key only (`Authorization: Bearer <key>`; a session is 403), with the key’s rights and rate limit: every tool call is one request and counts. Tools: find_documents, get_document, upload_pdf, create_document, place_fields, prepare_share, send_reminder, verify_document, download_signed_pdf, list_events. prepare_share and send_reminder never act: they create a pending action a person approves (GET /api/v1/agent-actions). A read-only key is refused every write tool. Every call is an audit record `agentToolCall` (key id, tool, SHA-256 of the arguments, outcome). A request with an `Origin` other than PUBLIC_URL’s or one of MCP_ALLOWED_ORIGINS is 403 (DNS rebinding, MCP specification: Security).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "jsonrpc": "2.0",
-           *       "id": 1,
-           *       "method": "tools/list"
-           *     }
-           */
-          'application/json': {
-            /** @enum {string} */
-            jsonrpc: '2.0';
-            method?: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description The JSON-RPC answer. */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "jsonrpc": "2.0",
-             *       "id": 1,
-             *       "result": {
-             *         "tools": [
-             *           {
-             *             "name": "find_documents",
-             *             "inputSchema": {
-             *               "type": "object"
-             *             }
-             *           }
-             *         ]
-             *       }
-             *     }
-             */
-            'application/json': unknown;
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-      };
-    };
+    post: operations['sendMcpMessage'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1158,7 +1029,7 @@ export interface paths {
      *
      *     `type`, when sent, must be the document type of what `id` names (`documentType`; `folder` for a folder), else 400 naming both. Each Share object answers the `language`, `dateFormat` and `timeFormat` in use: as sent, or the defaults `en`, `yyyy-MM-dd` and `HH:mm:ss`.
      *
-     *     Sharing a folder (spec Folder: "Access is inherited"): `id` names a folder you manage, and `data` holds users of the tenant (login name or e-mail; external recipients get a share of a document instead) or groups (an organization of the tenant by id or name, as POST /groups/search lists them; global and super administrators name any, others only their own) with `sharePurpose` `view` (read-only) or `edit` (edit rights: change the documents in it and add documents and folders to it), optionally `message` and `validUntil`. While the share is active the user (every member of the group, also those who join later) sees the folder and everything in it — its documents and nested folders at any depth, also those added later — on every read path (GET /documents/{id}, GET /folders/{id}, POST /search, downloads, attachments, revisions, verification); what they may not see stays 404. POST /share/cancel with the folder’s id ends its shares, and the access inherited through them, at once; `validUntil` ends one when it passes. A folder share sends no mail and owes no action, so the other purposes and what only a document share carries (protections, reminders, fields, signing in the call, `sequential`, `rights`, formats) are refused with 400 naming the field. Its Share objects have `sharedObjectType` `folder`, and a group’s its `groupId`.
+     *     Sharing a folder (access to a folder is inherited by what it holds): `id` names a folder you manage, and `data` holds users of the tenant (login name or e-mail; external recipients get a share of a document instead) or groups (an organization of the tenant by id or name, as POST /groups/search lists them; global and super administrators name any, others only their own) with `sharePurpose` `view` (read-only) or `edit` (edit rights: change the documents in it and add documents and folders to it), optionally `message` and `validUntil`. While the share is active the user (every member of the group, also those who join later) sees the folder and everything in it — its documents and nested folders at any depth, also those added later — on every read path (GET /documents/{id}, GET /folders/{id}, POST /search, downloads, attachments, revisions, verification); what they may not see stays 404. POST /share/cancel with the folder’s id ends its shares, and the access inherited through them, at once; `validUntil` ends one when it passes. A folder share sends no mail and owes no action, so the other purposes and what only a document share carries (protections, reminders, fields, signing in the call, `sequential`, `rights`, formats) are refused with 400 naming the field. Its Share objects have `sharedObjectType` `folder`, and a group’s its `groupId`.
      *
      *     Answers the Share objects, each with the recipient’s `signatureFields` (with their `fieldId`).
      */
@@ -2398,160 +2269,7 @@ export interface paths {
      * List what agents proposed
      * @description The agent actions the caller reaches, newest first: each is a consequential act (share, remind) an AI agent asked for through /mcp, waiting for a person or decided. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Only the actions in this state (default: all). */
-          state?: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
-          documentId?: string;
-          size?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "results": [
-             *         {
-             *           "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
-             *           "tool": "prepare_share",
-             *           "state": "pending",
-             *           "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *           "createdBy": "jane@example.com",
-             *           "createdAt": "2026-03-01T08:00:00.000Z",
-             *           "keyId": "sgy_3f9a1c07be42",
-             *           "expiresAt": "2026-03-04T08:00:00.000Z",
-             *           "request": {
-             *             "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *             "data": [
-             *               {
-             *                 "shareTo": "client@example.org",
-             *                 "sharePurpose": "sign"
-             *               }
-             *             ]
-             *           },
-             *           "decidedBy": null,
-             *           "decidedAt": null,
-             *           "outcome": null
-             *         }
-             *       ]
-             *     }
-             */
-            'application/json': {
-              results: {
-                id: string;
-                /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
-                tool: string;
-                /**
-                 * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
-                 * @enum {unknown}
-                 */
-                state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
-                documentId: string;
-                /** @description Login name of the user whose API key proposed it. */
-                createdBy: string;
-                createdAt: string;
-                /** @description The public id of the API key that proposed it. */
-                keyId: string;
-                expiresAt: string;
-                /** @description The exact request approval executes. */
-                request: unknown;
-                decidedBy: string | null;
-                decidedAt: string | null;
-                /** @description What the act answered once executed, or the reason of a rejection. */
-                outcome: unknown;
-              }[];
-            };
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-      };
-    };
+    get: operations['listAgentActions'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2573,163 +2291,7 @@ export interface paths {
      * Approve what an agent proposed, and do it
      * @description Executes the action’s exact request as the caller (the approver is the actor of the act and its audit records; the audit record `agentActionApproved` names the agent’s key), with the caller’s rights: a caller who may not do the act gets its error and the action stays pending. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included). Answers the action, `executed`, with the act’s answer as `outcome`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
-             *       "tool": "prepare_share",
-             *       "state": "pending",
-             *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *       "createdBy": "jane@example.com",
-             *       "createdAt": "2026-03-01T08:00:00.000Z",
-             *       "keyId": "sgy_3f9a1c07be42",
-             *       "expiresAt": "2026-03-04T08:00:00.000Z",
-             *       "request": {
-             *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *         "data": [
-             *           {
-             *             "shareTo": "client@example.org",
-             *             "sharePurpose": "sign"
-             *           }
-             *         ]
-             *       },
-             *       "decidedBy": null,
-             *       "decidedAt": null,
-             *       "outcome": null
-             *     }
-             */
-            'application/json': {
-              id: string;
-              /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
-              tool: string;
-              /**
-               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
-               * @enum {unknown}
-               */
-              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
-              documentId: string;
-              /** @description Login name of the user whose API key proposed it. */
-              createdBy: string;
-              createdAt: string;
-              /** @description The public id of the API key that proposed it. */
-              keyId: string;
-              expiresAt: string;
-              /** @description The exact request approval executes. */
-              request: unknown;
-              decidedBy: string | null;
-              decidedAt: string | null;
-              /** @description What the act answered once executed, or the reason of a rejection. */
-              outcome: unknown;
-            };
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        409: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-      };
-    };
+    post: operations['approveAgentAction'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2749,175 +2311,7 @@ export interface paths {
      * Reject what an agent proposed
      * @description Nothing of the action is done; `reason` is kept as its `outcome` for the agent. A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          /**
-           * @example {
-           *       "reason": "Not this client; wait for the signed NDA."
-           *     }
-           */
-          'application/json': {
-            /** @description Told to the agent. */
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
-             *       "tool": "prepare_share",
-             *       "state": "pending",
-             *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *       "createdBy": "jane@example.com",
-             *       "createdAt": "2026-03-01T08:00:00.000Z",
-             *       "keyId": "sgy_3f9a1c07be42",
-             *       "expiresAt": "2026-03-04T08:00:00.000Z",
-             *       "request": {
-             *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
-             *         "data": [
-             *           {
-             *             "shareTo": "client@example.org",
-             *             "sharePurpose": "sign"
-             *           }
-             *         ]
-             *       },
-             *       "decidedBy": null,
-             *       "decidedAt": null,
-             *       "outcome": null
-             *     }
-             */
-            'application/json': {
-              id: string;
-              /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
-              tool: string;
-              /**
-               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
-               * @enum {unknown}
-               */
-              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
-              documentId: string;
-              /** @description Login name of the user whose API key proposed it. */
-              createdBy: string;
-              createdAt: string;
-              /** @description The public id of the API key that proposed it. */
-              keyId: string;
-              expiresAt: string;
-              /** @description The exact request approval executes. */
-              request: unknown;
-              decidedBy: string | null;
-              decidedAt: string | null;
-              /** @description What the act answered once executed, or the reason of a rejection. */
-              outcome: unknown;
-            };
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        400: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        401: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        403: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        404: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        409: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description An error: every error the API answers has this shape. */
-        429: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-        /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
-        503: {
-          headers: {
-            'X-Request-Id': components['headers']['X-Request-Id'];
-            'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-            RateLimit: components['headers']['RateLimit'];
-            'Retry-After': components['headers']['Retry-After'];
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorBody'];
-          };
-        };
-      };
-    };
+    post: operations['rejectAgentAction'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3167,6 +2561,136 @@ export interface operations {
             database?: string;
             blobs?: string;
           };
+        };
+      };
+    };
+  };
+  sendMcpMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": 1,
+         *       "method": "tools/list"
+         *     }
+         */
+        'application/json': {
+          /** @enum {string} */
+          jsonrpc: '2.0';
+          method?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jsonrpc": "2.0",
+           *       "id": 1,
+           *       "result": {
+           *         "tools": [
+           *           {
+           *             "name": "find_documents",
+           *             "inputSchema": {
+           *               "type": "object"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': unknown;
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
     };
@@ -13235,7 +12759,7 @@ export interface operations {
           /** @description The document type (`documentType`, the Share’s `sharedObjectEsType`) of what `id` names, `folder` for a folder: when sent it must match (400 naming both). */
           type?: string;
           /**
-           * @description `document` (a folder is a special kind of document, spec Folder) or `folder` (then `id` must name a folder).
+           * @description `document` (a folder is a special kind of document) or `folder` (then `id` must name a folder).
            * @enum {unknown}
            */
           objectType?: 'document' | 'folder';
@@ -26539,6 +26063,486 @@ export interface operations {
       };
       /** @description An error: every error the API answers has this shape. */
       404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listAgentActions: {
+    parameters: {
+      query?: {
+        /** @description Only the actions in this state (default: all). */
+        state?: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+        documentId?: string;
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+           *           "tool": "prepare_share",
+           *           "state": "pending",
+           *           "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *           "createdBy": "jane@example.com",
+           *           "createdAt": "2026-03-01T08:00:00.000Z",
+           *           "keyId": "sgy_3f9a1c07be42",
+           *           "expiresAt": "2026-03-04T08:00:00.000Z",
+           *           "request": {
+           *             "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *             "data": [
+           *               {
+           *                 "shareTo": "client@example.org",
+           *                 "sharePurpose": "sign"
+           *               }
+           *             ]
+           *           },
+           *           "decidedBy": null,
+           *           "decidedAt": null,
+           *           "outcome": null
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            results: {
+              id: string;
+              /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+              tool: string;
+              /**
+               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+               * @enum {unknown}
+               */
+              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+              documentId: string;
+              /** @description Login name of the user whose API key proposed it. */
+              createdBy: string;
+              createdAt: string;
+              /** @description The public id of the API key that proposed it. */
+              keyId: string;
+              expiresAt: string;
+              /** @description The exact request approval executes. */
+              request: unknown;
+              decidedBy: string | null;
+              decidedAt: string | null;
+              /** @description What the act answered once executed, or the reason of a rejection. */
+              outcome: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  approveAgentAction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+           *       "tool": "prepare_share",
+           *       "state": "pending",
+           *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *       "createdBy": "jane@example.com",
+           *       "createdAt": "2026-03-01T08:00:00.000Z",
+           *       "keyId": "sgy_3f9a1c07be42",
+           *       "expiresAt": "2026-03-04T08:00:00.000Z",
+           *       "request": {
+           *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *         "data": [
+           *           {
+           *             "shareTo": "client@example.org",
+           *             "sharePurpose": "sign"
+           *           }
+           *         ]
+           *       },
+           *       "decidedBy": null,
+           *       "decidedAt": null,
+           *       "outcome": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+            tool: string;
+            /**
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            documentId: string;
+            /** @description Login name of the user whose API key proposed it. */
+            createdBy: string;
+            createdAt: string;
+            /** @description The public id of the API key that proposed it. */
+            keyId: string;
+            expiresAt: string;
+            /** @description The exact request approval executes. */
+            request: unknown;
+            decidedBy: string | null;
+            decidedAt: string | null;
+            /** @description What the act answered once executed, or the reason of a rejection. */
+            outcome: unknown;
+          };
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  rejectAgentAction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Not this client; wait for the signed NDA."
+         *     }
+         */
+        'application/json': {
+          /** @description Told to the agent. */
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+           *       "tool": "prepare_share",
+           *       "state": "pending",
+           *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *       "createdBy": "jane@example.com",
+           *       "createdAt": "2026-03-01T08:00:00.000Z",
+           *       "keyId": "sgy_3f9a1c07be42",
+           *       "expiresAt": "2026-03-04T08:00:00.000Z",
+           *       "request": {
+           *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *         "data": [
+           *           {
+           *             "shareTo": "client@example.org",
+           *             "sharePurpose": "sign"
+           *           }
+           *         ]
+           *       },
+           *       "decidedBy": null,
+           *       "decidedAt": null,
+           *       "outcome": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+            tool: string;
+            /**
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            documentId: string;
+            /** @description Login name of the user whose API key proposed it. */
+            createdBy: string;
+            createdAt: string;
+            /** @description The public id of the API key that proposed it. */
+            keyId: string;
+            expiresAt: string;
+            /** @description The exact request approval executes. */
+            request: unknown;
+            decidedBy: string | null;
+            decidedAt: string | null;
+            /** @description What the act answered once executed, or the reason of a rejection. */
+            outcome: unknown;
+          };
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];

@@ -64,6 +64,7 @@ export function agentActionRoutes(deps: Deps, execute: ExecuteAct): FastifyPlugi
       '/agent-actions',
       {
         schema: {
+          operationId: 'listAgentActions',
           tags: ['agents'],
           summary: 'List what agents proposed',
           description: `The agent actions the caller reaches, newest first: each is a consequential act (share, remind) an AI agent asked for through /mcp, waiting for a person or decided. ${APPROVAL_RULES}`,
@@ -83,6 +84,7 @@ export function agentActionRoutes(deps: Deps, execute: ExecuteAct): FastifyPlugi
       '/agent-actions/:id/approve',
       {
         schema: {
+          operationId: 'approveAgentAction',
           tags: ['agents'],
           summary: 'Approve what an agent proposed, and do it',
           description: `Executes the action’s exact request as the caller (the approver is the actor of the act and its audit records; the audit record \`agentActionApproved\` names the agent’s key), with the caller’s rights: a caller who may not do the act gets its error and the action stays pending. ${APPROVAL_RULES} Answers the action, \`executed\`, with the act’s answer as \`outcome\`.`,
@@ -97,6 +99,7 @@ export function agentActionRoutes(deps: Deps, execute: ExecuteAct): FastifyPlugi
       '/agent-actions/:id/reject',
       {
         schema: {
+          operationId: 'rejectAgentAction',
           tags: ['agents'],
           summary: 'Reject what an agent proposed',
           description: `Nothing of the action is done; \`reason\` is kept as its \`outcome\` for the agent. ${APPROVAL_RULES}`,

@@ -46,6 +46,7 @@ export function mcpRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         // Every caller's origin is checked, whoever they are.
         onRequest: async (request, reply) => guard(request, reply),
         schema: {
+          operationId: 'sendMcpMessage',
           tags: ['agents'],
           summary: 'MCP server for AI agents (JSON-RPC)',
           description: MCP_DESCRIPTION,
