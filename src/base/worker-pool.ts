@@ -9,6 +9,16 @@ import { startModuleWorker } from './worker-module.js';
 export type WorkerAnswer<T> =
   { ok: true; value: T } | { ok: false; name: string; message: string; statusCode?: number };
 
+/** A worker's first message: its module is loaded and it takes requests. */
+const READY = 'ready';
+
+/**
+ * How long a new worker may take to load its module. Not a request's time: on a busy machine loading
+ * pdf.js and the canvas alone has taken over 20 s, and a request given to a worker still loading
+ * would be charged for it (and a PDF that draws in a second remembered as one that cannot be drawn).
+ */
+const START_LIMIT_MS = 120_000;
+
 interface Job<Request, Answer> {
   request: Request;
   transfer: readonly Transferable[];
@@ -31,8 +41,10 @@ export interface WorkerPoolOptions {
 /**
  * Runs requests in worker threads, one at a time per worker, so that work on untrusted input (a PDF's
  * text, its pages drawn) never holds the event loop; each request runs for at most `timeLimitMs` of
- * its worker, past which the worker is ended (and replaced for the next request). Requests beyond the
- * pool's size wait for a free worker. Idle workers do not keep the process alive.
+ * its worker, past which the worker is ended (and replaced for the next request). A new worker is
+ * given requests only once its module has loaded (its first message), so its start-up is never
+ * counted in a request's time. Requests beyond the pool's size wait for a free worker. Idle workers do
+ * not keep the process alive.
  *
  * The worker's module answers with `serveWorkerRequests`.
  */
@@ -40,6 +52,8 @@ export class WorkerPool<Request, Answer> {
   readonly #options: WorkerPoolOptions;
   readonly #idle: Worker[] = [];
   readonly #busy = new Set<Worker>();
+  /** Workers loading their module, not yet given a request. */
+  readonly #starting = new Set<Worker>();
   readonly #queue: Job<Request, Answer>[] = [];
   #closed = false;
 
@@ -60,19 +74,21 @@ export class WorkerPool<Request, Answer> {
     this.#closed = true;
     for (const job of this.#queue.splice(0))
       job.reject(new Error(`the ${this.#options.module} pool is closed`));
-    await Promise.all([...this.#idle.splice(0), ...this.#busy].map((worker) => worker.terminate()));
+    await Promise.all(
+      [...this.#idle.splice(0), ...this.#busy, ...this.#starting].map((worker) => worker.terminate()),
+    );
     this.#busy.clear();
+    this.#starting.clear();
   }
 
   #next(): void {
     if (this.#queue.length === 0) return;
-    const { besideUrl, module, workers, timeLimitMs, timedOut, resourceLimits } = this.#options;
-    const worker =
-      this.#idle.pop() ??
-      (this.#busy.size < workers
-        ? startModuleWorker(besideUrl, module, resourceLimits ? { resourceLimits } : {})
-        : undefined);
-    if (!worker) return;
+    const { module, timeLimitMs, timedOut } = this.#options;
+    const worker = this.#idle.pop();
+    if (!worker) {
+      this.#start();
+      return;
+    }
     const job = this.#queue.shift()!;
     this.#busy.add(worker);
     worker.ref();
@@ -99,6 +115,42 @@ export class WorkerPool<Request, Answer> {
     worker.on('exit', onExit);
     worker.postMessage(job.request, job.transfer);
   }
+
+  /** A new worker, if the pool has room for one: idle once it says it is ready, then given the next request. */
+  #start(): void {
+    const { besideUrl, module, workers, resourceLimits } = this.#options;
+    if (this.#busy.size + this.#starting.size >= workers) return;
+    const worker = startModuleWorker(besideUrl, module, resourceLimits ? { resourceLimits } : {});
+    this.#starting.add(worker);
+    const settle = (failure?: Error) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      this.#starting.delete(worker);
+      if (this.#closed) return void worker.terminate();
+      if (failure) {
+        void worker.terminate();
+        // The request waiting longest fails, not every one: the next worker may start.
+        this.#queue.shift()?.reject(failure);
+      } else {
+        worker.unref();
+        this.#idle.push(worker);
+      }
+      this.#next();
+    };
+    const onMessage = (message: unknown) =>
+      settle(message === READY ? undefined : new Error(`the ${module} worker spoke before it was ready`));
+    const onError = (error: Error) => settle(error);
+    const onExit = () => settle(new Error(`the ${module} worker stopped while starting`));
+    const timer = setTimeout(
+      () => settle(new Error(`the ${module} worker did not start within ${START_LIMIT_MS / 1000} s`)),
+      START_LIMIT_MS,
+    );
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  }
 }
 
 /**
@@ -121,4 +173,6 @@ export function serveWorkerRequests<Request, Answer>(
         } satisfies WorkerAnswer<Answer>),
     );
   });
+  // The module and its imports are loaded: from now on a request's time is its own.
+  parentPort?.postMessage(READY);
 }
