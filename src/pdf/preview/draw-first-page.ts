@@ -32,6 +32,18 @@ const MAX_IMAGE_PIXELS = 16 * 1024 * 1024;
 /** pdf.js's data files (the 14 standard fonts, CMaps), read from its package beside ours. */
 const PDFJS_DIR = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
+const loadEngine = () => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('@napi-rs/canvas')]);
+let engine: ReturnType<typeof loadEngine> | undefined;
+
+/**
+ * pdf.js and the canvas, loaded once per worker. The worker loads them before it says it is ready, so
+ * a page's time limit counts its drawing, not the loading (over 10 s on a busy machine).
+ */
+export function loadDrawingEngine() {
+  engine ??= loadEngine();
+  return engine;
+}
+
 /**
  * The first page of a PDF drawn as a WebP image, by pdf.js on a Skia canvas (@napi-rs/canvas): what
  * the signer page shows while its own copy of pdf.js is still on its way to a slow phone. No script of
@@ -40,10 +52,7 @@ const PDFJS_DIR = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/pac
  * memory: never call it on the server's own thread.
  */
 export async function drawFirstPage(request: PreviewRequest): Promise<PagePreview> {
-  const [pdfjs, { createCanvas }] = await Promise.all([
-    import('pdfjs-dist/legacy/build/pdf.mjs'),
-    import('@napi-rs/canvas'),
-  ]);
+  const [pdfjs, { createCanvas }] = await loadDrawingEngine();
   const task = pdfjs.getDocument({
     data: request.pdf,
     isEvalSupported: false,
