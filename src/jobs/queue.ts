@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import {
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import { writeTransaction, type SqlDialect } from '../store/db/dialect.js';
 import { readJson, writeJson } from '../store/db/json.js';
 import {
@@ -783,18 +789,21 @@ function statusAfter(next: SettleOutcome): 'queued' | 'done' | 'dead' {
   return next.outcome === 'retry' ? 'queued' : next.outcome === 'done' ? 'done' : 'dead';
 }
 
+/** What giving back a claim writes: the job is due again at once, unlocked, the attempt not counted. */
+function givenBack(now: Date) {
+  return (eb: ExpressionBuilder<Database, 'jobs'>) => ({
+    status: 'queued' as const,
+    run_at: now.toISOString(),
+    locked_by: null,
+    lease_until: null,
+    attempts: eb('attempts', '-', 1),
+    updated_at: now.toISOString(),
+  });
+}
+
 /** Gives back a claim without counting it as an attempt: the job is due again at once. */
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob, now: Date): Promise<boolean> {
-  const result = await ownedBy(db.updateTable('jobs'), job)
-    .set((eb) => ({
-      status: 'queued',
-      run_at: now.toISOString(),
-      locked_by: null,
-      lease_until: null,
-      attempts: eb('attempts', '-', 1),
-      updated_at: now.toISOString(),
-    }))
-    .executeTakeFirst();
+  const result = await ownedBy(db.updateTable('jobs'), job).set(givenBack(now)).executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
   await ringDoorbellWith(db);
   return true;
@@ -811,14 +820,7 @@ export async function releaseHeldJobs(db: Kysely<Database>, workerId: string, no
     .updateTable('jobs')
     .where('status', '=', 'running')
     .where('locked_by', '=', workerId)
-    .set((eb) => ({
-      status: 'queued',
-      run_at: now.toISOString(),
-      locked_by: null,
-      lease_until: null,
-      attempts: eb('attempts', '-', 1),
-      updated_at: now.toISOString(),
-    }))
+    .set(givenBack(now))
     .returning('id')
     .execute();
   if (released.length > 0) await ringDoorbellWith(db);
