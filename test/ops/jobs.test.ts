@@ -12,6 +12,7 @@ import {
 } from '../../src/jobs/queue.js';
 import { CANCELLED } from '../../src/jobs/queue-steering.js';
 import { parseAge, type JobSelection } from '../../src/ops/jobs/job-selection.js';
+import { span } from '../../src/ops/jobs/job-table.js';
 import { listJobs } from '../../src/ops/jobs/list-jobs.js';
 import { writeTransaction, type DatabaseHandle } from '../../src/store/db/dialect.js';
 import { migrateToLatest } from '../../src/store/db/migrate.js';
@@ -197,6 +198,14 @@ describe('signery jobs list|retry|cancel (docs/operations.md: The job queue)', (
     );
     assert.match(lines[2]!, /^s-running +sms\.send +running +1\/10 +2\dm\d+s +- +-$/);
     assert.equal(lines[3], '2 jobs');
+  });
+
+  it('the table gives a span in its largest unit and the next one down, that one even when it is zero', () => {
+    const SECOND = 1000;
+    assert.deepEqual(
+      [0, 400, 12 * SECOND, 4 * MINUTE + 10 * SECOND, HOUR + 2 * SECOND, 2 * HOUR + 5 * MINUTE, 76 * HOUR].map(span),
+      ['0s', '0s', '12s', '4m10s', '1h0m', '2h5m', '3d4h'],
+    );
   });
 
   it('list, retry and cancel refuse arguments that select nothing sensible, with a usage message (exit 2)', () => {

@@ -1,7 +1,10 @@
 import type { JobsChanged } from './change-jobs.js';
 import type { JobView } from './job-selection.js';
 
-/** `3d4h`, `2h5m`, `4m10s`, `12s`: a span as a person reads it, to the two largest units. */
+/**
+ * `3d4h`, `2h5m`, `1h0m`, `4m10s`, `12s`: a span as a person reads it, in its largest unit and the
+ * next one down (shown even when it is zero, so an hour and two seconds reads `1h0m`, not `1h2s`).
+ */
 export function span(ms: number): string {
   const units: [string, number][] = [
     ['d', 86_400_000],
@@ -12,7 +15,7 @@ export function span(ms: number): string {
   let rest = Math.max(0, Math.round(ms / 1000) * 1000);
   const parts: string[] = [];
   for (const [unit, size] of units) {
-    if (rest >= size || (parts.length === 0 && unit === 's')) {
+    if (parts.length > 0 || rest >= size || unit === 's') {
       parts.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;
     }
