@@ -223,7 +223,9 @@ function minifiedSchemas(): Record<string, never> {
 /**
  * The docs page (Swagger UI) at `routePrefix`, readable on a phone: its HTML gets the viewport the
  * bundled page lacks (without it a phone lays the page out 980 px wide and shrinks it unreadable),
- * and a style sheet that drops the bar for loading other descriptions and lets long paths wrap.
+ * and a style sheet that drops the bar for loading other descriptions and lets long paths wrap. The
+ * responses' "Links" column goes too: the description has no links, and the column only said so,
+ * pushing each response past a phone's edge.
  */
 export async function registerDocsPage(server: FastifyInstance, routePrefix: string): Promise<void> {
   await server.register(async (docs) => {
@@ -239,6 +241,7 @@ export async function registerDocsPage(server: FastifyInstance, routePrefix: str
 const DOCS_PAGE_CSS = `
 .swagger-ui .topbar { display: none; }
 .swagger-ui .opblock .opblock-summary-path { word-break: break-word; }
+.swagger-ui .response-col_links { display: none; }
 @media (max-width: 600px) {
   .swagger-ui .wrapper { padding: 0 12px; }
   .swagger-ui .info { margin: 24px 0; }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { useServer } from '../helpers/use-server.js';
 import { ARTIFACTS, hasChromium, launchChromium, SIZES } from './browser.js';
 
@@ -64,26 +64,71 @@ describe(
       await fitsThePhone('opened');
     });
 
-    // Skipped with a note on issue 41: since this round's merges the docs page renders only its first
-    // tag's operations (health), so no other operation can be opened; the cause is not found yet.
-    it(
-      'an operation opened, tried out, with its long path, still fits',
-      {
-        skip: 'the docs page shows only the first tag’s operations since issue 41’s merges (noted on issue 41)',
-      },
-      async () => {
-        const createDocument = page.locator('.opblock-summary-path[data-path="/api/v1/documents"]').first();
-        await createDocument.click();
-        await page.locator('.opblock.is-open .try-out__btn').first().click();
-        await page.locator('.opblock.is-open .opblock-section-request-body').first().scrollIntoViewIfNeeded();
-        await fitsThePhone('operation');
-        const longest = page.locator(
-          '.opblock-summary-path[data-path="/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]',
+    /**
+     * Swagger UI draws only the entries near the screen once a description has 150 tags and operations
+     * or more (a virtual list; Signery's has more): scrolls down, as a reader would, until `locator` is
+     * drawn, then brings it into view.
+     */
+    async function scrollUntilDrawn(locator: Locator): Promise<void> {
+      for (let step = 0; step < 400 && (await locator.count()) === 0; step++) {
+        const atTheEnd = await page.evaluate<boolean>(
+          '(() => { const before = scrollY; scrollBy(0, innerHeight / 2); return scrollY === before; })()',
         );
-        await longest.scrollIntoViewIfNeeded();
-        await fitsThePhone('long-path');
-      },
-    );
+        if (atTheEnd) break;
+        await page.waitForTimeout(20);
+      }
+      await locator.first().scrollIntoViewIfNeeded();
+    }
+
+    it('draws every operation of the description as the page is scrolled through', async () => {
+      const described = (await (await fetch(`${server.url}/api/v1/docs/json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+        tags: unknown[];
+      };
+      const methods = new Set(['get', 'put', 'post', 'delete', 'patch']);
+      const expected = Object.entries(described.paths)
+        .flatMap(([path, item]) =>
+          Object.keys(item)
+            .filter((m) => methods.has(m))
+            .map((m) => `${m} ${path}`),
+        )
+        .sort();
+      assert.ok(
+        expected.length + described.tags.length >= 150,
+        'enough tags and operations for Swagger UI to draw them as a virtual list',
+      );
+      const drawn = new Set<string>();
+      await page.evaluate('window.scrollTo(0, 0)');
+      for (let step = 0; step < 1000; step++) {
+        for (const op of await page.evaluate<string[]>(
+          `[...document.querySelectorAll('.opblock')].map((o) =>
+            o.querySelector('.opblock-summary-method').textContent.toLowerCase() + ' ' +
+            o.querySelector('.opblock-summary-path').getAttribute('data-path'))`,
+        ))
+          drawn.add(op);
+        const atTheEnd = await page.evaluate<boolean>(
+          '(() => { const before = scrollY; scrollBy(0, innerHeight / 2); return scrollY === before; })()',
+        );
+        if (atTheEnd) break;
+        await page.waitForTimeout(20);
+      }
+      assert.deepEqual([...drawn].sort(), expected);
+      await page.evaluate('window.scrollTo(0, 0)');
+    });
+
+    it('an operation opened, tried out, with its long path, still fits', async () => {
+      const createDocument = page.locator('.opblock-summary-path[data-path="/api/v1/documents"]');
+      await scrollUntilDrawn(createDocument);
+      await createDocument.first().click();
+      await page.locator('.opblock.is-open .try-out__btn').first().click();
+      await page.locator('.opblock.is-open .opblock-section-request-body').first().scrollIntoViewIfNeeded();
+      await fitsThePhone('operation');
+      const longest = page.locator(
+        '.opblock-summary-path[data-path="/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]',
+      );
+      await scrollUntilDrawn(longest);
+      await fitsThePhone('long-path');
+    });
 
     it('Authorize offers the Bearer header beside the token parameter and the cookie', async () => {
       await page.evaluate('window.scrollTo(0, 0)');
