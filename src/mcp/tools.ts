@@ -16,6 +16,7 @@ import { SearchBody } from '../search/contract.js';
 import { searchDocuments } from '../search/search-documents.js';
 import { RecipientData, RemindersBody, ShareBody } from '../sharing/contract.js';
 import { verifyDocument } from '../signing/verify-document.js';
+import { documentRecipients } from './document-recipients.js';
 import { DEFAULT_FEED_PAGE, listEvents, MAX_FEED_PAGE } from '../webhooks/list-events.js';
 
 /**
@@ -167,12 +168,15 @@ export function agentTools(deps: Deps): AgentTool[] {
       name: 'get_document',
       title: 'Read a document',
       description:
-        'One document by id: its title, state (`workflow.shareStateName`), whether it is signed, who still has to act (`waitingFor`), its custom fields, its main file (`pdfFile`) and version. Use it to check progress after a share was approved.',
+        'One document by id: its title, state (`workflow.shareStateName`), whether it is signed, who still has to act (`waitingFor`), its custom fields, its main file (`pdfFile`) and version, and `recipients`: each recipient in the order they act, with their purpose, status, what they still owe in words (`owes`: "sign, now", "sign, after the recipients before them", "nothing: done", …) and, while they owe it, the fields they will be asked to fill. Use it to check progress after a share was approved.',
       input: byId,
       write: false,
       consequential: false,
       documentOf: (args) => args.documentId,
-      run: async (d, actor, args) => ({ json: await getDocument(d, actor, args.documentId) }),
+      run: async (d, actor, args) => {
+        const document = await getDocument(d, actor, args.documentId);
+        return { json: { ...document, recipients: await documentRecipients(d.db, document.documentId) } };
+      },
     }),
     tool({
       name: 'upload_pdf',

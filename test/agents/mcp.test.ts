@@ -188,6 +188,27 @@ describe('the MCP server: an agent prepares, a person approves every send', () =
       ],
     );
     assert.match(String(calls[1]?.data.argumentsDigest), /^[0-9a-f]{64}$/);
+
+    const read = jsonOf(await call(agent, 'get_document', { documentId }));
+    assert.deepEqual(read.waitingFor, ['kim@example.org']);
+    assert.deepEqual(
+      read.recipients.map((r: Record<string, unknown>) => ({ ...r, fields: (r.fields as object[]).length })),
+      [
+        {
+          recipient: 'kim@example.org',
+          purpose: 'sign',
+          status: 'active',
+          owes: 'sign, now',
+          fields: 1,
+          actedAt: null,
+          reason: null,
+        },
+      ],
+      'what each recipient still owes',
+    );
+    const [field] = read.recipients[0].fields;
+    assert.match(field.fieldId, /^fld_/);
+    assert.equal(field.kind, 'signature');
   });
 
   it('every tool call is an audit record agentToolCall, a refused one too', async () => {
