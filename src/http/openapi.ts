@@ -1,7 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
+import { IsOptional, type TSchema } from 'typebox';
 import type { Config } from '../base/config.js';
 import type { AuthMode } from './authentication.js';
 import { MINIFIED, MINIFIED_RESPONSE, minifiedSchemaName } from './minified.js';
@@ -105,6 +105,7 @@ const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers
 
 /** Schema keys the document reads and then drops (set by `transform` from the route's config). */
 const NOT_RATE_LIMITED = 'x-not-rate-limited';
+const OPTIONAL_BODY = 'x-optional-body';
 
 /** The OpenAPI description of the API (served at /api/v1/openapi.json and shown at /api/v1/docs). */
 export function openApiOptions(config: Config): SwaggerOptions {
@@ -161,6 +162,8 @@ export function openApiOptions(config: Config): SwaggerOptions {
       // `{}` first: the call also answers without a credential (GET /login says `logged: false`).
       if (auth === 'optional') documented.security = [{}, ...credentials];
       if (route.config?.rateLimit === false) documented[NOT_RATE_LIMITED] = true;
+      // A body the call may go without (`Type.Optional` at the top: POST /agent-actions/{id}/reject).
+      if (IsOptional(schema.body)) documented[OPTIONAL_BODY] = true;
       return { schema: documented, url };
     },
     transformObject: (documentObject) => {
@@ -175,6 +178,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
 interface Operation {
   parameters?: { name: string; in: string; [key: string]: unknown }[];
   responses?: Record<string, { headers?: Record<string, unknown> }>;
+  requestBody?: { required?: boolean };
   [key: string]: unknown;
 }
 
@@ -186,6 +190,8 @@ interface Operation {
 function documentOperation(operation: Operation): void {
   const limited = operation[NOT_RATE_LIMITED] !== true;
   delete operation[NOT_RATE_LIMITED];
+  if (operation[OPTIONAL_BODY] === true && operation.requestBody) operation.requestBody.required = false;
+  delete operation[OPTIONAL_BODY];
   const responses = (operation.responses ??= {});
   responses['503'] ??= {
     description: 'A store did not answer, or the node is stopping: send the call again after `Retry-After`.',

@@ -179,6 +179,19 @@ describe('what an agent proposes waits for a person, who approves or rejects it'
       (await auditOf(server, documentId)).map((r) => r.activityType).filter((a) => a.startsWith('agent')),
       ['agentActionCreated', 'agentActionRejected'],
     );
+    // The reason is optional, and so is the body (documented so: requestBody.required false).
+    const another = await propose(
+      server,
+      agentKey,
+      'prepare_share',
+      documentId,
+      shareOf(documentId, 'ned@example.org'),
+    );
+    const bare = mustSucceed(
+      await server.api('POST', `/agent-actions/${another.pendingActionId}/reject`, { token: owner.token }),
+      'reject without a body',
+    );
+    assert.deepEqual([bare.body.state, bare.body.outcome], ['rejected', null]);
   });
 
   it('another user does not see the action: 404, never 403', async () => {

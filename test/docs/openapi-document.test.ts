@@ -131,6 +131,19 @@ describe('the OpenAPI description (GET /api/v1/openapi.json)', () => {
     );
   });
 
+  it('a body the call may go without is documented as not required; every other body as required', () => {
+    const optional = operationsOf(document)
+      .filter(({ operation }) => operation.requestBody?.required === false)
+      .map(({ key }) => key)
+      .sort();
+    assert.deepEqual(optional, [
+      'POST /api/v1/agent-actions/{id}/reject',
+      'POST /api/v1/api/key',
+      'POST /api/v1/groups/search',
+      'POST /api/v1/share/otp',
+    ]);
+  });
+
   it('one parameter name per path position: paths that differ only in a parameter name do not exist', () => {
     // `/documents/{documentId}` and `/documents/{version}` are "equivalent paths" to OpenAPI (an error).
     const names = new Map<string, { name: string; path: string }>();

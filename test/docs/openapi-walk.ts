@@ -21,7 +21,7 @@ export interface Operation {
   summary?: string;
   description?: string;
   security?: Record<string, string[]>[];
-  requestBody?: { content?: Record<string, MediaType> };
+  requestBody?: { required?: boolean; content?: Record<string, MediaType> };
   responses?: Record<
     string,
     { description?: string; content?: Record<string, MediaType>; headers?: Record<string, unknown> }
