@@ -7,6 +7,8 @@ import { recordFeedEvent } from '../core/events/feed-event.js';
 import { Forbidden } from '../base/errors.js';
 import { writeTransaction } from '../store/db/dialect.js';
 import { writeJson } from '../store/db/json.js';
+import { queueMail } from '../jobs/notification-jobs.js';
+import { approvalMail } from './approval-mail.js';
 import { keyPrefixOf, requestDigest } from './tool-calls.js';
 
 /** What an agent asks to do on a document: the tool and its exact request. */
@@ -20,7 +22,8 @@ export interface ProposedAct {
  * A tool that would send, share, sign, seal, remind or delete does not act (issue 42, Deliver 3): it
  * records the act as pending, for a person to approve or reject. Load → authorize (a document the
  * key's owner cannot see is "not found"; a read-only key proposes nothing) → one transaction with the
- * action, its audit record and its feed event, so an agent can wait on GET /events.
+ * action, its audit record and its feed event, so an agent can wait on GET /events, and the mail to the
+ * key's owner linking to the approval page (approval-mail.ts).
  */
 export async function proposeAgentAction(
   deps: Deps,
@@ -70,6 +73,26 @@ export async function proposeAgentAction(
       actor: actor.name,
       at: now,
     });
+    const owner = await trx
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', actor.userId)
+      .executeTakeFirst();
+    if (owner?.email)
+      await queueMail(
+        trx,
+        approvalMail({
+          to: owner.email,
+          documentTitle: document.title,
+          tool: act.tool,
+          request: act.request,
+          keyId: keyPrefix,
+          link: `${deps.config.publicUrl}/approve/${id}`,
+          expiresAt,
+        }),
+        now,
+        actor.requestId,
+      );
   });
   return { pendingActionId: id, state: 'pending', expiresAt: expiresAt.toISOString() };
 }

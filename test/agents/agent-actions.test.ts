@@ -7,6 +7,7 @@ import { assertError } from '../helpers/api-errors.js';
 import { auditOf } from '../helpers/audit-log.js';
 import { aDocument } from '../helpers/documents.js';
 import { aUser, OWNER } from '../helpers/people.js';
+import { decode } from '../helpers/smtp.js';
 import { mustSucceed, type TestServer } from '../helpers/server.js';
 import { anAgentKey } from './agent-keys.js';
 import { useServer } from '../helpers/use-server.js';
@@ -67,7 +68,28 @@ describe('what an agent proposes waits for a person, who approves or rejects it'
       .select('id')
       .where('type', '=', 'mail.send')
       .execute();
-    assert.equal(mails.length, 0, 'no mail queued before approval');
+    assert.equal(
+      mails.length,
+      1,
+      'one mail queued before approval: the one asking the key’s owner to decide',
+    );
+    const asking = decode((await server.smtp.waitFor(OWNER.email, /Approve or reject/)).raw);
+    assert.match(asking, /Lease 2027/);
+    assert.match(asking, /share it with kai@example\.org \(sign\)/);
+    const links = [...asking.matchAll(/https?:\/\/[^\s"<>]+/g)].map((m) => m[0]);
+    assert.ok(links.length > 0, 'the mail links to the approval page');
+    for (const link of new Set(links))
+      assert.equal(
+        new URL(link).pathname,
+        `/approve/${pending.pendingActionId}`,
+        'no credential in the link',
+      );
+    assert.ok(!asking.includes(agentKey), 'the key itself is not in the mail (its public id is)');
+    assert.doesNotMatch(asking, /shr_|token=/, 'no token in the mail');
+    assert.ok(
+      !server.smtp.messages.some((m) => m.to.includes('kai@example.org')),
+      'the recipient got nothing yet',
+    );
 
     const approved = mustSucceed(
       await server.api('POST', `/agent-actions/${pending.pendingActionId}/approve`, { token: owner.token }),
@@ -208,6 +230,20 @@ describe('what an agent proposes waits for a person, who approves or rejects it'
       token: stranger.token,
     });
     assertError(answer, 404, 'NOT_FOUND');
+    assertError(
+      await server.api('GET', `/agent-actions/${pending.pendingActionId}`, { token: stranger.token }),
+      404,
+      'NOT_FOUND',
+    );
+    const read = mustSucceed(
+      await server.api('GET', `/agent-actions/${pending.pendingActionId}`, { token: owner.token }),
+      'GET /agent-actions/{id}',
+    );
+    assert.deepEqual(
+      [read.body.id, read.body.state, read.body.request],
+      [pending.pendingActionId, 'pending', shareOf(documentId, 'ola@example.org')],
+      'the owner reads the exact request approval would execute',
+    );
     const listed = mustSucceed(await server.api('GET', '/agent-actions', { token: stranger.token }), 'list');
     assert.equal(listed.body.results.length, 0);
   });

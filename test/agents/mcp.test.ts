@@ -131,7 +131,12 @@ describe('the MCP server: an agent prepares, a person approves every send', () =
 
     const db = server.app.deps.db;
     const mails = await db.selectFrom('jobs').select('id').where('type', '=', 'mail.send').execute();
-    assert.equal(mails.length, 0, 'no mail is queued before approval');
+    assert.equal(mails.length, 1, 'one mail is queued before approval: the one asking the key’s owner');
+    await server.smtp.waitFor(OWNER.email, new RegExp(`/approve/${pending.pendingActionId}`));
+    assert.ok(
+      !server.smtp.messages.some((m) => m.to.includes('kim@example.org')),
+      'nothing to the recipient',
+    );
     const deliveries = await db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')

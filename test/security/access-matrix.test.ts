@@ -202,6 +202,13 @@ const ROWS: Row[] = [
     kind: 'public',
     call: (w) => ({ path: `/prepare/${w.ids.document}` }),
   },
+  // Issue 42: the same shell at the link mailed to an agent key's owner; deciding goes through
+  // GET /agent-actions/:id and POST .../approve|reject, whose rows check who may.
+  {
+    route: 'GET /approve/:id',
+    kind: 'public',
+    call: () => ({ path: '/approve/0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c' }),
+  },
   // Issue 23 item 2: the development CA's CRL and OCSP responder, which relying parties fetch anonymously.
   { route: 'GET /pki/dev-ca.crl', kind: 'public', call: () => ({ path: '/pki/dev-ca.crl' }) },
   { route: 'POST /pki/ocsp', kind: 'public', call: () => ({ path: '/pki/ocsp', body: {} }) },
@@ -1131,6 +1138,11 @@ const ROWS: Row[] = [
     kind: 'self',
     call: () => ({ path: `${V}/agent-actions` }),
     why: 'each caller lists the actions they reach, none of the owner’s unless they administer the organization',
+  },
+  {
+    route: `GET ${V}/agent-actions/:id`,
+    kind: 'owned',
+    call: async (w) => ({ path: `${V}/agent-actions/${await aPendingAction(w)}` }),
   },
   {
     route: `POST ${V}/agent-actions/:id/approve`,

@@ -2278,6 +2278,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/agent-actions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read what an agent proposed
+     * @description One agent action with the exact request approval would execute (`request`): what a person reads before deciding. The mail sent to the key’s owner when an agent proposes an act links to PUBLIC_URL/approve/{id}, a page that shows it and approves or rejects it once the person has signed in (the link carries no credential). A person decides: an agent’s API key (POST /api/key `agent`), a read-only key and the key that proposed the action are refused (403 FORBIDDEN). An action the caller does not reach is 404: they reach the actions their own keys proposed, those on documents they own, and, as administrators, those of their organization (global and super administrators: the tenant’s). Only a pending action is decided (409 CONFLICT otherwise, an expired one included).
+     */
+    get: operations['getAgentAction'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/agent-actions/{id}/approve': {
     parameters: {
       query?: never;
@@ -26176,6 +26196,151 @@ export interface operations {
               /** @description What the act answered once executed, or the reason of a rejection. */
               outcome: unknown;
             }[];
+          };
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An error: every error the API answers has this shape. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description A store did not answer, or the node is stopping: send the call again after `Retry-After`. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getAgentAction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b5e7c1a-3f2d-4e8b-9a6c-1d2e3f4a5b6c",
+           *       "tool": "prepare_share",
+           *       "state": "pending",
+           *       "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *       "createdBy": "jane@example.com",
+           *       "createdAt": "2026-03-01T08:00:00.000Z",
+           *       "keyId": "sgy_3f9a1c07be42",
+           *       "expiresAt": "2026-03-04T08:00:00.000Z",
+           *       "request": {
+           *         "documentId": "5e8d2c4b7a1f3e6d9c0b2a4f6e8d1c3b",
+           *         "data": [
+           *           {
+           *             "shareTo": "client@example.org",
+           *             "sharePurpose": "sign"
+           *           }
+           *         ]
+           *       },
+           *       "decidedBy": null,
+           *       "decidedAt": null,
+           *       "outcome": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
+            tool: string;
+            /**
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @enum {unknown}
+             */
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            documentId: string;
+            /** @description Login name of the user whose API key proposed it. */
+            createdBy: string;
+            createdAt: string;
+            /** @description The public id of the API key that proposed it. */
+            keyId: string;
+            expiresAt: string;
+            /** @description The exact request approval executes. */
+            request: unknown;
+            decidedBy: string | null;
+            decidedAt: string | null;
+            /** @description What the act answered once executed, or the reason of a rejection. */
+            outcome: unknown;
           };
         };
       };

@@ -10,6 +10,7 @@ import {
   AgentActionsQuery,
   RejectAgentActionBody,
 } from '../../agents/contract.js';
+import { getAgentAction } from '../../agents/get-agent-action.js';
 import { actorOf } from '../authentication.js';
 import { withErrors } from '../schemas.js';
 
@@ -78,6 +79,21 @@ export function agentActionRoutes(deps: Deps, execute: ExecuteAct): FastifyPlugi
         },
       },
       async (request) => listAgentActions(deps, actorOf(request), request.query),
+    );
+
+    app.get(
+      '/agent-actions/:id',
+      {
+        schema: {
+          operationId: 'getAgentAction',
+          tags: ['agents'],
+          summary: 'Read what an agent proposed',
+          description: `One agent action with the exact request approval would execute (\`request\`): what a person reads before deciding. The mail sent to the key’s owner when an agent proposes an act links to PUBLIC_URL/approve/{id}, a page that shows it and approves or rejects it once the person has signed in (the link carries no credential). ${APPROVAL_RULES}`,
+          params: AgentActionParams,
+          response: withErrors({ 200: AgentAction }),
+        },
+      },
+      async (request) => getAgentAction(deps, actorOf(request), request.params.id),
     );
 
     app.post(

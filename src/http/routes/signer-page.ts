@@ -368,6 +368,10 @@ export function signerPageRoutes(
     const prepare = serve(prepareHtml, 'prepare page');
     app.get('/prepare', route, prepare);
     app.get('/prepare/:documentId', route, prepare);
+    // The same page decides what an AI agent asked to do (issue 42): the mail to the key's owner links
+    // here, with no credential; the person signs in and the page calls GET /agent-actions/{id} and
+    // POST /agent-actions/{id}/approve or /reject.
+    app.get('/approve/:id', route, prepare);
 
     // The page's own files (scripts, fonts, the PDF viewer's character maps), served from
     // disk and cached for a year: not counted against the client address, where a signer opening a PDF with

@@ -172,7 +172,7 @@ const WORDING: Record<string, Record<Kind, Wording> & { common: Common }> = {
 
 const ENGLISH = WORDING.en as (typeof WORDING)[string];
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -5,6 +5,7 @@ import { renderChrome } from '../chrome.js';
 import { field, focusHeading, h, messageBox, uid } from '../dom.js';
 import { pickLanguage, setLanguage, t } from '../i18n.js';
 import { apiMessage, PrepareEditor } from './editor.js';
+import { showApproval } from './approval.js';
 import { showSignIn, showTotp } from './sign-in.js';
 import { pt } from './texts.js';
 
@@ -16,6 +17,7 @@ import { pt } from './texts.js';
  * Every call is the public API, as the sender: with the session cookie of the sign-in form (the
  * signer page's, POST /login `cookie: true`), or with an API key pasted here, sent in the
  * `Authorization` header and kept in sessionStorage for this tab only (never in an address).
+ * `/approve/<id>` is the same page deciding what an AI agent asked to do (approval.ts, issue 42).
  */
 
 const main = document.getElementById('main') as HTMLElement;
@@ -37,6 +39,12 @@ function storeKey(key: string | undefined): void {
   } catch {
     // No storage: the key lasts as long as the page.
   }
+}
+
+/** `/approve/<id>`: the approval page the mail to an agent key's owner links to (approval.ts). */
+function approvalIdOfAddress(): string | undefined {
+  const match = /^\/approve\/([^/]+)\/?$/.exec(window.location.pathname);
+  return match?.[1] ? decodeURIComponent(match[1]) : undefined;
 }
 
 function documentIdOfAddress(): string | undefined {
@@ -218,6 +226,11 @@ async function start(): Promise<void> {
       }
     }
     const leave = leaveButton(api, Boolean(key));
+    const approvalId = approvalIdOfAddress();
+    if (approvalId) {
+      rerender = () => void showApproval(main, api, approvalId, leave).catch(fatal);
+      return await showApproval(main, api, approvalId, leave);
+    }
     const documentId = documentIdOfAddress();
     if (!documentId) return await showDocuments(api, leave);
     const editor = new PrepareEditor(main, api, documentId, leave);
