@@ -203,7 +203,15 @@ describe('signery jobs list|retry|cancel (docs/operations.md: The job queue)', (
   it('the table gives a span in its largest unit and the next one down, that one even when it is zero', () => {
     const SECOND = 1000;
     assert.deepEqual(
-      [0, 400, 12 * SECOND, 4 * MINUTE + 10 * SECOND, HOUR + 2 * SECOND, 2 * HOUR + 5 * MINUTE, 76 * HOUR].map(span),
+      [
+        0,
+        400,
+        12 * SECOND,
+        4 * MINUTE + 10 * SECOND,
+        HOUR + 2 * SECOND,
+        2 * HOUR + 5 * MINUTE,
+        76 * HOUR,
+      ].map(span),
       ['0s', '0s', '12s', '4m10s', '1h0m', '2h5m', '3d4h'],
     );
   });
