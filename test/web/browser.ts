@@ -4,7 +4,36 @@ import { createRequire } from 'node:module';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * A suite run in Debian's chromium, one browser for all its tests (launched before them, closed after),
+ * skipped with a note where chromium is not installed. `browser()` is that browser.
+ */
+export function describeInChromium(name: string, body: (browser: () => Browser) => void): void {
+  describe(
+    name,
+    {
+      skip: hasChromium
+        ? false
+        : `Debian’s chromium is not installed at ${CHROMIUM} (apt-get install chromium)`,
+    },
+    () => {
+      let browser: Browser | undefined;
+      before(async () => {
+        browser = await launchChromium();
+      });
+      after(async () => {
+        await browser?.close();
+      });
+      body(() => {
+        if (!browser) throw new Error('chromium is not running yet: use browser() inside a test');
+        return browser;
+      });
+    },
+  );
+}
 
 /** Debian's chromium (DESIGN: browser tests drive it with playwright-core; never a downloaded browser). */
 export const CHROMIUM = '/usr/bin/chromium';
