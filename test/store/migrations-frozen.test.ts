@@ -72,7 +72,7 @@ const PINNED: Record<'sqlite' | 'postgres', Record<string, string>> = {
     '0027-webhook-holders': '2d8c29dc5833e463e7d8858e2238953f3fb40ae42c22b20a5ce8a00950c53fe5',
     '0028-scroll-timeout-ms': '38d05d52c472c7f47b8af789d06e0cf0c19ce72e06077e7b26d25ccfc89d5968',
     '0029-share-groups': 'ea7824ee4b2ad4f258a57c3d45f1e686202609e4a3190aaa657744e1e0402d9e',
-    '0030-agent-actions': '4a3286c3991baed3ad7f7353d0c8b055867e3e5027e6e6cc65bde2b26147fc08',
+    '0030-agent-actions': '4c70272e259b9b00c182531881e47722a67f78d6e07bdc74b8e7d6cdf55d531f',
   },
 };
 
