@@ -60,6 +60,7 @@ import { userRoutes } from './http/routes/users.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { agentActionRoutes } from './http/routes/agent-actions.js';
 import { agentActs } from './mcp/acts.js';
+import { settleInterruptedActions } from './agents/settle-interrupted-actions.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { openApiOptions, registerDocsPage } from './http/openapi.js';
 import { ErrorBodySchema } from './http/schemas.js';
@@ -420,6 +421,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
             .join('; ')}`,
         );
       }
+    });
+    worker.every('agents.settleInterrupted', 300_000, async () => {
+      await settleInterruptedActions(deps, deps.clock.now());
     });
     worker.every('search.sweepScrolls', 300_000, async () => {
       await sweepScrollContexts(deps);

@@ -7,8 +7,19 @@ import { DocumentId } from '../core/documents/document-contract.js';
  * which the use cases' input types are made (`Static<>`).
  */
 
-/** The states an agent action is listed in: `expired` is a pending action whose time ran out. */
-export const AGENT_ACTION_STATES = ['pending', 'executing', 'executed', 'rejected', 'expired'] as const;
+/**
+ * The states an agent action is listed in: `expired` is a pending action whose time ran out;
+ * `interrupted` an approved one whose act did not finish (its node stopped: it may or may not have
+ * taken effect; settle-interrupted-actions.ts).
+ */
+export const AGENT_ACTION_STATES = [
+  'pending',
+  'executing',
+  'executed',
+  'rejected',
+  'expired',
+  'interrupted',
+] as const;
 
 /** The query of GET /agent-actions. */
 export const AgentActionsQuery = Type.Object(

@@ -235,7 +235,7 @@ export function mcpServer(deps: Deps, actor: Actor): Server {
               `2. place_fields: one signature field per signer${anchor ? ` by anchor text "${anchor}"` : ' (by anchor text if the contract has a signature line, else by position on the last page)'}, each field's user set to that signer.`,
               '3. prepare_share with the document id, each signer as a recipient with sharePurpose "sign", and the signatureFields from step 2.',
               '4. It answers a pendingActionId: tell me a person must approve it in Signery. Do not say it was sent.',
-              '5. Wait with list_events (pass the cursor each time) for agentActionApproved or agentActionRejected on this document, and tell me which.',
+              '5. Wait with list_events (pass the cursor each time) for agentActionApproved, agentActionRejected or agentActionInterrupted on this document, and tell me which.',
             ].join('\n'),
           },
         },

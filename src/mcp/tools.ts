@@ -315,7 +315,7 @@ export function agentTools(deps: Deps): AgentTool[] {
       name: 'list_events',
       title: 'List recent events',
       description:
-        'What happened, in order, after `after` (the `cursor` of your previous call; none: the oldest kept): documentCreated, signRequest, documentSigned, documentCompleted, signRejected, … and, for what you proposed, agentActionPending, agentActionApproved, agentActionRejected. Call again with the answer’s `cursor` to wait for news instead of reading documents over and over. Needs the right use_webhooks.',
+        'What happened, in order, after `after` (the `cursor` of your previous call; none: the oldest kept): documentCreated, signRequest, documentSigned, documentCompleted, signRejected, … and, for what you proposed, agentActionPending, agentActionApproved, agentActionRejected, agentActionInterrupted (approved, but the act did not finish: read the document before proposing it again). Call again with the answer’s `cursor` to wait for news instead of reading documents over and over. Needs the right use_webhooks.',
       input: ListEventsInput,
       write: false,
       consequential: false,

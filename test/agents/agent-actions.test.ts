@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { proposeAgentAction } from '../../src/agents/propose-agent-action.js';
+import {
+  INTERRUPTED_AFTER_MS,
+  settleInterruptedActions,
+} from '../../src/agents/settle-interrupted-actions.js';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { ManualClock } from '../../src/base/clock.js';
 import { assertError } from '../helpers/api-errors.js';
@@ -214,6 +218,59 @@ describe('what an agent proposes waits for a person, who approves or rejects it'
       'reject without a body',
     );
     assert.deepEqual([bare.body.state, bare.body.outcome], ['rejected', null]);
+  });
+
+  it('an approved act whose node died before it finished is settled as interrupted, never pending again', async () => {
+    const documentId = await aDocument(server, owner.token);
+    const pending = await propose(
+      server,
+      agentKey,
+      'prepare_share',
+      documentId,
+      shareOf(documentId, 'uma@example.org'),
+    );
+    const { db } = server.app.deps;
+    // What approval's claim writes before it runs the act (approve-agent-action.ts), left so by a node
+    // killed before the act finished.
+    await db
+      .updateTable('agent_actions')
+      .set({ state: 'executing', decided_by: OWNER.name, decided_at: clock.now().toISOString() })
+      .where('id', '=', pending.pendingActionId)
+      .execute();
+    clock.advance(INTERRUPTED_AFTER_MS - 60_000);
+    assert.equal(
+      await settleInterruptedActions(server.app.deps, clock.now()),
+      0,
+      'an act may still be running',
+    );
+    clock.advance(2 * 60_000);
+    assert.equal(await settleInterruptedActions(server.app.deps, clock.now()), 1);
+    assert.equal(await settleInterruptedActions(server.app.deps, clock.now()), 0, 'settled once');
+    const read = mustSucceed(
+      await server.api('GET', `/agent-actions/${pending.pendingActionId}`, { token: owner.token }),
+      'GET /agent-actions/{id}',
+    );
+    assert.deepEqual([read.body.state, read.body.decidedBy], ['interrupted', OWNER.name]);
+    assertError(
+      await server.api('POST', `/agent-actions/${pending.pendingActionId}/approve`, { token: owner.token }),
+      409,
+      'CONFLICT',
+    );
+    assert.deepEqual(
+      (await auditOf(server, documentId)).map((r) => r.activityType).filter((a) => a.startsWith('agent')),
+      ['agentActionCreated', 'agentActionInterrupted'],
+    );
+    const events = await db
+      .selectFrom('events')
+      .select('event')
+      .where('document_id', '=', documentId)
+      .orderBy('occurred_at')
+      .execute();
+    assert.deepEqual(
+      events.map((e) => e.event).filter((e) => e.startsWith('agent')),
+      ['agentActionPending', 'agentActionInterrupted'],
+      'the agent waiting on the feed hears it',
+    );
   });
 
   it('another user does not see the action: 404, never 403', async () => {

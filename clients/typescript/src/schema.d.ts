@@ -26125,7 +26125,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Only the actions in this state (default: all). */
-        state?: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+        state?: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
         documentId?: string;
         size?: number;
       };
@@ -26178,10 +26178,10 @@ export interface operations {
               /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
               tool: string;
               /**
-               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+               * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision; `interrupted` when an approved act did not finish (its node stopped): it may or may not have taken effect, so read the document before proposing it again.
                * @enum {unknown}
                */
-              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+              state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
               documentId: string;
               /** @description Login name of the user whose API key proposed it. */
               createdBy: string;
@@ -26324,10 +26324,10 @@ export interface operations {
             /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
             tool: string;
             /**
-             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision; `interrupted` when an approved act did not finish (its node stopped): it may or may not have taken effect, so read the document before proposing it again.
              * @enum {unknown}
              */
-            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
             documentId: string;
             /** @description Login name of the user whose API key proposed it. */
             createdBy: string;
@@ -26469,10 +26469,10 @@ export interface operations {
             /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
             tool: string;
             /**
-             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision; `interrupted` when an approved act did not finish (its node stopped): it may or may not have taken effect, so read the document before proposing it again.
              * @enum {unknown}
              */
-            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
             documentId: string;
             /** @description Login name of the user whose API key proposed it. */
             createdBy: string;
@@ -26638,10 +26638,10 @@ export interface operations {
             /** @description The MCP tool that proposed it (prepare_share, send_reminder). */
             tool: string;
             /**
-             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.
+             * @description `pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision; `interrupted` when an approved act did not finish (its node stopped): it may or may not have taken effect, so read the document before proposing it again.
              * @enum {unknown}
              */
-            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+            state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
             documentId: string;
             /** @description Login name of the user whose API key proposed it. */
             createdBy: string;

@@ -11,6 +11,8 @@ export const FEED_ONLY_EVENT_NAMES = [
   'agentActionPending',
   'agentActionApproved',
   'agentActionRejected',
+  // An approved act whose node died before it finished (agents/settle-interrupted-actions.ts).
+  'agentActionInterrupted',
 ] as const;
 export type FeedOnlyEventName = (typeof FEED_ONLY_EVENT_NAMES)[number];
 

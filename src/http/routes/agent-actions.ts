@@ -38,7 +38,7 @@ const AgentAction = Type.Object(
     tool: Type.String({ description: 'The MCP tool that proposed it (prepare_share, send_reminder).' }),
     state: Type.Enum([...AGENT_ACTION_STATES], {
       description:
-        '`pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision.',
+        '`pending` until a person approves (`executing`, then `executed`) or rejects it (`rejected`); `expired` once AGENT_ACTION_TTL_HOURS passed without a decision; `interrupted` when an approved act did not finish (its node stopped): it may or may not have taken effect, so read the document before proposing it again.',
     }),
     documentId: Type.String(),
     createdBy: Type.String({ description: 'Login name of the user whose API key proposed it.' }),

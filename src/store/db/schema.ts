@@ -624,7 +624,7 @@ export interface AgentActionTable {
   tool: string;
   /** The exact request the act will be executed with, as the agent sent it. */
   request: Json;
-  state: 'pending' | 'executing' | 'executed' | 'rejected';
+  state: 'pending' | 'executing' | 'executed' | 'rejected' | 'interrupted';
   /** The API key that proposed it (auth_tokens.id) and its public prefix. */
   key_id: string;
   key_prefix: string;

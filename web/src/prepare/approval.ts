@@ -7,7 +7,7 @@ import { pt, type PrepareKey } from './texts.js';
 interface AgentAction {
   id: string;
   tool: string;
-  state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired';
+  state: 'pending' | 'executing' | 'executed' | 'rejected' | 'expired' | 'interrupted';
   documentId: string;
   createdBy: string;
   createdAt: string;

@@ -111,6 +111,8 @@ const en = {
   'approve.state.rejected': 'Rejected by {by}: nothing was done.',
   'approve.state.expired': 'This request expired: nothing was done. Ask the agent again.',
   'approve.state.pending': 'Waiting for a decision.',
+  'approve.state.interrupted':
+    'Approved by {by}, but interrupted before it finished: read the document to see whether it was done.',
 } as const;
 
 export type PrepareKey = keyof typeof en;
@@ -223,6 +225,8 @@ const de: Texts = {
   'approve.state.expired':
     'Diese Anfrage ist abgelaufen: Es wurde nichts getan. Fragen Sie den Agenten erneut.',
   'approve.state.pending': 'Wartet auf eine Entscheidung.',
+  'approve.state.interrupted':
+    'Freigegeben von {by}, aber vor dem Abschluss unterbrochen: Prüfen Sie im Dokument, ob es ausgeführt wurde.',
 };
 
 const fr: Texts = {
@@ -332,6 +336,8 @@ const fr: Texts = {
   'approve.state.rejected': 'Refusé par {by} : rien n’a été fait.',
   'approve.state.expired': 'Cette demande a expiré : rien n’a été fait. Redemandez à l’agent.',
   'approve.state.pending': 'En attente d’une décision.',
+  'approve.state.interrupted':
+    'Approuvé par {by}, mais interrompu avant la fin : vérifiez dans le document si c’est fait.',
 };
 
 const TEXTS: Record<string, Texts> = { en, de, fr };
