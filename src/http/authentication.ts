@@ -174,7 +174,9 @@ export function registerAuthentication(
             ? 'The token has expired: log in again'
             : token
               ? 'The token is not valid'
-              : 'Authentication required: send the token query parameter',
+              : request.routeOptions.config.agentEndpoint
+                ? 'Authentication required: send an API key as Authorization: Bearer <key>'
+                : 'Authentication required: send the token as Authorization: Bearer <token> (or the token query parameter)',
       );
     }
     if ((mode === 'required' || mode === 'recipient') && !request.actor.unlocked) throw new MfaRequired();

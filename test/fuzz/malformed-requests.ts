@@ -558,7 +558,8 @@ function withSecretsEverywhere(value: unknown, secret: string): { value: unknown
   return { value: walk(value, 0), secrets };
 }
 
-function withNul(value: unknown): unknown {
+/** `value` with a NUL in every string (PostgreSQL refuses NUL in text: it must be a 4xx, not a 500). */
+export function withNul(value: unknown): unknown {
   if (typeof value === 'string') return `${value}\u0000x`;
   if (Array.isArray(value)) return value.map(withNul);
   if (value && typeof value === 'object')

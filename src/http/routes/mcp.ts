@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { appError, Forbidden } from '../../base/errors.js';
 import type { Deps } from '../../core/deps.js';
 import { mcpServer } from '../../mcp/mcp-server.js';
+import { invalidParams } from '../../mcp/request-check.js';
 import { actorOf } from '../authentication.js';
 import { withErrors } from '../schemas.js';
 import { withSecurityHeaders } from '../answers.js';
@@ -72,6 +73,9 @@ export function mcpRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const actor = actorOf(request);
         if (actor.tokenKind !== 'api_key')
           throw new Forbidden('/mcp takes an API key (POST /api/key, with `agent: true` for an agent)');
+        // Invalid params are the client's mistake, said as one (the SDK would call them an internal error).
+        const invalid = invalidParams(request.body);
+        if (invalid) return invalid;
         const server = mcpServer(deps, actor);
         const transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
