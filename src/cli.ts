@@ -1,27 +1,13 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { systemClock } from './base/clock.js';
 import { ConfigError, loadConfig } from './base/config.js';
-import { serve, work } from './main.js';
-import { revocationFetcher } from './app.js';
-import { verifyAuditChain } from './audit/verify-chain.js';
-import { backUp } from './ops/backup/back-up.js';
-import { restore } from './ops/backup/restore.js';
-import { verifyFile } from './ops/verify-file.js';
-import { readCertificates } from './pki/read-certificates.js';
-import { migrateStore } from './ops/migrate-store/migrate-store.js';
-import { parseMigrationTarget } from './ops/migrate-store/migration-target.js';
-import { cancelJobs } from './ops/jobs/cancel-jobs.js';
-import { narrows, parseAge, parseStates, type JobSelection } from './ops/jobs/job-selection.js';
-import { changeReport, jobTable } from './ops/jobs/job-table.js';
-import { listJobs } from './ops/jobs/list-jobs.js';
-import { retryJobs } from './ops/jobs/retry-jobs.js';
 import { InvalidArguments, OperationFailed } from './ops/operation-failed.js';
-import { Progress, thousands, megabytes } from './ops/progress.js';
-import { migrateToLatest } from './store/db/migrate.js';
-import { openDatabase } from './store/db/open-database.js';
-import { bootstrapAdmin } from './users/bootstrap-admin.js';
+import type { JobSelection } from './ops/jobs/job-selection.js';
+
+// Each command imports what it needs when it runs (`await import(…)` below): the server's modules take
+// seconds to load, which `signery --version`, `signery jobs list` or an MCP client starting
+// `signery mcp` would otherwise wait for (bench/start measures it).
 
 const USAGE = `Usage: signery <command>
 
@@ -118,12 +104,13 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   switch (command) {
     case 'serve':
-      await serve();
+      await (await import('./main.js')).serve();
       return -1;
     case 'worker':
-      await work();
+      await (await import('./main.js')).work();
       return -1;
     case 'migrate': {
+      const { openDatabase, migrateToLatest } = await databaseModules();
       const database = await openDatabase(loadConfig());
       try {
         const applied = await migrateToLatest(database);
@@ -145,6 +132,9 @@ async function main(argv: string[]): Promise<number> {
         console.error('The password must have at least 8 characters (ADMIN_PASSWORD or standard input).');
         return 2;
       }
+      const { openDatabase, migrateToLatest } = await databaseModules();
+      const { systemClock } = await import('./base/clock.js');
+      const { bootstrapAdmin } = await import('./users/bootstrap-admin.js');
       const database = await openDatabase(config);
       try {
         await migrateToLatest(database);
@@ -175,6 +165,7 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
+      const { readCertificates } = await import('./pki/read-certificates.js');
       let pdf: Uint8Array;
       let trustAnchors: Uint8Array[];
       try {
@@ -193,6 +184,8 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       // --online: the revocation settings of the environment (REVOCATION_ALLOW_PRIVATE, REVOCATION_TIMEOUT_MS).
+      const { revocationFetcher } = await import('./app.js');
+      const { verifyFile } = await import('./ops/verify-file.js');
       const online = values.online ? revocationFetcher(loadConfig().revocation) : undefined;
       let report;
       try {
@@ -212,6 +205,8 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
+      const { openDatabase, migrateToLatest } = await databaseModules();
+      const { verifyAuditChain } = await import('./audit/verify-chain.js');
       const database = await openDatabase(loadConfig());
       try {
         await migrateToLatest(database);
@@ -243,6 +238,9 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
         throw new InvalidArguments('--batch-size must be an integer from 1 to 10000');
       }
+      const { migrateStore } = await import('./ops/migrate-store/migrate-store.js');
+      const { parseMigrationTarget } = await import('./ops/migrate-store/migration-target.js');
+      const { Progress, thousands, megabytes } = await import('./ops/progress.js');
       const report = await migrateStore({
         env: process.env,
         target: parseMigrationTarget(values, process.env),
@@ -261,6 +259,8 @@ async function main(argv: string[]): Promise<number> {
     case 'backup': {
       const { positionals } = parseArgs({ args, allowPositionals: true });
       if (positionals.length !== 1) throw new InvalidArguments('backup takes one directory');
+      const { backUp } = await import('./ops/backup/back-up.js');
+      const { Progress, thousands, megabytes } = await import('./ops/progress.js');
       const report = await backUp({ env: process.env, dir: positionals[0]!, progress: new Progress() });
       console.log(
         `BACKED UP: ${thousands(report.rows)} rows, ${thousands(report.blobs)} blobs (${megabytes(report.bytes)}) ${report.blobLocation === 'backup' ? 'copied' : `hashed in ${report.blobLocation}`}; manifest written.`,
@@ -274,6 +274,8 @@ async function main(argv: string[]): Promise<number> {
         options: { force: { type: 'boolean', default: false } },
       });
       if (positionals.length !== 1) throw new InvalidArguments('restore takes one directory');
+      const { restore } = await import('./ops/backup/restore.js');
+      const { Progress, thousands } = await import('./ops/progress.js');
       const report = await restore({
         env: process.env,
         dir: positionals[0]!,
@@ -319,6 +321,7 @@ async function jobs(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'list' && action !== 'retry' && action !== 'cancel')
     throw new InvalidArguments('jobs takes list, retry or cancel');
+  const { narrows, parseAge, parseStates } = await import('./ops/jobs/job-selection.js');
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -343,17 +346,25 @@ async function jobs(args: string[]): Promise<number> {
   if (action !== 'list' && !narrows(selection) && !values.all)
     throw new InvalidArguments(`jobs ${action} needs job ids, --type, --state or --older-than (or --all)`);
   // No migration: an operator's look at the queue changes nothing else (`signery migrate` does that).
+  const { openDatabase } = await databaseModules();
+  const { systemClock } = await import('./base/clock.js');
+  const { changeReport, jobTable } = await import('./ops/jobs/job-table.js');
   const database = await openDatabase(loadConfig());
   try {
     const now = systemClock.now();
     if (action === 'list') {
+      const { listJobs } = await import('./ops/jobs/list-jobs.js');
       const { total, jobs: listed } = await listJobs({ db: database.db, selection, now, limit });
       console.log(
         values.json ? JSON.stringify({ total, jobs: listed }, null, 2) : jobTable(listed, total, now),
       );
       return 0;
     }
-    const change = action === 'retry' ? retryJobs : cancelJobs;
+    const { Progress } = await import('./ops/progress.js');
+    const change =
+      action === 'retry'
+        ? (await import('./ops/jobs/retry-jobs.js')).retryJobs
+        : (await import('./ops/jobs/cancel-jobs.js')).cancelJobs;
     const result = await change({
       db: database.db,
       dialect: database.dialect,
@@ -370,6 +381,15 @@ async function jobs(args: string[]): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+/** The database's opening and its migrations, which most commands need. */
+async function databaseModules() {
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
+    import('./store/db/open-database.js'),
+    import('./store/db/migrate.js'),
+  ]);
+  return { openDatabase, migrateToLatest };
 }
 
 /** This release's version, from the package.json beside src/ (or dist/). */

@@ -8,8 +8,13 @@
  *
  * dist/ is built first when stale (scripts/build.mjs), outside the measured time: what is measured is
  * the start of a checkout whose build is up to date.
+ *
+ * Then the command line: `signery --version` and `signery jobs list` (on a migrated data directory)
+ * from exit to exit, beside the floor, `node -e 0`. Each command loads only what it uses, so an
+ * operator's look at the queue, or an MCP client starting `signery mcp`, does not wait for the server's
+ * modules.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -92,6 +97,41 @@ console.log(
     ways.map((way) => {
       const list = seconds.get(way.name)!;
       return [way.name, median(list).toFixed(2), Math.min(...list).toFixed(2), Math.max(...list).toFixed(2)];
+    }),
+  ),
+);
+
+/** Seconds from spawning `args` under this Node to its exit (0 expected). */
+function timeToExit(args: string[], env: NodeJS.ProcessEnv): number {
+  const started = performance.now();
+  execFileSync(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
+  return (performance.now() - started) / 1000;
+}
+
+const cliData = mkdtempSync(join(tmpdir(), 'signery-bench-cli-'));
+const cliEnv = { ...process.env, DATA_DIR: cliData, LOG_LEVEL: 'warn' };
+execFileSync(process.execPath, ['dist/cli.js', 'migrate'], { cwd: ROOT, env: cliEnv, stdio: 'ignore' });
+const commands = [
+  { name: '`signery --version`', args: ['dist/cli.js', '--version'] },
+  { name: '`signery jobs list`', args: ['dist/cli.js', 'jobs', 'list'] },
+  { name: '`node -e 0` (the floor)', args: ['-e', '0'] },
+];
+const cliSeconds = commands.map((command) =>
+  Array.from({ length: Math.max(runs, 3) }, () => timeToExit(command.args, cliEnv)),
+);
+rmSync(cliData, { recursive: true, force: true });
+console.log('');
+console.log(
+  markdownTable(
+    ['command', 'median (s)', 'fastest (s)', 'slowest (s)'],
+    commands.map((command, i) => {
+      const list = cliSeconds[i]!;
+      return [
+        command.name,
+        median(list).toFixed(2),
+        Math.min(...list).toFixed(2),
+        Math.max(...list).toFixed(2),
+      ];
     }),
   ),
 );
