@@ -347,10 +347,17 @@ async function jobs(args: string[]): Promise<number> {
     throw new InvalidArguments(`jobs ${action} needs job ids, --type, --state or --older-than (or --all)`);
   // No migration: an operator's look at the queue changes nothing else (`signery migrate` does that).
   const { openDatabase } = await databaseModules();
+  const { pendingMigrations } = await import('./store/db/migrate.js');
   const { systemClock } = await import('./base/clock.js');
   const { changeReport, jobTable } = await import('./ops/jobs/job-table.js');
   const database = await openDatabase(loadConfig());
   try {
+    // A queue this release does not know the shape of (or none yet) is said so, not read as one.
+    const pending = await pendingMigrations(database);
+    if (pending.length > 0)
+      throw new OperationFailed(
+        `The database has not applied ${pending.length} migration${pending.length === 1 ? '' : 's'} of this release (from ${pending[0]}): start the server once with this release, or run signery migrate, then look at the jobs.`,
+      );
     const now = systemClock.now();
     if (action === 'list') {
       const { listJobs } = await import('./ops/jobs/list-jobs.js');

@@ -19,7 +19,7 @@ import { migrateToLatest } from '../../src/store/db/migrate.js';
 import { openDatabase } from '../../src/store/db/open-database.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { scrape } from '../helpers/metrics.js';
-import { TEST_DATABASE_URL } from '../helpers/server.js';
+import { makeStore, TEST_DATABASE_URL } from '../helpers/server.js';
 import { useServer, useStore } from '../helpers/use-server.js';
 import { waitFor } from '../webhooks/helpers.js';
 
@@ -198,6 +198,21 @@ describe('signery jobs list|retry|cancel (docs/operations.md: The job queue)', (
     );
     assert.match(lines[2]!, /^s-running +sms\.send +running +1\/10 +2\dm\d+s +- +-$/);
     assert.equal(lines[3], '2 jobs');
+  });
+
+  it('on a database this release has not migrated (a new installation): says so and exits 1, no stack', async () => {
+    const fresh = await makeStore('jobs-fresh');
+    try {
+      const run = signery({ ...fresh.env }, ['jobs', 'list']);
+      assert.equal(run.status, 1, run.stdout);
+      assert.match(
+        run.stderr,
+        /^The database has not applied \d+ migrations of this release \(from 0001-foundation\): start the server once with this release, or run signery migrate/,
+      );
+      assert.doesNotMatch(run.stderr, /\bat \S+:\d+:\d+/);
+    } finally {
+      await fresh.remove();
+    }
   });
 
   it('the table gives a span in its largest unit and the next one down, that one even when it is zero', () => {
