@@ -3,8 +3,7 @@ import { writeFileSync } from 'node:fs';
 // A node:test reporter that prints nothing and keeps test-artifacts/durations.json up to date with how
 // long each test file's tests ran (the sum of its top-level tests' durations, in seconds). It writes
 // the file after every top-level test, not once at the end: --test-force-exit ends the run before a
-// reporter's last output is flushed. test/durations.json is a copy of one full run's file, which
-// test/run.mjs reads to start the slowest files first.
+// reporter's last output is flushed.
 const OUT = 'test-artifacts/durations.json';
 
 // node:test loads a reporter from its default export.

@@ -1,7 +1,7 @@
 // Runs every test file under test/ with node:test (Node 20 has no --test glob support).
 // TEST_DATABASE_URL=postgres://... runs the same suite on PostgreSQL instead of SQLite.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function collect(dir) {
@@ -12,24 +12,11 @@ function collect(dir) {
   });
 }
 
-/**
- * The slowest files first. Two files run at a time, so a long file that starts last keeps one core busy
- * alone at the end (the signer page's Chromium file takes 4 to 6 minutes): started first, it runs beside
- * the many short ones. The order comes from test/durations.json, one full run's seconds per file (a
- * copy of test-artifacts/durations.json, which every run writes); a file it does not know yet is taken
- * to be slow (UNKNOWN_SECONDS), so a new long file is not left for last either.
- */
-const UNKNOWN_SECONDS = 120;
-function slowestFirst(paths) {
-  const known = existsSync('test/durations.json')
-    ? JSON.parse(readFileSync('test/durations.json', 'utf8'))
-    : {};
-  const seconds = (path) => known[path.replace(/\\/g, '/')] ?? UNKNOWN_SECONDS;
-  return [...paths].sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b));
-}
-
+// Every run writes each file's seconds to test-artifacts/durations.json (test/durations-reporter.mjs),
+// to find the files worth speeding up. node --test sorts the files it is given, so their order here
+// does not change the schedule.
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : slowestFirst(collect('test'));
+const files = only.length > 0 ? only : collect('test').sort();
 mkdirSync('test-artifacts', { recursive: true });
 // A test file whose process keeps a handle open (a socket, a timer) would keep `node --test` waiting
 // forever: --test-force-exit ends each file once its tests are done, and --test-timeout turns a test
