@@ -141,10 +141,10 @@ export function validish(schema: Schema | undefined, depth = 0): fc.Arbitrary<un
   }
 }
 
-type Mutation = 'wrongType' | 'remove' | 'extra' | 'huge';
+export type Mutation = 'wrongType' | 'remove' | 'extra' | 'huge';
 
 /** Breaks one node of `value` (chosen by `pick`) in the way `mutation` says. */
-function mutate(
+export function mutate(
   value: unknown,
   pick: number,
   mutation: Mutation,
@@ -174,10 +174,17 @@ function mutate(
       else if (target.key !== 'root') delete parent[target.key];
       break;
     case 'extra': {
+      // An own member, even named `__proto__` (an assignment would set the prototype and never be sent).
+      const add = (holder: object) =>
+        Object.defineProperty(holder, key, {
+          value: replacement,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       const holder = parent[target.key];
-      if (holder && typeof holder === 'object' && !Array.isArray(holder))
-        (holder as Record<string, unknown>)[key] = replacement;
-      else if (!Array.isArray(parent)) parent[key] = replacement;
+      if (holder && typeof holder === 'object' && !Array.isArray(holder)) add(holder);
+      else if (!Array.isArray(parent)) add(parent);
       break;
     }
     default:

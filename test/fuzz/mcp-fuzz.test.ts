@@ -7,7 +7,7 @@ import { aDocument } from '../helpers/documents.js';
 import { aUser, OWNER } from '../helpers/people.js';
 import { securityHeaderProblem } from '../helpers/security-headers.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { validish, withNul } from './malformed-requests.js';
+import { mutate, validish, withNul, type Mutation } from './malformed-requests.js';
 import type { Schema } from './openapi-routes.js';
 import { NoAnswer, send, type RawResponse } from './raw-request.js';
 
@@ -45,29 +45,20 @@ const call = (id: unknown, name: unknown, args: unknown): unknown => ({
   params: { name, arguments: args },
 });
 
-/** The same breakages as the OpenAPI walk, on a tool's arguments. */
+const BREAKAGES: { mutation: Mutation; replacement: unknown; key: string }[] = [
+  { mutation: 'wrongType', replacement: [{ not: 'this' }], key: '' },
+  { mutation: 'remove', replacement: undefined, key: '' },
+  { mutation: 'extra', replacement: { polluted: true }, key: '__proto__' },
+  { mutation: 'extra', replacement: 1, key: 'unexpected' },
+  { mutation: 'huge', replacement: 'a'.repeat(200_000), key: '' },
+  { mutation: 'huge', replacement: Number.MAX_SAFE_INTEGER + 2, key: '' },
+];
+
+/** The OpenAPI walk's breakages (mutate), and NUL in every string, on a tool's arguments. */
 function broken(args: unknown, pick: number, how: number): unknown {
-  const copy = structuredClone(args) as Record<string, unknown>;
-  const keys = Object.keys(copy ?? {});
-  const key = keys[pick % Math.max(keys.length, 1)];
-  switch (how % 6) {
-    case 0:
-      if (key) copy[key] = [{ not: 'this' }];
-      return copy;
-    case 1:
-      if (key) delete copy[key];
-      return copy;
-    case 2:
-      return { ...copy, __proto__: { polluted: true }, constructor: 'x', unexpected: 1 };
-    case 3:
-      if (key) copy[key] = 'a'.repeat(200_000);
-      return copy;
-    case 4:
-      return withNul(copy);
-    default:
-      if (key) copy[key] = Number.MAX_SAFE_INTEGER + 2;
-      return copy;
-  }
+  if (how % (BREAKAGES.length + 1) === BREAKAGES.length) return withNul(args);
+  const { mutation, replacement, key } = BREAKAGES[how % (BREAKAGES.length + 1)]!;
+  return mutate(structuredClone(args), pick, mutation, replacement, key);
 }
 
 /** JSON-RPC messages that are broken as HTTP or as JSON-RPC, whatever the tools are. */
