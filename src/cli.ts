@@ -184,9 +184,11 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       // --online: the revocation settings of the environment (REVOCATION_ALLOW_PRIVATE, REVOCATION_TIMEOUT_MS).
-      const { revocationFetcher } = await import('./app.js');
       const { verifyFile } = await import('./ops/verify-file.js');
-      const online = values.online ? revocationFetcher(loadConfig().revocation) : undefined;
+      // The server's modules (app.js) only for --online, whose fetcher is the server's own.
+      const online = values.online
+        ? (await import('./app.js')).revocationFetcher(loadConfig().revocation)
+        : undefined;
       let report;
       try {
         report = await verifyFile(pdf, {
@@ -346,8 +348,7 @@ async function jobs(args: string[]): Promise<number> {
   if (action !== 'list' && !narrows(selection) && !values.all)
     throw new InvalidArguments(`jobs ${action} needs job ids, --type, --state or --older-than (or --all)`);
   // No migration: an operator's look at the queue changes nothing else (`signery migrate` does that).
-  const { openDatabase } = await databaseModules();
-  const { pendingMigrations } = await import('./store/db/migrate.js');
+  const { openDatabase, pendingMigrations } = await databaseModules();
   const { systemClock } = await import('./base/clock.js');
   const { changeReport, jobTable } = await import('./ops/jobs/job-table.js');
   const database = await openDatabase(loadConfig());
@@ -392,11 +393,11 @@ async function jobs(args: string[]): Promise<number> {
 
 /** The database's opening and its migrations, which most commands need. */
 async function databaseModules() {
-  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
+  const [{ openDatabase }, { migrateToLatest, pendingMigrations }] = await Promise.all([
     import('./store/db/open-database.js'),
     import('./store/db/migrate.js'),
   ]);
-  return { openDatabase, migrateToLatest };
+  return { openDatabase, migrateToLatest, pendingMigrations };
 }
 
 /** This release's version, from the package.json beside src/ (or dist/). */
